@@ -1,0 +1,53 @@
+# ATS intake platform - the front door. `just` lists the recipes.
+# On a fresh Debian 12 machine run `./just <recipe>` once: it installs `just` itself.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+set export
+
+UV_PYTHON_DOWNLOADS := "never"
+UV_PYTHON := "/usr/bin/python3.11"
+UV_PROJECT_ENVIRONMENT := "/opt/ats/venv"
+VENV := "/opt/ats/venv"
+PY := VENV / "bin/python"
+
+# List the recipes
+default:
+    @just --list --unsorted
+
+# Install what is missing: apt packages, the Python env from uv.lock, npm packages
+bootstrap:
+    scripts/bootstrap.sh
+
+# Run the whole stack (embedded Postgres unless DATABASE_URL is set): web, worker-default, worker-untrusted
+up: bootstrap
+    {{PY}} -m ats.devtools.up
+
+# Run the test suite (sets up first; lint included)
+test *ARGS: bootstrap lint
+    {{PY}} -m pytest {{ARGS}}
+
+# ruff, mypy and import-linter
+lint:
+    {{VENV}}/bin/ruff check shared tests bench
+    {{VENV}}/bin/mypy
+    {{VENV}}/bin/lint-imports --config pyproject.toml
+
+# Benchmarks, each side by side with its baseline, reported as ratios
+bench: bootstrap
+    {{PY}} bench/sandbox_bench.py
+
+# The ats command (migrate, ingest, status, intake-verify, policy, reparse, ...)
+ats *ARGS:
+    {{PY}} -m ats.cli {{ARGS}}
+
+# Show and verify the sandbox layers active on this host
+sandbox-check: bootstrap
+    {{PY}} -m ats.sandbox.check
+
+# Stop the embedded Postgres cluster
+down:
+    {{PY}} -m ats.devtools.pg_local stop
+
+# Remove the embedded state (database, local blobs) - asks nothing, deletes everything
+reset: down
+    rm -rf .ats "$({{PY}} -m ats.devtools.pg_local datadir)"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Idempotent set-up of everything the project needs on a Debian 12 machine, as root:
+# apt packages, the tool venv (uv + just), the project venv from uv.lock, npm packages.
+# Each step checks first and does nothing when already done, so `just up`/`just test`
+# can call it every time. `--tools-only` installs just `just` and uv (used by ./just).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TOOLS=/opt/ats/tools
+VENV=${UV_PROJECT_ENVIRONMENT:-/opt/ats/venv}
+export UV_PYTHON_DOWNLOADS=never UV_PYTHON=/usr/bin/python3.11 UV_PROJECT_ENVIRONMENT="$VENV"
+export DEBIAN_FRONTEND=noninteractive
+
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+APT_TOOLS=(python3.11 python3.11-venv python3.11-dev gcc libcap-dev ca-certificates)
+APT_ALL=(
+  "${APT_TOOLS[@]}"
+  postgresql-15 postgresql-client-15   # the embedded cluster and the test clusters
+  clamav clamav-daemon                 # real clamd, started by the project with its own DB
+  tesseract-ocr tesseract-ocr-eng      # OCR data read by PyMuPDF's in-process binding
+  nodejs npm                           # Azurite (blob storage emulator) from npm
+  procps iproute2 strace
+)
+
+missing_apt() {
+  local pkg missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  printf '%s\n' "${missing[@]}"
+}
+
+apt_install() {
+  mapfile -t missing < <(missing_apt "$@" | sed '/^$/d')
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    log "missing Debian packages (run as root to install): ${missing[*]}"; return 1
+  fi
+  log "apt-get install ${missing[*]}"
+  # The Debian postgresql packages create and start a 'main' cluster on 5432 when they
+  # can; the project never uses it (it runs its own cluster), so don't create one.
+  mkdir -p /etc/postgresql-common
+  [ -f /etc/postgresql-common/createcluster.conf ] || echo "create_main_cluster = false" > /etc/postgresql-common/createcluster.conf
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+tools() {
+  apt_install "${APT_TOOLS[@]}"
+  if [ ! -x "$TOOLS/bin/uv" ] || [ ! -x "$TOOLS/bin/just" ]; then
+    log "tool venv $TOOLS (uv, just)"
+    /usr/bin/python3.11 -m venv "$TOOLS"
+    "$TOOLS/bin/pip" install -q --disable-pip-version-check "uv==0.13.*" "rust-just==1.59.*"
+  fi
+  if [ "$(id -u)" -eq 0 ]; then
+    ln -sf "$TOOLS/bin/just" /usr/local/bin/just
+    ln -sf "$TOOLS/bin/uv" /usr/local/bin/uv
+  fi
+}
+
+all() {
+  tools
+  apt_install "${APT_ALL[@]}"
+  # The venv lives outside the checkout, world-readable: the sandboxed parser drops to an
+  # unprivileged uid and must still be able to import from it.
+  "$TOOLS/bin/uv" sync --frozen --quiet --project "$ROOT"
+  chmod -R a+rX "$(dirname "$VENV")"
+  if [ ! -x "$ROOT/node_modules/.bin/azurite-blob" ]; then
+    log "npm ci (azurite)"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}
+
+case "${1:-all}" in
+  --tools-only) tools ;;
+  all) all ;;
+  *) echo "usage: $0 [--tools-only]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,5 @@
+"""Facade of the audit module."""
+
+from ats.audit.services import audit_event_record
+
+__all__ = ["audit_event_record"]

@@ -1,0 +1,1 @@
+"""Candidates: the people behind inbound documents."""

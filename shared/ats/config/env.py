@@ -1,0 +1,50 @@
+"""Environment parsing shared by settings, the CLI and dev tooling (no Django import)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+# shared/ats/config/env.py -> repository root. In a container image the code is installed
+# non-editable and the root is meaningless; there every path comes from the environment.
+REPO_ROOT = Path(os.environ.get("ATS_REPO_ROOT", Path(__file__).resolve().parents[3]))
+STATE_DIR = Path(os.environ.get("ATS_STATE_DIR", str(REPO_ROOT / ".ats")))
+DEPLOYABLE = os.environ.get("ATS_DEPLOYABLE", "cli")
+
+# The embedded cluster `just up` starts when no DATABASE_URL is given. Not 5432: a
+# machine may already run a Postgres there, and the project must not depend on it.
+EMBEDDED_PG_PORT = int(os.environ.get("ATS_EMBEDDED_PG_PORT", "54329"))
+EMBEDDED_DATABASE_URL = f"postgresql://ats@127.0.0.1:{EMBEDDED_PG_PORT}/ats"
+
+
+def database_url() -> str:
+    return os.environ.get("DATABASE_URL") or EMBEDDED_DATABASE_URL
+
+
+def flag(name: str, *, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def integer(name: str, *, default: int) -> int:
+    raw = os.environ.get(name)
+    return default if raw in (None, "") else int(raw)
+
+
+def number(name: str, *, default: float) -> float:
+    raw = os.environ.get(name)
+    return default if raw in (None, "") else float(raw)
+
+
+def csv(name: str, *, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def dev_secret_key() -> str:
+    """A stable per-checkout key for the embedded default; production must set ATS_SECRET_KEY."""
+    if DEPLOYABLE == "web" and flag("ATS_REQUIRE_SECRET_KEY", default=False):
+        raise RuntimeError("ATS_SECRET_KEY is required")
+    return "dev-insecure-" + hashlib.sha256(str(REPO_ROOT).encode()).hexdigest()

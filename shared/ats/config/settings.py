@@ -1,0 +1,181 @@
+"""Django settings for all three deployables: every knob comes from the environment, here.
+
+`ATS_DEPLOYABLE` (web | default | untrusted | cli) decides which task modules a process
+imports: worker-untrusted must import only the parse task module (its attack surface), so
+procrastinate's autodiscovery is pointed at `parse_tasks` there and at `tasks` elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from ats.config import env
+
+REPO_ROOT = env.REPO_ROOT
+STATE_DIR = env.STATE_DIR
+DEPLOYABLE = env.DEPLOYABLE
+
+DEBUG = env.flag("ATS_DEBUG", default=False)
+SECRET_KEY = os.environ.get("ATS_SECRET_KEY") or env.dev_secret_key()
+ALLOWED_HOSTS = env.csv("ATS_ALLOWED_HOSTS", default="127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = env.csv("ATS_CSRF_TRUSTED_ORIGINS", default="")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    # Must precede our apps: their AppConfig.ready() may touch the procrastinate app.
+    "procrastinate.contrib.django",
+    "ats.jobs",
+    "ats.iam",
+    "ats.audit",
+    "ats.intake",
+    "ats.candidates",
+    "ats.web",
+    # Test-only apps (e.g. tests.testapp) are added by the test runner, never in images.
+    *env.csv("ATS_EXTRA_APPS", default=""),
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+]
+
+ROOT_URLCONF = "ats.config.urls"
+WSGI_APPLICATION = "ats.config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+
+def _database_from_url(url: str) -> dict[str, object]:
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql"}:
+        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, got scheme {parts.scheme!r}")
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")) or "ats",
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "",
+        "PORT": str(parts.port or ""),
+        # Web keeps connections (ADR §5 budget: 2 workers x 4 threads); workers do not,
+        # because procrastinate's DjangoApp closes them around each task anyway.
+        "CONN_MAX_AGE": env.integer("ATS_CONN_MAX_AGE", default=60 if DEPLOYABLE == "web" else 0),
+        "CONN_HEALTH_CHECKS": True,
+        # Names connections in pg_stat_activity: ops see which process holds what.
+        "OPTIONS": {"application_name": os.environ.get("ATS_PROCESS_NAME", f"ats-{DEPLOYABLE}")[:63]},
+        "TEST": {"NAME": os.environ.get("ATS_TEST_DB_NAME") or None},
+    }
+
+
+DATABASE_URL = env.database_url()
+DATABASES = {"default": _database_from_url(DATABASE_URL)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+
+LANGUAGE_CODE = "en-gb"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = STATE_DIR / "static"
+
+# Redis is a cache/session/rate-limit store only, never a broker (ADR 0004 R9).
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_SECURE = env.flag("ATS_SECURE_COOKIES", default=False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "style-src": ["'self'"],
+        "script-src": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+    }
+}
+
+# --- procrastinate ---------------------------------------------------------------------
+PROCRASTINATE_AUTODISCOVER_MODULE_NAME = "parse_tasks" if DEPLOYABLE == "untrusted" else "tasks"
+PROCRASTINATE_ON_APP_READY = "ats.jobs.registry.on_app_ready"
+PROCRASTINATE_WORKER_DEFAULTS = {
+    # Heartbeats drive stalled-job rescue; tests shrink them to keep the suite fast.
+    "update_heartbeat_interval": env.number("ATS_HEARTBEAT_INTERVAL_S", default=10.0),
+    "stalled_worker_timeout": env.number("ATS_STALLED_WORKER_TIMEOUT_S", default=30.0),
+    "fetch_job_polling_interval": env.number("ATS_POLL_INTERVAL_S", default=5.0),
+    "abort_job_polling_interval": env.number("ATS_POLL_INTERVAL_S", default=5.0),
+}
+
+# --- domain knobs ----------------------------------------------------------------------
+ATS = {
+    # Multiplies every retry wait (tests use a small factor; production 1.0).
+    "RETRY_TIME_SCALE": env.number("ATS_RETRY_TIME_SCALE", default=1.0),
+    "MAX_UPLOAD_BYTES": env.integer("ATS_MAX_UPLOAD_BYTES", default=20 * 1024 * 1024),
+    "STORAGE_KIND": os.environ.get("ATS_STORAGE_KIND", "local"),
+    "STORAGE_LOCAL_ROOT": Path(os.environ.get("ATS_STORAGE_LOCAL_ROOT", str(STATE_DIR / "blobs"))),
+    "AZURE_BLOB_CONNECTION_STRING": os.environ.get("ATS_AZURE_BLOB_CONNECTION_STRING", ""),
+    "CLAMD_HOST": os.environ.get("ATS_CLAMD_HOST", "127.0.0.1"),
+    "CLAMD_PORT": env.integer("ATS_CLAMD_PORT", default=3311),
+    "CLAMD_TIMEOUT_S": env.number("ATS_CLAMD_TIMEOUT_S", default=30.0),
+    "GRAPH_BASE_URL": os.environ.get("ATS_GRAPH_BASE_URL", "https://graph.microsoft.com/v1.0"),
+    "GRAPH_AUTHORITY": os.environ.get("ATS_GRAPH_AUTHORITY", "https://login.microsoftonline.com"),
+    "GRAPH_TENANT_ID": os.environ.get("ATS_GRAPH_TENANT_ID", ""),
+    "GRAPH_CLIENT_ID": os.environ.get("ATS_GRAPH_CLIENT_ID", ""),
+    "GRAPH_CLIENT_SECRET": os.environ.get("ATS_GRAPH_CLIENT_SECRET", ""),
+    # Development only: run parsers in-process without the sandbox (refused otherwise).
+    "SANDBOX_ALLOW_INPROCESS": env.flag("ATS_SANDBOX_ALLOW_INPROCESS", default=False),
+    "SANDBOX_POLICY_DIR": Path(
+        os.environ.get("ATS_SANDBOX_POLICY_DIR", str(REPO_ROOT / "services" / "worker-untrusted" / "policy"))
+    ),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("ATS_LOG_LEVEL", "INFO")},
+    "loggers": {
+        "procrastinate": {"level": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING")},
+    },
+}

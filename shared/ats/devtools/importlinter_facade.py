@@ -1,0 +1,46 @@
+"""import-linter contract type: modules meet only through their facades (OEP-49).
+
+For every domain package `ats.X`, code outside `ats.X` may import `ats.X` itself,
+`ats.X.api` and `ats.X.data`, nothing deeper. One generic rule instead of a hand-kept
+list per module, so a new internal module is protected the day it is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from importlinter import Contract, ContractCheck, fields, output
+
+FACADES = {"api", "data"}
+
+
+class FacadeContract(Contract):
+    type_name = "facade"
+
+    root = fields.StringField()
+    domains = fields.ListField(subfield=fields.StringField())
+    # Packages that are not domain modules but tooling (exempt as importers).
+    exempt_importers = fields.ListField(subfield=fields.StringField(), required=False)
+
+    def check(self, graph: Any, verbose: bool) -> ContractCheck:
+        root = str(self.root)
+        exempt = [str(e) for e in (self.exempt_importers or [])]  # type: ignore[attr-defined]
+        violations = []
+        for domain in [str(d) for d in self.domains]:  # type: ignore[attr-defined]
+            package = f"{root}.{domain}"
+            for module in sorted(graph.find_descendants(package)):
+                rest = module[len(package) + 1:].split(".")
+                if rest[0] in FACADES:
+                    continue
+                for importer in sorted(graph.find_modules_that_directly_import(module)):
+                    if importer == package or importer.startswith(package + "."):
+                        continue
+                    if any(importer == e or importer.startswith(e + ".") for e in exempt):
+                        continue
+                    violations.append((importer, module))
+        return ContractCheck(kept=not violations, metadata={"violations": violations})
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        for importer, module in check.metadata["violations"]:
+            output.print_error(f"{importer} imports {module}: import its package's api or data instead")
+            output.new_line()

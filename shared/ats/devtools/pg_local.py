@@ -1,0 +1,191 @@
+"""A project-local Postgres cluster for `just up` and the test suite.
+
+pg_ctl refuses to run as root, so as root the cluster belongs to a dedicated system user
+(`ats-pg`) and lives in a data directory that user can traverse: the checkout's `.ats/`
+when every parent directory is world-traversable, else /var/lib/ats/<checkout hash>/.
+Listens on 127.0.0.1 only, on its own port (never 5432), with trust auth: a development
+cluster. Production points DATABASE_URL at a managed Postgres.
+
+    python -m ats.devtools.pg_local start|stop|status|url [--datadir D] [--port P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+PG_USER = "ats-pg"
+
+
+def pg_bindir() -> Path:
+    for candidate in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (candidate / "pg_ctl").exists():
+            return candidate
+    found = shutil.which("pg_ctl")
+    if found:
+        return Path(found).resolve().parent
+    raise FileNotFoundError("no PostgreSQL server binaries (apt-get install postgresql)")
+
+
+def _run_as() -> str | None:
+    return PG_USER if os.geteuid() == 0 else None
+
+
+def ensure_pg_user() -> None:
+    if os.geteuid() != 0:
+        return
+    try:
+        pwd.getpwnam(PG_USER)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_USER], check=True
+        )
+
+
+def _traversable_by_others(path: Path) -> bool:
+    for parent in [path, *path.parents]:
+        if parent.exists() and not os.stat(parent).st_mode & 0o001:
+            return False
+    return True
+
+
+def default_datadir() -> Path:
+    from ats.config.env import REPO_ROOT, STATE_DIR
+
+    if os.geteuid() != 0 or _traversable_by_others(STATE_DIR.parent):
+        return STATE_DIR / "pg"
+    digest = hashlib.sha256(str(REPO_ROOT).encode()).hexdigest()[:12]
+    return Path("/var/lib/ats") / digest / "pg"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _chown_tree(path: Path) -> None:
+    if os.geteuid() == 0:
+        shutil.chown(path, PG_USER, PG_USER)
+
+
+def _pg(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, user=_run_as(), text=True, capture_output=True, **kw)  # type: ignore[call-overload]
+
+
+def is_running(datadir: Path) -> bool:
+    if not (datadir / "PG_VERSION").exists():
+        return False
+    return _pg([str(pg_bindir() / "pg_ctl"), "status", "-D", str(datadir)]).returncode == 0
+
+
+def init(datadir: Path) -> None:
+    if (datadir / "PG_VERSION").exists():
+        return
+    ensure_pg_user()
+    datadir.mkdir(parents=True, exist_ok=True)
+    datadir.chmod(0o700)
+    _chown_tree(datadir)
+    res = _pg([
+        str(pg_bindir() / "initdb"), "-D", str(datadir), "-U", "postgres", "--auth=trust",
+        "--encoding=UTF8", "--locale=C.UTF-8", "--no-instructions",
+    ])
+    if res.returncode != 0:
+        raise RuntimeError(f"initdb failed: {res.stderr.strip()}")
+
+
+def start(datadir: Path, port: int, *, db: str = "ats", role: str = "ats") -> str:
+    init(datadir)
+    if not is_running(datadir):
+        opts = (
+            f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories='{datadir}' "
+            "-c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+            "-c shared_buffers=128MB"
+        )
+        res = _pg([str(pg_bindir() / "pg_ctl"), "start", "-D", str(datadir), "-w", "-t", "60",
+                   "-l", str(datadir / "server.log"), "-o", opts])
+        if res.returncode != 0:
+            log = (datadir / "server.log").read_text(errors="replace")[-2000:] if (datadir / "server.log").exists() else ""
+            raise RuntimeError(f"pg_ctl start failed: {res.stderr.strip()}\n{log}")
+    _ensure_role_and_db(port, db=db, role=role)
+    return f"postgresql://{role}@127.0.0.1:{port}/{db}"
+
+
+def _psql(port: int, sql: str, *, db: str = "postgres") -> str:
+    res = subprocess.run(
+        [str(pg_bindir().parent / "bin" / "psql") if (pg_bindir() / "psql").exists() else "psql",
+         "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", db, "-tAc", sql],
+        text=True, capture_output=True, check=False,
+    )
+    if res.returncode != 0:
+        raise RuntimeError(f"psql failed: {res.stderr.strip()}")
+    return res.stdout.strip()
+
+
+def _ensure_role_and_db(port: int, *, db: str, role: str) -> None:
+    if _psql(port, f"SELECT 1 FROM pg_roles WHERE rolname = '{role}'") != "1":
+        # CREATEDB and CREATEROLE: the test runner creates its test database, and the
+        # migration creates the least-privilege parse role.
+        _psql(port, f'CREATE ROLE "{role}" LOGIN CREATEDB CREATEROLE')
+    if _psql(port, f"SELECT 1 FROM pg_database WHERE datname = '{db}'") != "1":
+        _psql(port, f'CREATE DATABASE "{db}" OWNER "{role}"')
+
+
+def stop(datadir: Path) -> None:
+    if is_running(datadir):
+        _pg([str(pg_bindir() / "pg_ctl"), "stop", "-D", str(datadir), "-m", "fast", "-w", "-t", "60"])
+
+
+@contextlib.contextmanager
+def ephemeral(*, db: str = "ats", role: str = "ats") -> Iterator[str]:
+    """A throwaway cluster in a temporary directory; yields its URL, removes it after."""
+    ensure_pg_user()
+    tmp = Path(tempfile.mkdtemp(prefix="ats-pg-", dir="/tmp"))
+    tmp.chmod(0o755)
+    datadir = tmp / "data"
+    try:
+        started = time.monotonic()
+        url = start(datadir, free_port(), db=db, role=role)
+        print(f"[ats] ephemeral Postgres {url} ready in {time.monotonic() - started:.1f}s", file=sys.stderr)
+        yield url
+    finally:
+        stop(datadir)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    from ats.config.env import EMBEDDED_PG_PORT
+
+    parser = argparse.ArgumentParser(prog="pg_local")
+    parser.add_argument("action", choices=["start", "stop", "status", "url", "datadir"])
+    parser.add_argument("--datadir", type=Path)
+    parser.add_argument("--port", type=int, default=EMBEDDED_PG_PORT)
+    args = parser.parse_args()
+    datadir = args.datadir or default_datadir()
+    if args.action == "start":
+        print(start(datadir, args.port))
+    elif args.action == "stop":
+        stop(datadir)
+    elif args.action == "status":
+        running = is_running(datadir)
+        print("running" if running else "stopped", datadir)
+        sys.exit(0 if running else 1)
+    elif args.action == "datadir":
+        print(datadir)
+    else:
+        print(f"postgresql://ats@127.0.0.1:{args.port}/ats")
+
+
+if __name__ == "__main__":
+    main()

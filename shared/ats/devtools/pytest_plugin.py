@@ -1,0 +1,61 @@
+"""pytest plugin (loaded with `-p ats.devtools.pytest_plugin`): a real Postgres for the suite.
+
+Order of preference: DATABASE_URL if given; else an ephemeral cluster the suite starts
+itself; else testcontainers when a Docker engine answers. It must run before
+pytest-django reads the settings, hence a `tryfirst` load_initial_conftests hook.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+from typing import Any
+
+import pytest
+
+_stack = contextlib.ExitStack()
+
+
+def _docker_answers(timeout_s: float = 0.5) -> bool:
+    path = "/var/run/docker.sock"
+    if not os.path.exists(path):
+        return False
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(timeout_s)
+        try:
+            s.connect(path)
+            return True
+        except OSError:
+            return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str]) -> None:
+    os.environ.setdefault("ATS_DEPLOYABLE", "cli")
+    # Test-only tasks (tests/testapp) exercise the job machinery inside real workers.
+    os.environ.setdefault("ATS_EXTRA_APPS", "tests.testapp")
+    if os.environ.get("DATABASE_URL"):
+        return
+    from ats.devtools import pg_local
+
+    try:
+        pg_local.pg_bindir()
+        have_pg = True
+    except FileNotFoundError:
+        have_pg = False
+    if have_pg:
+        url = _stack.enter_context(pg_local.ephemeral())
+    elif _docker_answers() and shutil.which("docker"):
+        from testcontainers.postgres import PostgresContainer
+
+        container = _stack.enter_context(PostgresContainer("postgres:15", driver=None))
+        url = container.get_connection_url()
+    else:
+        raise pytest.UsageError("no Postgres: set DATABASE_URL, install postgresql, or run Docker")
+    os.environ["DATABASE_URL"] = url
+
+
+def pytest_unconfigure(config: Any) -> None:
+    _stack.close()

@@ -1,0 +1,105 @@
+"""`just up`: the whole stack in the foreground on the embedded default.
+
+Starts (when not configured otherwise) a project-local Postgres and a local clamd with
+the project's test signatures, migrates, ensures an admin login, then runs web,
+worker-default and worker-untrusted. Ctrl-C (or SIGTERM) stops everything: workers get
+their SIGTERM grace, then the helpers stop. The embedded Postgres keeps running so
+`ats ...` from another shell finds the data; `just down` stops it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO
+
+from ats.config import env
+
+COLORS = {"web": "36", "worker-default": "33", "worker-untrusted": "35"}
+
+
+def _pump(name: str, stream: IO[bytes]) -> None:
+    color = COLORS.get(name, "0")
+    prefix = f"\x1b[{color}m{name:>16}\x1b[0m | " if sys.stdout.isatty() else f"{name:>16} | "
+    for raw in iter(stream.readline, b""):
+        sys.stdout.write(prefix + raw.decode(errors="replace"))
+        sys.stdout.flush()
+
+
+def _ats(*args: str, environ: dict[str, str]) -> None:
+    subprocess.run([sys.executable, "-m", "ats.cli", *args], env=environ, check=True)
+
+
+def main() -> None:
+    environ = dict(os.environ)
+    env.STATE_DIR.mkdir(parents=True, exist_ok=True)
+    stack = contextlib.ExitStack()
+    if not environ.get("DATABASE_URL"):
+        from ats.devtools import pg_local
+
+        url = pg_local.start(pg_local.default_datadir(), env.EMBEDDED_PG_PORT)
+        print(f"[up] embedded Postgres at {url} (stop it with `just down`)", flush=True)
+    if not environ.get("ATS_CLAMD_HOST"):
+        from ats.devtools.clamd_local import ClamdLocal
+
+        clamd = stack.enter_context(ClamdLocal(state_dir=env.STATE_DIR / "clamd", port=int(environ.get("ATS_CLAMD_PORT", "3311"))))
+        environ["ATS_CLAMD_HOST"], environ["ATS_CLAMD_PORT"] = "127.0.0.1", str(clamd.port)
+        print(f"[up] clamd on 127.0.0.1:{clamd.port} (project test signatures only)", flush=True)
+    _ats("migrate", "--no-input", "-v", "0", environ=environ)
+    password_file = env.STATE_DIR / "admin-password"
+    _ats("ensure_admin", "--password-file", str(password_file), environ=environ)
+
+    commands = {
+        "web": ["web"],
+        "worker-default": ["worker", "--deployable=default"],
+        "worker-untrusted": ["worker", "--deployable=untrusted"],
+    }
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    for name, args in commands.items():
+        p = subprocess.Popen(
+            [sys.executable, "-m", "ats.cli", *args], env=environ,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        procs[name] = p
+        assert p.stdout is not None
+        threading.Thread(target=_pump, args=(name, p.stdout), daemon=True).start()
+    print(f"[up] web on http://{environ.get('ATS_WEB_BIND', '127.0.0.1:8000')}/  (Ctrl-C stops all)", flush=True)
+
+    stopping = threading.Event()
+
+    def _stop(signum: int, _frame: object) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        while not stopping.is_set():
+            dead = [n for n, p in procs.items() if p.poll() is not None]
+            if dead:
+                print(f"[up] {', '.join(dead)} exited; stopping the stack", flush=True)
+                break
+            time.sleep(0.5)
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(p.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 100  # ADR §6: 90 s grace for in-flight jobs
+        for p in procs.values():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(max(0.1, deadline - time.monotonic()))
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+        stack.close()
+        print("[up] stopped", flush=True)
+    sys.exit(0 if stopping.is_set() else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""Which role may do what. One table, read by `can()`; tasks re-check with the human actor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ats.iam.models import Membership, Role
+
+# action -> roles allowed. Object-level rules (e.g. a hiring manager sees only their
+# requisitions) join here when requisitions exist.
+RULES: dict[str, frozenset[Role]] = {
+    "intake.view": frozenset({Role.RECRUITER, Role.ADMIN}),
+    "intake.upload": frozenset({Role.RECRUITER, Role.ADMIN}),
+    "intake.reparse": frozenset({Role.RECRUITER, Role.ADMIN}),
+    "intake.retry": frozenset({Role.RECRUITER, Role.ADMIN}),
+    "candidate.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
+    "jobs.view": frozenset({Role.RECRUITER, Role.ADMIN}),
+    "ops.view": frozenset({Role.ADMIN}),
+}
+
+
+def role_of(actor: Any) -> Role | None:
+    if actor is None or not getattr(actor, "is_authenticated", False) or not getattr(actor, "is_active", False):
+        return None
+    if getattr(actor, "is_superuser", False):
+        return Role.ADMIN
+    membership = Membership.objects.filter(user_id=actor.pk).only("role").first()
+    return Role(membership.role) if membership else None
+
+
+def can(actor: Any, action: str, obj: Any = None) -> bool:
+    allowed = RULES.get(action)
+    if allowed is None:
+        # Unknown actions are denied: a typo must not open a door.
+        return False
+    role = role_of(actor)
+    return role is not None and role in allowed

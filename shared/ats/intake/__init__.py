@@ -1,0 +1,1 @@
+"""Intake: raw_intake -> attachment -> scan -> parse hand-off, and the lost-document detector."""

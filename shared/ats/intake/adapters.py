@@ -1,0 +1,85 @@
+"""The intake module's seams to blob storage and the scanner, built from settings once.
+
+Only signatures and sizes are checked on the trusted side: untrusted bytes never reach a
+complex parser here (ClamAV runs in clamd; parsers run in the sandbox).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+from django.conf import settings
+
+from ats.intake.states import State
+from ats.scanning import api as scanning_api
+from ats.storage import api as storage_api
+
+ScannerUnavailable = scanning_api.ScannerUnavailable
+BlobTooLarge = storage_api.BlobTooLarge
+QUARANTINE = storage_api.QUARANTINE_CONTAINER
+DOCUMENTS = storage_api.DOCUMENTS_CONTAINER
+
+
+@functools.cache
+def blob_store() -> Any:
+    cfg = settings.ATS
+    if cfg["STORAGE_KIND"] == "azure":
+        store = storage_api.store_from_config("azure", connection_string=cfg["AZURE_BLOB_CONNECTION_STRING"])
+    else:
+        store = storage_api.store_from_config("local", root=cfg["STORAGE_LOCAL_ROOT"])
+    # Once per process: creating a container that exists is a cheap no-op.
+    for container in (storage_api.QUARANTINE_CONTAINER, storage_api.DOCUMENTS_CONTAINER):
+        store.ensure_container(container)
+    return store
+
+
+@dataclasses.dataclass(frozen=True)
+class Precheck:
+    detected: str
+    rejection: tuple[State, str, str] | None  # (state, code, recruiter-readable reason)
+
+
+def precheck(data: bytes) -> Precheck:
+    limit = int(settings.ATS["MAX_UPLOAD_BYTES"])
+    inspection = scanning_api.inspect_upload(data, max_bytes=limit)
+    detected = inspection.detected
+    label = detected.kind.value if detected else ""
+    if inspection.rejection is None:
+        return Precheck(label, None)
+    if inspection.rejection == scanning_api.Rejection.EMPTY:
+        return Precheck(label, (State.REJECTED_EMPTY, "empty", "The file is empty (0 bytes)."))
+    if inspection.rejection == scanning_api.Rejection.TOO_LARGE:
+        return Precheck(label, (
+            State.REJECTED_TOO_LARGE, "too_large",
+            f"The file is {len(data):,} bytes or more; the limit is {limit:,} bytes."))
+    what = f"{label}" + (f" ({detected.detail})" if detected and detected.detail else "")
+    return Precheck(label, (
+        State.REJECTED_UNSUPPORTED_TYPE, "unsupported_type",
+        f"The file's content is {what}, not a PDF, Word (.docx) or image scan (PNG, JPEG, TIFF). "
+        "The file name is not trusted to decide this."))
+
+
+@dataclasses.dataclass(frozen=True)
+class ScanOutcome:
+    status: str  # clean | infected | error
+    signature: str
+    engine: str
+    reason: str = ""
+
+
+def scan(data: bytes) -> ScanOutcome:
+    """Scan in clamd; raises ScannerUnavailable (transient) when clamd cannot answer."""
+    cfg = settings.ATS
+    endpoint = scanning_api.ClamdEndpoint(
+        host=cfg["CLAMD_HOST"], port=int(cfg["CLAMD_PORT"]), timeout=float(cfg["CLAMD_TIMEOUT_S"]),
+        max_stream_bytes=max(int(cfg["MAX_UPLOAD_BYTES"]), 1),
+    )
+    verdict = scanning_api.scan_bytes(data, endpoint)
+    engine = verdict.scanner.raw
+    if isinstance(verdict, scanning_api.Infected):
+        return ScanOutcome("infected", verdict.signature, engine)
+    if isinstance(verdict, scanning_api.ScanFailed):
+        return ScanOutcome("error", "", engine, verdict.reason)
+    return ScanOutcome("clean", "", engine)

@@ -1,0 +1,45 @@
+"""Facade of the intake module."""
+
+from ats.intake.models import Attachment, Channel, RawIntake
+from ats.intake.selectors import (
+    LostDocument,
+    ParsedDocument,
+    attachment_status,
+    lost_documents,
+    parsed_document_for_update,
+    raw_intake_attachments,
+    raw_intake_get,
+)
+from ats.intake.services import (
+    IncomingFile,
+    attachment_mark_candidate_created,
+    attachment_mark_candidate_failed,
+    attachment_reparse,
+    intake_receive,
+    max_upload_bytes,
+)
+from ats.intake.states import INFO, TERMINAL, WAITING, State, is_terminal
+
+__all__ = [
+    "INFO",
+    "TERMINAL",
+    "WAITING",
+    "Attachment",
+    "Channel",
+    "IncomingFile",
+    "LostDocument",
+    "ParsedDocument",
+    "RawIntake",
+    "State",
+    "attachment_mark_candidate_created",
+    "attachment_mark_candidate_failed",
+    "attachment_reparse",
+    "attachment_status",
+    "intake_receive",
+    "is_terminal",
+    "lost_documents",
+    "max_upload_bytes",
+    "parsed_document_for_update",
+    "raw_intake_attachments",
+    "raw_intake_get",
+]

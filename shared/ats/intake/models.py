@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from ats.intake.states import CHOICES, State
+
+
+class Channel(models.TextChoices):
+    UPLOAD = "upload", "Web upload"
+    CLI = "cli", "Command line"
+    MAIL = "mail", "Mailbox"
+
+
+class RawIntake(models.Model):
+    """One inbound unit as received (an upload, a CLI file, a mail message)."""
+
+    channel = models.CharField(max_length=16, choices=Channel.choices)
+    source_ref = models.CharField(max_length=1024, blank=True, default="")
+    received_at = models.DateTimeField(auto_now_add=True)
+    received_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    metadata = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        db_table = "intake_raw_intake"
+
+
+class VirusScanStatus(models.TextChoices):
+    PENDING = "pending"
+    CLEAN = "clean"
+    INFECTED = "infected"
+    SCAN_FAILED = "scan_failed"
+    NOT_SCANNED = "not_scanned"  # rejected before scanning (empty, too large, wrong type)
+
+
+class Attachment(models.Model):
+    """One inbound document; its `state` is the recruiter-visible truth (see states.py)."""
+
+    raw_intake = models.ForeignKey(RawIntake, on_delete=models.PROTECT, related_name="attachments")
+    filename = models.CharField(max_length=512)  # display only: never used to decide the type
+    size_bytes = models.BigIntegerField(null=True)
+    sha256 = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    declared_content_type = models.CharField(max_length=255, blank=True, default="")
+    detected_type = models.CharField(max_length=32, blank=True, default="")
+    storage_container = models.CharField(max_length=64, blank=True, default="")
+    storage_key = models.CharField(max_length=512, blank=True, default="")
+    state = models.CharField(max_length=32, choices=CHOICES, default=State.RECEIVED, db_index=True)
+    state_changed_at = models.DateTimeField(auto_now_add=True)
+    reason_code = models.CharField(max_length=64, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    virus_scan_status = models.CharField(
+        max_length=16, choices=VirusScanStatus.choices, default=VirusScanStatus.PENDING
+    )
+    scan_signature = models.CharField(max_length=255, blank=True, default="")
+    scan_engine = models.CharField(max_length=255, blank=True, default="")
+    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    parse_attempts_requested = models.PositiveIntegerField(default=0)
+    candidate_id = models.BigIntegerField(null=True, blank=True)  # candidates module owns the row
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "intake_attachment"
+        indexes = [models.Index(fields=["state", "state_changed_at"])]
+
+    def __str__(self) -> str:
+        return f"attachment {self.pk} ({self.filename}) {self.state}"
+
+
+class ParseAttemptState(models.TextChoices):
+    PENDING = "pending"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class ParseAttempt(models.Model):
+    """`intake_parse_attempt`: parse keyed on (attachment, attempt_no) - ADR convention 1."""
+
+    attachment = models.ForeignKey(Attachment, on_delete=models.CASCADE, related_name="parse_attempts")
+    attempt_no = models.PositiveIntegerField()
+    state = models.CharField(max_length=16, choices=ParseAttemptState.choices, default=ParseAttemptState.PENDING)
+    error_code = models.CharField(max_length=64, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    text = models.TextField(blank=True, default="")
+    page_count = models.PositiveIntegerField(null=True)
+    result = models.JSONField(default=dict, blank=True)  # validated structured result
+    policy_hash = models.CharField(max_length=64, blank=True, default="")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True)
+
+    class Meta:
+        db_table = "intake_parse_attempt"
+        constraints = [
+            models.UniqueConstraint(fields=["attachment", "attempt_no"], name="parse_attempt_unique_no"),
+        ]
+
+
+class ParseHandoff(models.Model):
+    """The parse hand-off: document bytes for worker-untrusted, through Postgres.
+
+    The untrusted worker holds no blob-storage credentials; the trusted side copies a
+    promoted document's bytes here in the transaction that defers the parse job, and the
+    row is deleted in the transaction that records the parse result.
+    """
+
+    attachment = models.ForeignKey(Attachment, on_delete=models.CASCADE, related_name="+")
+    attempt_no = models.PositiveIntegerField()
+    kind = models.CharField(max_length=16)  # detected by magic bytes on the trusted side
+    data = models.BinaryField()
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "intake_parse_handoff"
+        constraints = [
+            models.UniqueConstraint(fields=["attachment", "attempt_no"], name="parse_handoff_unique"),
+        ]

@@ -1,0 +1,100 @@
+"""Reads of the intake module, including the lost-document detector."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, RawIntake
+from ats.intake.states import INFO, WAITING, State, is_terminal
+from ats.jobs import api as jobs_api
+
+
+@dataclasses.dataclass(frozen=True)
+class ParsedDocument:
+    attachment_id: int
+    filename: str
+    text: str
+
+
+def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
+    """Lock a `parsed` attachment and return its latest successful parse, else None."""
+    att = Attachment.objects.select_for_update().filter(pk=attachment_id, state=State.PARSED).first()
+    if att is None:
+        return None
+    attempt = (
+        ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED)
+        .order_by("-attempt_no")
+        .first()
+    )
+    if attempt is None:
+        return None
+    return ParsedDocument(attachment_id=att.pk, filename=att.filename, text=attempt.text)
+
+
+def attachment_status(att: Attachment) -> dict[str, Any]:
+    return {
+        "attachment_id": att.pk,
+        "raw_intake_id": att.raw_intake_id,
+        "filename": att.filename,
+        "state": att.state,
+        "state_label": INFO[State(att.state)].label,
+        "terminal": is_terminal(att.state),
+        "reason_code": att.reason_code or None,
+        "reason": att.reason or None,
+        "action": INFO[State(att.state)].action,
+        "detected_type": att.detected_type or None,
+        "virus_scan_status": att.virus_scan_status,
+        "scan_signature": att.scan_signature or None,
+        "candidate_id": att.candidate_id,
+        "duplicate_of": att.duplicate_of_id,
+    }
+
+
+def raw_intake_attachments(raw_intake_id: int) -> list[Attachment]:
+    return list(Attachment.objects.filter(raw_intake_id=raw_intake_id).order_by("pk"))
+
+
+def raw_intake_get(raw_intake_id: int) -> RawIntake | None:
+    return RawIntake.objects.filter(pk=raw_intake_id).first()
+
+
+@dataclasses.dataclass(frozen=True)
+class LostDocument:
+    attachment_id: int
+    filename: str
+    state: str
+    why: str
+
+    def as_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def lost_documents() -> list[LostDocument]:
+    """Every document that is neither terminal nor backed by a live job.
+
+    Safe = terminal state, or a `todo` job of the task its state waits for, or such a job
+    `doing` on a worker whose heartbeat is live. Everything else is reported, with why.
+    """
+    waiting = list(
+        Attachment.objects.filter(state__in=[s.value for s in WAITING]).only("pk", "filename", "state")
+    )
+    jobs = jobs_api.jobs_by_payload_key("attachment_id", [a.pk for a in waiting])
+    stalled_after = jobs_api.stalled_after_s()
+    lost: list[LostDocument] = []
+    for att in waiting:
+        expected = INFO[State(att.state)].waits_for_task
+        mine = [j for j in jobs.get(att.pk, []) if j.task_name == expected]
+        if any(j.is_backing(stalled_after) for j in mine):
+            continue
+        if not mine:
+            why = f"state {att.state} waits for {expected} but no such job exists"
+        else:
+            latest = mine[0]
+            if latest.status == "doing":
+                age = "never" if latest.heartbeat_age_s is None else f"{latest.heartbeat_age_s:.0f} s ago"
+                why = f"job {latest.id} is doing but its worker's last heartbeat was {age}"
+            else:
+                why = f"job {latest.id} is {latest.status} but the document's state {att.state} was never resolved"
+        lost.append(LostDocument(att.pk, att.filename, att.state, why))
+    return lost

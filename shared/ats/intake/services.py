@@ -1,0 +1,313 @@
+"""Writes of the intake module (`<entity>_<action>(*, ...)`).
+
+Every function that creates a row a job refers to defers that job in the same
+transaction (ADR 0004 convention 2), through `ats.jobs.api.defer`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from ats.audit import api as audit_api
+from ats.intake import adapters
+from ats.intake.models import (
+    Attachment,
+    Channel,
+    ParseAttempt,
+    ParseAttemptState,
+    ParseHandoff,
+    RawIntake,
+    VirusScanStatus,
+)
+from ats.intake.states import CANDIDATE, INGEST, PARSE, State, check_transition
+from ats.jobs import api as jobs_api
+
+logger = logging.getLogger(__name__)
+
+QUARANTINE = adapters.QUARANTINE
+DOCUMENTS = adapters.DOCUMENTS
+
+
+@dataclasses.dataclass(frozen=True)
+class IncomingFile:
+    filename: str
+    data: bytes
+    content_type: str = ""
+
+
+def _set_state(att: Attachment, new: State, *, reason_code: str = "", reason: str = "") -> None:
+    check_transition(State(att.state), new)
+    att.state = new
+    att.state_changed_at = timezone.now()
+    att.reason_code = reason_code
+    att.reason = reason
+
+
+def _save(att: Attachment, *extra: str) -> None:
+    att.save(update_fields=["state", "state_changed_at", "reason_code", "reason", "updated_at", *extra])
+
+
+def intake_receive(
+    *, channel: str, files: list[IncomingFile], source_ref: str = "", actor: Any = None,
+    metadata: dict[str, Any] | None = None,
+) -> RawIntake:
+    """The one entry point of every channel: store bytes in quarantine, then commit the
+    raw_intake, its attachments and their ingest jobs together.
+
+    Bytes are written before the transaction: if it rolls back, an orphan quarantine blob
+    remains (the nightly orphan reconciliation removes it) - never a row without bytes.
+    """
+    store = adapters.blob_store()
+    keys = []
+    for f in files:
+        key = f"{timezone.now():%Y/%m/%d}/{uuid.uuid4().hex}"
+        store.put(QUARANTINE, key, f.data)
+        keys.append(key)
+    actor_label = _actor_label(actor, channel)
+    with transaction.atomic():
+        raw = RawIntake.objects.create(
+            channel=Channel(channel),
+            source_ref=source_ref[:1024],
+            received_by=actor if getattr(actor, "is_authenticated", False) else None,
+            metadata=metadata or {},
+        )
+        for f, key in zip(files, keys, strict=True):
+            att = Attachment.objects.create(
+                raw_intake=raw,
+                filename=(f.filename or "unnamed")[:512],
+                size_bytes=len(f.data),
+                declared_content_type=f.content_type[:255],
+                storage_container=QUARANTINE,
+                storage_key=key,
+                state=State.RECEIVED,
+            )
+            jobs_api.defer(INGEST, payload={"attachment_id": att.pk})
+            audit_api.audit_event_record(
+                actor=actor_label, action="intake.received", object_type="attachment", object_id=att.pk,
+                payload={"channel": channel, "filename": att.filename, "size": att.size_bytes},
+            )
+    return raw
+
+
+def _actor_label(actor: Any, channel: str) -> str:
+    if getattr(actor, "is_authenticated", False):
+        return f"user:{actor.pk}"
+    return f"{channel}:system"
+
+
+def _locked(attachment_id: int) -> Attachment | None:
+    return Attachment.objects.select_for_update().filter(pk=attachment_id).first()
+
+
+def attachment_ingest(*, attachment_id: int) -> None:
+    """Checksum, size, magic bytes, malware scan, promote + hand off to parse.
+
+    Idempotent: re-running on an attachment already past scanning is a no-op, and the
+    scan itself is repeatable, so redelivery after a crash is harmless.
+    """
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None or att.state not in (State.RECEIVED, State.SCANNING):
+            return  # deleted or already handled: a redelivered job has nothing to do
+        try:
+            # One byte over the limit is enough to know the file is too large.
+            data = adapters.blob_store().get(att.storage_container, att.storage_key,
+                                             max_bytes=max_upload_bytes() + 1)
+        except adapters.BlobTooLarge:
+            att.virus_scan_status = VirusScanStatus.NOT_SCANNED
+            _set_state(att, State.REJECTED_TOO_LARGE, reason_code="too_large",
+                       reason=f"The file is larger than the {max_upload_bytes():,}-byte limit.")
+            _save(att, "virus_scan_status")
+            return
+        att.sha256 = hashlib.sha256(data).hexdigest()
+        att.size_bytes = len(data)
+        verdict = adapters.precheck(data)
+        att.detected_type = verdict.detected
+        if verdict.rejection is not None:
+            state, code, reason = verdict.rejection
+            att.virus_scan_status = VirusScanStatus.NOT_SCANNED
+            _set_state(att, state, reason_code=code, reason=reason)
+            _save(att, "sha256", "size_bytes", "detected_type", "virus_scan_status")
+            return
+        original = (
+            Attachment.objects.filter(sha256=att.sha256, pk__lt=att.pk)
+            .exclude(state__in=[State.DUPLICATE, State.SCAN_FAILED, State.REJECTED_TOO_LARGE])
+            .order_by("pk")
+            .first()
+        )
+        if original is not None:
+            att.duplicate_of = original
+            att.virus_scan_status = VirusScanStatus.NOT_SCANNED
+            _set_state(att, State.DUPLICATE, reason_code="duplicate",
+                       reason=f"Byte-identical to document {original.pk} ({original.filename})")
+            _save(att, "sha256", "size_bytes", "detected_type", "virus_scan_status", "duplicate_of")
+            return
+        if att.state == State.RECEIVED:
+            _set_state(att, State.SCANNING)
+        _save(att, "sha256", "size_bytes", "detected_type")
+
+    # The scan is network I/O to clamd: outside any transaction, bounded by the attempt.
+    scan = adapters.scan(data)  # raises adapters.ScannerUnavailable -> retried per policy
+
+    if scan.status == "error":
+        # clamd answered but would not scan (e.g. its stream limit): retrying cannot help.
+        with transaction.atomic():
+            att = _locked(attachment_id)
+            if att is not None:
+                att.scan_engine = scan.engine[:255]
+                att.save(update_fields=["scan_engine", "updated_at"])
+            attachment_mark_scan_failed(attachment_id=attachment_id, reason=scan.reason)
+        return
+
+    if scan.status == "infected":
+        with transaction.atomic():
+            att = _locked(attachment_id)
+            if att is None or att.state != State.SCANNING:
+                return
+            att.virus_scan_status = VirusScanStatus.INFECTED
+            att.scan_signature = scan.signature[:255]
+            att.scan_engine = scan.engine[:255]
+            _set_state(att, State.BLOCKED_MALWARE, reason_code="malware",
+                       reason=f"Malware detected: {scan.signature}. The file is kept in quarantine and never opened.")
+            _save(att, "virus_scan_status", "scan_signature", "scan_engine")
+            audit_api.audit_event_record(actor="system:ingest", action="intake.blocked_malware",
+                                         object_type="attachment", object_id=att.pk,
+                                         payload={"signature": scan.signature, "engine": scan.engine})
+        return
+
+    adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None or att.state != State.SCANNING:
+            return
+        att.virus_scan_status = VirusScanStatus.CLEAN
+        att.scan_engine = scan.engine[:255]
+        att.storage_container = DOCUMENTS
+        _set_state(att, State.PROMOTED)
+        _save(att, "virus_scan_status", "scan_engine", "storage_container")
+        _handoff_to_parse(att, data)
+
+
+def _handoff_to_parse(att: Attachment, data: bytes) -> ParseAttempt:
+    """Create the next parse attempt, fill the hand-off row and defer parse - one transaction."""
+    att.parse_attempts_requested += 1
+    att.save(update_fields=["parse_attempts_requested", "updated_at"])
+    attempt = ParseAttempt.objects.create(attachment=att, attempt_no=att.parse_attempts_requested)
+    ParseHandoff.objects.create(
+        attachment=att, attempt_no=attempt.attempt_no, kind=att.detected_type, data=data,
+        sha256=hashlib.sha256(data).hexdigest(),
+    )
+    jobs_api.defer(PARSE, payload={"attachment_id": att.pk, "attempt_no": attempt.attempt_no})
+    return attempt
+
+
+def attachment_mark_scan_failed(*, attachment_id: int, reason: str) -> None:
+    """Exhaustion of the malware-scan policy: blocked from parse, visible in triage."""
+    att = _locked(attachment_id)
+    if att is None or att.state not in (State.RECEIVED, State.SCANNING):
+        return
+    att.virus_scan_status = VirusScanStatus.SCAN_FAILED
+    _set_state(att, State.SCAN_FAILED, reason_code="scan_failed",
+               reason=f"The malware scanner could not be reached after all attempts ({reason}). "
+                      "The document is blocked from reading until the scan is retried.")
+    _save(att, "virus_scan_status")
+
+
+def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt:
+    """A recruiter-requested re-parse: a new attempt number, bytes from `documents`."""
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None:
+            raise LookupError(f"attachment {attachment_id} does not exist")
+        if att.state not in (State.PARSE_FAILED, State.CANDIDATE_CREATED):
+            raise ValueError(f"attachment {attachment_id} is {att.state}; only a read failure or a "
+                             "finished document can be re-parsed")
+        data = adapters.blob_store().get(att.storage_container, att.storage_key)
+        _set_state(att, State.PROMOTED)
+        _save(att)
+        attempt = _handoff_to_parse(att, data)
+        audit_api.audit_event_record(actor=_actor_label(actor, "cli"), action="intake.reparse_requested",
+                                     object_type="attachment", object_id=att.pk,
+                                     payload={"attempt_no": attempt.attempt_no})
+        return attempt
+
+
+def parse_handoff_get(*, attachment_id: int, attempt_no: int) -> ParseHandoff | None:
+    return ParseHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
+
+
+def parse_attempt_record_success(
+    *, attachment_id: int, attempt_no: int, text: str, page_count: int, result: dict[str, Any], policy_hash: str
+) -> bool:
+    """Record a parse result and defer candidate creation in one transaction. Idempotent."""
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        attempt = ParseAttempt.objects.select_for_update().filter(
+            attachment_id=attachment_id, attempt_no=attempt_no).first()
+        if att is None or attempt is None or attempt.state != ParseAttemptState.PENDING:
+            return False
+        attempt.state = ParseAttemptState.SUCCEEDED
+        attempt.text = text
+        attempt.page_count = page_count
+        attempt.result = result
+        attempt.policy_hash = policy_hash
+        attempt.finished_at = timezone.now()
+        attempt.save()
+        ParseHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).delete()
+        if att.state == State.PROMOTED and att.parse_attempts_requested == attempt_no:
+            _set_state(att, State.PARSED)
+            _save(att)
+            jobs_api.defer(CANDIDATE, payload={"attachment_id": att.pk})
+        return True
+
+
+def parse_attempt_record_failure(
+    *, attachment_id: int, attempt_no: int, code: str, reason: str, policy_hash: str = ""
+) -> bool:
+    """Terminal parse failure: the attempt and the attachment carry the readable reason."""
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        attempt = ParseAttempt.objects.select_for_update().filter(
+            attachment_id=attachment_id, attempt_no=attempt_no).first()
+        if att is None or attempt is None or attempt.state != ParseAttemptState.PENDING:
+            return False
+        attempt.state = ParseAttemptState.FAILED
+        attempt.error_code = code
+        attempt.reason = reason
+        attempt.policy_hash = policy_hash
+        attempt.finished_at = timezone.now()
+        attempt.save()
+        ParseHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).delete()
+        if att.state == State.PROMOTED and att.parse_attempts_requested == attempt_no:
+            _set_state(att, State.PARSE_FAILED, reason_code=code, reason=reason)
+            _save(att)
+        return True
+
+
+def attachment_mark_candidate_created(*, attachment_id: int, candidate_id: int) -> None:
+    att = _locked(attachment_id)
+    if att is None or att.state != State.PARSED:
+        return
+    att.candidate_id = candidate_id
+    _set_state(att, State.CANDIDATE_CREATED)
+    _save(att, "candidate_id")
+
+
+def attachment_mark_candidate_failed(*, attachment_id: int, code: str, reason: str) -> None:
+    att = _locked(attachment_id)
+    if att is None or att.state != State.PARSED:
+        return
+    _set_state(att, State.CANDIDATE_FAILED, reason_code=code, reason=reason)
+    _save(att)
+
+
+def max_upload_bytes() -> int:
+    return int(settings.ATS["MAX_UPLOAD_BYTES"])

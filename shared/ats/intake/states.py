@@ -1,0 +1,122 @@
+"""The one state vocabulary of an inbound document (an attachment).
+
+Every attachment is in exactly one of these states. A state is either WAITING (some job
+must exist to move it on: the lost-document detector checks exactly that) or TERMINAL (a
+recruiter can see the outcome: a candidate, or a failure carrying a readable reason and a
+way to act on it). `parsed` is not terminal. Later capabilities add states here and only
+here; no code sets a state that is not in this table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+
+class Kind(enum.Enum):
+    WAITING = "waiting"
+    TERMINAL_OK = "terminal_ok"
+    TERMINAL_FAILED = "terminal_failed"
+
+
+@dataclasses.dataclass(frozen=True)
+class StateInfo:
+    kind: Kind
+    label: str  # recruiter-facing
+    # The task that must be pending for a WAITING state (the detector's rule).
+    waits_for_task: str | None = None
+    # What a recruiter can do about a terminal failure.
+    action: str | None = None
+
+
+class State(enum.StrEnum):
+    RECEIVED = "received"
+    SCANNING = "scanning"
+    PROMOTED = "promoted"
+    PARSED = "parsed"
+    CANDIDATE_CREATED = "candidate_created"
+    DUPLICATE = "duplicate"
+    REJECTED_EMPTY = "rejected_empty"
+    REJECTED_TOO_LARGE = "rejected_too_large"
+    REJECTED_UNSUPPORTED_TYPE = "rejected_unsupported_type"
+    BLOCKED_MALWARE = "blocked_malware"
+    SCAN_FAILED = "scan_failed"
+    PARSE_FAILED = "parse_failed"
+    CANDIDATE_FAILED = "candidate_failed"
+
+
+INGEST = "intake.ingest_attachment"
+PARSE = "intake.parse_attachment"
+CANDIDATE = "candidates.create_from_attachment"
+
+INFO: dict[State, StateInfo] = {
+    State.RECEIVED: StateInfo(Kind.WAITING, "Received, waiting for checks", INGEST),
+    State.SCANNING: StateInfo(Kind.WAITING, "Being checked for malware", INGEST),
+    State.PROMOTED: StateInfo(Kind.WAITING, "Clean, waiting to be read", PARSE),
+    State.PARSED: StateInfo(Kind.WAITING, "Read, creating the candidate", CANDIDATE),
+    State.CANDIDATE_CREATED: StateInfo(Kind.TERMINAL_OK, "Candidate created"),
+    State.DUPLICATE: StateInfo(
+        Kind.TERMINAL_OK, "Same file as an earlier document", action="Open the earlier document"
+    ),
+    State.REJECTED_EMPTY: StateInfo(Kind.TERMINAL_FAILED, "Empty file", action="Ask the sender to resend"),
+    State.REJECTED_TOO_LARGE: StateInfo(
+        Kind.TERMINAL_FAILED, "File too large", action="Ask the sender for a smaller file"
+    ),
+    State.REJECTED_UNSUPPORTED_TYPE: StateInfo(
+        Kind.TERMINAL_FAILED, "Unsupported file type", action="Ask the sender for a PDF or Word file"
+    ),
+    State.BLOCKED_MALWARE: StateInfo(
+        Kind.TERMINAL_FAILED, "Blocked: malware detected", action="Do not open; contact security"
+    ),
+    State.SCAN_FAILED: StateInfo(
+        Kind.TERMINAL_FAILED, "Malware scan failed; blocked from reading", action="Retry the scan"
+    ),
+    State.PARSE_FAILED: StateInfo(Kind.TERMINAL_FAILED, "Could not read the document", action="Re-parse"),
+    State.CANDIDATE_FAILED: StateInfo(
+        Kind.TERMINAL_FAILED, "Could not create the candidate", action="Retry candidate creation"
+    ),
+}
+
+TERMINAL = frozenset(s for s, i in INFO.items() if i.kind is not Kind.WAITING)
+WAITING = frozenset(s for s, i in INFO.items() if i.kind is Kind.WAITING)
+CHOICES = [(s.value, INFO[s].label) for s in State]
+
+# Allowed transitions. Terminal failures may go back into the chain only through an
+# explicit recruiter action (re-parse, retry scan), which is listed here too.
+TRANSITIONS: dict[State, frozenset[State]] = {
+    State.RECEIVED: frozenset(
+        {
+            State.SCANNING,
+            State.DUPLICATE,
+            State.REJECTED_EMPTY,
+            State.REJECTED_TOO_LARGE,
+            State.REJECTED_UNSUPPORTED_TYPE,
+            State.SCAN_FAILED,
+        }
+    ),
+    State.SCANNING: frozenset({State.PROMOTED, State.BLOCKED_MALWARE, State.SCAN_FAILED}),
+    State.PROMOTED: frozenset({State.PARSED, State.PARSE_FAILED}),
+    State.PARSED: frozenset({State.CANDIDATE_CREATED, State.CANDIDATE_FAILED}),
+    State.PARSE_FAILED: frozenset({State.PROMOTED}),  # recruiter re-parse
+    State.SCAN_FAILED: frozenset({State.RECEIVED}),  # retry scan
+    State.CANDIDATE_FAILED: frozenset({State.PARSED}),  # retry candidate creation
+    State.CANDIDATE_CREATED: frozenset({State.PROMOTED}),  # re-parse of a good document
+    State.DUPLICATE: frozenset(),
+    State.REJECTED_EMPTY: frozenset(),
+    State.REJECTED_TOO_LARGE: frozenset(),
+    State.REJECTED_UNSUPPORTED_TYPE: frozenset(),
+    State.BLOCKED_MALWARE: frozenset(),
+}
+
+
+class IllegalTransition(Exception):
+    pass
+
+
+def check_transition(old: State, new: State) -> None:
+    if new not in TRANSITIONS[old]:
+        raise IllegalTransition(f"{old} -> {new} is not an allowed attachment transition")
+
+
+def is_terminal(state: str) -> bool:
+    return State(state) in TERMINAL

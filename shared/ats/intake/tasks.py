@@ -1,0 +1,28 @@
+"""Thin intake tasks for worker-default (queue `ingest`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from ats.intake import adapters, services
+from ats.jobs import api as jobs_api
+
+
+def _scan_exhausted(*, attachment_id: int, reason_code: str, reason: str, **_: Any) -> None:
+    services.attachment_mark_scan_failed(attachment_id=attachment_id, reason=reason)
+
+
+@jobs_api.task("intake.ingest_attachment", on_exhausted=_scan_exhausted)
+def ingest_attachment(*, attachment_id: int, payload_version: int) -> None:
+    try:
+        services.attachment_ingest(attachment_id=attachment_id)
+    except adapters.ScannerUnavailable as exc:
+        attempt = jobs_api.current_attempt()
+        if attempt is not None and attempt.is_last:
+            # Written here, with the reason, rather than left to the generic handler.
+            with transaction.atomic():
+                services.attachment_mark_scan_failed(attachment_id=attachment_id, reason=str(exc))
+            raise jobs_api.PermanentFailure("scan_failed", str(exc)) from exc
+        raise

@@ -1,0 +1,65 @@
+"""Transactional defer, the same in web, CLI and worker processes.
+
+Inside `manage.py procrastinate worker` the app's connector is swapped for a psycopg pool,
+so a plain `task.defer()` in a task body is NOT in the task's ORM transaction (measured:
+rollback left the job behind; on success the child often started before the parent
+committed). Deferring through a JobManager bound to Django's connection of the calling
+thread keeps the job row in the caller's transaction everywhere.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+from procrastinate.contrib.django.django_connector import DjangoConnector
+from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.jobs import Job, JobDeferrer
+from procrastinate.manager import JobManager
+
+from ats.jobs.policy import policy_for
+
+# DjangoConnector resolves connections[alias] per call, i.e. per thread: one module-level
+# manager is safe for gunicorn threads and the worker's executor threads alike.
+_manager = JobManager(connector=DjangoConnector())
+
+
+class NotInTransaction(RuntimeError):
+    pass
+
+
+def defer(task_name: str, *, payload: Mapping[str, Any], delay_s: float | None = None) -> int | None:
+    """Enqueue `task_name` inside the caller's open transaction.
+
+    Returns the job id, or None when an identical waiting job already holds the
+    queueing lock (the existing job will do the work). Refuses to run outside
+    `transaction.atomic()`: a defer that commits on its own reopens the lost-job window
+    ADR 0004 exists to close (R1).
+    """
+    if not connection.in_atomic_block:
+        raise NotInTransaction(
+            f"defer({task_name!r}) outside transaction.atomic(): enqueue in the transaction "
+            "that creates the referenced row (ADR 0004 convention 2)"
+        )
+    policy = policy_for(task_name)
+    scheduled_at: datetime.datetime | None = None
+    if delay_s:
+        scheduled_at = timezone.now() + datetime.timedelta(seconds=delay_s)
+    job = Job(
+        queue=policy.queue,
+        priority=policy.priority,
+        lock=policy.lock_for(payload),
+        queueing_lock=policy.queueing_lock_for(payload),
+        task_name=task_name,
+        task_kwargs={**payload, "v": policy.payload_version},
+        scheduled_at=scheduled_at,
+    )
+    try:
+        # A savepoint: a queueing-lock clash must not abort the caller's whole unit of work.
+        with transaction.atomic():
+            return JobDeferrer(job_manager=_manager, job=job).defer()
+    except AlreadyEnqueued:
+        return None

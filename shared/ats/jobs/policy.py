@@ -1,0 +1,237 @@
+"""The one table of queues, retry and timeout policy (ADR 0004 §1-§2).
+
+Attempts are written as the ADR writes them: *attempts in all*, the first run included.
+procrastinate counts *retries* (measured: max_attempts=3 ran a job 4 times), so the
+conversion happens exactly once, in `TaskPolicy.procrastinate_retries`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+QUEUES = ("mail", "ingest", "parse", "score", "ai", "maintenance")
+BUILTIN_QUEUE = "builtin"
+# worker-untrusted consumes exactly this; worker-default everything else (ADR §1, Phase 2).
+UNTRUSTED_QUEUES = ("parse",)
+DEFAULT_QUEUES = tuple(q for q in QUEUES if q not in UNTRUSTED_QUEUES) + (BUILTIN_QUEUE,)
+
+# Higher runs first. Interactive work outranks batch so a big rescore cannot starve it (R2).
+PRIORITY_INTERACTIVE = 20
+PRIORITY_NORMAL = 10
+PRIORITY_BATCH = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Backoff:
+    """Exponential backoff: first wait `first_s`, doubling, capped at `max_s`.
+
+    `waits_s` overrides with an explicit list (the ADR's AI row: 5 s then 20 s).
+    """
+
+    first_s: float
+    max_s: float
+    waits_s: tuple[float, ...] = ()
+
+    def wait_after(self, failed_attempts: int) -> float:
+        """Seconds to wait after the `failed_attempts`-th failed run (1-based)."""
+        if self.waits_s:
+            return self.waits_s[min(failed_attempts, len(self.waits_s)) - 1]
+        return float(min(self.first_s * (2 ** (failed_attempts - 1)), self.max_s))
+
+    def describe(self) -> str:
+        if self.waits_s:
+            return ", ".join(f"{w:g} s" for w in self.waits_s)
+        return f"exponential, {_human(self.first_s)} -> {_human(self.max_s)}"
+
+
+def _human(seconds: float) -> str:
+    if seconds >= 3600 and seconds % 3600 == 0:
+        return f"{seconds / 3600:g} h"
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskPolicy:
+    task_name: str
+    task_class: str  # the ADR §2 row this task belongs to (or a project-defined class)
+    queue: str
+    attempts: int  # in all, first run included (ADR wording)
+    backoff: Backoff
+    timeout_s: float  # wall budget of one attempt
+    on_exhaustion: str  # the domain state written when attempts run out (human text)
+    priority: int = PRIORITY_NORMAL
+    # Templates formatted with the payload: `lock` serialises execution, `queueing_lock`
+    # dedupes waiting jobs (ADR convention 3). Both, because queueing_lock alone lets a
+    # second job run beside a `doing` one.
+    lock: str | None = None
+    queueing_lock: str | None = None
+    payload_version: int = 1
+    # Oldest payload version still accepted: old-shape jobs must run for one release (ADR §6).
+    min_payload_version: int = 1
+    adr_row: bool = True  # False for project-defined classes not in ADR §2
+
+    @property
+    def procrastinate_retries(self) -> int:
+        return self.attempts - 1
+
+    def lock_for(self, payload: Mapping[str, Any]) -> str | None:
+        return self.lock.format(**payload) if self.lock else None
+
+    def queueing_lock_for(self, payload: Mapping[str, Any]) -> str | None:
+        return self.queueing_lock.format(**payload) if self.queueing_lock else None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "task_name": self.task_name,
+            "task_class": self.task_class,
+            "queue": self.queue,
+            "attempts": self.attempts,
+            "procrastinate_retries": self.procrastinate_retries,
+            "backoff": self.backoff.describe(),
+            "timeout_s": self.timeout_s,
+            "priority": self.priority,
+            "lock": self.lock,
+            "queueing_lock": self.queueing_lock,
+            "on_exhaustion": self.on_exhaustion,
+            "payload_version": self.payload_version,
+            "adr_row": self.adr_row,
+        }
+
+
+MIN = 60.0
+HOUR = 3600.0
+
+POLICIES: tuple[TaskPolicy, ...] = (
+    TaskPolicy(
+        task_name="mail.poll_channel",
+        task_class="mail_poll",
+        queue="mail",
+        attempts=5,
+        backoff=Backoff(30, 15 * MIN),
+        timeout_s=5 * MIN,
+        on_exhaustion="channel marked degraded; next scheduled run retries",
+        lock="mailpoll:channel:{channel_id}",
+        queueing_lock="mailpoll:channel:{channel_id}",
+    ),
+    TaskPolicy(
+        task_name="intake.ingest_attachment",
+        task_class="malware_scan",
+        queue="ingest",
+        attempts=5,
+        backoff=Backoff(10, 5 * MIN),
+        timeout_s=2 * MIN,
+        on_exhaustion="virus_scan_status=scan_failed; attachment blocked from parse",
+        priority=PRIORITY_INTERACTIVE,
+        lock="attachment:{attachment_id}",
+    ),
+    TaskPolicy(
+        task_name="intake.parse_attachment",
+        task_class="document_parse",
+        queue="parse",
+        attempts=3,
+        backoff=Backoff(1 * MIN, 10 * MIN),
+        timeout_s=90,
+        on_exhaustion="intake_parse_attempt.state=failed with the reason; re-parse offered",
+        lock="attachment:{attachment_id}",
+    ),
+    TaskPolicy(
+        task_name="candidates.create_from_attachment",
+        task_class="candidate_extract",
+        queue="ingest",
+        attempts=3,
+        backoff=Backoff(30, 5 * MIN),
+        timeout_s=60,
+        on_exhaustion="attachment state candidate_failed with the reason",
+        priority=PRIORITY_INTERACTIVE,
+        lock="attachment:{attachment_id}",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        task_name="scoring.score_application",
+        task_class="score_single",
+        queue="score",
+        attempts=3,
+        backoff=Backoff(30, 5 * MIN),
+        timeout_s=60,
+        on_exhaustion="ats_result not written; application flagged scoring_failed",
+        priority=PRIORITY_NORMAL,
+    ),
+    TaskPolicy(
+        task_name="scoring.rescore_application",
+        task_class="batch_rescore_application",
+        queue="score",
+        attempts=3,
+        backoff=Backoff(30, 5 * MIN),
+        timeout_s=60,
+        on_exhaustion="per-application failure recorded; batch completes with a partial-failure summary",
+        priority=PRIORITY_BATCH,
+        lock="rescore:requisition_version:{requisition_version_id}:application:{application_id}",
+    ),
+    TaskPolicy(
+        task_name="ai.invoke",
+        task_class="ai_invocation",
+        queue="ai",
+        attempts=2,
+        backoff=Backoff(5, 20, waits_s=(5, 20)),
+        timeout_s=45,
+        on_exhaustion="circuit breaker opens; UI degrades with AI absent, never a fabricated result",
+        priority=PRIORITY_INTERACTIVE,
+    ),
+    TaskPolicy(
+        task_name="retention.purge",
+        task_class="retention_purge",
+        queue="maintenance",
+        attempts=3,
+        backoff=Backoff(1 * HOUR, 4 * HOUR),
+        timeout_s=30 * MIN,
+        on_exhaustion="run halted, alert, partial retention_action rows recorded",
+        queueing_lock="retention:purge",
+        lock="retention:purge",
+    ),
+    TaskPolicy(
+        task_name="audit.export_verify",
+        task_class="audit_export_verify",
+        queue="maintenance",
+        attempts=5,
+        backoff=Backoff(1 * HOUR, 8 * HOUR),
+        timeout_s=30 * MIN,
+        on_exhaustion="alert; the closed partition stays exportable on the next run",
+        queueing_lock="audit:export",
+        lock="audit:export",
+    ),
+    TaskPolicy(
+        task_name="jobs.rescue_and_sweep",
+        task_class="job_rescue_sweep",
+        queue="maintenance",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="next scheduled run retries",
+        lock="jobs:rescue",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        task_name="jobs.remove_old_jobs",
+        task_class="job_pruning",
+        queue="maintenance",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=10 * MIN,
+        on_exhaustion="next scheduled run retries",
+        lock="jobs:prune",
+        adr_row=False,
+    ),
+)
+
+BY_NAME: dict[str, TaskPolicy] = {p.task_name: p for p in POLICIES}
+
+
+def policy_for(task_name: str) -> TaskPolicy:
+    try:
+        return BY_NAME[task_name]
+    except KeyError:
+        raise LookupError(f"no policy row for task {task_name!r}: declare it in ats/jobs/policy.py") from None

@@ -1,0 +1,164 @@
+"""Shared fixtures: a real Postgres (via ats.devtools.pytest_plugin), real clamd, real
+worker processes (`ats worker --deployable ...`) talking to the test database."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ATS = [sys.executable, "-m", "ats.cli"]
+
+# Short intervals keep the suite fast; production values live in settings defaults.
+FAST_ENV = {
+    "ATS_HEARTBEAT_INTERVAL_S": "1",
+    "ATS_STALLED_WORKER_TIMEOUT_S": "4",
+    "ATS_POLL_INTERVAL_S": "0.5",
+    "ATS_RETRY_TIME_SCALE": "0.001",
+}
+
+
+def _db_url() -> str:
+    from django.db import connection
+
+    s = connection.settings_dict
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
+    return f"postgresql://{auth}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def state_dir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="ats-test-") as d:
+        Path(d).chmod(0o755)
+        yield Path(d)
+
+
+@pytest.fixture(scope="session")
+def clamd(state_dir: Path) -> Iterator[Any]:
+    from ats.devtools.clamd_local import ClamdLocal
+
+    with ClamdLocal(state_dir=state_dir / "clamd") as daemon:
+        yield daemon
+
+
+@pytest.fixture(scope="session")
+def stack_env(django_db_setup: Any, django_db_blocker: Any, state_dir: Path, clamd: Any) -> dict[str, str]:
+    """Environment for subprocesses (workers, CLI) so they use the test database."""
+    with django_db_blocker.unblock():
+        url = _db_url()
+    env = {
+        **os.environ,
+        **FAST_ENV,
+        "DATABASE_URL": url,
+        "ATS_EXTRA_APPS": "tests.testapp",
+        "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'shared'}",
+        "ATS_STATE_DIR": str(state_dir),
+        "ATS_STORAGE_LOCAL_ROOT": str(state_dir / "blobs"),
+        "ATS_CLAMD_HOST": "127.0.0.1",
+        "ATS_CLAMD_PORT": str(clamd.port),
+        "ATS_PROCRASTINATE_LOG_LEVEL": "WARNING",
+    }
+    return env
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _settings_for_in_process_calls(state_dir: Path, clamd: Any) -> None:
+    """The test process itself (facade calls) must use the same storage and clamd."""
+    from django.conf import settings
+
+    settings.ATS["STORAGE_LOCAL_ROOT"] = state_dir / "blobs"
+    settings.ATS["CLAMD_PORT"] = clamd.port
+    settings.ATS["RETRY_TIME_SCALE"] = float(FAST_ENV["ATS_RETRY_TIME_SCALE"])
+
+
+class Worker:
+    def __init__(self, deployable: str, env: dict[str, str], name: str, extra: list[str]) -> None:
+        self.deployable = deployable
+        self.name = name
+        self.log = Path(env["ATS_STATE_DIR"]) / f"{name}.log"
+        self._fh = self.log.open("ab")
+        self.proc = subprocess.Popen(
+            [*ATS, "worker", f"--deployable={deployable}", f"--name={name}", *extra],
+            env={**env, "ATS_PROCESS_NAME": name}, stdout=self._fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True,
+        )
+
+    def wait_registered(self, timeout: float = 30.0) -> None:
+        from django.db import connection
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"worker {self.name} exited: {self.tail()}")
+            with connection.cursor() as cur:
+                # procrastinate_workers rows carry no name; the worker's connections do
+                # (application_name), and a query on procrastinate's tables means its loop runs.
+                cur.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND query ILIKE %s",
+                    [self.name, "%procrastinate%"],
+                )
+                if cur.fetchone()[0]:
+                    return
+            time.sleep(0.1)
+        raise TimeoutError(f"worker {self.name} did not register: {self.tail()}")
+
+    def tail(self, n: int = 3000) -> str:
+        return self.log.read_text(errors="replace")[-n:]
+
+    def signal(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, sig)
+
+    def stop(self, timeout: float = 30.0) -> int | None:
+        if self.proc.poll() is None:
+            self.signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.signal(signal.SIGKILL)
+                self.proc.wait(10)
+        self._fh.close()
+        return self.proc.returncode
+
+
+@pytest.fixture(scope="session")
+def start_worker(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[Callable[..., Worker]]:
+    started: list[Worker] = []
+    counter = iter(range(1, 10_000))
+
+    def start(deployable: str = "default", *, extra: list[str] | None = None, env: dict[str, str] | None = None,
+              wait: bool = True) -> Worker:
+        w = Worker(deployable, {**stack_env, **(env or {})}, f"test-{deployable}-{next(counter)}", extra or [])
+        started.append(w)
+        if wait:
+            with django_db_blocker.unblock():
+                w.wait_registered()
+        return w
+
+    yield start
+    for w in started:
+        w.stop()
+
+
+@pytest.fixture(scope="session")
+def stack(start_worker: Callable[..., Worker]) -> dict[str, Worker]:
+    """One worker-default and one worker-untrusted for the whole session."""
+    return {"default": start_worker("default"), "untrusted": start_worker("untrusted")}
+
+
+def run_ats(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ATS, *args], env=env, cwd=REPO, text=True, capture_output=True, timeout=timeout)
+
+
+@pytest.fixture
+def ats_cli(stack_env: dict[str, str]) -> Callable[..., subprocess.CompletedProcess[str]]:
+    return lambda *args, **kw: run_ats(stack_env, *args, **kw)

@@ -1,0 +1,43 @@
+"""ADR risk R1: nobody defers outside `ats.jobs`, and nobody uses transaction.on_commit."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "ats"
+JOBS = SHARED / "jobs"
+FORBIDDEN = [
+    (re.compile(r"\bon_commit\s*\("), "transaction.on_commit reopens the lost-job window"),
+    # `jobs_api.defer(...)` is the facade itself; any other `.defer(` bypasses it.
+    (re.compile(r"(?<!jobs_api)\.defer(_async)?\s*\("), "defer only through ats.jobs.api.defer"),
+    (re.compile(r"\.batch_defer(_async)?\s*\("), "defer only through ats.jobs.api.defer"),
+]
+
+
+def violations(source: str) -> list[str]:
+    found = []
+    for lineno, line in enumerate(source.splitlines(), 1):
+        code = line.split("#", 1)[0]
+        for pattern, why in FORBIDDEN:
+            if pattern.search(code):
+                found.append(f"{lineno}: {why}: {line.strip()}")
+    return found
+
+
+def test_guard_catches_the_patterns_it_names() -> None:
+    assert violations("transaction.on_commit(lambda: task.defer(id=1))")
+    assert violations("ingest_task.defer(attachment_id=att.pk)")
+    assert violations("await t.defer_async(x=1)")
+    assert not violations("jobs_api.defer(INGEST, payload={})  # the facade; .defer( in a comment")
+
+
+def test_no_defer_or_on_commit_outside_jobs() -> None:
+    offenders = {}
+    for path in SHARED.rglob("*.py"):
+        if JOBS in path.parents:
+            continue
+        found = violations(path.read_text())
+        if found:
+            offenders[str(path.relative_to(SHARED))] = found
+    assert offenders == {}
