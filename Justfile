@@ -30,7 +30,7 @@ test *ARGS: bootstrap lint
 lint:
     {{VENV}}/bin/ruff check shared tests bench
     {{VENV}}/bin/mypy
-    {{VENV}}/bin/lint-imports --config pyproject.toml
+    {{VENV}}/bin/lint-imports pyproject.toml
 
 # Benchmarks, each side by side with its baseline, reported as ratios
 bench: bootstrap

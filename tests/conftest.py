@@ -25,6 +25,8 @@ FAST_ENV = {
     "ATS_STALLED_WORKER_TIMEOUT_S": "4",
     "ATS_POLL_INTERVAL_S": "0.5",
     "ATS_RETRY_TIME_SCALE": "0.001",
+    # Rescue every 2 s so a killed worker's job is retried within seconds in tests.
+    "ATS_RESCUE_CRON": "* * * * * */2",
 }
 
 
@@ -89,7 +91,11 @@ class Worker:
         self._fh = self.log.open("ab")
         self.proc = subprocess.Popen(
             [*ATS, "worker", f"--deployable={deployable}", f"--name={name}", *extra],
-            env={**env, "ATS_PROCESS_NAME": name}, stdout=self._fh, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True,
+            env={**env, "ATS_PROCESS_NAME": name},
+            stdout=self._fh,
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
+            start_new_session=True,
         )
 
     def wait_registered(self, timeout: float = 30.0) -> None:
@@ -130,29 +136,44 @@ class Worker:
         return self.proc.returncode
 
 
-@pytest.fixture(scope="session")
-def start_worker(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[Callable[..., Worker]]:
-    started: list[Worker] = []
-    counter = iter(range(1, 10_000))
+_worker_numbers = iter(range(1, 100_000))
 
-    def start(deployable: str = "default", *, extra: list[str] | None = None, env: dict[str, str] | None = None,
-              wait: bool = True) -> Worker:
-        w = Worker(deployable, {**stack_env, **(env or {})}, f"test-{deployable}-{next(counter)}", extra or [])
+
+def _starter(stack_env: dict[str, str], django_db_blocker: Any, started: list[Worker]) -> Callable[..., Worker]:
+    def start(
+        deployable: str = "default",
+        *,
+        extra: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        wait: bool = True,
+    ) -> Worker:
+        w = Worker(deployable, {**stack_env, **(env or {})}, f"test-{deployable}-{next(_worker_numbers)}", extra or [])
         started.append(w)
         if wait:
             with django_db_blocker.unblock():
                 w.wait_registered()
         return w
 
-    yield start
+    return start
+
+
+@pytest.fixture
+def start_worker(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[Callable[..., Worker]]:
+    """Workers for one test, stopped when it ends (so no other test's jobs reach them)."""
+    started: list[Worker] = []
+    yield _starter(stack_env, django_db_blocker, started)
     for w in started:
         w.stop()
 
 
 @pytest.fixture(scope="session")
-def stack(start_worker: Callable[..., Worker]) -> dict[str, Worker]:
+def stack(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[dict[str, Worker]]:
     """One worker-default and one worker-untrusted for the whole session."""
-    return {"default": start_worker("default"), "untrusted": start_worker("untrusted")}
+    started: list[Worker] = []
+    start = _starter(stack_env, django_db_blocker, started)
+    yield {"default": start("default"), "untrusted": start("untrusted")}
+    for w in started:
+        w.stop()
 
 
 def run_ats(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

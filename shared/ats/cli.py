@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 
 from ats.jobs.data import DEFAULT_QUEUES, UNTRUSTED_QUEUES
@@ -40,16 +41,56 @@ def _worker(argv: list[str]) -> None:
     queues, concurrency = DEPLOYABLES[args.deployable]
     # Must be set before Django loads settings: it picks the task modules to import.
     os.environ["ATS_DEPLOYABLE"] = args.deployable
-    name = args.name or f"worker-{args.deployable}"
+    name = args.name or default_worker_name(args.deployable)
     os.environ.setdefault("ATS_PROCESS_NAME", name)
-    _django([
-        "procrastinate", "worker",
-        f"--queues={','.join(queues)}",
-        f"--concurrency={args.concurrency or concurrency}",
-        f"--shutdown-graceful-timeout={SHUTDOWN_GRACE_S}",
-        f"--name={name}",
-        *rest,
-    ])
+    _django(
+        [
+            "procrastinate",
+            "worker",
+            f"--queues={','.join(queues)}",
+            f"--concurrency={args.concurrency or concurrency}",
+            f"--shutdown-graceful-timeout={SHUTDOWN_GRACE_S}",
+            f"--name={name}",
+            *rest,
+        ]
+    )
+
+
+def default_worker_name(deployable: str) -> str:
+    # Per pod/host, so a liveness probe can find exactly its own worker's connections.
+    return f"worker-{deployable}-{socket.gethostname()}"[:63]
+
+
+def _healthcheck(argv: list[str]) -> None:
+    """Exit 0 when this host's worker is connected and its heartbeat is fresh (liveness)."""
+    parser = argparse.ArgumentParser(prog="ats healthcheck")
+    parser.add_argument("--deployable", choices=[*sorted(DEPLOYABLES), "web"], required=True)
+    parser.add_argument("--name")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ats.config.settings")
+    os.environ["ATS_PROCESS_NAME"] = "ats-healthcheck"
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    try:
+        with connection.cursor() as cur:
+            if args.deployable == "web":
+                cur.execute("SELECT 1")
+                sys.exit(0)
+            cur.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+                [args.name or default_worker_name(args.deployable)],
+            )
+            connected = cur.fetchone()[0] > 0
+    except Exception as exc:
+        sys.stderr.write(f"unhealthy: database unreachable ({type(exc).__name__})\n")
+        sys.exit(1)
+    if not connected:
+        sys.stderr.write("unhealthy: the worker holds no database connection\n")
+        sys.exit(1)
+    sys.exit(0)
 
 
 def _web(argv: list[str]) -> None:
@@ -63,7 +104,7 @@ def _web(argv: list[str]) -> None:
         args += ["-c", conf]
     else:
         args += ["--bind", os.environ.get("ATS_WEB_BIND", "127.0.0.1:8000"), "--workers", "2", "--threads", "4"]
-    os.execvp(sys.executable, [sys.executable, "-m", *args, *argv])
+    os.execvp(sys.executable, [sys.executable, "-m", *args, *argv])  # noqa: S606 - fixed argv, replaces this process
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -74,6 +115,8 @@ def main(argv: list[str] | None = None) -> None:
     command, rest = argv[0], argv[1:]
     if command == "worker":
         _worker(rest)
+    elif command == "healthcheck":
+        _healthcheck(rest)
     elif command == "web":
         _web(rest)
     else:

@@ -73,7 +73,9 @@ def _wait_job_final(job_id: int, timeout: float = 30.0) -> str:
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize(("outcome", "rows", "jobs", "status"), [("raise", 0, 0, "failed"), ("succeed", 1, 1, "succeeded")])
+@pytest.mark.parametrize(
+    ("outcome", "rows", "jobs", "status"), [("raise", 0, 0, "failed"), ("succeed", 1, 1, "succeeded")]
+)
 def test_defer_inside_a_real_worker_task_is_transactional(
     stack: dict[str, Any], outcome: str, rows: int, jobs: int, status: str
 ) -> None:

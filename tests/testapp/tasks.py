@@ -1,12 +1,123 @@
-"""Tasks registered only when ATS_EXTRA_APPS=tests.testapp (the test runner sets it)."""
+"""Tasks registered only when ATS_EXTRA_APPS=tests.testapp (the test runner sets it).
+
+They run inside real worker processes to exercise the job machinery: transactional
+defer, deadlines, stalled-job rescue, locks, priorities, graceful shutdown.
+"""
 
 from __future__ import annotations
 
-from django.db import transaction
+import os
+import signal
+import time
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
 from procrastinate.contrib.django import app
 
 from ats.audit import api as audit_api
 from ats.jobs import api as jobs_api
+from ats.jobs.data import Backoff, TaskPolicy
+from ats.jobs.policy import register_test_policy
+from tests.testapp.models import Marker
+
+TEST_QUEUE = "test"
+
+for _policy in (
+    TaskPolicy(
+        "tests.slow_marker",
+        "test",
+        TEST_QUEUE,
+        attempts=3,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="marker state exhausted",
+        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.kill_own_worker",
+        "test",
+        TEST_QUEUE,
+        attempts=2,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="marker state exhausted",
+        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.overrun",
+        "test",
+        TEST_QUEUE,
+        attempts=2,
+        backoff=Backoff(0, 0),
+        timeout_s=1,
+        on_exhaustion="marker state exhausted",
+        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.locked_interval",
+        "test",
+        TEST_QUEUE,
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        lock="entity:{entity}",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.unlocked_interval",
+        "test",
+        TEST_QUEUE,
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.batch_item",
+        "test",
+        "score",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        priority=0,
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.interactive",
+        "test",
+        "ai",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        priority=20,
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.interactive_low",
+        "test",
+        "ai",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        priority=0,
+        adr_row=False,
+    ),
+):
+    register_test_policy(_policy)
+
+
+def mark_exhausted(*, token: int, reason_code: str, reason: str, **_: Any) -> None:
+    Marker.objects.update_or_create(token=token, defaults={"state": f"exhausted:{reason_code}"})
 
 
 @app.task(name="tests.write_defer_then", queue="maintenance")
@@ -17,3 +128,64 @@ def write_defer_then(*, token: int, outcome: str) -> None:
         jobs_api.defer("candidates.create_from_attachment", payload={"attachment_id": -token})
         if outcome == "raise":
             raise RuntimeError("deliberate failure after write + defer")
+
+
+def _run_started(token: int) -> None:
+    with transaction.atomic():
+        marker, _ = Marker.objects.get_or_create(token=token)
+        Marker.objects.filter(pk=marker.pk).update(runs=F("runs") + 1, started_at=timezone.now(), state="running")
+
+
+@jobs_api.task("tests.slow_marker")
+def slow_marker(*, token: int, seconds: float, payload_version: int) -> None:
+    """Idempotent: the effect (state=done) is the same however often it runs."""
+    _run_started(token)
+    time.sleep(seconds)
+    Marker.objects.filter(token=token).update(state="done", finished_at=timezone.now())
+
+
+@jobs_api.task("tests.kill_own_worker")
+def kill_own_worker(*, token: int, payload_version: int) -> None:
+    """A poison job: it takes its worker down every time (like an OOM kill would)."""
+    _run_started(token)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@jobs_api.task("tests.overrun")
+def overrun(*, token: int, payload_version: int) -> None:
+    """Writes, then overruns its 1 s budget in the database: nothing may commit."""
+    with transaction.atomic(), jobs_api.db_budget():
+        audit_api.audit_event_record(actor="test", action="test.overrun", object_type="token", object_id=token)
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_sleep(3)")
+
+
+def _interval(token: int, seconds: float) -> None:
+    start = timezone.now()
+    time.sleep(seconds)
+    Marker.objects.create(token=token, state="done", started_at=start, finished_at=timezone.now(), runs=1)
+
+
+@jobs_api.task("tests.locked_interval")
+def locked_interval(*, token: int, entity: int, seconds: float, payload_version: int) -> None:
+    _interval(token, seconds)
+
+
+@jobs_api.task("tests.unlocked_interval")
+def unlocked_interval(*, token: int, entity: int, seconds: float, payload_version: int) -> None:
+    _interval(token, seconds)
+
+
+@jobs_api.task("tests.batch_item")
+def batch_item(*, token: int, seconds: float, payload_version: int) -> None:
+    time.sleep(seconds)
+
+
+@jobs_api.task("tests.interactive")
+def interactive(*, token: int, payload_version: int) -> None:
+    Marker.objects.create(token=token, state="done", started_at=timezone.now(), runs=1)
+
+
+@jobs_api.task("tests.interactive_low")
+def interactive_low(*, token: int, payload_version: int) -> None:
+    Marker.objects.create(token=token, state="done", started_at=timezone.now(), runs=1)

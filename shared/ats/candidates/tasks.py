@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 
 from ats.candidates import services
@@ -11,11 +9,7 @@ from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 
 
-def _exhausted(*, attachment_id: int, reason_code: str, reason: str, **_: Any) -> None:
-    intake_api.attachment_mark_candidate_failed(attachment_id=attachment_id, code=reason_code, reason=reason)
-
-
-@jobs_api.task("candidates.create_from_attachment", on_exhausted=_exhausted)
+@jobs_api.task("candidates.create_from_attachment")
 def create_from_attachment(*, attachment_id: int, payload_version: int) -> None:
     with transaction.atomic(), jobs_api.db_budget():
         doc = intake_api.parsed_document_for_update(attachment_id=attachment_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import TypedDict
 
 # shared/ats/config/env.py -> repository root. In a container image the code is installed
 # non-editable and the root is meaningless; there every path comes from the environment.
@@ -48,3 +49,31 @@ def dev_secret_key() -> str:
     if DEPLOYABLE == "web" and flag("ATS_REQUIRE_SECRET_KEY", default=False):
         raise RuntimeError("ATS_SECRET_KEY is required")
     return "dev-insecure-" + hashlib.sha256(str(REPO_ROOT).encode()).hexdigest()
+
+
+class AtsConfig(TypedDict):
+    """Typed shape of settings.ATS (the project's own knobs)."""
+
+    RETRY_TIME_SCALE: float
+    MAX_UPLOAD_BYTES: int
+    STORAGE_KIND: str
+    STORAGE_LOCAL_ROOT: Path
+    AZURE_BLOB_CONNECTION_STRING: str
+    CLAMD_HOST: str
+    CLAMD_PORT: int
+    CLAMD_TIMEOUT_S: float
+    GRAPH_BASE_URL: str
+    GRAPH_AUTHORITY: str
+    GRAPH_TENANT_ID: str
+    GRAPH_CLIENT_ID: str
+    GRAPH_CLIENT_SECRET: str
+    GRAPH_CA_BUNDLE: str
+    SANDBOX_ALLOW_INPROCESS: bool
+    SANDBOX_POLICY_DIR: Path
+
+
+def ats_settings() -> AtsConfig:
+    """settings.ATS, typed (Django's settings object is untyped)."""
+    from django.conf import settings
+
+    return settings.ATS  # type: ignore[no-any-return]

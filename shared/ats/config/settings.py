@@ -148,7 +148,7 @@ PROCRASTINATE_WORKER_DEFAULTS = {
 }
 
 # --- domain knobs ----------------------------------------------------------------------
-ATS = {
+ATS: env.AtsConfig = {
     # Multiplies every retry wait (tests use a small factor; production 1.0).
     "RETRY_TIME_SCALE": env.number("ATS_RETRY_TIME_SCALE", default=1.0),
     "MAX_UPLOAD_BYTES": env.integer("ATS_MAX_UPLOAD_BYTES", default=20 * 1024 * 1024),
@@ -163,6 +163,8 @@ ATS = {
     "GRAPH_TENANT_ID": os.environ.get("ATS_GRAPH_TENANT_ID", ""),
     "GRAPH_CLIENT_ID": os.environ.get("ATS_GRAPH_CLIENT_ID", ""),
     "GRAPH_CLIENT_SECRET": os.environ.get("ATS_GRAPH_CLIENT_SECRET", ""),
+    # A private CA for the Graph endpoint (the local fake Graph server in demos/tests).
+    "GRAPH_CA_BUNDLE": os.environ.get("ATS_GRAPH_CA_BUNDLE", ""),
     # Development only: run parsers in-process without the sandbox (refused otherwise).
     "SANDBOX_ALLOW_INPROCESS": env.flag("ATS_SANDBOX_ALLOW_INPROCESS", default=False),
     "SANDBOX_POLICY_DIR": Path(

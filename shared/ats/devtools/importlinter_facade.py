@@ -24,12 +24,12 @@ class FacadeContract(Contract):
 
     def check(self, graph: Any, verbose: bool) -> ContractCheck:
         root = str(self.root)
-        exempt = [str(e) for e in (self.exempt_importers or [])]  # type: ignore[attr-defined]
+        exempt = [str(e) for e in (self.exempt_importers or [])]  # type: ignore[union-attr,attr-defined]
         violations = []
-        for domain in [str(d) for d in self.domains]:  # type: ignore[attr-defined]
+        for domain in [str(d) for d in self.domains]:  # type: ignore[union-attr,attr-defined]
             package = f"{root}.{domain}"
             for module in sorted(graph.find_descendants(package)):
-                rest = module[len(package) + 1:].split(".")
+                rest = module[len(package) + 1 :].split(".")
                 if rest[0] in FACADES:
                     continue
                 for importer in sorted(graph.find_modules_that_directly_import(module)):

@@ -48,16 +48,11 @@ def ensure_pg_user() -> None:
     try:
         pwd.getpwnam(PG_USER)
     except KeyError:
-        subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_USER], check=True
-        )
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_USER], check=True)
 
 
 def _traversable_by_others(path: Path) -> bool:
-    for parent in [path, *path.parents]:
-        if parent.exists() and not os.stat(parent).st_mode & 0o001:
-            return False
-    return True
+    return all(not p.exists() or os.stat(p).st_mode & 0o001 for p in [path, *path.parents])
 
 
 def default_datadir() -> Path:
@@ -81,7 +76,7 @@ def _chown_tree(path: Path) -> None:
 
 
 def _pg(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, user=_run_as(), text=True, capture_output=True, **kw)  # type: ignore[call-overload]
+    return subprocess.run(cmd, user=_run_as(), text=True, capture_output=True, check=False, **kw)  # type: ignore[call-overload]
 
 
 def is_running(datadir: Path) -> bool:
@@ -97,10 +92,19 @@ def init(datadir: Path) -> None:
     datadir.mkdir(parents=True, exist_ok=True)
     datadir.chmod(0o700)
     _chown_tree(datadir)
-    res = _pg([
-        str(pg_bindir() / "initdb"), "-D", str(datadir), "-U", "postgres", "--auth=trust",
-        "--encoding=UTF8", "--locale=C.UTF-8", "--no-instructions",
-    ])
+    res = _pg(
+        [
+            str(pg_bindir() / "initdb"),
+            "-D",
+            str(datadir),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C.UTF-8",
+            "--no-instructions",
+        ]
+    )
     if res.returncode != 0:
         raise RuntimeError(f"initdb failed: {res.stderr.strip()}")
 
@@ -113,10 +117,27 @@ def start(datadir: Path, port: int, *, db: str = "ats", role: str = "ats") -> st
             "-c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
             "-c shared_buffers=128MB"
         )
-        res = _pg([str(pg_bindir() / "pg_ctl"), "start", "-D", str(datadir), "-w", "-t", "60",
-                   "-l", str(datadir / "server.log"), "-o", opts])
+        res = _pg(
+            [
+                str(pg_bindir() / "pg_ctl"),
+                "start",
+                "-D",
+                str(datadir),
+                "-w",
+                "-t",
+                "60",
+                "-l",
+                str(datadir / "server.log"),
+                "-o",
+                opts,
+            ]
+        )
         if res.returncode != 0:
-            log = (datadir / "server.log").read_text(errors="replace")[-2000:] if (datadir / "server.log").exists() else ""
+            log = (
+                (datadir / "server.log").read_text(errors="replace")[-2000:]
+                if (datadir / "server.log").exists()
+                else ""
+            )
             raise RuntimeError(f"pg_ctl start failed: {res.stderr.strip()}\n{log}")
     _ensure_role_and_db(port, db=db, role=role)
     return f"postgresql://{role}@127.0.0.1:{port}/{db}"
@@ -124,9 +145,22 @@ def start(datadir: Path, port: int, *, db: str = "ats", role: str = "ats") -> st
 
 def _psql(port: int, sql: str, *, db: str = "postgres") -> str:
     res = subprocess.run(
-        [str(pg_bindir().parent / "bin" / "psql") if (pg_bindir() / "psql").exists() else "psql",
-         "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", db, "-tAc", sql],
-        text=True, capture_output=True, check=False,
+        [
+            str(pg_bindir().parent / "bin" / "psql") if (pg_bindir() / "psql").exists() else "psql",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-U",
+            "postgres",
+            "-d",
+            db,
+            "-tAc",
+            sql,
+        ],
+        text=True,
+        capture_output=True,
+        check=False,
     )
     if res.returncode != 0:
         raise RuntimeError(f"psql failed: {res.stderr.strip()}")

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import IO
 
 from ats.config import env
@@ -48,7 +47,9 @@ def main() -> None:
     if not environ.get("ATS_CLAMD_HOST"):
         from ats.devtools.clamd_local import ClamdLocal
 
-        clamd = stack.enter_context(ClamdLocal(state_dir=env.STATE_DIR / "clamd", port=int(environ.get("ATS_CLAMD_PORT", "3311"))))
+        clamd = stack.enter_context(
+            ClamdLocal(state_dir=env.STATE_DIR / "clamd", port=int(environ.get("ATS_CLAMD_PORT", "3311")))
+        )
         environ["ATS_CLAMD_HOST"], environ["ATS_CLAMD_PORT"] = "127.0.0.1", str(clamd.port)
         print(f"[up] clamd on 127.0.0.1:{clamd.port} (project test signatures only)", flush=True)
     _ats("migrate", "--no-input", "-v", "0", environ=environ)
@@ -63,8 +64,11 @@ def main() -> None:
     procs: dict[str, subprocess.Popen[bytes]] = {}
     for name, args in commands.items():
         p = subprocess.Popen(
-            [sys.executable, "-m", "ats.cli", *args], env=environ,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+            [sys.executable, "-m", "ats.cli", *args],
+            env=environ,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         procs[name] = p
         assert p.stdout is not None

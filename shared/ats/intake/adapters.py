@@ -10,8 +10,7 @@ import dataclasses
 import functools
 from typing import Any
 
-from django.conf import settings
-
+from ats.config.env import ats_settings
 from ats.intake.states import State
 from ats.scanning import api as scanning_api
 from ats.storage import api as storage_api
@@ -24,7 +23,7 @@ DOCUMENTS = storage_api.DOCUMENTS_CONTAINER
 
 @functools.cache
 def blob_store() -> Any:
-    cfg = settings.ATS
+    cfg = ats_settings()
     if cfg["STORAGE_KIND"] == "azure":
         store = storage_api.store_from_config("azure", connection_string=cfg["AZURE_BLOB_CONNECTION_STRING"])
     else:
@@ -42,7 +41,7 @@ class Precheck:
 
 
 def precheck(data: bytes) -> Precheck:
-    limit = int(settings.ATS["MAX_UPLOAD_BYTES"])
+    limit = int(ats_settings()["MAX_UPLOAD_BYTES"])
     inspection = scanning_api.inspect_upload(data, max_bytes=limit)
     detected = inspection.detected
     label = detected.kind.value if detected else ""
@@ -51,14 +50,24 @@ def precheck(data: bytes) -> Precheck:
     if inspection.rejection == scanning_api.Rejection.EMPTY:
         return Precheck(label, (State.REJECTED_EMPTY, "empty", "The file is empty (0 bytes)."))
     if inspection.rejection == scanning_api.Rejection.TOO_LARGE:
-        return Precheck(label, (
-            State.REJECTED_TOO_LARGE, "too_large",
-            f"The file is {len(data):,} bytes or more; the limit is {limit:,} bytes."))
+        return Precheck(
+            label,
+            (
+                State.REJECTED_TOO_LARGE,
+                "too_large",
+                f"The file is {len(data):,} bytes or more; the limit is {limit:,} bytes.",
+            ),
+        )
     what = f"{label}" + (f" ({detected.detail})" if detected and detected.detail else "")
-    return Precheck(label, (
-        State.REJECTED_UNSUPPORTED_TYPE, "unsupported_type",
-        f"The file's content is {what}, not a PDF, Word (.docx) or image scan (PNG, JPEG, TIFF). "
-        "The file name is not trusted to decide this."))
+    return Precheck(
+        label,
+        (
+            State.REJECTED_UNSUPPORTED_TYPE,
+            "unsupported_type",
+            f"The file's content is {what}, not a PDF, Word (.docx) or image scan (PNG, JPEG, TIFF). "
+            "The file name is not trusted to decide this.",
+        ),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,9 +80,11 @@ class ScanOutcome:
 
 def scan(data: bytes) -> ScanOutcome:
     """Scan in clamd; raises ScannerUnavailable (transient) when clamd cannot answer."""
-    cfg = settings.ATS
+    cfg = ats_settings()
     endpoint = scanning_api.ClamdEndpoint(
-        host=cfg["CLAMD_HOST"], port=int(cfg["CLAMD_PORT"]), timeout=float(cfg["CLAMD_TIMEOUT_S"]),
+        host=cfg["CLAMD_HOST"],
+        port=int(cfg["CLAMD_PORT"]),
+        timeout=float(cfg["CLAMD_TIMEOUT_S"]),
         max_stream_bytes=max(int(cfg["MAX_UPLOAD_BYTES"]), 1),
     )
     verdict = scanning_api.scan_bytes(data, endpoint)

@@ -117,3 +117,14 @@ class ParseHandoff(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["attachment", "attempt_no"], name="parse_handoff_unique"),
         ]
+
+
+class VerificationRun(models.Model):
+    """One run of the lost-document detector (periodic or `ats intake-verify`)."""
+
+    ran_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    lost_count = models.PositiveIntegerField()
+    lost = models.JSONField(default=list, blank=True)  # capped list of {attachment_id, state, why}
+
+    class Meta:
+        db_table = "intake_verification_run"

@@ -6,19 +6,29 @@ import functools
 import logging
 from typing import Any
 
-from django.conf import settings
-
+from ats.config.env import ats_settings
 from ats.intake import services
 from ats.jobs import api as jobs_api
 
 logger = logging.getLogger(__name__)
 
 # Typed failure codes that cannot change on retry: fail at once (ADR R3).
-PERMANENT = frozenset({
-    "corrupt", "encrypted", "unsupported", "too_many_pages", "too_large", "pixel_limit",
-    "decompression_bomb", "xml_bomb", "empty_document", "seccomp_violation", "output_too_large",
-    "protocol_error",
-})
+PERMANENT = frozenset(
+    {
+        "corrupt",
+        "encrypted",
+        "unsupported",
+        "too_many_pages",
+        "too_large",
+        "pixel_limit",
+        "decompression_bomb",
+        "xml_bomb",
+        "empty_document",
+        "seccomp_violation",
+        "output_too_large",
+        "protocol_error",
+    }
+)
 
 REASONS: dict[str, str] = {
     "corrupt": "The file is damaged or is not a valid document of its type.",
@@ -52,8 +62,8 @@ def _sandbox() -> Any:
     from ats.sandbox import api as sandbox_api
 
     return sandbox_api.default_sandbox(
-        policy_dir=settings.ATS["SANDBOX_POLICY_DIR"],
-        allow_inprocess=settings.ATS["SANDBOX_ALLOW_INPROCESS"],
+        policy_dir=ats_settings()["SANDBOX_POLICY_DIR"],
+        allow_inprocess=ats_settings()["SANDBOX_ALLOW_INPROCESS"],
     )
 
 
@@ -65,14 +75,23 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
     if result.ok:
         doc = result.document
         services.parse_attempt_record_success(
-            attachment_id=attachment_id, attempt_no=attempt_no, text=doc["text"],
-            page_count=doc["pages"], result=doc, policy_hash=result.policy_hash,
+            attachment_id=attachment_id,
+            attempt_no=attempt_no,
+            text=doc["text"],
+            page_count=doc["pages"],
+            result=doc,
+            policy_hash=result.policy_hash,
         )
         return
     code = result.error_code
     if code in PERMANENT:
-        report_failure(attachment_id=attachment_id, attempt_no=attempt_no, code=code,
-                       reason=reason_for(code), policy_hash=result.policy_hash)
+        report_failure(
+            attachment_id=attachment_id,
+            attempt_no=attempt_no,
+            code=code,
+            reason=reason_for(code),
+            policy_hash=result.policy_hash,
+        )
         raise jobs_api.PermanentFailure(code, result.error_detail or code)
     # Transient (timeouts, memory, crash): retried per policy; the last attempt's
     # exhaustion handler records the failure with this code.
@@ -91,8 +110,6 @@ def _is_last() -> bool:
 
 
 def report_failure(*, attachment_id: int, attempt_no: int, code: str, reason: str, policy_hash: str = "") -> None:
-    if code in REASONS and reason.startswith(code):
-        reason = reason_for(code)
     services.parse_attempt_record_failure(
         attachment_id=attachment_id, attempt_no=attempt_no, code=code, reason=reason, policy_hash=policy_hash
     )

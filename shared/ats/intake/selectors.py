@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, RawIntake
+from django.db.models import Count
+from django.utils import timezone
+
+from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, RawIntake, VerificationRun
 from ats.intake.states import INFO, WAITING, State, is_terminal
 from ats.jobs import api as jobs_api
 
@@ -23,9 +26,7 @@ def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
     if att is None:
         return None
     attempt = (
-        ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED)
-        .order_by("-attempt_no")
-        .first()
+        ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED).order_by("-attempt_no").first()
     )
     if attempt is None:
         return None
@@ -76,9 +77,7 @@ def lost_documents() -> list[LostDocument]:
     Safe = terminal state, or a `todo` job of the task its state waits for, or such a job
     `doing` on a worker whose heartbeat is live. Everything else is reported, with why.
     """
-    waiting = list(
-        Attachment.objects.filter(state__in=[s.value for s in WAITING]).only("pk", "filename", "state")
-    )
+    waiting = list(Attachment.objects.filter(state__in=[s.value for s in WAITING]).only("pk", "filename", "state"))
     jobs = jobs_api.jobs_by_payload_key("attachment_id", [a.pk for a in waiting])
     stalled_after = jobs_api.stalled_after_s()
     lost: list[LostDocument] = []
@@ -98,3 +97,20 @@ def lost_documents() -> list[LostDocument]:
                 why = f"job {latest.id} is {latest.status} but the document's state {att.state} was never resolved"
         lost.append(LostDocument(att.pk, att.filename, att.state, why))
     return lost
+
+
+@dataclasses.dataclass(frozen=True)
+class VerificationSummary:
+    lost_count: int
+    age_s: float
+
+
+def latest_verification() -> VerificationSummary | None:
+    run = VerificationRun.objects.order_by("-ran_at").first()
+    if run is None:
+        return None
+    return VerificationSummary(run.lost_count, (timezone.now() - run.ran_at).total_seconds())
+
+
+def state_counts() -> dict[str, int]:
+    return {r["state"]: r["n"] for r in Attachment.objects.values("state").annotate(n=Count("pk")).order_by("state")}

@@ -12,11 +12,11 @@ import logging
 import uuid
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from ats.audit import api as audit_api
+from ats.config.env import ats_settings
 from ats.intake import adapters
 from ats.intake.models import (
     Attachment,
@@ -25,6 +25,7 @@ from ats.intake.models import (
     ParseAttemptState,
     ParseHandoff,
     RawIntake,
+    VerificationRun,
     VirusScanStatus,
 )
 from ats.intake.states import CANDIDATE, INGEST, PARSE, State, check_transition
@@ -56,7 +57,11 @@ def _save(att: Attachment, *extra: str) -> None:
 
 
 def intake_receive(
-    *, channel: str, files: list[IncomingFile], source_ref: str = "", actor: Any = None,
+    *,
+    channel: str,
+    files: list[IncomingFile],
+    source_ref: str = "",
+    actor: Any = None,
     metadata: dict[str, Any] | None = None,
 ) -> RawIntake:
     """The one entry point of every channel: store bytes in quarantine, then commit the
@@ -91,7 +96,10 @@ def intake_receive(
             )
             jobs_api.defer(INGEST, payload={"attachment_id": att.pk})
             audit_api.audit_event_record(
-                actor=actor_label, action="intake.received", object_type="attachment", object_id=att.pk,
+                actor=actor_label,
+                action="intake.received",
+                object_type="attachment",
+                object_id=att.pk,
                 payload={"channel": channel, "filename": att.filename, "size": att.size_bytes},
             )
     return raw
@@ -119,12 +127,15 @@ def attachment_ingest(*, attachment_id: int) -> None:
             return  # deleted or already handled: a redelivered job has nothing to do
         try:
             # One byte over the limit is enough to know the file is too large.
-            data = adapters.blob_store().get(att.storage_container, att.storage_key,
-                                             max_bytes=max_upload_bytes() + 1)
+            data = adapters.blob_store().get(att.storage_container, att.storage_key, max_bytes=max_upload_bytes() + 1)
         except adapters.BlobTooLarge:
             att.virus_scan_status = VirusScanStatus.NOT_SCANNED
-            _set_state(att, State.REJECTED_TOO_LARGE, reason_code="too_large",
-                       reason=f"The file is larger than the {max_upload_bytes():,}-byte limit.")
+            _set_state(
+                att,
+                State.REJECTED_TOO_LARGE,
+                reason_code="too_large",
+                reason=f"The file is larger than the {max_upload_bytes():,}-byte limit.",
+            )
             _save(att, "virus_scan_status")
             return
         att.sha256 = hashlib.sha256(data).hexdigest()
@@ -146,8 +157,12 @@ def attachment_ingest(*, attachment_id: int) -> None:
         if original is not None:
             att.duplicate_of = original
             att.virus_scan_status = VirusScanStatus.NOT_SCANNED
-            _set_state(att, State.DUPLICATE, reason_code="duplicate",
-                       reason=f"Byte-identical to document {original.pk} ({original.filename})")
+            _set_state(
+                att,
+                State.DUPLICATE,
+                reason_code="duplicate",
+                reason=f"Byte-identical to document {original.pk} ({original.filename})",
+            )
             _save(att, "sha256", "size_bytes", "detected_type", "virus_scan_status", "duplicate_of")
             return
         if att.state == State.RECEIVED:
@@ -175,12 +190,20 @@ def attachment_ingest(*, attachment_id: int) -> None:
             att.virus_scan_status = VirusScanStatus.INFECTED
             att.scan_signature = scan.signature[:255]
             att.scan_engine = scan.engine[:255]
-            _set_state(att, State.BLOCKED_MALWARE, reason_code="malware",
-                       reason=f"Malware detected: {scan.signature}. The file is kept in quarantine and never opened.")
+            _set_state(
+                att,
+                State.BLOCKED_MALWARE,
+                reason_code="malware",
+                reason=f"Malware detected: {scan.signature}. The file is kept in quarantine and never opened.",
+            )
             _save(att, "virus_scan_status", "scan_signature", "scan_engine")
-            audit_api.audit_event_record(actor="system:ingest", action="intake.blocked_malware",
-                                         object_type="attachment", object_id=att.pk,
-                                         payload={"signature": scan.signature, "engine": scan.engine})
+            audit_api.audit_event_record(
+                actor="system:ingest",
+                action="intake.blocked_malware",
+                object_type="attachment",
+                object_id=att.pk,
+                payload={"signature": scan.signature, "engine": scan.engine},
+            )
         return
 
     adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)
@@ -202,7 +225,10 @@ def _handoff_to_parse(att: Attachment, data: bytes) -> ParseAttempt:
     att.save(update_fields=["parse_attempts_requested", "updated_at"])
     attempt = ParseAttempt.objects.create(attachment=att, attempt_no=att.parse_attempts_requested)
     ParseHandoff.objects.create(
-        attachment=att, attempt_no=attempt.attempt_no, kind=att.detected_type, data=data,
+        attachment=att,
+        attempt_no=attempt.attempt_no,
+        kind=att.detected_type,
+        data=data,
         sha256=hashlib.sha256(data).hexdigest(),
     )
     jobs_api.defer(PARSE, payload={"attachment_id": att.pk, "attempt_no": attempt.attempt_no})
@@ -215,9 +241,13 @@ def attachment_mark_scan_failed(*, attachment_id: int, reason: str) -> None:
     if att is None or att.state not in (State.RECEIVED, State.SCANNING):
         return
     att.virus_scan_status = VirusScanStatus.SCAN_FAILED
-    _set_state(att, State.SCAN_FAILED, reason_code="scan_failed",
-               reason=f"The malware scanner could not be reached after all attempts ({reason}). "
-                      "The document is blocked from reading until the scan is retried.")
+    _set_state(
+        att,
+        State.SCAN_FAILED,
+        reason_code="scan_failed",
+        reason=f"The malware scanner could not be reached after all attempts ({reason}). "
+        "The document is blocked from reading until the scan is retried.",
+    )
     _save(att, "virus_scan_status")
 
 
@@ -228,15 +258,21 @@ def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt
         if att is None:
             raise LookupError(f"attachment {attachment_id} does not exist")
         if att.state not in (State.PARSE_FAILED, State.CANDIDATE_CREATED):
-            raise ValueError(f"attachment {attachment_id} is {att.state}; only a read failure or a "
-                             "finished document can be re-parsed")
+            raise ValueError(
+                f"attachment {attachment_id} is {att.state}; only a read failure or a "
+                "finished document can be re-parsed"
+            )
         data = adapters.blob_store().get(att.storage_container, att.storage_key)
         _set_state(att, State.PROMOTED)
         _save(att)
         attempt = _handoff_to_parse(att, data)
-        audit_api.audit_event_record(actor=_actor_label(actor, "cli"), action="intake.reparse_requested",
-                                     object_type="attachment", object_id=att.pk,
-                                     payload={"attempt_no": attempt.attempt_no})
+        audit_api.audit_event_record(
+            actor=_actor_label(actor, "cli"),
+            action="intake.reparse_requested",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"attempt_no": attempt.attempt_no},
+        )
         return attempt
 
 
@@ -250,8 +286,9 @@ def parse_attempt_record_success(
     """Record a parse result and defer candidate creation in one transaction. Idempotent."""
     with transaction.atomic():
         att = _locked(attachment_id)
-        attempt = ParseAttempt.objects.select_for_update().filter(
-            attachment_id=attachment_id, attempt_no=attempt_no).first()
+        attempt = (
+            ParseAttempt.objects.select_for_update().filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
+        )
         if att is None or attempt is None or attempt.state != ParseAttemptState.PENDING:
             return False
         attempt.state = ParseAttemptState.SUCCEEDED
@@ -275,8 +312,9 @@ def parse_attempt_record_failure(
     """Terminal parse failure: the attempt and the attachment carry the readable reason."""
     with transaction.atomic():
         att = _locked(attachment_id)
-        attempt = ParseAttempt.objects.select_for_update().filter(
-            attachment_id=attachment_id, attempt_no=attempt_no).first()
+        attempt = (
+            ParseAttempt.objects.select_for_update().filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
+        )
         if att is None or attempt is None or attempt.state != ParseAttemptState.PENDING:
             return False
         attempt.state = ParseAttemptState.FAILED
@@ -310,4 +348,27 @@ def attachment_mark_candidate_failed(*, attachment_id: int, code: str, reason: s
 
 
 def max_upload_bytes() -> int:
-    return int(settings.ATS["MAX_UPLOAD_BYTES"])
+    return int(ats_settings()["MAX_UPLOAD_BYTES"])
+
+
+# --- exhaustion handlers named in the jobs policy table (idempotent: state-checked) ---
+
+
+def ingest_exhausted(*, attachment_id: int, reason_code: str, reason: str, **_: Any) -> None:
+    attachment_mark_scan_failed(attachment_id=attachment_id, reason=reason)
+
+
+def parse_exhausted(*, attachment_id: int, attempt_no: int, reason_code: str, reason: str, **_: Any) -> None:
+    parse_attempt_record_failure(attachment_id=attachment_id, attempt_no=attempt_no, code=reason_code, reason=reason)
+
+
+def candidate_exhausted(*, attachment_id: int, reason_code: str, reason: str, **_: Any) -> None:
+    attachment_mark_candidate_failed(attachment_id=attachment_id, code=reason_code, reason=reason)
+
+
+def verification_run_record() -> VerificationRun:
+    """Run the lost-document detector and keep its count (exposed on /metrics)."""
+    from ats.intake.selectors import lost_documents
+
+    lost = lost_documents()
+    return VerificationRun.objects.create(lost_count=len(lost), lost=[d.as_json() for d in lost[:200]])

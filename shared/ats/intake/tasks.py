@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+import os
 
 from django.db import transaction
 
@@ -10,11 +10,7 @@ from ats.intake import adapters, services
 from ats.jobs import api as jobs_api
 
 
-def _scan_exhausted(*, attachment_id: int, reason_code: str, reason: str, **_: Any) -> None:
-    services.attachment_mark_scan_failed(attachment_id=attachment_id, reason=reason)
-
-
-@jobs_api.task("intake.ingest_attachment", on_exhausted=_scan_exhausted)
+@jobs_api.task("intake.ingest_attachment")
 def ingest_attachment(*, attachment_id: int, payload_version: int) -> None:
     try:
         services.attachment_ingest(attachment_id=attachment_id)
@@ -26,3 +22,8 @@ def ingest_attachment(*, attachment_id: int, payload_version: int) -> None:
                 services.attachment_mark_scan_failed(attachment_id=attachment_id, reason=str(exc))
             raise jobs_api.PermanentFailure("scan_failed", str(exc)) from exc
         raise
+
+
+@jobs_api.task("intake.verify_documents", periodic=os.environ.get("ATS_VERIFY_CRON", "*/5 * * * *"))
+def verify_documents(*, timestamp: int, payload_version: int) -> None:
+    services.verification_run_record()

@@ -11,4 +11,13 @@ from ats.jobs.policy import (
     policy_for,
 )
 
-__all__ = ["BUILTIN_QUEUE", "DEFAULT_QUEUES", "POLICIES", "QUEUES", "UNTRUSTED_QUEUES", "Backoff", "TaskPolicy", "policy_for"]
+__all__ = [
+    "BUILTIN_QUEUE",
+    "DEFAULT_QUEUES",
+    "POLICIES",
+    "QUEUES",
+    "UNTRUSTED_QUEUES",
+    "Backoff",
+    "TaskPolicy",
+    "policy_for",
+]

@@ -54,7 +54,8 @@ def defer(task_name: str, *, payload: Mapping[str, Any], delay_s: float | None =
         lock=policy.lock_for(payload),
         queueing_lock=policy.queueing_lock_for(payload),
         task_name=task_name,
-        task_kwargs={**payload, "v": policy.payload_version},
+        # payload_version 0 marks a task we do not own (procrastinate builtins): no envelope.
+        task_kwargs={**payload, "v": policy.payload_version} if policy.payload_version else dict(payload),
         scheduled_at=scheduled_at,
     )
     try:

@@ -15,7 +15,7 @@ QUEUES = ("mail", "ingest", "parse", "score", "ai", "maintenance")
 BUILTIN_QUEUE = "builtin"
 # worker-untrusted consumes exactly this; worker-default everything else (ADR §1, Phase 2).
 UNTRUSTED_QUEUES = ("parse",)
-DEFAULT_QUEUES = tuple(q for q in QUEUES if q not in UNTRUSTED_QUEUES) + (BUILTIN_QUEUE,)
+DEFAULT_QUEUES = (*(q for q in QUEUES if q not in UNTRUSTED_QUEUES), BUILTIN_QUEUE)
 
 # Higher runs first. Interactive work outranks batch so a big rescore cannot starve it (R2).
 PRIORITY_INTERACTIVE = 20
@@ -73,6 +73,10 @@ class TaskPolicy:
     # Oldest payload version still accepted: old-shape jobs must run for one release (ADR §6).
     min_payload_version: int = 1
     adr_row: bool = True  # False for project-defined classes not in ADR §2
+    # Dotted path of the owning module's facade function that writes the domain terminal
+    # state: `fn(reason_code=, reason=, **payload)`. Resolved lazily, in any trusted
+    # process (the sweep runs in worker-default even for parse jobs).
+    exhaustion_handler: str | None = None
 
     @property
     def procrastinate_retries(self) -> int:
@@ -125,6 +129,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(10, 5 * MIN),
         timeout_s=2 * MIN,
         on_exhaustion="virus_scan_status=scan_failed; attachment blocked from parse",
+        exhaustion_handler="ats.intake.api.ingest_exhausted",
         priority=PRIORITY_INTERACTIVE,
         lock="attachment:{attachment_id}",
     ),
@@ -136,6 +141,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(1 * MIN, 10 * MIN),
         timeout_s=90,
         on_exhaustion="intake_parse_attempt.state=failed with the reason; re-parse offered",
+        exhaustion_handler="ats.intake.api.parse_exhausted",
         lock="attachment:{attachment_id}",
     ),
     TaskPolicy(
@@ -146,8 +152,21 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(30, 5 * MIN),
         timeout_s=60,
         on_exhaustion="attachment state candidate_failed with the reason",
+        exhaustion_handler="ats.intake.api.candidate_exhausted",
         priority=PRIORITY_INTERACTIVE,
         lock="attachment:{attachment_id}",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        task_name="candidates.dedupe",
+        task_class="candidate_dedupe",
+        queue="ingest",
+        attempts=3,
+        backoff=Backoff(30, 5 * MIN),
+        timeout_s=60,
+        on_exhaustion="duplicate check marked failed on the candidate; retried on next change",
+        lock="dedupe:candidate:{candidate_id}",
+        queueing_lock="dedupe:candidate:{candidate_id}",
         adr_row=False,
     ),
     TaskPolicy(
@@ -215,6 +234,29 @@ POLICIES: tuple[TaskPolicy, ...] = (
         adr_row=False,
     ),
     TaskPolicy(
+        task_name="intake.verify_documents",
+        task_class="lost_document_check",
+        queue="maintenance",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=5 * MIN,
+        on_exhaustion="next scheduled run retries; the last recorded count stays visible",
+        lock="intake:verify",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        task_name="procrastinate.builtin_tasks.remove_old_jobs",
+        task_class="job_pruning_builtin",
+        queue="builtin",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=10 * MIN,
+        on_exhaustion="next scheduled run retries",
+        queueing_lock="jobs:remove_old_jobs",
+        adr_row=False,
+        payload_version=0,  # procrastinate's own task: no payload envelope
+    ),
+    TaskPolicy(
         task_name="jobs.remove_old_jobs",
         task_class="job_pruning",
         queue="maintenance",
@@ -228,10 +270,16 @@ POLICIES: tuple[TaskPolicy, ...] = (
 )
 
 BY_NAME: dict[str, TaskPolicy] = {p.task_name: p for p in POLICIES}
+# Rows registered by test-only apps (tests/testapp); empty in every deployed process.
+TEST_ONLY: dict[str, TaskPolicy] = {}
+
+
+def register_test_policy(policy: TaskPolicy) -> None:
+    TEST_ONLY[policy.task_name] = policy
 
 
 def policy_for(task_name: str) -> TaskPolicy:
     try:
-        return BY_NAME[task_name]
+        return BY_NAME.get(task_name) or TEST_ONLY[task_name]
     except KeyError:
         raise LookupError(f"no policy row for task {task_name!r}: declare it in ats/jobs/policy.py") from None

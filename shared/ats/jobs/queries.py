@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -35,7 +36,9 @@ def stalled_after_s() -> float:
     return float(settings.PROCRASTINATE_WORKER_DEFAULTS["stalled_worker_timeout"])
 
 
-def jobs_by_payload_key(key: str, ids: Iterable[int], statuses: tuple[str, ...] | None = None) -> dict[int, list[JobRef]]:
+def jobs_by_payload_key(
+    key: str, ids: Iterable[int], statuses: tuple[str, ...] | None = None
+) -> dict[int, list[JobRef]]:
     """Jobs whose payload has `key` in `ids`, grouped by that id, newest first."""
     ids = list(ids)
     out: dict[int, list[JobRef]] = defaultdict(list)
@@ -56,8 +59,17 @@ def jobs_by_payload_key(key: str, ids: Iterable[int], statuses: tuple[str, ...] 
     with connection.cursor() as cur:
         cur.execute(sql, params)
         for ref, jid, task_name, status, attempts, worker_id, hb_age, scheduled_at in cur.fetchall():
-            out[int(ref)].append(JobRef(jid, task_name, status, attempts, worker_id,
-                                        float(hb_age) if hb_age is not None else None, scheduled_at))
+            out[int(ref)].append(
+                JobRef(
+                    jid,
+                    task_name,
+                    status,
+                    attempts,
+                    worker_id,
+                    float(hb_age) if hb_age is not None else None,
+                    scheduled_at,
+                )
+            )
     return out
 
 
@@ -92,13 +104,19 @@ def job_detail(job_id: int) -> dict[str, Any] | None:
         row = cur.fetchone()
         if row is None:
             return None
-        cur.execute(
-            "SELECT type::text, at FROM procrastinate_events WHERE job_id = %s ORDER BY id", [job_id]
-        )
+        cur.execute("SELECT type::text, at FROM procrastinate_events WHERE job_id = %s ORDER BY id", [job_id])
         events = [{"type": t, "at": at.isoformat()} for t, at in cur.fetchall()]
     jid, queue, task, status, attempts, args, scheduled_at, priority = row
+    if isinstance(args, str):  # jsonb arrives as text through Django's raw cursor
+        args = json.loads(args)
     return {
-        "id": jid, "queue": queue, "task_name": task, "status": status, "attempts": attempts,
-        "args": args, "scheduled_at": scheduled_at.isoformat() if scheduled_at else None,
-        "priority": priority, "events": events,
+        "id": jid,
+        "queue": queue,
+        "task_name": task,
+        "status": status,
+        "attempts": attempts,
+        "args": args,
+        "scheduled_at": scheduled_at.isoformat() if scheduled_at else None,
+        "priority": priority,
+        "events": events,
     }

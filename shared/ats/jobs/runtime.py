@@ -11,13 +11,14 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from django.conf import settings
 from django.db import connection, transaction
+from django.utils.module_loading import import_string
 from procrastinate import JobContext, RetryDecision
 from procrastinate import retry as procrastinate_retry
 from procrastinate.contrib.django import app as procrastinate_app
 from procrastinate.jobs import Job
 
+from ats.config.env import ats_settings
 from ats.jobs.policy import TaskPolicy, policy_for
 
 logger = logging.getLogger(__name__)
@@ -106,9 +107,6 @@ def db_budget(deadline: Deadline | None = None) -> Iterator[None]:
     yield
 
 
-EXHAUSTION_HANDLERS: dict[str, ExhaustionHandler] = {}
-
-
 def exhaustion_reason(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, PermanentFailure):
         return exc.code, exc.reason
@@ -117,14 +115,21 @@ def exhaustion_reason(exc: BaseException) -> tuple[str, str]:
     return "error", f"{type(exc).__name__}: {exc}"[:500]
 
 
-def _run_exhaustion(handler: ExhaustionHandler, exc: BaseException, payload: dict[str, Any]) -> None:
+def exhaustion_handler(policy: TaskPolicy) -> ExhaustionHandler | None:
+    return import_string(policy.exhaustion_handler) if policy.exhaustion_handler else None
+
+
+def run_exhaustion(policy: TaskPolicy, exc: BaseException, payload: dict[str, Any]) -> None:
+    handler = exhaustion_handler(policy)
+    if handler is None:
+        return
     code, reason = exhaustion_reason(exc)
     try:
         with transaction.atomic():
             handler(reason_code=code, reason=reason, **payload)
     except Exception:
-        # The sweep will map this job to its domain state later; never mask the original.
-        logger.exception("exhaustion handler failed for %s %s", handler, payload)
+        # The sweep maps this job to its domain state later; never mask the original.
+        logger.exception("exhaustion handler failed for %s %s", policy.task_name, payload)
 
 
 class PolicyRetryStrategy(procrastinate_retry.BaseRetryStrategy):
@@ -139,25 +144,29 @@ class PolicyRetryStrategy(procrastinate_retry.BaseRetryStrategy):
         failed_runs = job.attempts + 1  # job.attempts counts the runs before this one
         if failed_runs >= self.policy.attempts:
             return None
-        wait = self.policy.backoff.wait_after(failed_runs) * settings.ATS["RETRY_TIME_SCALE"]
-        return RetryDecision(retry_in={"seconds": wait})
+        wait = self.policy.backoff.wait_after(failed_runs) * ats_settings()["RETRY_TIME_SCALE"]
+        return RetryDecision(retry_in={"milliseconds": int(wait * 1000)})
 
 
-def task(task_name: str, *, on_exhausted: ExhaustionHandler | None = None) -> Callable[[F], F]:
+def _fixed(template: str | None) -> str | None:
+    return template if template and "{" not in template else None
+
+
+def task(task_name: str, *, periodic: str | None = None) -> Callable[[F], F]:
     """Register a thin task under its policy row.
 
     The body receives only its payload's ids (convention 4) plus `payload_version`; the
     wrapper strips the envelope, rejects payload versions outside the supported window,
     and exposes the attempt (number, deadline) through `current_attempt()`.
 
-    `on_exhausted(reason_code=, reason=, **payload)` writes the domain terminal state
-    when the attempt that just failed was the last one (or the failure is permanent). The
-    body's own writes have rolled back by then, so it runs in a fresh transaction; a
-    crash before it runs is caught by the periodic sweep (`ats.jobs.sweep`).
+    When the attempt that just failed was the last one (or the failure is permanent),
+    the policy row's exhaustion handler writes the domain terminal state. The body's own
+    writes have rolled back by then, so it runs in a fresh transaction; a crash before it
+    runs is caught by the periodic sweep (`ats.jobs.maintenance`).
+
+    `periodic` (procrastinate cron, 6 fields with seconds last) schedules the task.
     """
     policy = policy_for(task_name)
-    if on_exhausted is not None:
-        EXHAUSTION_HANDLERS[task_name] = on_exhausted
 
     def decorate(fn: F) -> F:
         @functools.wraps(fn)
@@ -179,19 +188,25 @@ def task(task_name: str, *, on_exhausted: ExhaustionHandler | None = None) -> Ca
             try:
                 return fn(payload_version=version, **payload)
             except Exception as exc:
-                if on_exhausted is not None and (isinstance(exc, PermanentFailure) or attempt.is_last):
-                    _run_exhaustion(on_exhausted, exc, payload)
+                if isinstance(exc, PermanentFailure) or attempt.is_last:
+                    run_exhaustion(policy, exc, payload)
                 raise
             finally:
                 _current.reset(token)
 
-        procrastinate_app.task(
+        registered = procrastinate_app.task(
             name=task_name,
             queue=policy.queue,
             priority=policy.priority,
             retry=PolicyRetryStrategy(policy),
             pass_context=True,
+            # Only fixed strings here (periodic/builtin deferral); templated locks are
+            # formatted from the payload by ats.jobs.defer.
+            lock=_fixed(policy.lock),
+            queueing_lock=_fixed(policy.queueing_lock),
         )(run)
+        if periodic:
+            procrastinate_app.periodic(cron=periodic, periodic_id=task_name)(registered)  # type: ignore[arg-type]
         return fn
 
     return decorate

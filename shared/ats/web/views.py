@@ -2,11 +2,15 @@ from __future__ import annotations
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.web.metrics import AtsCollector
+
+_registry = CollectorRegistry()
+_registry.register(AtsCollector())
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -23,7 +27,7 @@ def readyz(request: HttpRequest) -> HttpResponse:
 
 
 def metrics(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(generate_latest(), content_type=CONTENT_TYPE_LATEST)
+    return HttpResponse(generate_latest(_registry), content_type=CONTENT_TYPE_LATEST)
 
 
 def _denied(request: HttpRequest, action: str) -> JsonResponse | None:
@@ -49,9 +53,11 @@ def api_raw_intake(request: HttpRequest, raw_intake_id: int) -> JsonResponse:
     raw = intake_api.raw_intake_get(raw_intake_id)
     if raw is None:
         return JsonResponse({"error": "not found"}, status=404)
-    return JsonResponse({
-        "raw_intake_id": raw.pk,
-        "channel": raw.channel,
-        "received_at": raw.received_at.isoformat(),
-        "attachments": [intake_api.attachment_status(a) for a in intake_api.raw_intake_attachments(raw.pk)],
-    })
+    return JsonResponse(
+        {
+            "raw_intake_id": raw.pk,
+            "channel": raw.channel,
+            "received_at": raw.received_at.isoformat(),
+            "attachments": [intake_api.attachment_status(a) for a in intake_api.raw_intake_attachments(raw.pk)],
+        }
+    )

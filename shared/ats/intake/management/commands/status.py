@@ -7,7 +7,6 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand
-from django.db.models import Count
 
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
@@ -20,10 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        states = {
-            row["state"]: row["n"]
-            for row in intake_api.Attachment.objects.values("state").annotate(n=Count("pk")).order_by("state")
-        }
+        states = intake_api.state_counts()
         queues = jobs_api.queue_stats()
         if opts["json"]:
             sys.stdout.write(json.dumps({"documents": states, "queues": queues}) + "\n")

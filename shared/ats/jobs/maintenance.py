@@ -1,0 +1,148 @@
+"""Rescue of stalled jobs and the exhaustion sweep (procrastinate has neither).
+
+- A job `doing` on a worker whose heartbeat is gone (SIGKILL, OOM, node loss) is retried.
+  The rescue counts as an attempt, so a document that kills its worker every time runs
+  out of attempts and ends in its domain terminal state instead of looping.
+- A `failed` job (attempts exhausted, or permanent failure) gets its policy's exhaustion
+  handler run once more and is recorded as swept: anything that slipped past the
+  in-task handler (a crash between the failure and the write) still reaches a domain state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from typing import Any
+
+from django.db import connection, transaction
+
+from ats.jobs.models import SweptJob
+from ats.jobs.policy import policy_for
+from ats.jobs.queries import stalled_after_s
+from ats.jobs.runtime import exhaustion_handler
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class SweepReport:
+    rescued: list[int] = dataclasses.field(default_factory=list)
+    exhausted: list[int] = dataclasses.field(default_factory=list)
+    swept_failed: list[int] = dataclasses.field(default_factory=list)
+
+
+def _args(raw: Any) -> dict[str, Any]:
+    # Django's cursor hands jsonb back as text (the ORM decodes it, raw SQL does not).
+    return json.loads(raw) if isinstance(raw, str) else dict(raw)
+
+
+def _handle(task_name: str, args: Any, code: str, reason: str) -> str:
+    try:
+        policy = policy_for(task_name)
+    except LookupError:
+        return "no_handler"
+    handler = exhaustion_handler(policy)
+    if handler is None:
+        return "no_handler"
+    payload = {k: v for k, v in _args(args).items() if k not in {"v", "timestamp"}}
+    with transaction.atomic():  # savepoint: one bad handler must not stop the sweep
+        handler(reason_code=code, reason=reason, **payload)
+    return "handled"
+
+
+def rescue_stalled_jobs(*, stalled_after: float | None = None, limit: int = 500) -> SweepReport:
+    report = SweepReport()
+    stalled_after = stalled_after_s() if stalled_after is None else stalled_after
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute(
+                """
+                SELECT j.id, j.task_name, j.attempts, j.args, j.priority, j.queue_name, j.lock
+                  FROM procrastinate_jobs j
+                  LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+                 WHERE j.status = 'doing'
+                   AND (j.worker_id IS NULL OR w.id IS NULL
+                        OR w.last_heartbeat < now() - make_interval(secs => %s))
+                 ORDER BY j.id
+                 LIMIT %s
+                 FOR UPDATE OF j SKIP LOCKED
+                """,
+                [stalled_after, limit],
+            )
+            rows = cur.fetchall()
+        for job_id, task_name, attempts, args, priority, queue, lock in rows:
+            try:
+                total = policy_for(task_name).attempts
+            except LookupError:
+                total = 1
+            with connection.cursor() as cur:
+                if attempts + 1 < total:
+                    # retry_job_v2 increments attempts: the lost run counts as one.
+                    cur.execute(
+                        "SELECT procrastinate_retry_job_v2(%s, now(), %s, %s, %s)", [job_id, priority, queue, lock]
+                    )
+                    report.rescued.append(job_id)
+                    outcome = "rescued"
+                else:
+                    cur.execute("SELECT procrastinate_finish_job_v1(%s, 'failed', false)", [job_id])
+                    try:
+                        _handle(
+                            task_name,
+                            args,
+                            "worker_lost",
+                            "The worker processing this document stopped on every attempt (crash or out-of-memory).",
+                        )
+                    except Exception:
+                        # Left unswept: sweep_failed_jobs retries the handler next run.
+                        logger.exception("exhaustion handler failed for stalled job %s", job_id)
+                        report.exhausted.append(job_id)
+                        continue
+                    report.exhausted.append(job_id)
+                    outcome = "exhausted"
+            if outcome == "exhausted":
+                SweptJob.objects.update_or_create(job_id=job_id, defaults={"task_name": task_name, "outcome": outcome})
+            logger.warning("stalled job %s (%s) %s after %s attempts", job_id, task_name, outcome, attempts + 1)
+    return report
+
+
+def sweep_failed_jobs(*, limit: int = 500) -> list[int]:
+    """Run the exhaustion handler for failed jobs not yet swept. Idempotent."""
+    done: list[int] = []
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute(
+                """
+                SELECT j.id, j.task_name, j.args FROM procrastinate_jobs j
+                 WHERE j.status = 'failed'
+                   AND NOT EXISTS (SELECT 1 FROM jobs_swept_job s WHERE s.job_id = j.id)
+                 ORDER BY j.id LIMIT %s
+                 FOR UPDATE OF j SKIP LOCKED
+                """,
+                [limit],
+            )
+            rows = cur.fetchall()
+        for job_id, task_name, args in rows:
+            try:
+                outcome = _handle(task_name, args, "exhausted", "Every attempt at this step failed.")
+            except Exception:
+                logger.exception("exhaustion handler failed for job %s", job_id)
+                continue  # not recorded: retried by the next sweep, and visible as lost
+            SweptJob.objects.create(job_id=job_id, task_name=task_name, outcome=outcome)
+            done.append(job_id)
+    return done
+
+
+def prune_swept_failed_jobs(*, max_hours: int) -> int:
+    """Delete failed jobs older than max_hours whose domain state is recorded (swept)."""
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(
+            """
+            DELETE FROM procrastinate_jobs j
+             USING jobs_swept_job s
+             WHERE s.job_id = j.id AND j.status = 'failed'
+               AND s.swept_at < now() - make_interval(hours => %s)
+            """,
+            [max_hours],
+        )
+        return cur.rowcount

@@ -1,0 +1,86 @@
+"""The lost-document detector cannot be fooled: each way a document can be lost makes
+`ats intake-verify` exit 1 naming it, and the sweep/rescue turns it into a domain state."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+
+from ats.intake import api as intake_api
+from ats.jobs import maintenance
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _new_document(mutate_job_sql: str | None = None) -> int:
+    """An attachment in `received` with its ingest job, the job then altered in the same
+    transaction (so no running worker can pick it up first)."""
+    with transaction.atomic():
+        raw = intake_api.intake_receive(channel="cli", files=[intake_api.IncomingFile("cv.pdf", b"%PDF-1.7\n%%EOF")])
+        att = intake_api.raw_intake_attachments(raw.pk)[0]
+        if mutate_job_sql:
+            with connection.cursor() as cur:
+                cur.execute(mutate_job_sql, [str(att.pk)])
+    return att.pk
+
+
+def _verify(ats_cli: Any) -> tuple[int, dict[str, Any]]:
+    res = ats_cli("intake-verify", "--json")
+    return res.returncode, json.loads(res.stdout)
+
+
+def test_a_document_with_its_job_is_safe(ats_cli: Any) -> None:
+    _new_document(
+        "UPDATE procrastinate_jobs SET scheduled_at = now() + interval '1 hour' WHERE args->>'attachment_id' = %s"
+    )
+    code, out = _verify(ats_cli)
+    assert (code, out["lost"]) == (0, 0)
+
+
+def test_deleted_job_row_is_reported(ats_cli: Any) -> None:
+    att = _new_document("DELETE FROM procrastinate_jobs WHERE args->>'attachment_id' = %s")
+    code, out = _verify(ats_cli)
+    assert code == 1
+    assert [d["attachment_id"] for d in out["documents"]] == [att]
+    assert "no such job exists" in out["documents"][0]["why"]
+
+
+def test_job_of_a_dead_worker_is_reported_until_rescued(ats_cli: Any) -> None:
+    with connection.cursor() as cur:
+        cur.execute(
+            "INSERT INTO procrastinate_workers (last_heartbeat) VALUES (now() - interval '1 hour') RETURNING id"
+        )
+        dead_worker = cur.fetchone()[0]
+    att = _new_document(
+        f"UPDATE procrastinate_jobs SET status = 'doing', worker_id = {int(dead_worker)} "
+        "WHERE args->>'attachment_id' = %s"
+    )
+    code, out = _verify(ats_cli)
+    assert code == 1 and out["documents"][0]["attachment_id"] == att
+    assert "heartbeat" in out["documents"][0]["why"]
+    report = maintenance.rescue_stalled_jobs()
+    assert report.rescued  # back to todo, attempt counted
+    assert _verify(ats_cli)[0] == 0
+
+
+def test_failed_job_without_domain_state_is_reported_until_swept(ats_cli: Any) -> None:
+    att = _new_document("UPDATE procrastinate_jobs SET status = 'failed' WHERE args->>'attachment_id' = %s")
+    code, out = _verify(ats_cli)
+    assert code == 1 and out["documents"][0]["attachment_id"] == att
+    assert "never resolved" in out["documents"][0]["why"]
+    swept = maintenance.sweep_failed_jobs()
+    assert swept
+    doc = intake_api.Attachment.objects.get(pk=att)
+    assert doc.state == "scan_failed" and doc.reason  # the ingest policy's exhaustion state
+    assert _verify(ats_cli)[0] == 0
+    assert maintenance.sweep_failed_jobs() == []  # idempotent: swept once
+
+
+def test_periodic_check_records_the_count() -> None:
+    _new_document("DELETE FROM procrastinate_jobs WHERE args->>'attachment_id' = %s")
+    run = intake_api.verification_run_record()
+    assert run.lost_count == 1
+    assert intake_api.latest_verification().lost_count == 1  # type: ignore[union-attr]
