@@ -1,0 +1,1 @@
+"""Mail intake channels (Microsoft Graph). Import from ``ats.mail.api`` / ``ats.mail.data``."""
