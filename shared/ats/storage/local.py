@@ -1,0 +1,172 @@
+"""Filesystem ``BlobStore`` for development, tests and single-node installs.
+
+Layout: ``<root>/<container>/<key>``. Writes go to a ``.ats-tmp-*`` file in the target
+directory, are fsynced, then published with ``link()`` (fails if the name exists, so
+no-overwrite puts are race-free between workers) or ``replace()`` (overwrite), followed
+by an fsync of the directory so the new name survives a crash.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import uuid
+from pathlib import Path
+
+from ats.storage.base import BlobStore, validate_container, validate_key
+from ats.storage.data import (
+    DEFAULT_MAX_GET_BYTES,
+    BlobConflict,
+    BlobNotFound,
+    BlobTooLarge,
+    ContainerNotFound,
+    InvalidName,
+    PutResult,
+)
+
+_TMP_PREFIX = ".ats-tmp-"
+# Documents are personal data: owner-only by default.
+_DIR_MODE = 0o700
+_FILE_MODE = 0o600
+
+
+class LocalBlobStore(BlobStore):
+    def __init__(self, root: str | os.PathLike[str], *, max_get_bytes: int = DEFAULT_MAX_GET_BYTES):
+        self.root = Path(root).resolve()
+        self.root.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
+        self.max_get_bytes = max_get_bytes
+
+    def __repr__(self) -> str:
+        return f"LocalBlobStore(root={str(self.root)!r})"
+
+    # ----------------------------------------------------------------- paths
+
+    def _container_dir(self, container: str) -> Path:
+        path = self.root / validate_container(container)
+        if not path.is_dir():
+            raise ContainerNotFound(container)
+        return path
+
+    def _path(self, container: str, key: str) -> Path:
+        base = self._container_dir(container)
+        path = base / validate_key(key)
+        # Validation already rules out "..", absolute paths and backslashes; this also
+        # catches a symlinked directory someone planted inside the store.
+        # (resolve() is non-strict: it resolves the existing part of the path.)
+        if not path.parent.resolve().is_relative_to(base.resolve()):
+            raise InvalidName(f"key {key!r} escapes container {container!r}")
+        return path
+
+    # ----------------------------------------------------------------- interface
+
+    def ensure_container(self, container: str) -> None:
+        (self.root / validate_container(container)).mkdir(mode=_DIR_MODE, exist_ok=True)
+
+    def put(self, container: str, key: str, data: bytes, *, overwrite: bool = False) -> PutResult:
+        path = self._path(container, key)
+        existing = self._read_if_exists(path, limit=len(data) + 1)
+        if existing is not None and existing == data:
+            return PutResult.UNCHANGED
+        if existing is not None and not overwrite:
+            raise BlobConflict(f"{container}/{key} exists with different content")
+
+        try:
+            path.parent.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            # Azure allows both "a" and "a/b"; a filesystem cannot. Keys are generated
+            # by our code and never nest like that, so report it rather than work round.
+            raise BlobConflict(f"{container}/{key}: a prefix of the key is an object") from exc
+        tmp = path.parent / f"{_TMP_PREFIX}{uuid.uuid4().hex}"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if overwrite:
+                os.replace(tmp, path)
+                result = PutResult.CREATED if existing is None else PutResult.REPLACED
+            else:
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:
+                    # Lost a race with a concurrent put of the same key.
+                    if self._read_if_exists(path, limit=len(data) + 1) == data:
+                        return PutResult.UNCHANGED
+                    raise BlobConflict(f"{container}/{key} exists with different content") from None
+                result = PutResult.CREATED
+        finally:
+            tmp.unlink(missing_ok=True)
+        self._fsync_dir(path.parent)
+        return result
+
+    def get(self, container: str, key: str, *, max_bytes: int | None = None) -> bytes:
+        cap = self.max_get_bytes if max_bytes is None else max_bytes
+        path = self._path(container, key)
+        data = self._read_if_exists(path, limit=cap + 1)
+        if data is None:
+            raise BlobNotFound(f"{container}/{key}")
+        if len(data) > cap:
+            raise BlobTooLarge(f"{container}/{key} is larger than {cap} bytes")
+        return data
+
+    def exists(self, container: str, key: str) -> bool:
+        try:
+            st = os.lstat(self._path(container, key))
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return stat.S_ISREG(st.st_mode)
+
+    def delete(self, container: str, key: str) -> bool:
+        path = self._path(container, key)
+        try:
+            path.unlink()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return False
+        self._fsync_dir(path.parent)
+        return True
+
+    def copy(
+        self,
+        src_container: str,
+        key: str,
+        dst_container: str,
+        *,
+        dst_key: str | None = None,
+        overwrite: bool = False,
+    ) -> PutResult:
+        src = self._path(src_container, key)
+        data = self._read_if_exists(src, limit=None)
+        if data is None:
+            raise BlobNotFound(f"{src_container}/{key}")
+        return self.put(dst_container, dst_key or key, data, overwrite=overwrite)
+
+    # ----------------------------------------------------------------- internals
+
+    @staticmethod
+    def _read_if_exists(path: Path, *, limit: int | None) -> bytes | None:
+        """Bytes of a regular file (at most ``limit``), None if absent. O_NOFOLLOW: a
+        symlink in place of an object is never followed out of the store."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise InvalidName(f"{path} is a symlink") from exc
+            if exc.errno == errno.ENOTDIR:
+                return None
+            raise
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            return fh.read() if limit is None else fh.read(limit)
+
+    @staticmethod
+    def _fsync_dir(path: Path) -> None:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
