@@ -1,0 +1,69 @@
+# syntax=docker/dockerfile:1.7
+#
+# Shared base image for all three deployables (web, worker-default, worker-untrusted) and
+# for the one-shot `ats migrate`. The per-service Dockerfiles start `FROM ats-base`, so the
+# Python runtime, the locked dependencies and the non-root user are defined once, here.
+#
+# Build order (compose does this by itself through `additional_contexts: service:migrate`):
+#   docker build -f services/base.Dockerfile -t ats-base .
+#   docker build -f services/web/Dockerfile --build-context ats-base=docker-image://ats-base -t ats-web .
+# The build context is always the repository root.
+
+# uv matching the version that wrote uv.lock; only the build stage has it.
+ARG UV_VERSION=0.13.9
+FROM ghcr.io/astral-sh/uv:${UV_VERSION} AS uv
+
+# --- build: resolve the venv from uv.lock, nothing else -----------------------------------
+FROM debian:bookworm-slim AS build
+# python3.11-dev, gcc and libcap-dev only because python-prctl ships no wheel (sdist only).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      python3.11 python3.11-dev gcc libc6-dev libcap-dev ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=uv /uv /usr/local/bin/uv
+# Debian's interpreter, never a downloaded one (docs/contracts.md); the venv lives at the
+# same path in the runtime stage, so its shebangs and symlinks stay valid after the copy.
+ENV UV_PYTHON=/usr/bin/python3.11 \
+    UV_PYTHON_DOWNLOADS=never \
+    UV_PROJECT_ENVIRONMENT=/opt/ats/venv \
+    UV_COMPILE_BYTECODE=1 \
+    UV_LINK_MODE=copy
+WORKDIR /src
+# Dependencies first (cached while only our own code changes), then the project itself.
+COPY pyproject.toml uv.lock README.md ./
+RUN --mount=type=cache,target=/root/.cache/uv \
+    uv sync --frozen --no-dev --no-install-project
+COPY shared/ ./shared/
+# --no-editable: the package is installed into site-packages, so /src is not needed later.
+RUN --mount=type=cache,target=/root/.cache/uv \
+    uv sync --frozen --no-dev --no-editable \
+ && chmod -R a+rX /opt/ats/venv
+
+# --- runtime --------------------------------------------------------------------------------
+FROM debian:bookworm-slim AS runtime
+# libcap2: python-prctl's extension links it. libseccomp2: pyseccomp loads it with ctypes.
+# tini: PID 1 that forwards SIGTERM to `ats` and reaps orphans (the sandbox forks children).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      python3.11 libcap2 libseccomp2 ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/*
+# Fixed uid/gid so Kubernetes runAsUser/fsGroup and compose `user:` can name them.
+RUN groupadd --system --gid 65532 ats \
+ && useradd --system --uid 65532 --gid 65532 --home-dir /nonexistent --no-create-home \
+      --shell /usr/sbin/nologin ats
+# Owned by root and world-readable: the app and the sandbox's unprivileged uid can read it,
+# neither can change it.
+COPY --from=build /opt/ats/venv /opt/ats/venv
+# ATS_STATE_DIR: the code's default is relative to a checkout, meaningless in an image.
+# Here it holds only the collected static files (served by whitenoise), baked in at build
+# time because the root filesystem is read-only at run time.
+ENV PATH=/opt/ats/venv/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    ATS_STATE_DIR=/opt/ats/state
+RUN ats collectstatic --noinput
+WORKDIR /opt/ats
+USER 65532:65532
+ENTRYPOINT ["/usr/bin/tini", "--"]
+# The base image itself only runs the one-shot migration (compose `migrate`, k8s Job).
+CMD ["ats", "migrate"]
