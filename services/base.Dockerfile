@@ -60,7 +60,8 @@ COPY --from=build /opt/ats/venv /opt/ats/venv
 ENV PATH=/opt/ats/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    ATS_STATE_DIR=/opt/ats/state
+    ATS_STATE_DIR=/opt/ats/state \
+    ATS_STATIC_ROOT=/opt/ats/state/static
 RUN ats collectstatic --noinput
 WORKDIR /opt/ats
 USER 65532:65532

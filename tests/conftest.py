@@ -166,9 +166,9 @@ def start_worker(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[
         w.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def stack(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[dict[str, Worker]]:
-    """One worker-default and one worker-untrusted for the whole session."""
+    """A worker-default and a worker-untrusted for one test (isolated from other tests)."""
     started: list[Worker] = []
     start = _starter(stack_env, django_db_blocker, started)
     yield {"default": start("default"), "untrusted": start("untrusted")}

@@ -110,7 +110,10 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = STATE_DIR / "static"
+# Images run collectstatic into ATS_STATIC_ROOT at build time; elsewhere whitenoise
+# serves straight from the app directories.
+STATIC_ROOT = os.environ.get("ATS_STATIC_ROOT") or None
+WHITENOISE_USE_FINDERS = STATIC_ROOT is None
 
 # Redis is a cache/session/rate-limit store only, never a broker (ADR 0004 R9).
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -135,6 +138,11 @@ CONTENT_SECURITY_POLICY = {
         "form-action": ["'self'"],
     }
 }
+
+# Uploads: files above this are spooled to disk by Django, never held whole in memory;
+# the intake limit itself is ATS.MAX_UPLOAD_BYTES (checked per file in the upload view).
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = 20
 
 # --- procrastinate ---------------------------------------------------------------------
 PROCRASTINATE_AUTODISCOVER_MODULE_NAME = "parse_tasks" if DEPLOYABLE == "untrusted" else "tasks"

@@ -142,7 +142,9 @@ def attachment_ingest(*, attachment_id: int) -> None:
         att.size_bytes = len(data)
         verdict = adapters.precheck(data)
         att.detected_type = verdict.detected
-        if verdict.rejection is not None:
+        # Empty/oversized files are rejected unscanned. An unsupported type is still
+        # scanned first: malware must surface as malware, not as "wrong file type".
+        if verdict.rejection is not None and verdict.rejection[0] != State.REJECTED_UNSUPPORTED_TYPE:
             state, code, reason = verdict.rejection
             att.virus_scan_status = VirusScanStatus.NOT_SCANNED
             _set_state(att, state, reason_code=code, reason=reason)
@@ -204,6 +206,18 @@ def attachment_ingest(*, attachment_id: int) -> None:
                 object_id=att.pk,
                 payload={"signature": scan.signature, "engine": scan.engine},
             )
+        return
+
+    if verdict.rejection is not None:
+        with transaction.atomic():
+            att = _locked(attachment_id)
+            if att is None or att.state != State.SCANNING:
+                return
+            state, code, reason = verdict.rejection
+            att.virus_scan_status = VirusScanStatus.CLEAN
+            att.scan_engine = scan.engine[:255]
+            _set_state(att, state, reason_code=code, reason=reason)  # bytes stay in quarantine
+            _save(att, "virus_scan_status", "scan_engine")
         return
 
     adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)

@@ -94,7 +94,9 @@ TRANSITIONS: dict[State, frozenset[State]] = {
             State.SCAN_FAILED,
         }
     ),
-    State.SCANNING: frozenset({State.PROMOTED, State.BLOCKED_MALWARE, State.SCAN_FAILED}),
+    State.SCANNING: frozenset(
+        {State.PROMOTED, State.BLOCKED_MALWARE, State.SCAN_FAILED, State.REJECTED_UNSUPPORTED_TYPE}
+    ),
     State.PROMOTED: frozenset({State.PARSED, State.PARSE_FAILED}),
     State.PARSED: frozenset({State.CANDIDATE_CREATED, State.CANDIDATE_FAILED}),
     State.PARSE_FAILED: frozenset({State.PROMOTED}),  # recruiter re-parse
