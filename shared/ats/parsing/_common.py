@@ -1,0 +1,75 @@
+"""Result assembly shared by the extractors: warnings, capped blocks, final text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._text import normalize_text
+from .data import SCHEMA_VERSION, ErrorCode, ParseError, ParseLimits, WarningCode
+
+_MAX_WARNINGS = 50
+_WARNING_MAX_CHARS = 300
+
+
+class Collector:
+    """Accumulates one parse's output while enforcing the output-size caps."""
+
+    def __init__(self, kind: str, limits: ParseLimits) -> None:
+        self.kind = kind
+        self.limits = limits
+        self.warnings: list[str] = []
+        self.blocks: list[dict[str, Any]] = []
+        self._block_chars = 0
+        self._blocks_full = False
+
+    def warn(self, code: WarningCode, detail: str = "") -> None:
+        entry = f"{code.value}: {detail}" if detail else code.value
+        # Library messages can quote raw document bytes (surrogate-escaped), which
+        # a JSON/UTF-8 consumer would choke on.
+        entry = normalize_text(entry[: 2 * _WARNING_MAX_CHARS])[0].replace("\n", " ")[:_WARNING_MAX_CHARS]
+        if len(self.warnings) < _MAX_WARNINGS and entry not in self.warnings:
+            self.warnings.append(entry)
+
+    def add_block(self, page: int, bbox: tuple[float, float, float, float], raw: str) -> None:
+        if self._blocks_full:
+            return
+        text, _ = normalize_text(raw)
+        if not text:
+            return
+        # Blocks repeat the text, so they share its character budget as well as
+        # having their own count cap; otherwise a result could be twice the cap.
+        if len(self.blocks) >= self.limits.max_blocks or self._block_chars + len(text) > self.limits.max_text_chars:
+            self._blocks_full = True
+            self.warn(WarningCode.BLOCKS_TRUNCATED, f"kept {len(self.blocks)}")
+            return
+        self._block_chars += len(text)
+        self.blocks.append({"page": page, "bbox": [round(float(v), 1) for v in bbox], "text": text})
+
+    def final_text(self, raw: str) -> str:
+        text, truncated = normalize_text(raw, self.limits.max_text_chars)
+        if truncated:
+            self.warn(WarningCode.TEXT_TRUNCATED, f"at {self.limits.max_text_chars} chars")
+        return text
+
+    def result(self, *, text: str, pages: int, ocr_pages: int, **extra: Any) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA_VERSION,
+            "kind": self.kind,
+            "text": text,
+            "pages": pages,
+            "blocks": self.blocks,
+            "ocr_used": ocr_pages > 0,
+            "ocr_pages": ocr_pages,
+            "thumbnail_png_b64": extra.pop("thumbnail_png_b64", None),
+            # Present for every kind so consumers need no per-kind key checks.
+            "paragraphs": extra.pop("paragraphs", []),
+            # Unit of block bboxes: PDF points (1/72 in) or source-image pixels.
+            "bbox_unit": extra.pop("bbox_unit", None),
+            "tables": extra.pop("tables", []),
+            "warnings": self.warnings,
+            **extra,
+        }
+
+
+def empty_error(detail: str) -> ParseError:
+    return ParseError(ErrorCode.EMPTY_DOCUMENT, detail)

@@ -1,0 +1,379 @@
+"""PDF and image extraction through PyMuPDF (MuPDF + its built-in Tesseract).
+
+Everything runs in-process: OCR goes through ``Page.get_textpage_ocr`` with an
+explicit ``tessdata`` directory, because PyMuPDF's fallback for a missing one runs
+``tesseract --list-langs`` in a subprocess, which the sandbox's seccomp filter kills.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import itertools
+import math
+from typing import Any
+
+import pymupdf
+
+from ._common import Collector, empty_error
+from ._images import image_frames
+from .data import ErrorCode, ParseError, ParseLimits, WarningCode
+
+# Whitespace kept for our own normaliser; ligatures expanded ("ﬁ" -> "fi", which
+# NFC would not do); text outside the media box dropped (invisible to a reader);
+# unknown glyphs become U+FFFD so garbled text layers can be recognised as such.
+_TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+
+# Below this the render is too coarse for Tesseract to read body text.
+_MIN_OCR_DPI = 50
+_MAX_MUPDF_WARNINGS = 10
+_REPLACEMENT_CHAR = "\ufffd"
+
+# PyMuPDF prints its own messages to sys.stdout by default; in a sandbox child
+# stdout may be the result pipe, so they go here and become result warnings.
+_MESSAGES = io.StringIO()
+_state = {"configured": False}
+
+
+def configure() -> None:
+    if _state["configured"]:
+        return
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    pymupdf.TOOLS.mupdf_display_warnings(False)
+    pymupdf.set_messages(stream=_MESSAGES)
+    _state["configured"] = True
+
+
+def begin() -> None:
+    configure()
+    pymupdf.TOOLS.reset_mupdf_warnings()
+    _MESSAGES.seek(0)
+    _MESSAGES.truncate()
+
+
+def collect_warnings(col: Collector) -> None:
+    lines: list[str] = []
+    for source in (pymupdf.TOOLS.mupdf_warnings(), _MESSAGES.getvalue()):
+        for raw in source.splitlines():
+            line = raw.strip()
+            if line and line not in lines:
+                lines.append(line)
+    for line in lines[:_MAX_MUPDF_WARNINGS]:
+        col.warn(WarningCode.MUPDF, line)
+
+
+def _library_error(exc: BaseException, what: str) -> ParseError:
+    message = str(exc)
+    lowered = message.lower()
+    if isinstance(exc, MemoryError) or "malloc" in lowered or "out of memory" in lowered:
+        return ParseError(ErrorCode.TOO_LARGE, f"{what}: out of memory")
+    return ParseError(ErrorCode.CORRUPT, f"{what}: {message}")
+
+
+# MuPDF treats ``filetype`` as a hint and sniffs the content: DOCX bytes opened
+# "as pdf" go to MuPDF's own Office converter, past our zip guards. So the magic is
+# checked before opening and the handler MuPDF picked is checked after.
+_PDF_MAGIC = b"%PDF-"
+_PDF_MAGIC_WINDOW = 1024  # how far Acrobat looks for the header
+_IMAGE_FORMATS = {"png": "Image", "jpeg": "Image", "tiff": "TIFF"}
+
+
+def pdf_body(data: bytes) -> bytes:
+    start = data.find(_PDF_MAGIC, 0, _PDF_MAGIC_WINDOW)
+    if start < 0:
+        raise ParseError(ErrorCode.CORRUPT, "no %PDF- header")
+    # Junk before the header is cut so no other handler can claim the file; MuPDF
+    # then repairs the shifted xref offsets (and we report pdf_repaired).
+    return data[start:]
+
+
+def _open(data: bytes, filetype: str) -> pymupdf.Document:
+    try:
+        doc = pymupdf.open(stream=data, filetype=filetype)
+    except Exception as exc:  # MuPDF raises FileDataError, RuntimeError, ValueError...
+        raise _library_error(exc, f"cannot open {filetype}") from None
+    if filetype == "pdf":
+        handled_as = "PDF" if doc.is_pdf else (doc.metadata or {}).get("format")
+        expected = "PDF"
+    else:
+        handled_as = (doc.metadata or {}).get("format")
+        expected = _IMAGE_FORMATS[filetype]
+    if handled_as != expected:
+        doc.close()
+        raise ParseError(ErrorCode.CORRUPT, f"{filetype} data opened as {handled_as!r}")
+    return doc
+
+
+def _legible_chars(text: str) -> int:
+    return sum(1 for ch in text if not ch.isspace() and ch != _REPLACEMENT_CHAR)
+
+
+def _has_visual_content(page: pymupdf.Page) -> bool:
+    # Only pages that paint something other than text can hold a scan or outlined
+    # (vectorised) text; a truly blank page is not worth an OCR run.
+    return any(not kind.endswith("-text") for kind, _ in page.get_bboxlog())
+
+
+def _check_pdf_page_images(doc: pymupdf.Document, pno: int, limits: ParseLimits) -> None:
+    # Dimensions come from the image dictionaries, so nothing is decoded here; a
+    # Flate bomb declares its true size because the decoder allocates W x H.
+    total = 0
+    for item in doc.get_page_images(pno):
+        width, height = int(item[2]), int(item[3])
+        total += max(width, 0) * max(height, 0)
+    if total > limits.max_pixels_per_page:
+        raise ParseError(
+            ErrorCode.PIXEL_LIMIT,
+            f"page {pno + 1} images total {total} pixels > {limits.max_pixels_per_page}",
+        )
+
+
+def _pdf_ocr_dpi(page: pymupdf.Page, limits: ParseLimits, col: Collector) -> int | None:
+    rect = page.rect
+    area = float(rect.width) * float(rect.height)  # square points
+    if not (area > 0 and math.isfinite(area)):
+        return None
+    fit = int(72 * math.sqrt(limits.max_ocr_pixels / area))
+    dpi = min(limits.ocr_dpi, fit)
+    if dpi < _MIN_OCR_DPI:
+        col.warn(WarningCode.OCR_SKIPPED, f"page {page.number + 1} too large to render for OCR")
+        return None
+    if dpi < limits.ocr_dpi:
+        col.warn(WarningCode.OCR_DOWNSCALED, f"page {page.number + 1} at {dpi} dpi")
+    return dpi
+
+
+def _ocr(page: pymupdf.Page, dpi: int, limits: ParseLimits) -> pymupdf.TextPage:
+    return page.get_textpage_ocr(
+        flags=_TEXT_FLAGS,
+        language=limits.ocr_language,
+        dpi=dpi,
+        full=True,
+        tessdata=limits.tessdata_dir,
+    )
+
+
+Block = tuple[float, float, float, float, str]
+
+# A vertical gap reads as a paragraph break when it is clearly wider than the
+# page's usual gap between blocks, and not tiny relative to the text size.
+_GAP_OVER_MEDIAN = 1.5
+_GAP_OVER_LINE_HEIGHT = 0.6
+
+
+def _text_blocks(textpage: pymupdf.TextPage) -> list[Block]:
+    return [
+        (x0, y0, x1, y1, text)
+        for x0, y0, x1, y1, text, _, block_type in textpage.extractBLOCKS()
+        if block_type == 0 and text.strip()  # 1 = image block
+    ]
+
+
+def _page_text(blocks: list[Block]) -> str:
+    """Blocks in MuPDF's reading order, with paragraph breaks where the layout has gaps.
+
+    ``TextPage.extractText`` separates every block with a single newline, which
+    loses the blank lines between CV sections; MuPDF puts each paragraph (often
+    each line, in CVs) in its own block, so the gaps are what is left to go by.
+    """
+    # Relative to the page's own spacing because bbox heights differ by source:
+    # font line height for digital text, ink height for OCR.
+    gaps = sorted(b[1] - a[3] for a, b in itertools.pairwise(blocks) if b[1] > a[3])
+    usual_gap = gaps[len(gaps) // 2] if gaps else 0.0
+    parts: list[str] = []
+    prev: Block | None = None
+    for block in blocks:
+        if prev is not None:
+            line_height = (prev[3] - prev[1]) / (prev[4].count("\n") + 1)
+            gap = block[1] - prev[3]
+            threshold = max(_GAP_OVER_MEDIAN * usual_gap, _GAP_OVER_LINE_HEIGHT * line_height)
+            new_column = block[1] < prev[1]
+            parts.append("\n\n" if new_column or gap > threshold else "\n")
+        # MuPDF ends every line, the block's last one included, with a newline.
+        text = block[4].rstrip("\n")
+        parts.append(text)
+        prev = (*block[:4], text)
+    return "".join(parts)
+
+
+def _add_blocks(col: Collector, blocks: list[Block], page_no: int, scale: float = 1.0) -> None:
+    for x0, y0, x1, y1, text in blocks:
+        col.add_block(page_no, (x0 * scale, y0 * scale, x1 * scale, y1 * scale), text)
+
+
+def _thumbnail(page: pymupdf.Page, limits: ParseLimits, col: Collector) -> str | None:
+    rect = page.rect
+    if not (rect.width > 0 and rect.height > 0):
+        return None
+    width = limits.thumbnail_width
+    # Height capped at twice the width so a ribbon-shaped page stays small.
+    zoom = min(width / rect.width, 2 * width / rect.height)
+    try:
+        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        png = pix.tobytes("png")
+    except Exception as exc:
+        col.warn(WarningCode.THUMBNAIL_FAILED, str(exc))
+        return None
+    return base64.b64encode(png).decode("ascii")
+
+
+def _finish(col: Collector, texts: list[str], ocr_failures: list[str], *, repaired: bool = False) -> str:
+    text = col.final_text("\n\n".join(texts))
+    if not text:
+        if repaired:
+            # MuPDF rebuilt a damaged file and still found nothing: the emptiness
+            # is the damage (typically an upload cut off mid-way), not the content.
+            raise ParseError(ErrorCode.CORRUPT, "damaged PDF, no text recoverable")
+        if ocr_failures:
+            raise ParseError(ErrorCode.OCR_FAILED, ocr_failures[0])
+        raise empty_error("no text found, including by OCR")
+    return text
+
+
+def parse_pdf(data: bytes, limits: ParseLimits, col: Collector) -> dict[str, Any]:
+    doc = _open(pdf_body(data), "pdf")
+    try:
+        return _parse_pdf_doc(doc, limits, col)
+    except ParseError:
+        raise
+    except Exception as exc:  # MuPDF errors surface lazily, page by page
+        raise _library_error(exc, "pdf") from None
+    finally:
+        doc.close()
+
+
+def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -> dict[str, Any]:
+    # Decision: never try passwords, not even common ones; a candidate whose PDF
+    # needs one is asked to upload an unprotected copy.
+    if doc.needs_pass or doc.is_encrypted:
+        raise ParseError(ErrorCode.ENCRYPTED, "PDF needs a password")
+    encryption = (doc.metadata or {}).get("encryption")
+    if encryption:
+        col.warn(WarningCode.PDF_OWNER_PASSWORD_ONLY, str(encryption))
+    page_count = doc.page_count
+    if page_count <= 0:
+        raise ParseError(ErrorCode.CORRUPT, "PDF has no pages")
+    if page_count > limits.max_pages:
+        raise ParseError(ErrorCode.TOO_MANY_PAGES, f"{page_count} pages > {limits.max_pages}")
+    if doc.is_repaired:
+        col.warn(WarningCode.PDF_REPAIRED)
+    # Every page is checked before any is rendered: a rule that depends only on the
+    # file, not on how far we got, is easier to explain to the candidate.
+    for pno in range(page_count):
+        _check_pdf_page_images(doc, pno, limits)
+
+    texts: list[str] = []
+    ocr_pages = 0
+    ocr_failures: list[str] = []
+    skipped_for_cap = 0
+    for pno in range(page_count):
+        page = doc.load_page(pno)
+        blocks = _text_blocks(page.get_textpage(flags=_TEXT_FLAGS))
+        text = _page_text(blocks)
+        if _legible_chars(text) < limits.ocr_min_chars_per_page and _has_visual_content(page):
+            if ocr_pages + len(ocr_failures) >= limits.max_ocr_pages:
+                skipped_for_cap += 1
+            elif (dpi := _pdf_ocr_dpi(page, limits, col)) is not None:
+                try:
+                    ocr_textpage = _ocr(page, dpi, limits)
+                except Exception as exc:
+                    ocr_failures.append(f"page {pno + 1}: {exc}")
+                    col.warn(WarningCode.OCR_PAGE_FAILED, ocr_failures[-1])
+                else:
+                    ocr_pages += 1
+                    ocr_blocks = _text_blocks(ocr_textpage)
+                    ocr_text = _page_text(ocr_blocks)
+                    # Full-page OCR re-reads any digital text too, so it replaces
+                    # the page only when it found more.
+                    if _legible_chars(ocr_text) > _legible_chars(text):
+                        blocks, text = ocr_blocks, ocr_text
+        texts.append(text)
+        _add_blocks(col, blocks, pno + 1)
+    if skipped_for_cap:
+        col.warn(WarningCode.OCR_PAGE_CAP, f"{skipped_for_cap} scanned pages not OCRed")
+
+    thumbnail = _thumbnail(doc.load_page(0), limits, col)
+    text = _finish(col, texts, ocr_failures, repaired=doc.is_repaired)
+    return col.result(
+        text=text,
+        pages=page_count,
+        ocr_pages=ocr_pages,
+        thumbnail_png_b64=thumbnail,
+        bbox_unit="pt",
+    )
+
+
+def parse_image(data: bytes, kind: str, limits: ParseLimits, col: Collector) -> dict[str, Any]:
+    frames = image_frames(data, kind, limits.max_pages)
+    if len(frames) > limits.max_pages:
+        raise ParseError(ErrorCode.TOO_MANY_PAGES, f"more than {limits.max_pages} TIFF pages")
+    for number, (width, height) in enumerate(frames, start=1):
+        if width * height > limits.max_pixels_per_page:
+            raise ParseError(
+                ErrorCode.PIXEL_LIMIT,
+                f"image {number} is {width}x{height} > {limits.max_pixels_per_page} pixels",
+            )
+    doc = _open(data, kind)
+    try:
+        return _parse_image_doc(doc, kind, frames, limits, col)
+    except ParseError:
+        raise
+    except Exception as exc:
+        raise _library_error(exc, kind) from None
+    finally:
+        doc.close()
+
+
+def _parse_image_doc(
+    doc: pymupdf.Document,
+    kind: str,
+    frames: list[tuple[int, int]],
+    limits: ParseLimits,
+    col: Collector,
+) -> dict[str, Any]:
+    page_count = doc.page_count
+    if page_count <= 0:
+        raise ParseError(ErrorCode.CORRUPT, f"{kind} has no image")
+    if page_count > len(frames):
+        # MuPDF found frames our header walk did not, so their size is unchecked.
+        raise ParseError(ErrorCode.CORRUPT, f"{kind} frame count disagrees with its headers")
+
+    texts: list[str] = []
+    ocr_pages = 0
+    ocr_failures: list[str] = []
+    for pno in range(min(page_count, limits.max_ocr_pages)):
+        page = doc.load_page(pno)
+        width, height = frames[pno]
+        scale = 1.0
+        if width * height > limits.max_ocr_pixels:
+            scale = math.sqrt(limits.max_ocr_pixels / (width * height))
+            col.warn(WarningCode.OCR_DOWNSCALED, f"image {pno + 1} to {scale:.2f}x")
+        rect_width = float(page.rect.width)
+        if not rect_width > 0:
+            raise ParseError(ErrorCode.CORRUPT, f"{kind} has a zero-width page")
+        # An image page's size in points depends on its (often bogus) DPI tag; the
+        # render is sized in pixels instead, native unless over the OCR budget.
+        dpi = max(1, round(72 * width * scale / rect_width))
+        try:
+            textpage = _ocr(page, dpi, limits)
+        except Exception as exc:
+            ocr_failures.append(f"image {pno + 1}: {exc}")
+            col.warn(WarningCode.OCR_PAGE_FAILED, ocr_failures[-1])
+            continue
+        ocr_pages += 1
+        blocks = _text_blocks(textpage)
+        texts.append(_page_text(blocks))
+        # Image blocks are reported in source pixels (bbox_unit "px").
+        _add_blocks(col, blocks, pno + 1, width / rect_width)
+    if page_count > limits.max_ocr_pages:
+        col.warn(WarningCode.OCR_PAGE_CAP, f"{page_count - limits.max_ocr_pages} images not OCRed")
+
+    thumbnail = _thumbnail(doc.load_page(0), limits, col)
+    text = _finish(col, texts, ocr_failures)
+    return col.result(
+        text=text,
+        pages=page_count,
+        ocr_pages=ocr_pages,
+        thumbnail_png_b64=thumbnail,
+        bbox_unit="px",
+    )

@@ -1,0 +1,179 @@
+"""Plain data types of the document extractors: limits, error codes, result schema.
+
+This module is imported on the trusted side too (to build limits and to decode a
+sandbox child's answer), so it stays stdlib-only and cheap to import.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+SCHEMA_VERSION: Final = 1
+
+# The trusted side decides the kind from magic bytes; the extractor never guesses.
+KINDS: Final = frozenset({"pdf", "docx", "png", "jpeg", "tiff"})
+IMAGE_KINDS: Final = frozenset({"png", "jpeg", "tiff"})
+
+
+class ErrorCode(enum.StrEnum):
+    """Closed set of failure codes a parse can end with.
+
+    Every input maps to one of these or to a result; the sandbox relies on the set
+    being closed to store the code in a typed column and to decide on retries
+    (none of these is worth retrying: the same bytes fail the same way).
+    """
+
+    CORRUPT = "corrupt"  # truncated, garbage, or a structure the library rejects
+    ENCRYPTED = "encrypted"  # needs a password we do not have (we never try any)
+    UNSUPPORTED = "unsupported"  # well-formed but a variant we do not handle
+    TOO_MANY_PAGES = "too_many_pages"
+    TOO_LARGE = "too_large"  # input bytes over the cap, or a library ran out of memory
+    PIXEL_LIMIT = "pixel_limit"  # an image claims more pixels than we decode
+    DECOMPRESSION_BOMB = "decompression_bomb"  # zip sizes/ratio/count/overlap
+    XML_BOMB = "xml_bomb"  # a DTD / entity declaration inside an OOXML part
+    EMPTY_DOCUMENT = "empty_document"  # parsed fine, no text even after OCR
+    OCR_FAILED = "ocr_failed"  # text had to come from OCR and Tesseract failed
+    # A bug in the extractor, never an expected answer for any input; the mutation
+    # tests assert it does not occur.
+    INTERNAL = "internal"
+
+
+ERROR_CODES: Final = frozenset(code.value for code in ErrorCode)
+
+_DETAIL_MAX = 500
+
+
+class ParseError(Exception):
+    """A typed parse failure. ``code`` is always an ``ErrorCode`` member.
+
+    ``args`` is ``(code, detail)`` so the exception pickles, and ``to_dict`` gives
+    the JSON form a sandbox child sends back.
+    """
+
+    code: ErrorCode
+    detail: str
+
+    def __init__(self, code: ErrorCode | str, detail: str = "") -> None:
+        # ValueError here is deliberate: an unknown code is a programming error.
+        self.code = ErrorCode(code)
+        # Details quote library messages, which can carry surrogate-escaped bytes
+        # from the document; the child's JSON answer must stay valid UTF-8.
+        self.detail = str(detail)[:_DETAIL_MAX].encode("utf-8", "replace").decode("utf-8")
+        super().__init__(self.code.value, self.detail)
+
+    def __str__(self) -> str:
+        return f"{self.code.value}: {self.detail}" if self.detail else self.code.value
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code.value, "detail": self.detail}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ParseError:
+        code = data.get("code")
+        if code not in ERROR_CODES:
+            return cls(ErrorCode.INTERNAL, f"unknown error code from child: {code!r}")
+        return cls(str(code), str(data.get("detail", "")))
+
+
+class WarningCode(enum.StrEnum):
+    """Prefixes of the strings in a result's ``warnings`` list ("code" or "code: detail")."""
+
+    TEXT_TRUNCATED = "text_truncated"
+    BLOCKS_TRUNCATED = "blocks_truncated"
+    PDF_REPAIRED = "pdf_repaired"
+    # Decision: a PDF encrypted with an empty user password (owner password only,
+    # "no copy" permissions) opens without a password in every viewer, so we extract
+    # it like any other PDF and only note it; the candidate sent it to be read.
+    PDF_OWNER_PASSWORD_ONLY = "pdf_owner_password_only"  # noqa: S105 (a code, not a secret)
+    OCR_PAGE_CAP = "ocr_page_cap"
+    OCR_DOWNSCALED = "ocr_downscaled"
+    OCR_SKIPPED = "ocr_skipped"
+    OCR_PAGE_FAILED = "ocr_page_failed"
+    THUMBNAIL_FAILED = "thumbnail_failed"
+    DOCX_IMAGES_NOT_OCRED = "docx_images_not_ocred"
+    MUPDF = "mupdf"
+
+
+def _default_tessdata_dir() -> str:
+    # Looked up once here, without running `tesseract` (PyMuPDF's own fallback
+    # shells out, which the sandbox forbids).
+    env = os.environ.get("TESSDATA_PREFIX")
+    if env:
+        return env
+    for candidate in (
+        "/usr/share/tesseract-ocr/5/tessdata",  # Debian 12 tesseract-ocr-eng
+        "/usr/share/tesseract-ocr/4.00/tessdata",
+        "/usr/share/tessdata",
+    ):
+        if os.path.isdir(candidate):
+            return candidate
+    return "/usr/share/tesseract-ocr/5/tessdata"
+
+
+DEFAULT_TESSDATA_DIR: Final = _default_tessdata_dir()
+
+# Tesseract builds a path from the language name; keep it to plain traineddata names.
+_LANGUAGE_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\+[A-Za-z][A-Za-z0-9_]*)*")
+
+MiB: Final = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ParseLimits:
+    """Caps for one parse. Defaults fit CVs (a few pages) with a wide margin.
+
+    Memory note for the sandbox's RLIMIT_AS: the largest single allocation is a
+    decoded image, at most ``max_pixels_per_page`` x 4 bytes (~160 MB at default).
+    """
+
+    max_pages: int = 20
+    max_bytes: int = 20 * MiB
+    # 40 MP covers A4 scanned at 600 dpi (34.8 MP) and 12-24 MP phone photos.
+    max_pixels_per_page: int = 40_000_000
+    max_text_chars: int = 200_000  # a dense CV is ~5-20k characters
+    max_docx_uncompressed_bytes: int = 64 * MiB
+    # Word's XML parts compress ~10-35x; bombs are in the 1,000x range.
+    max_docx_compression_ratio: float = 100.0
+    max_docx_members: int = 1000
+    # Caps output size: PDF layout blocks, DOCX paragraphs and DOCX table rows each.
+    max_blocks: int = 2000
+    ocr_dpi: int = 300
+    ocr_language: str = "eng"
+    tessdata_dir: str = field(default=DEFAULT_TESSDATA_DIR)
+    # OCR cost grows with pixels (~0.3 s for A4 at 300 dpi); larger renders are
+    # downscaled to this budget rather than refused.
+    max_ocr_pixels: int = 12_000_000
+    max_ocr_pages: int = 10
+    # A PDF page with fewer legible characters than this is treated as a scan.
+    ocr_min_chars_per_page: int = 16
+    thumbnail_width: int = 256
+
+    def __post_init__(self) -> None:
+        for name in (
+            "max_pages",
+            "max_bytes",
+            "max_pixels_per_page",
+            "max_text_chars",
+            "max_docx_uncompressed_bytes",
+            "max_docx_members",
+            "max_blocks",
+            "ocr_dpi",
+            "max_ocr_pixels",
+            "thumbnail_width",
+        ):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"ParseLimits.{name} must be > 0")
+        for name in ("max_ocr_pages", "ocr_min_chars_per_page"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"ParseLimits.{name} must be >= 0")
+        if self.max_docx_compression_ratio < 1:
+            raise ValueError("ParseLimits.max_docx_compression_ratio must be >= 1")
+        if not _LANGUAGE_RE.fullmatch(self.ocr_language):
+            raise ValueError(f"ParseLimits.ocr_language is not a traineddata name: {self.ocr_language!r}")
+
+
+DEFAULT_LIMITS: Final = ParseLimits()

@@ -1,0 +1,164 @@
+"""Every corpus document parses, or fails with its typed code."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import pickle
+
+import pymupdf
+import pytest
+
+from ats.parsing.api import ERROR_CODES, KINDS, ErrorCode, ParseError, ParseLimits, parse_document
+from ats.parsing.data import WarningCode
+from tests import corpus
+
+RESULT_KEYS = {
+    "schema",
+    "kind",
+    "text",
+    "pages",
+    "blocks",
+    "paragraphs",
+    "tables",
+    "bbox_unit",
+    "ocr_used",
+    "ocr_pages",
+    "thumbnail_png_b64",
+    "warnings",
+}
+
+
+def _check_result_shape(result: dict, kind: str, limits: ParseLimits) -> None:
+    assert set(result) == RESULT_KEYS
+    assert result["schema"] == 1
+    assert result["kind"] == kind
+    assert json.loads(json.dumps(result)) == result
+    json.dumps(result, ensure_ascii=False).encode("utf-8")  # no lone surrogates
+    assert 0 < len(result["text"]) <= limits.max_text_chars
+    assert result["pages"] >= 1
+    assert len(result["blocks"]) <= limits.max_blocks
+    for block in result["blocks"]:
+        assert set(block) == {"page", "bbox", "text"}
+        assert 1 <= block["page"] <= result["pages"]
+        assert len(block["bbox"]) == 4 and block["text"]
+    assert all(isinstance(w, str) for w in result["warnings"])
+    thumb = result["thumbnail_png_b64"]
+    if kind == "docx":
+        assert thumb is None
+    else:
+        pix = pymupdf.Pixmap(base64.b64decode(thumb))
+        assert 0 < pix.width <= limits.thumbnail_width
+        assert 0 < pix.height <= 2 * limits.thumbnail_width
+
+
+def test_text_pdf(limits: ParseLimits) -> None:
+    result = parse_document(corpus.text_pdf(), kind="pdf", limits=limits)
+    _check_result_shape(result, "pdf", limits)
+    # Line breaks kept, and the blank lines between CV sections survive as
+    # paragraph breaks (MuPDF itself would separate every block alike).
+    assert result["text"] == "\n".join(corpus.CV_LINES)
+    assert not result["ocr_used"] and result["ocr_pages"] == 0
+    assert result["bbox_unit"] == "pt"
+    assert result["blocks"][0]["text"].startswith(corpus.CANDIDATE_NAME)
+    assert result["warnings"] == []
+
+
+def test_docx_with_tables(limits: ParseLimits) -> None:
+    result = parse_document(corpus.docx_with_tables(), kind="docx", limits=limits)
+    _check_result_shape(result, "docx", limits)
+    # Header first: CV templates keep contact details there.
+    assert result["text"].startswith(f"{corpus.CANDIDATE_NAME} | {corpus.CANDIDATE_EMAIL}")
+    assert corpus.CANDIDATE_PHONE in result["paragraphs"]
+    assert "Built payment systems in Python and PostgreSQL." in result["paragraphs"]
+    assert result["tables"] == [[["Skill", "Years"], ["Python", "8"], ["Kubernetes", "3"]]]
+    assert "Python | 8" in result["text"]
+    assert result["blocks"] == [] and result["bbox_unit"] is None
+    assert not result["ocr_used"]
+
+
+def test_docx_text_box_read_once_in_order(limits: ParseLimits) -> None:
+    result = parse_document(corpus.docx_with_textbox(), kind="docx", limits=limits)
+    text = result["text"]
+    assert text.index("Profile") < text.index(corpus.CANDIDATE_NAME) < text.index("Skills: Python")
+    # Word stores each text box twice (DrawingML choice + VML fallback).
+    assert text.count(corpus.CANDIDATE_EMAIL) == 1
+
+
+def test_owner_password_pdf_is_read_with_a_warning(limits: ParseLimits) -> None:
+    result = parse_document(corpus.owner_password_pdf(), kind="pdf", limits=limits)
+    assert corpus.CANDIDATE_EMAIL in result["text"]
+    assert any(w.startswith(WarningCode.PDF_OWNER_PASSWORD_ONLY) for w in result["warnings"])
+
+
+def test_partly_truncated_pdf_is_repaired(limits: ParseLimits) -> None:
+    result = parse_document(corpus.truncated_pdf_at(0.8), kind="pdf", limits=limits)
+    assert corpus.CANDIDATE_NAME in result["text"]
+    assert WarningCode.PDF_REPAIRED.value in result["warnings"]
+    assert any(w.startswith("mupdf: ") for w in result["warnings"])
+
+
+@pytest.mark.parametrize("name", sorted(corpus.EXPECTED_ERRORS))
+def test_hostile_corpus_fails_typed(name: str, limits: ParseLimits) -> None:
+    kind, code = corpus.EXPECTED_ERRORS[name]
+    with pytest.raises(ParseError) as info:
+        parse_document(getattr(corpus, name)(), kind=kind, limits=limits)
+    assert info.value.code == code, info.value
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_garbage_is_corrupt(kind: str, seed: int, limits: ParseLimits) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_document(corpus.garbage(4096, seed), kind=kind, limits=limits)
+    assert info.value.code == ErrorCode.CORRUPT
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        (corpus.text_pdf(), "png"),
+        (corpus.png_scan(), "pdf"),
+        (corpus.docx_with_tables(), "pdf"),
+        (corpus.text_pdf(), "docx"),
+        (corpus.jpeg_scan(), "tiff"),
+    ],
+)
+def test_wrong_kind_is_corrupt(data: bytes, kind: str, limits: ParseLimits) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_document(data, kind=kind, limits=limits)
+    assert info.value.code == ErrorCode.CORRUPT
+
+
+def test_empty_and_unknown_kind(limits: ParseLimits) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_document(b"", kind="pdf", limits=limits)
+    assert info.value.code == ErrorCode.CORRUPT
+    with pytest.raises(ParseError) as info:
+        parse_document(corpus.text_pdf(), kind="gif", limits=limits)
+    assert info.value.code == ErrorCode.UNSUPPORTED
+
+
+def test_parse_error_contract() -> None:
+    err = ParseError("xml_bomb", "x" * 10_000)
+    assert err.code is ErrorCode.XML_BOMB and len(err.detail) == 500
+    again = pickle.loads(pickle.dumps(err))
+    assert (again.code, again.detail) == (err.code, err.detail)
+    assert ParseError.from_dict(err.to_dict()).code is ErrorCode.XML_BOMB
+    assert ParseError.from_dict({"code": "nope"}).code is ErrorCode.INTERNAL
+    assert {c.value for c in ErrorCode} == ERROR_CODES
+    with pytest.raises(ValueError):
+        ParseError("not-a-code", "")
+
+
+def test_limits_validation() -> None:
+    with pytest.raises(ValueError):
+        ParseLimits(ocr_language="../../etc/passwd")
+    with pytest.raises(ValueError):
+        ParseLimits(max_pages=0)
+    assert ParseLimits(ocr_language="eng+deu").ocr_language == "eng+deu"
+    # The trusted side ships limits to the sandbox child as JSON or by pickle.
+    limits = ParseLimits(max_pages=3)
+    assert ParseLimits(**json.loads(json.dumps(dataclasses.asdict(limits)))) == limits
+    assert pickle.loads(pickle.dumps(limits)) == limits
