@@ -1,0 +1,153 @@
+"""``python -m ats.sandbox.check [--json]``: which sandbox layers this host gives, verified.
+
+Starts real zygotes (with the self-check probes of ats.sandbox.selfcheck, which only
+this command and the tests enable), runs escape attempts inside real children and
+prints one line per layer. Exit status 1 if a required layer is missing or an
+attempt that must fail did not. Run it on every new host/image (``just sandbox-check``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ats.sandbox import oci
+from ats.sandbox.api import REQUIRED_AS_ROOT, REQUIRED_LAYERS, Failure, ForkServerSandbox, harden_worker_process
+from ats.sandbox.data import Layer, SandboxResult
+from ats.sandbox.policy import load_policy
+from ats.sandbox.zygote import PROBES_ENV
+
+_PROBES = "ats.sandbox.selfcheck"
+
+
+def _observed(result: SandboxResult) -> dict[str, Any]:
+    return json.loads(result.document["text"]) if result.ok and result.document else {}
+
+
+def _tiny_pdf() -> bytes:
+    import pymupdf
+
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Sandbox check: Jane Doe, engineer", fontsize=12)
+    return bytes(doc.tobytes())
+
+
+def run_checks() -> dict[str, Any]:
+    # Like the real worker: nothing in this process may be readable by a same-uid child.
+    harden_worker_process()
+    os.environ[PROBES_ENV] = "1"  # only for the zygotes this command starts
+    policy = load_policy()
+    checks: list[dict[str, Any]] = []
+
+    def verify(layer: str, what: str, ok: Any, detail: Any = "") -> None:
+        checks.append({"layer": layer, "check": what, "ok": bool(ok), "detail": str(detail)[:300]})
+
+    with ForkServerSandbox(policy=policy, probes=_PROBES) as sandbox:
+        hello = sandbox.start()
+        identity = sandbox.run("probe:identity", b"")
+        facts = _observed(identity)
+        verify(
+            "rlimits,capbset,setuid,no_new_privs,seccomp",
+            "child confined (selfcheck.preflight)",
+            identity.ok,
+            identity.detail or facts.get("preflight"),
+        )
+        verify("setsid", "child leads its own session", facts.get("session_leader"), facts.get("session_leader"))
+        expected_fds = [0, 1, 2, facts.get("result_fd")]
+        verify(
+            "close_fds",
+            "only 0/1/2 and the result pipe open",
+            facts.get("open_fds") == expected_fds,
+            facts.get("open_fds"),
+        )
+        if Layer.NETNS in hello["layers"]:
+            verify("netns", "only loopback visible", facts.get("interfaces") == ["lo"], facts.get("interfaces"))
+        sock = _observed(sandbox.run("probe:socket", b""))
+        verify("seccomp", "socket(AF_INET) refused", sock.get("refused") and sock.get("errno") == 1, sock)
+        write = sandbox.run("probe:write_file", b"")
+        verify(
+            "seccomp",
+            "open(O_WRONLY|O_CREAT) kills the child",
+            write.failure == Failure.SECCOMP_VIOLATION,
+            write.failure,
+        )
+        environ = _observed(sandbox.run("probe:environ", b""))
+        for who in ("zygote_pid", "worker_pid"):
+            verify(
+                "setuid/nondumpable/landlock",
+                f"/proc/<{who[:-4]}>/environ unreadable",
+                environ.get(who, {}).get("refused"),
+                environ.get(who),
+            )
+        if Layer.LANDLOCK in hello["layers"]:
+            passwd = _observed(sandbox.run("probe:read_path", b"/etc/passwd"))
+            verify("landlock", "/etc/passwd unreadable", passwd.get("refused"), passwd)
+        tessdata = Path(policy.child.read_only_paths[0]) / "eng.traineddata" if policy.child.read_only_paths else None
+        if tessdata and tessdata.exists():
+            ocr = _observed(sandbox.run("probe:read_path", str(tessdata).encode()))
+            verify("landlock", "tessdata readable (OCR works)", ocr.get("refused") is False, ocr)
+        parsed = sandbox.run("pdf", _tiny_pdf())
+        verify(
+            "-",
+            "a real PDF parses in the sandbox",
+            parsed.document is not None and "Jane Doe" in parsed.document["text"],
+            parsed.failure or f"{parsed.wall_ms:.1f} ms",
+        )
+        after = sandbox.run("probe:identity", b"")
+        verify("-", "zygote survives a killed child", after.ok and sandbox.restarts == 0, after.failure)
+
+    short = load_policy(cpu_soft_s=1, cpu_hard_s=2, wall_s=2, address_space_budget_mb=128)
+    with ForkServerSandbox(policy=short, probes=_PROBES) as sandbox:
+        spin = sandbox.run("probe:cpu_spin", b"")
+        verify("rlimits", "CPU spin ends as timeout_cpu", spin.failure == Failure.TIMEOUT_CPU, spin.failure)
+        block = sandbox.run("probe:block", b"")
+        verify("-", "blocked child ends as timeout_wall", block.failure == Failure.TIMEOUT_WALL, block.failure)
+        bomb = sandbox.run("probe:memory_bomb", b"")
+        verify("rlimits", "memory bomb ends as memory", bomb.failure == Failure.MEMORY, bomb.failure)
+
+    container_profile, skipped = oci.load_profile(Path(policy.policy_dir) / "seccomp-container.json")
+    del container_profile
+    verify("-", "seccomp-container.json compiles", True, f"names unknown to libseccomp: {skipped}")
+
+    active = [Layer(v) for v in hello["layers"]]
+    required = REQUIRED_AS_ROOT if hello["uid"] == 0 else REQUIRED_LAYERS
+    missing = sorted(layer.value for layer in required if layer not in active)
+    return {
+        "uid": hello["uid"],
+        "mode": "root" if hello["uid"] == 0 else "non-root (container)",
+        "layers": [layer.value for layer in active],
+        "skipped": hello["skipped"],
+        "required_missing": missing,
+        "checks": checks,
+        "policy_hash": policy.policy_hash,
+        "ok": not missing and all(c["ok"] for c in checks),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    report = run_checks()
+    if "--json" in argv:
+        print(json.dumps(report, indent=2))
+        return 0 if report["ok"] else 1
+    print(f"sandbox check: uid {report['uid']}, {report['mode']}, policy {report['policy_hash'][:16]}")
+    print("\nlayers (in the order a child applies them):")
+    for layer in Layer:
+        skipped = report["skipped"].get(layer.value, "?")
+        state = "active" if layer.value in report["layers"] else f"SKIPPED: {skipped}"
+        print(f"  {layer.value:<13} {state}")
+    print("\nverified inside real children:")
+    for check in report["checks"]:
+        mark = "ok  " if check["ok"] else "FAIL"
+        print(f"  {mark} {check['check']:<45} [{check['layer']}] {check['detail'] if not check['ok'] else ''}")
+    if report["required_missing"]:
+        print(f"\nREQUIRED LAYERS MISSING: {', '.join(report['required_missing'])}")
+    print("\nresult:", "OK" if report["ok"] else "NOT FIT for untrusted documents")
+    return 0 if report["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

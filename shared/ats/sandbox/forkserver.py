@@ -1,0 +1,289 @@
+"""Worker side of the fork-server sandbox: start zygotes, send documents, judge the outcome.
+
+Thread-safe: procrastinate runs sync tasks in threads, so ``run`` takes a zygote from a
+small pool (one document at a time per zygote) and gives it back. A zygote that dies,
+hangs or answers nonsense is killed and replaced on the next call; the worker itself
+never executes parser code and never dies from a document.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ats.parsing.data import ParseLimits
+from ats.sandbox import protocol
+from ats.sandbox.data import Failure, Layer, SandboxPolicy, SandboxResult
+from ats.sandbox.hardening import layer_for_exit_code
+from ats.sandbox.policy import load_policy
+from ats.sandbox.validate import decode_answer
+from ats.sandbox.zygote import PROBES_ENV
+
+_MAX_OUTCOME = 1 << 16
+_MAX_HELLO = 1 << 20
+# The zygote gets no secrets: its environment is built from scratch, never copied.
+_ZYGOTE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "OMP_THREAD_LIMIT": "1"}
+_PASS_THROUGH_ENV = ("TESSDATA_PREFIX",)
+_OVERRIDABLE = ("cpu_soft_s", "cpu_hard_s", "wall_s", "address_space_budget_mb", "max_result_bytes")
+
+
+class ZygoteError(Exception):
+    pass
+
+
+class _Zygote:
+    """One ``python -m ats.sandbox.zygote`` process and its two pipes."""
+
+    def __init__(self, config: dict[str, Any], *, probes: bool, startup_timeout_s: float) -> None:
+        env = dict(_ZYGOTE_ENV)
+        env.update({k: os.environ[k] for k in _PASS_THROUGH_ENV if k in os.environ})
+        argv = [sys.executable, "-I", "-m", "ats.sandbox.zygote"]
+        if probes:
+            env[PROBES_ENV] = "1"
+            argv.append("--test-probes")
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            close_fds=True,
+            # Own session: a Ctrl-C or SIGTERM aimed at the worker's group does not hit
+            # the zygote mid-document; it exits on EOF when the worker goes away.
+            start_new_session=True,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.in_fd, self.out_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        os.set_blocking(self.in_fd, False)
+        os.set_blocking(self.out_fd, False)
+        deadline = time.monotonic() + startup_timeout_s
+        try:
+            protocol.send_json(self.in_fd, config, deadline)
+            self.hello: dict[str, Any] = protocol.recv_json(self.out_fd, _MAX_HELLO, deadline)
+        except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
+            self.kill()
+            raise ZygoteError(f"zygote did not start: {type(exc).__name__}") from exc
+        if not self.hello.get("ok"):
+            self.kill()
+            raise ZygoteError(f"zygote refused to start: {self.hello.get('error')}")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def request(self, kind: str, data: bytes, *, deadline: float, max_answer: int) -> tuple[dict[str, Any], bytes]:
+        protocol.send_json(self.in_fd, {"kind": kind}, deadline)
+        protocol.write_all(self.in_fd, protocol.frame(data), deadline)
+        outcome = protocol.recv_json(self.out_fd, _MAX_OUTCOME, deadline)
+        untrusted_answer = protocol.read_frame(self.out_fd, max_answer, deadline)
+        return outcome, untrusted_answer
+
+    def kill(self) -> None:
+        # The zygote leads its own session; its children lead their own, and die by
+        # PDEATHSIG when the zygote does.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.kill()
+        self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()  # EOF: the zygote finishes the current child and exits
+        try:
+            self.proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+class ForkServerSandbox:
+    """Parse each document in a fresh fork of a pre-warmed zygote (see zygote.py).
+
+    ``probes`` names a test module whose ``probe_<name>(data, context)`` functions run in
+    the child instead of the parser (kind ``"probe:<name>"``); it is refused unless the
+    environment has ATS_SANDBOX_TEST_PROBES=1, which no production config sets.
+    """
+
+    name = "forkserver"
+
+    def __init__(
+        self,
+        *,
+        policy: SandboxPolicy | None = None,
+        parser: str = "ats.parsing.api",
+        pool_size: int = 1,
+        probes: str | None = None,
+        probes_path: str | None = None,
+        startup_timeout_s: float = 60.0,
+    ) -> None:
+        if probes and os.environ.get(PROBES_ENV) != "1":
+            raise RuntimeError(f"sandbox probes are test-only: set {PROBES_ENV}=1 to enable them")
+        self.policy = policy or load_policy()
+        self._config: dict[str, Any] = {
+            "policy_dir": self.policy.policy_dir,
+            # Overrides (tests' short caps) travel as values; the zygote re-reads the files.
+            "child_overrides": {k: getattr(self.policy.child, k) for k in _OVERRIDABLE},
+            "parser": parser,
+            "probes": probes,
+            "probes_path": str(Path(probes_path).resolve()) if probes_path else None,
+        }
+        self._probes = bool(probes)
+        self._parse_limits = ParseLimits(**self.policy.parse)
+        self._startup_timeout_s = startup_timeout_s
+        self._pool: queue.LifoQueue[_Zygote | None] = queue.LifoQueue()
+        for _ in range(pool_size):
+            self._pool.put(None)  # started on first use
+        self.restarts = 0
+        self.last_hello: dict[str, Any] = {}
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def _spawn(self) -> _Zygote:
+        try:
+            zygote = _Zygote(self._config, probes=self._probes, startup_timeout_s=self._startup_timeout_s)
+        except OSError as exc:  # e.g. EAGAIN from fork/exec: report, do not crash the worker
+            raise ZygoteError(f"cannot start the zygote: {exc}") from exc
+        if zygote.hello.get("policy_hash") != self.policy.policy_hash:
+            zygote.kill()  # the policy files changed under us: refuse to mix versions
+            raise ZygoteError("policy files changed since the worker loaded them")
+        self.last_hello = zygote.hello
+        return zygote
+
+    def start(self) -> dict[str, Any]:
+        """Start every zygote now (at worker start) instead of on the first document."""
+        slots = [self._pool.get() for _ in range(self._pool.qsize())]
+        try:
+            slots = [s if s is not None and s.alive() else self._spawn() for s in slots]
+        finally:
+            for slot in slots:
+                self._pool.put(slot)
+        return self.last_hello
+
+    def close(self) -> None:
+        while not self._pool.empty():
+            slot = self._pool.get_nowait()
+            if slot is not None:
+                slot.close()
+
+    def __enter__(self) -> ForkServerSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- one document ----------------------------------------------------------------------
+
+    def run(self, kind: str, data: bytes) -> SandboxResult:
+        started = time.monotonic()
+        max_bytes = int(self.policy.parse.get("max_bytes", 20 * 1024 * 1024))
+        if len(data) > max_bytes:
+            return self._result(Failure.TOO_LARGE, f"document over {max_bytes} bytes", started=started)
+        slot = self._pool.get()
+        try:
+            if slot is None or not slot.alive():
+                if slot is not None:  # died between documents
+                    slot.kill()
+                    self.restarts += 1
+                slot = None
+                slot = self._spawn()
+        except ZygoteError as exc:
+            self._pool.put(slot)
+            return self._result(Failure.SANDBOX_UNAVAILABLE, str(exc), started=started)
+        limits = self.policy.child
+        try:
+            outcome, untrusted_answer = slot.request(
+                kind,
+                data,
+                deadline=started + limits.wall_s + self.policy.reply_grace_s,
+                max_answer=limits.max_result_bytes + protocol.LEN_SIZE,
+            )
+        except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
+            # A zygote that does not answer in time or breaks the protocol is replaced.
+            slot.kill()
+            self.restarts += 1
+            self._pool.put(None)
+            failure = Failure.TIMEOUT_WALL if isinstance(exc, TimeoutError) else Failure.CRASHED
+            return self._result(failure, f"zygote failed: {type(exc).__name__}", started=started, hello=slot.hello)
+        self._pool.put(slot)
+        try:
+            return self._judge(kind, outcome, untrusted_answer, started, slot.hello)
+        except Exception as exc:  # a bug here must cost one document, not the worker
+            return self._result(Failure.CRASHED, f"sandbox bug: {type(exc).__name__}", started=started)
+
+    def _judge(
+        self, kind: str, outcome: dict[str, Any], untrusted_answer: bytes, started: float, hello: dict[str, Any]
+    ) -> SandboxResult:
+        """Map the zygote's (trusted) account of how the child ended, then the child's answer."""
+        limits = self.policy.child
+        end, sig, code = outcome.get("end"), outcome.get("signal"), outcome.get("exit_code")
+        cpu_s = float(outcome.get("cpu_s") or 0.0)
+        document = None
+        failure: Failure | None
+        if end == "refused":
+            failure, detail = Failure(outcome["failure"]), str(outcome.get("detail", ""))
+        elif end == "wall_timeout":
+            failure, detail = Failure.TIMEOUT_WALL, f"killed after {limits.wall_s}s wall"
+        elif end == "output_too_large":
+            failure, detail = Failure.OUTPUT_TOO_LARGE, "answer over max_result_bytes"
+        elif end == "signaled" and sig == signal.SIGSYS:
+            failure, detail = Failure.SECCOMP_VIOLATION, "SIGSYS"
+        elif end == "signaled" and (
+            sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_s >= limits.cpu_hard_s - 0.5)
+        ):
+            failure, detail = Failure.TIMEOUT_CPU, f"CPU limit ({cpu_s:.1f}s)"
+        elif end == "signaled":
+            failure, detail = Failure.CRASHED, f"signal {sig}"
+        elif end != "answered" and code != 0:
+            layer = layer_for_exit_code(int(code or 0))
+            if layer is not None:
+                failure, detail = Failure.SANDBOX_UNAVAILABLE, f"layer {layer} failed"
+            else:
+                failure, detail = Failure.CRASHED, f"exit status {code}"
+        else:
+            failure, detail, document = decode_answer(
+                untrusted_answer, kind=kind, limits=self._parse_limits, max_result_bytes=limits.max_result_bytes
+            )
+        return self._result(
+            failure,
+            detail,
+            started=started,
+            document=document,
+            cpu_ms=cpu_s * 1000,
+            max_rss_kb=int(outcome.get("maxrss_kb") or 0),
+            hello=hello,
+        )
+
+    def _result(
+        self,
+        failure: Failure | None,
+        detail: str,
+        *,
+        started: float,
+        document: Any = None,
+        cpu_ms: float = 0.0,
+        max_rss_kb: int = 0,
+        hello: dict[str, Any] | None = None,
+    ) -> SandboxResult:
+        hello = hello if hello is not None else self.last_hello
+        return SandboxResult(
+            ok=failure is None,
+            failure=failure,
+            detail=detail,
+            document=document if failure is None else None,
+            sandbox=self.name,
+            layers=tuple(Layer(v) for v in hello.get("layers", ())),
+            skipped_layers=tuple(Layer(v) for v in hello.get("skipped", {})),
+            policy_hash=self.policy.policy_hash,
+            wall_ms=(time.monotonic() - started) * 1000,
+            cpu_ms=cpu_ms,
+            max_rss_kb=max_rss_kb,
+        )

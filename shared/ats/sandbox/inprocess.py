@@ -1,0 +1,77 @@
+"""The "no sandbox" sandbox, for development only (like dangerzone's dummy).
+
+Same interface and the same answer validation as the fork server, but the parser runs
+in the calling process: a hostile document gets the worker's memory, secrets and
+network. Refuses to exist unless explicitly enabled.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import time
+from typing import Any
+
+from ats.parsing.data import ParseError, ParseLimits
+from ats.sandbox import protocol
+from ats.sandbox.data import Failure, SandboxPolicy, SandboxResult
+from ats.sandbox.policy import load_policy
+from ats.sandbox.validate import decode_answer
+
+ALLOW_ENV = "ATS_SANDBOX_ALLOW_INPROCESS"
+
+
+class SandboxRefused(RuntimeError):
+    pass
+
+
+class InProcessSandbox:
+    name = "inprocess"
+
+    def __init__(
+        self, *, allow: bool = False, policy: SandboxPolicy | None = None, parser: str = "ats.parsing.api"
+    ) -> None:
+        if not (allow or os.environ.get(ALLOW_ENV) == "1"):
+            raise SandboxRefused(f"InProcessSandbox parses untrusted input unconfined; set {ALLOW_ENV}=1 (dev only)")
+        self.policy = policy or load_policy()
+        self._limits = ParseLimits(**self.policy.parse)
+        self._parser: Any = importlib.import_module(parser)
+        self._parser.prewarm()
+
+    def start(self) -> dict[str, Any]:
+        return {"layers": [], "skipped": {}}
+
+    def close(self) -> None:
+        pass
+
+    def run(self, kind: str, data: bytes) -> SandboxResult:
+        started = time.monotonic()
+        cpu_started = time.process_time()
+        try:
+            document = self._parser.parse_document(data, kind=kind, limits=self._limits)
+            # The same encode/validate round trip as a child's answer, so results (and
+            # the benchmark) are comparable and a schema drift shows up here too.
+            body = json.dumps({"status": "ok", "document": document}, allow_nan=False, separators=(",", ":")).encode()
+            max_bytes = self.policy.child.max_result_bytes
+            failure, detail, checked = decode_answer(
+                protocol.frame(body), kind=kind, limits=self._limits, max_result_bytes=max_bytes
+            )
+        except MemoryError:
+            failure, detail, checked = Failure.MEMORY, "MemoryError", None
+        except ParseError as exc:
+            failure, detail, checked = Failure(exc.code.value), exc.detail, None
+        except Exception as exc:
+            failure, detail, checked = Failure.CRASHED, type(exc).__name__, None
+        return SandboxResult(
+            ok=failure is None,
+            failure=failure,
+            detail=detail,
+            document=checked,
+            sandbox=self.name,
+            layers=(),
+            skipped_layers=(),
+            policy_hash=self.policy.policy_hash,
+            wall_ms=(time.monotonic() - started) * 1000,
+            cpu_ms=(time.process_time() - cpu_started) * 1000,
+        )

@@ -1,0 +1,191 @@
+"""Check a child's answer before anything trusted touches it.
+
+Everything here starts as ``untrusted_*``: the bytes came from a process that parsed
+attacker-controlled input and may have been taken over. The answer is size-capped by
+the zygote already; here it must be one frame of JSON with exactly the shape of an
+``ats.parsing`` result (closed set of keys, types, lengths, page counts, a small PNG
+thumbnail) or a typed error. Anything else is ``protocol_error``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import struct
+from collections.abc import Mapping
+from typing import Any
+
+from ats.sandbox import protocol
+from ats.sandbox.data import CHILD_REPORTABLE, Failure
+
+_DETAIL_MAX = 500
+_WARNINGS_MAX, _WARNING_CHARS = 50, 300
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+_DOCX_PAGES_MAX = 100_000  # a DOCX page count is an estimate from break markers
+
+
+class Invalid(Exception):
+    pass
+
+
+def _check(cond: bool, why: str) -> None:
+    if not cond:
+        raise Invalid(why)
+
+
+def _string(value: Any, max_chars: int, what: str) -> str:
+    _check(isinstance(value, str), f"{what}: not a string")
+    _check(len(value) <= max_chars, f"{what}: {len(value)} chars > {max_chars}")
+    # NUL cannot be stored in Postgres text; lone surrogates cannot be encoded as UTF-8.
+    _check("\x00" not in value, f"{what}: NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Invalid(f"{what}: lone surrogate") from None
+    return str(value)
+
+
+def _int(value: Any, low: int, high: int, what: str) -> int:
+    _check(type(value) is int and low <= value <= high, f"{what}: not an int in [{low}, {high}]")
+    return int(value)
+
+
+def _list(value: Any, max_len: int, what: str) -> list[Any]:
+    _check(isinstance(value, list) and len(value) <= max_len, f"{what}: not a list of <= {max_len}")
+    return list(value)
+
+
+def _thumbnail(value: Any, width: int) -> str | None:
+    if value is None:
+        return None
+    # Worst case a 256 x 512 RGB PNG that did not compress: ~400 KB; base64 is 4/3 of that.
+    raw_cap = 3 * width * 2 * width + 65536
+    encoded = _string(value, (raw_cap * 4) // 3 + 4, "thumbnail_png_b64")
+    try:
+        png = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise Invalid("thumbnail_png_b64: not base64") from None
+    _check(png.startswith(_PNG_MAGIC) and png[12:16] == b"IHDR", "thumbnail_png_b64: not a PNG")
+    w, h = struct.unpack(">II", png[16:24])
+    _check(0 < w <= width and 0 < h <= 2 * width + 1, f"thumbnail_png_b64: {w}x{h} too big")
+    return encoded
+
+
+def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, Any]:
+    """Return a fresh dict holding only checked values; raise Invalid otherwise.
+
+    ``limits`` is the ats.parsing ParseLimits the child was given.
+    """
+    from ats.parsing.data import SCHEMA_VERSION
+
+    _check(isinstance(untrusted, dict), "document: not an object")
+    known = {
+        "schema",
+        "kind",
+        "text",
+        "pages",
+        "blocks",
+        "ocr_used",
+        "ocr_pages",
+        "thumbnail_png_b64",
+        "warnings",
+        "paragraphs",
+        "tables",
+        "bbox_unit",
+    }
+    extra = set(untrusted) - known
+    _check(not extra, f"document: unexpected keys {sorted(extra)[:5]}")
+    _check(untrusted.get("schema") == SCHEMA_VERSION, "document: schema version")
+    _check(untrusted.get("kind") == kind, "document: kind differs from the request")
+    max_chars = limits.max_text_chars
+    max_pages = _DOCX_PAGES_MAX if kind == "docx" else limits.max_pages
+    out: dict[str, Any] = {
+        "schema": SCHEMA_VERSION,
+        "kind": kind,
+        "text": _string(untrusted.get("text"), max_chars, "text"),
+        "pages": _int(untrusted.get("pages"), 0, max_pages, "pages"),
+        "ocr_pages": _int(untrusted.get("ocr_pages"), 0, limits.max_pages, "ocr_pages"),
+    }
+    _check(type(untrusted.get("ocr_used")) is bool, "ocr_used: not a bool")
+    out["ocr_used"] = bool(untrusted["ocr_used"])
+    _check(untrusted.get("bbox_unit") in (None, "pt", "px"), "bbox_unit: not pt/px/null")
+    out["bbox_unit"] = untrusted.get("bbox_unit")
+    out["thumbnail_png_b64"] = _thumbnail(untrusted.get("thumbnail_png_b64"), limits.thumbnail_width)
+    out["warnings"] = [
+        _string(w, _WARNING_CHARS, "warning") for w in _list(untrusted.get("warnings"), _WARNINGS_MAX, "warnings")
+    ]
+    budget = max_chars  # blocks, paragraphs and tables repeat the text: they share one budget each
+    blocks = []
+    for block in _list(untrusted.get("blocks", []), limits.max_blocks, "blocks"):
+        _check(isinstance(block, dict) and set(block) == {"page", "bbox", "text"}, "block: shape")
+        bbox = _list(block["bbox"], 4, "bbox")
+        _check(len(bbox) == 4 and all(type(v) in (int, float) and math.isfinite(v) for v in bbox), "bbox: 4 numbers")
+        text = _string(block["text"], budget, "block text")
+        budget -= len(text)
+        blocks.append(
+            {"page": _int(block["page"], 0, max_pages, "block page"), "bbox": [float(v) for v in bbox], "text": text}
+        )
+    out["blocks"] = blocks
+    if "paragraphs" in untrusted or "tables" in untrusted:
+        budget = max_chars
+        paragraphs = []
+        for para in _list(untrusted.get("paragraphs", []), limits.max_blocks, "paragraphs"):
+            paragraphs.append(_string(para, budget, "paragraph"))
+            budget -= len(paragraphs[-1])
+        tables = []
+        for table in _list(untrusted.get("tables", []), limits.max_blocks, "tables"):
+            rows = []
+            for row in _list(table, limits.max_blocks, "table rows"):
+                cells = []
+                for cell in _list(row, 1000, "table cells"):
+                    cells.append(_string(cell, budget, "table cell"))
+                    budget -= len(cells[-1])
+                rows.append(cells)
+            tables.append(rows)
+        out["paragraphs"], out["tables"] = paragraphs, tables
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name}")
+
+
+def decode_answer(
+    untrusted_answer: bytes, *, kind: str, limits: Any, max_result_bytes: int
+) -> tuple[Failure | None, str, Mapping[str, Any] | None]:
+    """Turn the child's raw answer into (failure, detail, document)."""
+    if len(untrusted_answer) > max_result_bytes + protocol.LEN_SIZE:
+        return Failure.OUTPUT_TOO_LARGE, "answer over max_result_bytes", None
+    if len(untrusted_answer) < protocol.LEN_SIZE:
+        return Failure.PROTOCOL_ERROR, "no answer", None
+    declared = int.from_bytes(untrusted_answer[: protocol.LEN_SIZE], "big")
+    untrusted_body = untrusted_answer[protocol.LEN_SIZE :]
+    if declared != len(untrusted_body):
+        return Failure.PROTOCOL_ERROR, "frame length mismatch", None
+    try:
+        untrusted = json.loads(untrusted_body, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return Failure.PROTOCOL_ERROR, "answer is not JSON", None
+    if not isinstance(untrusted, dict):
+        return Failure.PROTOCOL_ERROR, "answer is not an object", None
+    status = untrusted.get("status")
+    try:
+        if status == "error":
+            _check(set(untrusted) == {"status", "code", "detail"}, "error: shape")
+            code = untrusted["code"]
+            _check(isinstance(code, str) and code in CHILD_REPORTABLE, "error: unknown code")
+            detail = _string(untrusted["detail"], _DETAIL_MAX, "detail")
+            return Failure(code), _printable(detail), None
+        _check(status == "ok" and set(untrusted) == {"status", "document"}, "answer: shape")
+        return None, "", validate_document(untrusted["document"], kind=kind, limits=limits)
+    except Invalid as exc:
+        return Failure.PROTOCOL_ERROR, _printable(str(exc)), None
+    except Exception as exc:  # a validator bug must not take the worker down with it
+        return Failure.PROTOCOL_ERROR, f"validator: {type(exc).__name__}", None
+
+
+def _printable(text: str) -> str:
+    # Details end up in logs and the triage UI: no control characters, no escapes.
+    return "".join(ch if ch.isprintable() else "?" for ch in text)[:_DETAIL_MAX]

@@ -1,0 +1,414 @@
+"""The pre-warmed fork server: ``python -I -m ats.sandbox.zygote [--test-probes]``.
+
+Started by ForkServerSandbox as a fresh, single-threaded process (the worker has
+threads and an event loop; forking *it* could copy a held lock into the child). It
+imports and pre-warms the parser, freezes the heap, then serves one request at a time
+on its stdin/stdout pipes:
+
+  worker -> zygote   config (JSON frame, once), then per document:
+                     request (JSON frame: kind) + document (raw frame)
+  zygote -> worker   hello (JSON frame, once), then per document:
+                     outcome (JSON frame, trusted) + the child's answer (raw frame, untrusted)
+
+Children are forked one ahead ("the spare"): right after start and after each
+document, so fork, confinement (ats.sandbox.hardening) and a warm-up parse of trusted
+samples happen while idle. The spare then waits on its own pipe; per document the
+zygote writes the document there (no temp files), enforces the wall deadline, caps
+the answer, kills the child's process group when needed, reaps it and reports how it
+ended. The zygote never parses anything itself, never interprets the child's answer,
+and zeroes its copies of the document and the answer before the next fork.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import importlib
+import json
+import os
+import select
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import prctl
+
+from ats.sandbox import hardening, oci, protocol, warmup
+from ats.sandbox.data import Failure
+from ats.sandbox.policy import load_policy
+
+PROBES_ENV = "ATS_SANDBOX_TEST_PROBES"
+_MAX_CONFIG = 1 << 20
+_MAX_REQUEST = 1 << 16
+
+
+def _child_answer(status: str, **fields: Any) -> bytes:
+    return protocol.frame(json.dumps({"status": status, **fields}).encode())
+
+
+# Built before any child exists: under memory pressure a child may not manage to
+# allocate these.
+_MEMORY_ANSWER = _child_answer("error", code=Failure.MEMORY.value, detail="MemoryError")
+_TOO_LARGE_ANSWER = _child_answer("error", code=Failure.OUTPUT_TOO_LARGE.value, detail="result over max_result_bytes")
+
+
+class Zygote:
+    def __init__(self, config: dict[str, Any], *, probes_enabled: bool) -> None:
+        self.policy = load_policy(Path(config["policy_dir"]), **config.get("child_overrides", {}))
+        self.limits = self.policy.child
+        self.pid = os.getpid()
+        self.worker_pid = os.getppid()
+        # Orphans (there should be none: children cannot fork) are reparented to us and
+        # reaped, so zombies never count against RLIMIT_NPROC of the sandbox uid.
+        prctl.set_child_subreaper(True)
+        # Same-uid children (container mode) cannot ptrace us or read /proc/<us>/*.
+        prctl.set_dumpable(False)
+
+        from ats.parsing.data import ParseError, ParseLimits  # trusted data types only
+
+        self.parse_error_type = ParseError
+        self.parse_limits = ParseLimits(**self.policy.parse)
+        self.parser = importlib.import_module(config.get("parser", "ats.parsing.api"))
+        started = time.monotonic()
+        self.parser.prewarm()
+        self.prewarm_ms = (time.monotonic() - started) * 1000
+        self.read_only_paths = [*self.limits.read_only_paths, self.parse_limits.tessdata_dir]
+
+        self.probes: Any = None
+        self.result_fd = -1
+        self.spare: _Child | None = None
+        # One answer buffer for the zygote's lifetime (cap + 1 byte to detect overflow),
+        # scrubbed after each document.
+        self.answer_buf = bytearray(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
+        self.warmup_samples = warmup.samples() if config.get("warmup", True) else []
+        self.max_document_bytes = int(self.policy.parse.get("max_bytes", 20 * 1024 * 1024))
+        if config.get("probes"):
+            # Test-only: needs both the --test-probes flag and the env var; production
+            # config never sets either, so a probe kind is refused there.
+            if not probes_enabled:
+                raise RuntimeError("probes requested but not enabled for this zygote")
+            if config.get("probes_path"):
+                sys.path.insert(0, config["probes_path"])
+            self.probes = importlib.import_module(config["probes"])
+
+        seccomp, self.seccomp_skipped = oci.load_profile(Path(self.policy.policy_dir) / "seccomp-child.json")
+        self.seccomp = oci.CompiledFilter(seccomp)
+        self.plan = hardening.prepare_zygote()
+        gc.collect()
+        gc.freeze()  # keep the pre-warmed heap out of the child's GC: fewer copy-on-write faults
+        self.threads = len(os.listdir("/proc/self/task"))
+
+    def hello(self) -> dict[str, Any]:
+        return {
+            "ok": self.threads == 1,
+            "error": None if self.threads == 1 else f"{self.threads} threads after prewarm: forking is unsafe",
+            "pid": self.pid,
+            "uid": os.geteuid(),
+            "layers": [layer.value for layer in self.plan.layers],
+            "skipped": self.plan.skipped,
+            "seccomp_skipped": self.seccomp_skipped,
+            "policy_hash": self.policy.policy_hash,
+            "vm_bytes": hardening.address_space_bytes(),
+            "prewarm_ms": round(self.prewarm_ms, 1),
+        }
+
+    # -- child side (never returns) -------------------------------------------------
+
+    def _child(self, doc_fd: int, answer_fd: int, vm_bytes: int) -> None:
+        try:
+            hardening.apply(
+                self.plan,
+                self.limits,
+                keep_fds=(doc_fd, answer_fd),
+                zygote_pid=self.pid,
+                vm_bytes=vm_bytes,
+                read_only_paths=self.read_only_paths,
+                load_seccomp=self.seccomp.load,
+            )
+            self.result_fd = answer_fd
+            # Confined, not yet given a document: fault in the pages a parse writes to
+            # (see warmup.py), then wait for the zygote to send the next document.
+            # Skipped when a document is already waiting (a backlog): then it would only
+            # add to that document's latency.
+            waiting = select.poll()
+            waiting.register(doc_fd, select.POLLIN)
+            if not waiting.poll(0):
+                for sample_kind, sample in self.warmup_samples:
+                    with contextlib.suppress(Exception):
+                        self.parser.parse_document(sample, kind=sample_kind, limits=self.parse_limits)
+            request = protocol.recv_json(doc_fd, _MAX_REQUEST)
+            data = protocol.read_frame(doc_fd, self.max_document_bytes)
+            os.close(doc_fd)
+            # ---- from here on the process handles untrusted bytes ----
+            answer = self._parse(str(request["kind"]), data)
+            protocol.write_all(answer_fd, answer)
+            # EOF now, before the address space is torn down: the zygote answers the
+            # worker without waiting for our exit.
+            os.close(answer_fd)
+        except BaseException:
+            os._exit(1)
+        os._exit(0)
+
+    def _parse(self, kind: str, data: bytes) -> bytes:
+        try:
+            if kind.startswith("probe:"):
+                probe = getattr(self.probes, "probe_" + kind[6:])
+                context = {
+                    "zygote_pid": self.pid,
+                    "worker_pid": self.worker_pid,
+                    "limits": self.limits,
+                    "layers": [layer.value for layer in self.plan.layers],
+                    "result_fd": self.result_fd,
+                }
+                document = probe(data, context)
+            else:
+                document = self.parser.parse_document(data, kind=kind, limits=self.parse_limits)
+            # ensure_ascii: one byte per character on the wire, no encoding step that can fail
+            body = json.dumps({"status": "ok", "document": document}, allow_nan=False, separators=(",", ":"))
+        except MemoryError:
+            return _MEMORY_ANSWER
+        except self.parse_error_type as exc:
+            body = json.dumps({"status": "error", "code": str(exc.code), "detail": exc.detail[:500]})
+        except BaseException as exc:  # an extractor bug or a probe's refusal: typed as crashed
+            try:
+                body = json.dumps({"status": "error", "code": Failure.CRASHED.value, "detail": type(exc).__name__})
+            except MemoryError:
+                return _MEMORY_ANSWER
+        if len(body) > self.limits.max_result_bytes:
+            return _TOO_LARGE_ANSWER
+        return protocol.frame(body.encode())
+
+    # -- zygote side -------------------------------------------------------------------
+
+    def fork_spare(self) -> _Child:
+        """Fork the next child now, while idle: fork and hardening (~3 ms) are then off the
+        document's critical path. The spare is fully confined before it sees any input."""
+        doc_r, doc_w = os.pipe2(os.O_CLOEXEC)
+        answer_r, answer_w = os.pipe2(os.O_CLOEXEC)
+        vm_bytes = hardening.address_space_bytes()
+        pid = os.fork()
+        if pid == 0:
+            os.close(doc_w)
+            os.close(answer_r)
+            self._child(doc_r, answer_w, vm_bytes)
+        os.close(doc_r)
+        os.close(answer_w)
+        os.set_blocking(doc_w, False)
+        return _Child(pid, os.pidfd_open(pid), doc_w, answer_r)
+
+    def run_one(self, kind: str, document: memoryview) -> tuple[dict[str, Any], memoryview, _Child | None]:
+        """Send one document to the spare and judge how it ended.
+
+        Returns (outcome, answer - a view of ``self.answer_buf``, child still to reap).
+        When the child has closed its answer pipe with a complete frame, we answer at
+        once and reap it afterwards. No copy of the document or the answer is made:
+        both buffers are scrubbed by ``serve`` before the next spare is forked.
+        """
+        if kind.startswith("probe:") and (self.probes is None or not hasattr(self.probes, "probe_" + kind[6:])):
+            refused = {"end": "refused", "failure": Failure.UNSUPPORTED.value, "detail": "unknown kind"}
+            return refused, memoryview(b""), None
+        child, self.spare = self.spare or self.fork_spare(), None
+        started = time.monotonic()
+        deadline = started + self.limits.wall_s
+        header = protocol.frame(json.dumps({"kind": kind}).encode()) + protocol.LEN.pack(len(document))
+        outgoing = [memoryview(header), document]
+        answer = memoryview(self.answer_buf)
+        received = 0
+        cap = self.limits.max_result_bytes + protocol.LEN_SIZE
+        end = None
+        poller = select.poll()
+        poller.register(child.answer_fd, select.POLLIN)
+        poller.register(child.pidfd, select.POLLIN)
+        poller.register(child.doc_fd, select.POLLOUT)
+        eof = exited = False
+        while not (eof and (exited or _complete(answer[:received]))):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                end = "wall_timeout"
+                break
+            for fd, event in poller.poll(remaining * 1000):
+                if fd == child.pidfd:
+                    exited = True
+                    poller.unregister(fd)
+                    _killpg(child.pid)  # anything it left behind; its pipe ends then close
+                elif fd == child.doc_fd:
+                    if event & select.POLLOUT:
+                        try:
+                            outgoing[0] = outgoing[0][os.write(fd, outgoing[0][: 1 << 20]) :]
+                        except BlockingIOError:
+                            pass
+                        except BrokenPipeError:
+                            outgoing = []  # the child is gone; its exit tells why
+                        while outgoing and not outgoing[0]:
+                            outgoing.pop(0)
+                    if not outgoing or event & (select.POLLERR | select.POLLHUP):
+                        poller.unregister(fd)
+                        child.close_doc()
+                else:
+                    count = os.readv(fd, [answer[received:]])  # the buffer holds cap + 1
+                    if not count:
+                        eof = True
+                        poller.unregister(fd)
+                    received += count
+            if received > cap:
+                end = "output_too_large"
+                break
+        child.close_doc()
+        if end is None and not exited:
+            # A complete answer and EOF: the child is done. Kill it in case it is not,
+            # read its CPU time before the reap, and let the caller reap after replying.
+            cpu_s, rss_kb = _proc_usage(child.pid)
+            signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
+            outcome = {"end": "answered", "cpu_s": cpu_s, "maxrss_kb": rss_kb, "wall_s": time.monotonic() - started}
+            return outcome, answer[:received], child
+        if end is not None:
+            signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
+        status, usage = self.reap(child)
+        outcome = {
+            "end": end or ("signaled" if os.WIFSIGNALED(status) else "exited"),
+            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            "cpu_s": usage.ru_utime + usage.ru_stime,
+            "wall_s": time.monotonic() - started,
+            "maxrss_kb": usage.ru_maxrss,
+        }
+        return outcome, answer[:received] if end is None else answer[:0], None
+
+    def reap(self, child: _Child) -> tuple[int, Any]:
+        _killpg(child.pid)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.close()
+        self._reap_orphans()
+        return status, usage
+
+    def _reap_orphans(self) -> None:
+        if self.spare is not None:
+            return  # waitpid(-1) could reap the spare; orphans wait for the next round
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+
+    def serve(self, in_fd: int, out_fd: int) -> None:
+        self.spare = self.fork_spare()
+        try:
+            while True:
+                try:
+                    request = protocol.recv_json(in_fd, _MAX_REQUEST)
+                    (length,) = protocol.LEN.unpack(protocol.read_exact(in_fd, protocol.LEN_SIZE))
+                except EOFError:
+                    return  # the worker closed the pipe or died
+                if length > self.max_document_bytes:
+                    return  # the worker checks first: this is a bug, not a document
+                # Read straight into one buffer (no intermediate chunks left in the heap).
+                document = bytearray(length)
+                _read_into(in_fd, memoryview(document))
+                outcome, answer, pending = self.run_one(str(request["kind"]), memoryview(document))
+                protocol.send_json(out_fd, outcome)
+                protocol.write_all(out_fd, protocol.LEN.pack(len(answer)))
+                protocol.write_all(out_fd, answer)
+                # Every later child is a fork of this process: no byte of this document
+                # or its answer may survive in our heap for the next spare to find.
+                _scrub(document)
+                _scrub(self.answer_buf, len(answer))
+                del document, answer
+                if pending is not None:
+                    self.reap(pending)  # overlaps with the worker validating the answer
+                if self.spare is None:
+                    self.spare = self.fork_spare()
+        finally:
+            if self.spare is not None:
+                signal.pidfd_send_signal(self.spare.pidfd, signal.SIGKILL)
+                self.reap(self.spare)
+
+
+def _read_into(fd: int, view: memoryview) -> None:
+    while view:
+        count = os.readv(fd, [view])
+        if not count:
+            raise EOFError
+        view = view[count:]
+
+
+def _scrub(buf: bytearray, length: int | None = None) -> None:
+    length = len(buf) if length is None else length
+    if length:
+        ctypes.memset((ctypes.c_char * len(buf)).from_buffer(buf), 0, length)
+
+
+@dataclass
+class _Child:
+    pid: int
+    pidfd: int
+    doc_fd: int  # we write the request here (non-blocking)
+    answer_fd: int  # the child's answer arrives here
+
+    def close_doc(self) -> None:
+        if self.doc_fd >= 0:
+            os.close(self.doc_fd)
+            self.doc_fd = -1
+
+    def close(self) -> None:
+        self.close_doc()
+        for fd in (self.pidfd, self.answer_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _complete(answer: memoryview) -> bool:
+    return len(answer) >= protocol.LEN_SIZE and len(answer) == protocol.LEN_SIZE + int.from_bytes(
+        answer[: protocol.LEN_SIZE], "big"
+    )
+
+
+def _proc_usage(pid: int) -> tuple[float, int]:
+    """CPU seconds (schedstat, ns precision) and peak RSS of a child not yet reaped."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as fh:
+            cpu_s = int(fh.read().split()[0]) / 1e9
+        with open(f"/proc/{pid}/status") as fh:
+            rss_kb = next((int(line.split()[1]) for line in fh if line.startswith("VmHWM:")), 0)
+    except (OSError, ValueError):
+        return 0.0, 0
+    return cpu_s, rss_kb
+
+
+def _killpg(pid: int) -> None:
+    # ESRCH: not (yet) a group leader, or already gone
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def main() -> int:
+    probes_enabled = "--test-probes" in sys.argv[1:] and os.environ.get(PROBES_ENV) == "1"
+    # Keep the protocol pipes off 0/1: a stray print() from a library must not corrupt
+    # the stream. stdout goes to stderr (logs), stdin to /dev/null.
+    in_fd, out_fd = os.dup(0), os.dup(1)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    os.close(null)
+    try:
+        config = protocol.recv_json(in_fd, _MAX_CONFIG)
+        zygote = Zygote(config, probes_enabled=probes_enabled)
+        hello = zygote.hello()
+    except Exception as exc:  # report why instead of dying silently
+        protocol.send_json(out_fd, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+        return 1
+    protocol.send_json(out_fd, hello)
+    if not hello["ok"]:
+        return 1
+    with contextlib.suppress(BrokenPipeError, EOFError):  # the worker went away
+        zygote.serve(in_fd, out_fd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

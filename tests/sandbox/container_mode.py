@@ -1,0 +1,156 @@
+"""Run the worker side as a hardened container would, then probe the sandbox from inside.
+
+``python container_mode.py`` as root emulates the container runtime: empty capability
+bounding set, uid/gid 65534, no_new_privs, seccomp-container.json loaded; then it
+re-executes itself (``--inside``) so the measured process starts under those
+conditions, like a container entrypoint. Inside it hardens itself like the worker,
+starts a ForkServerSandbox with the test probes and prints one JSON report.
+Used by test_container_mode.py; handy by hand too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import json
+import os
+import socket
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+UID = 65534
+CLONE_NEWUSER = 0x10000000
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _unshare_userns_in_child() -> int:
+    """errno of unshare(CLONE_NEWUSER) in a throwaway child (0 = it worked)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        rc = _libc.unshare(CLONE_NEWUSER)
+        os.write(w, str(0 if rc == 0 else ctypes.get_errno()).encode())
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    return int(os.read(r, 16))
+
+
+def runtime() -> None:
+    """What containerd/runc would do before exec'ing the entrypoint."""
+    import prctl
+
+    from ats.sandbox import oci
+    from ats.sandbox.api import policy_dir
+
+    with open("/proc/sys/kernel/cap_last_cap") as fh:
+        for cap in range(int(fh.read()) + 1):
+            prctl.capbset_drop(cap)  # capabilities: drop: [ALL]
+    os.setgroups([])
+    os.setresgid(UID, UID, UID)
+    os.setresuid(UID, UID, UID)  # runAsUser / runAsNonRoot
+    control = _unshare_userns_in_child()  # before the profile: unprivileged userns work here?
+    prctl.set_no_new_privs(True)  # allowPrivilegeEscalation: false
+    profile, _ = oci.load_profile(policy_dir() / "seccomp-container.json")
+    profile.load()  # seccompProfile: Localhost
+    os.environ["CONTROL_USERNS_ERRNO"] = str(control)
+    os.execv(sys.executable, [sys.executable, __file__, "--inside"])
+
+
+def _tcp_roundtrip() -> bool:
+    # What psycopg needs: an AF_INET socket, connect, send/recv, poll.
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
+            peer, _ = server.accept()
+            with peer:
+                client.sendall(b"SELECT 1")
+                return peer.recv(16) == b"SELECT 1"
+
+
+async def _asyncio_roundtrip() -> bool:
+    reader, writer = await asyncio.open_connection(*_echo_server())
+    writer.write(b"ping")
+    await writer.drain()
+    data = await reader.read(4)
+    writer.close()
+    return data == b"ping"
+
+
+def _echo_server() -> tuple[str, int]:
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.sendall(conn.recv(4))
+        server.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server.getsockname()
+
+
+def inside() -> dict[str, Any]:
+    from ats.sandbox.api import ForkServerSandbox, harden_worker_process, load_policy
+    from ats.sandbox.check import _tiny_pdf
+    from ats.sandbox.zygote import PROBES_ENV
+
+    harden_worker_process()
+    report: dict[str, Any] = {"uid": os.getuid(), "control_userns_errno": int(os.environ["CONTROL_USERNS_ERRNO"])}
+    with open("/proc/self/status") as fh:
+        status = dict(line.rstrip("\n").split(":\t", 1) for line in fh if ":\t" in line)
+    report["worker_seccomp"] = status["Seccomp"]
+    report["worker_cap_bnd"] = status["CapBnd"]
+    report["userns_errno"] = _unshare_userns_in_child()
+    report["ptrace_errno"] = 0 if _libc.ptrace(16, os.getppid(), None, None) == 0 else ctypes.get_errno()
+    report["tcp_ok"] = _tcp_roundtrip()
+    report["asyncio_ok"] = asyncio.run(_asyncio_roundtrip())
+
+    os.environ[PROBES_ENV] = "1"
+    policy = load_policy(cpu_soft_s=2, cpu_hard_s=3, wall_s=4.0, address_space_budget_mb=256)
+    with ForkServerSandbox(policy=policy, probes="probes", probes_path=str(HERE)) as sandbox:
+        hello = sandbox.start()
+        report["layers"], report["skipped"] = hello["layers"], hello["skipped"]
+        zygote = hello["pid"]
+        # A same-uid sibling (not sandboxed, no Landlock) still cannot read the zygote's
+        # or the worker's environ: both are non-dumpable, so /proc/<pid>/* is root's.
+        report["sibling_environ"] = {}
+        for who, pid in (("zygote", zygote), ("worker", os.getpid())):
+            try:
+                Path(f"/proc/{pid}/environ").read_bytes()
+                report["sibling_environ"][who] = 0
+            except OSError as exc:
+                report["sibling_environ"][who] = exc.errno
+        outcomes = {}
+        for probe in (
+            "identity",
+            "socket_inet",
+            "connect",
+            "environ",
+            "write_file",
+            "fork_bomb",
+            "ptrace_parent",
+            "execve",
+            "cpu_spin",
+            "memory_bomb",
+            "raw_flood",
+        ):
+            result = sandbox.run(f"probe:{probe}", b"")
+            seen = json.loads(result.document["text"]) if result.ok and result.document else None
+            outcomes[probe] = {"failure": result.failure, "seen": seen}
+        report["probes"] = outcomes
+        parsed = sandbox.run("pdf", _tiny_pdf())
+        report["pdf"] = {"failure": parsed.failure, "text": parsed.document["text"] if parsed.document else None}
+        report["restarts"] = sandbox.restarts
+        report["same_zygote"] = sandbox.last_hello["pid"] == zygote
+    return report
+
+
+if __name__ == "__main__":
+    if "--inside" in sys.argv:
+        print(json.dumps(inside(), default=str))
+    else:
+        runtime()

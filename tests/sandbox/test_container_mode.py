@@ -1,0 +1,78 @@
+"""(c) Container mode: the worker runs as uid 65534 with no capabilities, no_new_privs and
+seccomp-container.json - like k8s with runAsNonRoot, drop ALL and a Localhost profile.
+
+The uid change and the network namespace are then impossible; the remaining layers
+must still hold. tests/sandbox/container_mode.py emulates the runtime and reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from .conftest import HERE
+
+pytestmark = [
+    pytest.mark.timeout(60),
+    pytest.mark.skipif(os.geteuid() != 0, reason="emulating the container runtime needs root"),
+]
+EPERM, EACCES = 1, 13
+
+
+@pytest.fixture(scope="module")
+def report() -> dict[str, Any]:
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    done = subprocess.run(
+        [sys.executable, str(HERE / "container_mode.py")], env=env, cwd="/", capture_output=True, text=True, timeout=50
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(json.loads(done.stdout))
+
+
+def test_worker_runs_confined(report: dict[str, Any]) -> None:
+    assert report["uid"] == 65534
+    assert report["worker_seccomp"] == "2" and int(report["worker_cap_bnd"], 16) == 0
+
+
+def test_container_profile_is_enough_for_the_worker(report: dict[str, Any]) -> None:
+    # TCP (psycopg), asyncio, fork+exec of the zygote, prctl/seccomp/landlock in it.
+    assert report["tcp_ok"] and report["asyncio_ok"]
+    assert report["pdf"] == {"failure": None, "text": "Sandbox check: Jane Doe, engineer"}
+
+
+def test_container_profile_blocks_userns_and_ptrace(report: dict[str, Any]) -> None:
+    assert report["control_userns_errno"] == 0, "control: this host allows unprivileged user namespaces"
+    assert report["userns_errno"] == EPERM  # only the profile's argument filter stops it now
+    assert report["ptrace_errno"] == EPERM
+
+
+def test_missing_layers_are_reported(report: dict[str, Any]) -> None:
+    assert {"setuid", "netns", "securebits"} <= set(report["skipped"])
+    assert {"seccomp", "no_new_privs", "rlimits", "nondumpable", "close_fds", "pdeathsig"} <= set(report["layers"])
+
+
+def test_non_dumpable_closes_environ_even_without_landlock(report: dict[str, Any]) -> None:
+    # A same-uid process outside the sandbox (no seccomp, no Landlock of its own).
+    assert report["sibling_environ"] == {"zygote": EACCES, "worker": EACCES}
+
+
+def test_remaining_layers_hold(report: dict[str, Any]) -> None:
+    probes = report["probes"]
+    preflight = probes["identity"]["seen"]["preflight"]
+    assert preflight["uid"] == 65534 and preflight["nproc"] == [0, 0] and preflight["cpu"] == [2, 3]
+    assert preflight["seccomp"] == "2" and preflight["no_new_privs"] == "1"
+    for probe in ("socket_inet", "connect"):
+        assert probes[probe]["seen"]["refused"] and probes[probe]["seen"]["errno"] == EPERM
+    assert probes["environ"]["seen"]["zygote_pid"] == {"refused": True, "errno": EACCES}
+    assert probes["environ"]["seen"]["worker_pid"] == {"refused": True, "errno": EACCES}
+    for probe in ("write_file", "fork_bomb", "ptrace_parent", "execve"):
+        assert probes[probe]["failure"] == "seccomp_violation", probe
+    assert probes["cpu_spin"]["failure"] == "timeout_cpu"
+    assert probes["memory_bomb"]["failure"] == "memory"
+    assert probes["raw_flood"]["failure"] == "output_too_large"
+    assert report["restarts"] == 0 and report["same_zygote"]
