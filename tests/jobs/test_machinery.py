@@ -186,3 +186,22 @@ def test_healthcheck_follows_the_worker(start_worker: Any, ats_cli: Any) -> None
     w.stop()
     res = ats_cli("healthcheck", "--deployable=default", f"--name={w.name}")
     assert res.returncode == 1 and "no database connection" in res.stderr
+
+
+def test_request_during_a_run_is_coalesced_so_its_retry_cannot_collide(start_worker: Any) -> None:
+    """procrastinate's queueing lock is unique among todo jobs only: a twin queued beside
+    a running job made that job's retry collide and stay `doing` forever. defer()
+    coalesces such a request into the run."""
+    from django.db import transaction
+
+    from ats.jobs import api as jobs_api
+
+    w = start_worker("default", extra=["--queues=test"])
+    entity = token()
+    first = defer("tests.dedupe_like", entity=entity, seconds=1.5, fail_first=True)
+    wait_for(lambda: job(first)["status"] == "doing", 20, "first run")
+    with transaction.atomic():
+        assert jobs_api.defer("tests.dedupe_like", payload={"entity": entity, "seconds": 0, "fail_first": True}) is None
+    final = wait_status(first, {"succeeded", "failed"}, timeout=30)
+    assert (final["status"], final["attempts"]) == ("succeeded", 2)  # failed once, retried, done
+    assert "UniqueViolation" not in w.tail()

@@ -80,6 +80,18 @@ for _policy in (
         adr_row=False,
     ),
     TaskPolicy(
+        "tests.dedupe_like",
+        "test",
+        TEST_QUEUE,
+        attempts=3,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        lock="dedupe:{entity}",
+        queueing_lock="dedupe:{entity}",
+        adr_row=False,
+    ),
+    TaskPolicy(
         "tests.batch_item",
         "test",
         "score",
@@ -189,3 +201,12 @@ def interactive(*, token: int, payload_version: int) -> None:
 @jobs_api.task("tests.interactive_low")
 def interactive_low(*, token: int, payload_version: int) -> None:
     Marker.objects.create(token=token, state="done", started_at=timezone.now(), runs=1)
+
+
+@jobs_api.task("tests.dedupe_like")
+def dedupe_like(*, entity: int, seconds: float, fail_first: bool, payload_version: int) -> None:
+    """Per-entity work with lock + queueing_lock; fails on its first run when asked."""
+    time.sleep(seconds)
+    _, created = Marker.objects.get_or_create(token=entity)
+    if fail_first and created:
+        raise RuntimeError("first run fails")

@@ -7,6 +7,7 @@ pytest-django reads the settings, hence a `tryfirst` load_initial_conftests hook
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -16,6 +17,9 @@ from typing import Any
 import pytest
 
 _stack = contextlib.ExitStack()
+# pytest_unconfigure does not run when start-up fails (e.g. a settings error): stop the
+# ephemeral cluster at exit too, while the interpreter is still whole.
+atexit.register(_stack.close)
 
 
 def _docker_answers(timeout_s: float = 0.5) -> bool:

@@ -34,8 +34,9 @@ class NotInTransaction(RuntimeError):
 def defer(task_name: str, *, payload: Mapping[str, Any], delay_s: float | None = None) -> int | None:
     """Enqueue `task_name` inside the caller's open transaction.
 
-    Returns the job id, or None when an identical waiting job already holds the
-    queueing lock (the existing job will do the work). Refuses to run outside
+    Returns the job id, or None when a job with the same queueing lock is already
+    waiting or running (that job does the work: per-entity tasks are idempotent and read
+    the entity's state when they run). Refuses to run outside
     `transaction.atomic()`: a defer that commits on its own reopens the lost-job window
     ADR 0004 exists to close (R1).
     """
@@ -58,9 +59,24 @@ def defer(task_name: str, *, payload: Mapping[str, Any], delay_s: float | None =
         task_kwargs={**payload, "v": policy.payload_version} if policy.payload_version else dict(payload),
         scheduled_at=scheduled_at,
     )
+    if job.queueing_lock and _running(job.queueing_lock):
+        # procrastinate's queueing lock is unique among `todo` jobs only. A twin queued
+        # beside a running job makes the running job's retry collide with it (unique
+        # violation): the retry is lost and the job stays `doing` forever, holding its
+        # lock. So a request during a run is coalesced into the run.
+        return None
     try:
         # A savepoint: a queueing-lock clash must not abort the caller's whole unit of work.
         with transaction.atomic():
             return JobDeferrer(job_manager=_manager, job=job).defer()
     except AlreadyEnqueued:
         return None
+
+
+def _running(queueing_lock: str) -> bool:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT 1 FROM procrastinate_jobs WHERE queueing_lock = %s AND status = 'doing' LIMIT 1",
+            [queueing_lock],
+        )
+        return cur.fetchone() is not None

@@ -30,6 +30,17 @@ class SweepReport:
     rescued: list[int] = dataclasses.field(default_factory=list)
     exhausted: list[int] = dataclasses.field(default_factory=list)
     swept_failed: list[int] = dataclasses.field(default_factory=list)
+    superseded: list[int] = dataclasses.field(default_factory=list)
+
+
+def _has_waiting_twin(job_id: int) -> bool:
+    with connection.cursor() as cur:
+        cur.execute(
+            """SELECT 1 FROM procrastinate_jobs t JOIN procrastinate_jobs j ON j.queueing_lock = t.queueing_lock
+                WHERE j.id = %s AND t.id <> j.id AND t.status = 'todo' LIMIT 1""",
+            [job_id],
+        )
+        return cur.fetchone() is not None
 
 
 def _args(raw: Any) -> dict[str, Any]:
@@ -77,13 +88,22 @@ def rescue_stalled_jobs(*, stalled_after: float | None = None, limit: int = 500)
             except LookupError:
                 total = 1
             with connection.cursor() as cur:
-                if attempts + 1 < total:
+                if attempts + 1 < total and not _has_waiting_twin(job_id):
                     # retry_job_v2 increments attempts: the lost run counts as one.
                     cur.execute(
                         "SELECT procrastinate_retry_job_v2(%s, now(), %s, %s, %s)", [job_id, priority, queue, lock]
                     )
                     report.rescued.append(job_id)
                     outcome = "rescued"
+                elif attempts + 1 < total:
+                    # A waiting job with the same queueing lock will do this work; retrying
+                    # would collide with it (unique among todo jobs) and abort the batch.
+                    cur.execute("SELECT procrastinate_finish_job_v1(%s, 'failed', false)", [job_id])
+                    SweptJob.objects.update_or_create(
+                        job_id=job_id, defaults={"task_name": task_name, "outcome": "superseded"}
+                    )
+                    report.superseded.append(job_id)
+                    continue
                 else:
                     cur.execute("SELECT procrastinate_finish_job_v1(%s, 'failed', false)", [job_id])
                     try:

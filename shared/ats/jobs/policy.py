@@ -77,6 +77,9 @@ class TaskPolicy:
     # state: `fn(reason_code=, reason=, **payload)`. Resolved lazily, in any trusted
     # process (the sweep runs in worker-default even for parse jobs).
     exhaustion_handler: str | None = None
+    # False where the task's own process may not write domain tables (worker-untrusted):
+    # the task reports its failure its own way, and the trusted sweep runs the handler.
+    exhaustion_in_task: bool = True
 
     @property
     def procrastinate_retries(self) -> int:
@@ -118,8 +121,22 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(30, 15 * MIN),
         timeout_s=5 * MIN,
         on_exhaustion="channel marked degraded; next scheduled run retries",
+        exhaustion_handler="ats.channels.api.channel_poll_exhausted",
         lock="mailpoll:channel:{channel_id}",
         queueing_lock="mailpoll:channel:{channel_id}",
+    ),
+    TaskPolicy(
+        task_name="mail.schedule_polls",
+        task_class="mail_poll_schedule",
+        queue="mail",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="next scheduled run retries",
+        # Fixed strings: a periodic job carries no payload to format them with.
+        lock="mail:schedule_polls",
+        queueing_lock="mail:schedule_polls",
+        adr_row=False,
     ),
     TaskPolicy(
         task_name="intake.ingest_attachment",
@@ -142,7 +159,22 @@ POLICIES: tuple[TaskPolicy, ...] = (
         timeout_s=90,
         on_exhaustion="intake_parse_attempt.state=failed with the reason; re-parse offered",
         exhaustion_handler="ats.intake.api.parse_exhausted",
-        lock="attachment:{attachment_id}",
+        exhaustion_in_task=False,
+        lock="parse:attachment:{attachment_id}",
+    ),
+    TaskPolicy(
+        # Deferred by ats_parse_submit() in SQL (policy/db-role.sql), which must use this
+        # row's queue and priority; a test holds the two together.
+        task_name="intake.apply_parse_result",
+        task_class="parse_result_apply",
+        queue="ingest",
+        attempts=3,
+        backoff=Backoff(10, 2 * MIN),
+        timeout_s=60,
+        on_exhaustion="parse attempt failed with the reason; re-parse offered",
+        priority=PRIORITY_INTERACTIVE,
+        exhaustion_handler="ats.intake.api.parse_result_apply_exhausted",
+        adr_row=False,
     ),
     TaskPolicy(
         task_name="candidates.create_from_attachment",

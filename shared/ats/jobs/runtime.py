@@ -188,7 +188,7 @@ def task(task_name: str, *, periodic: str | None = None) -> Callable[[F], F]:
             try:
                 return fn(payload_version=version, **payload)
             except Exception as exc:
-                if isinstance(exc, PermanentFailure) or attempt.is_last:
+                if policy.exhaustion_in_task and (isinstance(exc, PermanentFailure) or attempt.is_last):
                     run_exhaustion(policy, exc, payload)
                 raise
             finally:
