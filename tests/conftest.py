@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from ats.config.env import with_user
+
 REPO = Path(__file__).resolve().parents[1]
 ATS = [sys.executable, "-m", "ats.cli"]
 
@@ -62,6 +64,8 @@ def stack_env(django_db_setup: Any, django_db_blocker: Any, state_dir: Path, cla
         **os.environ,
         **FAST_ENV,
         "DATABASE_URL": url,
+        # worker-untrusted connects as the least-privilege parse role.
+        "ATS_PARSE_DATABASE_URL": with_user(url, "ats_parse"),
         "ATS_EXTRA_APPS": "tests.testapp",
         "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'shared'}",
         "ATS_STATE_DIR": str(state_dir),
@@ -108,8 +112,10 @@ class Worker:
             with connection.cursor() as cur:
                 # procrastinate_workers rows carry no name; the worker's connections do
                 # (application_name), and a query on procrastinate's tables means its loop runs.
+                # Another role's query text reads '<insufficient privilege>' (the parse role).
                 cur.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND query ILIKE %s",
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
+                    " AND (query ILIKE %s OR (usename <> current_user AND query = '<insufficient privilege>'))",
                     [self.name, "%procrastinate%"],
                 )
                 if cur.fetchone()[0]:

@@ -41,6 +41,19 @@ def _worker(argv: list[str]) -> None:
     queues, concurrency = DEPLOYABLES[args.deployable]
     # Must be set before Django loads settings: it picks the task modules to import.
     os.environ["ATS_DEPLOYABLE"] = args.deployable
+    if args.deployable == "untrusted":
+        # The parse worker connects as the least-privilege role (policy/db-role.sql). In
+        # containers its DATABASE_URL already is that role's; locally the stack sets this.
+        parse_url = os.environ.get("ATS_PARSE_DATABASE_URL")
+        if parse_url:
+            os.environ["DATABASE_URL"] = parse_url
+        # Non-dumpable from the start: a parse child that keeps our uid (container mode)
+        # cannot read /proc/<worker>/environ (the database credentials) or ptrace us.
+        from ats.sandbox.api import harden_worker_process
+
+        harden_worker_process()
+    # One sandbox zygote per concurrent parse (pool size = worker concurrency).
+    os.environ["ATS_PARSE_CONCURRENCY"] = str(args.concurrency or concurrency)
     name = args.name or default_worker_name(args.deployable)
     os.environ.setdefault("ATS_PROCESS_NAME", name)
     _django(

@@ -23,6 +23,20 @@ def database_url() -> str:
     return os.environ.get("DATABASE_URL") or EMBEDDED_DATABASE_URL
 
 
+def database_url_from(environ: dict[str, str]) -> str:
+    return environ.get("DATABASE_URL") or EMBEDDED_DATABASE_URL
+
+
+def with_user(url: str, user: str) -> str:
+    """The same database as another role (local trust-auth clusters only: no password)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{user}@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
 def flag(name: str, *, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw is None or raw == "":

@@ -128,3 +128,29 @@ class VerificationRun(models.Model):
 
     class Meta:
         db_table = "intake_verification_run"
+
+
+class ParseResult(models.Model):
+    """`intake_parse_result`: what worker-untrusted reported, through ats_parse_submit().
+
+    The untrusted role can write nothing else; the trusted `intake.apply_parse_result`
+    task applies the row to the attempt and the attachment, then deletes it.
+    """
+
+    attachment_id = models.BigIntegerField()
+    attempt_no = models.PositiveIntegerField()
+    job_id = models.BigIntegerField()
+    ok = models.BooleanField()
+    code = models.CharField(max_length=32, blank=True, default="")
+    detail = models.TextField(blank=True, default="")
+    text = models.TextField(blank=True, default="")
+    page_count = models.IntegerField(null=True)
+    result = models.JSONField(default=dict, blank=True)
+    policy_hash = models.CharField(max_length=64, blank=True, default="")
+    received_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "intake_parse_result"
+        constraints = [
+            models.UniqueConstraint(fields=["attachment_id", "attempt_no"], name="parse_result_unique_attempt"),
+        ]

@@ -1,9 +1,15 @@
-"""Runs one parse attempt through the sandbox and reports its validated result."""
+"""One parse attempt, in worker-untrusted: hand-off row -> sandbox -> ats_parse_submit().
+
+This process connects as the least-privilege parse role: it can read the hand-off row
+and call ats_parse_submit(), nothing else in the domain. The trusted
+`intake.apply_parse_result` task (worker-default) turns the report into states.
+"""
 
 from __future__ import annotations
 
 import functools
 import logging
+import os
 from typing import Any
 
 from ats.config.env import ats_settings
@@ -12,48 +18,14 @@ from ats.jobs import api as jobs_api
 
 logger = logging.getLogger(__name__)
 
-# Typed failure codes that cannot change on retry: fail at once (ADR R3).
+# Typed failure codes that cannot change on retry: reported at once (ADR R3).
 PERMANENT = frozenset(
     {
-        "corrupt",
-        "encrypted",
-        "unsupported",
-        "too_many_pages",
-        "too_large",
-        "pixel_limit",
-        "decompression_bomb",
-        "xml_bomb",
-        "empty_document",
-        "seccomp_violation",
-        "output_too_large",
-        "protocol_error",
+        "corrupt", "encrypted", "unsupported", "too_many_pages", "too_large", "pixel_limit",
+        "decompression_bomb", "xml_bomb", "empty_document", "seccomp_violation",
+        "output_too_large", "protocol_error", "internal",
     }
-)
-
-REASONS: dict[str, str] = {
-    "corrupt": "The file is damaged or is not a valid document of its type.",
-    "encrypted": "The document is password-protected. Ask the sender for an unprotected copy.",
-    "unsupported": "This kind of document cannot be read.",
-    "too_many_pages": "The document has more pages than a CV can reasonably have.",
-    "too_large": "The document is too large to read.",
-    "pixel_limit": "An image in the document is too large to read safely.",
-    "decompression_bomb": "The document expands to an unsafe size when opened (possible attack).",
-    "xml_bomb": "The document contains an unsafe XML construct (possible attack).",
-    "empty_document": "The document contains no readable text.",
-    "ocr_failed": "Text recognition on the scanned pages failed.",
-    "timeout_cpu": "Reading the document took longer than the 90 s limit.",
-    "timeout_wall": "Reading the document took longer than the 90 s limit.",
-    "memory": "Reading the document needed more memory than allowed.",
-    "seccomp_violation": "The document made the reader attempt a forbidden operation (possible attack).",
-    "output_too_large": "The document produced more output than allowed.",
-    "protocol_error": "The reader returned a malformed result.",
-    "crashed": "The reader crashed on this document.",
-}
-
-
-def reason_for(code: str, detail: str = "") -> str:
-    base = REASONS.get(code, f"The document could not be read ({code}).")
-    return base
+)  # fmt: skip
 
 
 @functools.cache
@@ -61,55 +33,64 @@ def _sandbox() -> Any:
     # Imported here: the sandbox starts its zygote on first use, in the parse worker only.
     from ats.sandbox import api as sandbox_api
 
-    return sandbox_api.default_sandbox(
-        policy_dir=ats_settings()["SANDBOX_POLICY_DIR"],
-        allow_inprocess=ats_settings()["SANDBOX_ALLOW_INPROCESS"],
+    cfg = ats_settings()
+    sandbox = sandbox_api.default_sandbox(
+        policy_dir=cfg["SANDBOX_POLICY_DIR"],
+        allow_inprocess=cfg["SANDBOX_ALLOW_INPROCESS"],
+        # One zygote per concurrent parse, or documents would queue behind each other.
+        pool_size=int(os.environ.get("ATS_PARSE_CONCURRENCY", "1")),
     )
+    sandbox.start()
+    return sandbox
 
 
 def run(*, attachment_id: int, attempt_no: int) -> None:
     handoff = services.parse_handoff_get(attachment_id=attachment_id, attempt_no=attempt_no)
     if handoff is None:
-        return  # already reported (redelivery) or superseded: idempotent no-op
+        return  # already reported and applied, or superseded: idempotent no-op
+    attempt = jobs_api.current_attempt()
+    job_id = attempt.job_id if attempt else None
+    if job_id is None:
+        raise RuntimeError("parse runs only as a job (its id authorises the report)")
     result = _sandbox().run(handoff.kind, bytes(handoff.data))
     if result.ok:
-        doc = result.document
-        services.parse_attempt_record_success(
+        doc = dict(result.document or {})
+        services.parse_result_submit(
+            job_id=job_id,
             attachment_id=attachment_id,
             attempt_no=attempt_no,
-            text=doc["text"],
-            page_count=doc["pages"],
-            result=doc,
+            ok=True,
+            code=None,
+            detail="",
+            text=str(doc.get("text", "")),
+            page_count=int(doc.get("pages", 0)),
+            result={**doc, "sandbox": result.to_dict()},
             policy_hash=result.policy_hash,
         )
         return
-    code = result.error_code
-    if code in PERMANENT:
-        report_failure(
+    code = result.error_code or "crashed"
+    last = attempt is not None and attempt.is_last
+    if code in PERMANENT or last:
+        services.parse_result_submit(
+            job_id=job_id,
             attachment_id=attachment_id,
             attempt_no=attempt_no,
+            ok=False,
             code=code,
-            reason=reason_for(code),
+            detail=result.error_detail[:2000],
+            text="",
+            page_count=None,
+            result={"sandbox": result.to_dict()},
             policy_hash=result.policy_hash,
         )
+        # The job ends failed (visible in job stats); the document's state comes from the
+        # report, applied by the trusted side.
         raise jobs_api.PermanentFailure(code, result.error_detail or code)
-    # Transient (timeouts, memory, crash): retried per policy; the last attempt's
-    # exhaustion handler records the failure with this code.
-    raise jobs_api.PermanentFailure(code, reason_for(code)) if _is_last() else SandboxFailure(code)
+    # Transient (timeouts, memory, crash): retried per policy.
+    raise SandboxFailure(code, result.error_detail)
 
 
 class SandboxFailure(Exception):
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
         self.code = code
-
-
-def _is_last() -> bool:
-    attempt = jobs_api.current_attempt()
-    return attempt is not None and attempt.is_last
-
-
-def report_failure(*, attachment_id: int, attempt_no: int, code: str, reason: str, policy_hash: str = "") -> None:
-    services.parse_attempt_record_failure(
-        attachment_id=attachment_id, attempt_no=attempt_no, code=code, reason=reason, policy_hash=policy_hash
-    )

@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Count
 from django.utils import timezone
 
-from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, RawIntake, VerificationRun
+from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, ParseResult, RawIntake, VerificationRun
 from ats.intake.states import INFO, WAITING, State, is_terminal
 from ats.jobs import api as jobs_api
 
@@ -78,16 +78,21 @@ def lost_documents() -> list[LostDocument]:
     `doing` on a worker whose heartbeat is live. Everything else is reported, with why.
     """
     waiting = list(Attachment.objects.filter(state__in=[s.value for s in WAITING]).only("pk", "filename", "state"))
-    jobs = jobs_api.jobs_by_payload_key("attachment_id", [a.pk for a in waiting])
+    ids = [a.pk for a in waiting]
+    jobs = jobs_api.jobs_by_payload_key("attachment_id", ids)
+    # Apply jobs carry the result row's id; map them back to their attachments.
+    results = dict(ParseResult.objects.filter(attachment_id__in=ids).values_list("pk", "attachment_id"))
+    for result_id, refs in jobs_api.jobs_by_payload_key("parse_result_id", list(results)).items():
+        jobs.setdefault(results[result_id], []).extend(refs)
     stalled_after = jobs_api.stalled_after_s()
     lost: list[LostDocument] = []
     for att in waiting:
-        expected = INFO[State(att.state)].waits_for_task
-        mine = [j for j in jobs.get(att.pk, []) if j.task_name == expected]
+        expected = INFO[State(att.state)].waits_for
+        mine = sorted((j for j in jobs.get(att.pk, []) if j.task_name in expected), key=lambda j: -j.id)
         if any(j.is_backing(stalled_after) for j in mine):
             continue
         if not mine:
-            why = f"state {att.state} waits for {expected} but no such job exists"
+            why = f"state {att.state} waits for {' or '.join(expected)} but no such job exists"
         else:
             latest = mine[0]
             if latest.status == "doing":

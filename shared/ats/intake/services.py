@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import logging
 import uuid
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from ats.audit import api as audit_api
@@ -24,6 +25,7 @@ from ats.intake.models import (
     ParseAttempt,
     ParseAttemptState,
     ParseHandoff,
+    ParseResult,
     RawIntake,
     VerificationRun,
     VirusScanStatus,
@@ -103,6 +105,51 @@ def intake_receive(
                 payload={"channel": channel, "filename": att.filename, "size": att.size_bytes},
             )
     return raw
+
+
+# Terminal rejections a channel can record for a document whose bytes it never received.
+REJECTABLE_AT_SOURCE = frozenset({State.REJECTED_EMPTY, State.REJECTED_TOO_LARGE, State.REJECTED_UNSUPPORTED_TYPE})
+
+
+def attachment_record_rejected(
+    *,
+    raw_intake_id: int,
+    filename: str,
+    state: str,
+    reason_code: str,
+    reason: str,
+    declared_content_type: str = "",
+    size_bytes: int | None = None,
+) -> Attachment:
+    """Record a document a channel could not take in (an attached e-mail, a cloud link,
+    a file over the size limit) directly in a terminal rejected state with its reason.
+
+    Terminal, so no job: the row exists only so a recruiter sees that something arrived
+    and why it was not read - "no document silently lost" includes these.
+    """
+    target = State(state)
+    if target not in REJECTABLE_AT_SOURCE:
+        raise ValueError(f"{state} is not a state a document can be rejected into at its source")
+    with transaction.atomic():
+        raw = RawIntake.objects.get(pk=raw_intake_id)
+        att = Attachment.objects.create(
+            raw_intake=raw,
+            filename=(filename or "unnamed")[:512],
+            size_bytes=size_bytes,
+            declared_content_type=declared_content_type[:255],
+            state=target,
+            reason_code=reason_code[:64],
+            reason=reason,
+            virus_scan_status=VirusScanStatus.NOT_SCANNED,
+        )
+        audit_api.audit_event_record(
+            actor=_actor_label(None, raw.channel),
+            action="intake.rejected_at_source",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"channel": raw.channel, "filename": att.filename, "reason_code": reason_code},
+        )
+    return att
 
 
 def _actor_label(actor: Any, channel: str) -> str:
@@ -294,6 +341,93 @@ def parse_handoff_get(*, attachment_id: int, attempt_no: int) -> ParseHandoff | 
     return ParseHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
 
 
+def parse_result_submit(
+    *,
+    job_id: int,
+    attachment_id: int,
+    attempt_no: int,
+    ok: bool,
+    code: str | None,
+    detail: str,
+    text: str,
+    page_count: int | None,
+    result: dict[str, Any],
+    policy_hash: str,
+) -> bool:
+    """Report a parse outcome through ats_parse_submit() (the untrusted role's only write).
+
+    The function validates the report, records it and defers `intake.apply_parse_result`
+    in this transaction. Returns False when this attempt was already reported.
+    """
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(
+            "SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)",
+            [job_id, attachment_id, attempt_no, ok, code, detail, text, page_count, json.dumps(result), policy_hash],
+        )
+        return bool(cur.fetchone()[0])
+
+
+REASONS: dict[str, str] = {
+    "corrupt": "The file is damaged or is not a valid document of its type.",
+    "encrypted": "The document is password-protected. Ask the sender for an unprotected copy.",
+    "unsupported": "This kind of document cannot be read.",
+    "too_many_pages": "The document has more pages than a CV can reasonably have.",
+    "too_large": "The document is too large to read.",
+    "pixel_limit": "An image in the document is too large to read safely.",
+    "decompression_bomb": "The document expands to an unsafe size when opened (possible attack).",
+    "xml_bomb": "The document contains an unsafe XML construct (possible attack).",
+    "empty_document": "The document contains no readable text.",
+    "ocr_failed": "Text recognition on the scanned pages failed.",
+    "timeout_cpu": "Reading the document took longer than the 90 s limit.",
+    "timeout_wall": "Reading the document took longer than the 90 s limit.",
+    "memory": "Reading the document needed more memory than allowed.",
+    "seccomp_violation": "The document made the reader attempt a forbidden operation (possible attack).",
+    "output_too_large": "The document produced more output than allowed.",
+    "protocol_error": "The reader returned a malformed result.",
+    "crashed": "The reader crashed on this document.",
+    "sandbox_unavailable": "The document reader is unavailable.",
+    "worker_lost": "The reader stopped on every attempt (crash or out-of-memory).",
+}
+
+
+def parse_reason(code: str) -> str:
+    return REASONS.get(code, f"The document could not be read ({code}).")
+
+
+def parse_result_apply(*, parse_result_id: int) -> None:
+    """Apply a reported parse outcome (trusted side), then drop the report. Idempotent."""
+    with transaction.atomic():
+        report = ParseResult.objects.select_for_update().filter(pk=parse_result_id).first()
+        if report is None:
+            return
+        if report.ok:
+            parse_attempt_record_success(
+                attachment_id=report.attachment_id,
+                attempt_no=report.attempt_no,
+                text=report.text,
+                page_count=report.page_count or 0,
+                result=report.result,
+                policy_hash=report.policy_hash,
+            )
+        else:
+            parse_attempt_record_failure(
+                attachment_id=report.attachment_id,
+                attempt_no=report.attempt_no,
+                code=report.code,
+                reason=parse_reason(report.code),
+                policy_hash=report.policy_hash,
+            )
+        report.delete()
+
+
+def parse_result_apply_exhausted(*, parse_result_id: int, reason_code: str, reason: str, **_: Any) -> None:
+    report = ParseResult.objects.filter(pk=parse_result_id).first()
+    if report is not None:
+        parse_attempt_record_failure(
+            attachment_id=report.attachment_id, attempt_no=report.attempt_no, code=reason_code, reason=reason
+        )
+
+
 def parse_attempt_record_success(
     *, attachment_id: int, attempt_no: int, text: str, page_count: int, result: dict[str, Any], policy_hash: str
 ) -> bool:
@@ -373,7 +507,13 @@ def ingest_exhausted(*, attachment_id: int, reason_code: str, reason: str, **_: 
 
 
 def parse_exhausted(*, attachment_id: int, attempt_no: int, reason_code: str, reason: str, **_: Any) -> None:
-    parse_attempt_record_failure(attachment_id=attachment_id, attempt_no=attempt_no, code=reason_code, reason=reason)
+    """Trusted sweep path: a parse job failed without a report (e.g. its worker died)."""
+    parse_attempt_record_failure(
+        attachment_id=attachment_id,
+        attempt_no=attempt_no,
+        code=reason_code,
+        reason=REASONS.get(reason_code, reason),
+    )
 
 
 def candidate_exhausted(*, attachment_id: int, reason_code: str, reason: str, **_: Any) -> None:

@@ -23,8 +23,8 @@ class Kind(enum.Enum):
 class StateInfo:
     kind: Kind
     label: str  # recruiter-facing
-    # The task that must be pending for a WAITING state (the detector's rule).
-    waits_for_task: str | None = None
+    # The tasks of which one must be pending for a WAITING state (the detector's rule).
+    waits_for: tuple[str, ...] = ()
     # What a recruiter can do about a terminal failure.
     action: str | None = None
 
@@ -47,13 +47,15 @@ class State(enum.StrEnum):
 
 INGEST = "intake.ingest_attachment"
 PARSE = "intake.parse_attachment"
+APPLY_PARSE = "intake.apply_parse_result"
 CANDIDATE = "candidates.create_from_attachment"
 
 INFO: dict[State, StateInfo] = {
-    State.RECEIVED: StateInfo(Kind.WAITING, "Received, waiting for checks", INGEST),
-    State.SCANNING: StateInfo(Kind.WAITING, "Being checked for malware", INGEST),
-    State.PROMOTED: StateInfo(Kind.WAITING, "Clean, waiting to be read", PARSE),
-    State.PARSED: StateInfo(Kind.WAITING, "Read, creating the candidate", CANDIDATE),
+    State.RECEIVED: StateInfo(Kind.WAITING, "Received, waiting for checks", (INGEST,)),
+    State.SCANNING: StateInfo(Kind.WAITING, "Being checked for malware", (INGEST,)),
+    # While parsing, the parse job backs it; once reported, the apply job does.
+    State.PROMOTED: StateInfo(Kind.WAITING, "Clean, waiting to be read", (PARSE, APPLY_PARSE)),
+    State.PARSED: StateInfo(Kind.WAITING, "Read, creating the candidate", (CANDIDATE,)),
     State.CANDIDATE_CREATED: StateInfo(Kind.TERMINAL_OK, "Candidate created"),
     State.DUPLICATE: StateInfo(
         Kind.TERMINAL_OK, "Same file as an earlier document", action="Open the earlier document"

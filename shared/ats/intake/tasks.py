@@ -27,3 +27,8 @@ def ingest_attachment(*, attachment_id: int, payload_version: int) -> None:
 @jobs_api.task("intake.verify_documents", periodic=os.environ.get("ATS_VERIFY_CRON", "*/5 * * * *"))
 def verify_documents(*, timestamp: int, payload_version: int) -> None:
     services.verification_run_record()
+
+
+@jobs_api.task("intake.apply_parse_result")
+def apply_parse_result(*, parse_result_id: int, payload_version: int) -> None:
+    services.parse_result_apply(parse_result_id=parse_result_id)
