@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "ats.audit",
     "ats.intake",
     "ats.candidates",
+    "ats.channels",
     "ats.web",
     # Test-only apps (e.g. tests.testapp) are added by the test runner, never in images.
     *env.csv("ATS_EXTRA_APPS", default=""),
@@ -179,6 +180,14 @@ ATS: env.AtsConfig = {
         os.environ.get("ATS_SANDBOX_POLICY_DIR", str(REPO_ROOT / "services" / "worker-untrusted" / "policy"))
     ),
 }
+
+# --- mail channels (ats.channels) ------------------------------------------------------
+# Every active channel is polled on this procrastinate cron (5 fields, or 6 with seconds
+# last); tests shrink it.
+MAIL_POLL_CRON = os.environ.get("ATS_MAIL_POLL_CRON", "*/2 * * * *")
+# Messages per Graph delta page. A page is one intake transaction and all its attachments
+# are held in memory together, so keep it small.
+MAIL_PAGE_SIZE = env.integer("ATS_MAIL_PAGE_SIZE", default=10)
 
 LOGGING = {
     "version": 1,

@@ -280,6 +280,17 @@ class FakeGraph:
         values.update(overrides)
         return GraphConfig(**values)
 
+    def ats_env(self) -> dict[str, str]:
+        """The ATS_GRAPH_* environment that points the app (settings.ATS) at this server."""
+        return {
+            "ATS_GRAPH_BASE_URL": self.graph_base_url,
+            "ATS_GRAPH_AUTHORITY": self.base_url,
+            "ATS_GRAPH_TENANT_ID": self.tenant,
+            "ATS_GRAPH_CLIENT_ID": self.client_id,
+            "ATS_GRAPH_CLIENT_SECRET": self.client_secret,
+            "ATS_GRAPH_CA_BUNDLE": self.ca_file,
+        }
+
     # ------------------------------------------------------------------ data API
 
     def add_mailbox(self, address: str, folders: Iterable[str] = ("inbox",)) -> None:
@@ -466,8 +477,9 @@ class FakeGraph:
 
     def _openid_config(self, tenant: str) -> dict[str, Any]:
         if tenant != self.tenant:
-            raise _Reply(400, {"error": "invalid_tenant",
-                               "error_description": f"AADSTS90002: Tenant '{tenant}' not found."})
+            raise _Reply(
+                400, {"error": "invalid_tenant", "error_description": f"AADSTS90002: Tenant '{tenant}' not found."}
+            )
         base = f"{self.base_url}/{tenant}"
         return {
             "issuer": f"{base}/v2.0",
@@ -492,25 +504,30 @@ class FakeGraph:
         if form.get("grant_type") != "client_credentials":
             raise _Reply(400, {"error": "unsupported_grant_type", "error_description": "AADSTS70003"})
         if form.get("client_id") != self.client_id or form.get("client_secret") != self.client_secret:
-            raise _Reply(401, {"error": "invalid_client",
-                               "error_description": "AADSTS7000215: Invalid client secret provided."})
+            raise _Reply(
+                401, {"error": "invalid_client", "error_description": "AADSTS7000215: Invalid client secret provided."}
+            )
         scopes = form.get("scope", "").split()
         if not scopes or not all(s.endswith("/.default") for s in scopes):
-            raise _Reply(400, {"error": "invalid_scope",
-                               "error_description": "AADSTS1002012: scope must be <resource>/.default"})
+            raise _Reply(
+                400, {"error": "invalid_scope", "error_description": "AADSTS1002012: scope must be <resource>/.default"}
+            )
         token = "fake-at-" + secrets.token_urlsafe(24)
         with self._lock:
             self._access_tokens.add(token)
-        return _json(200, {
-            "token_type": "Bearer",
-            "expires_in": self.token_lifetime,
-            "ext_expires_in": self.token_lifetime,
-            "access_token": token,
-        })
+        return _json(
+            200,
+            {
+                "token_type": "Bearer",
+                "expires_in": self.token_lifetime,
+                "ext_expires_in": self.token_lifetime,
+                "access_token": token,
+            },
+        )
 
     def _authorize(self, headers: Mapping[str, str]) -> None:
         auth = headers.get("authorization", "")
-        token = auth[len("Bearer "):] if auth.startswith("Bearer ") else ""
+        token = auth[len("Bearer ") :] if auth.startswith("Bearer ") else ""
         with self._lock:
             ok = token in self._access_tokens
         if not ok:
@@ -538,11 +555,14 @@ class FakeGraph:
         if len(parts) >= 5 and parts[0] == "users" and parts[2] == "messages" and parts[4] == "attachments":
             box, msg = self._message(parts[1], parts[3])
             if len(parts) == 5:
-                return _json(200, {
-                    "@odata.context": f"{self.graph_base_url}/$metadata#users('{quote(box.address)}')"
-                    f"/messages('{parts[3]}')/attachments",
-                    "value": [_render_attachment(a, _select(q)) for a in msg.attachments],
-                })
+                return _json(
+                    200,
+                    {
+                        "@odata.context": f"{self.graph_base_url}/$metadata#users('{quote(box.address)}')"
+                        f"/messages('{parts[3]}')/attachments",
+                        "value": [_render_attachment(a, _select(q)) for a in msg.attachments],
+                    },
+                )
             att = next((a for a in msg.attachments if a.attachment_id == parts[5]), None)
             if att is None:
                 raise _graph_error(404, "ErrorItemNotFound", "The specified object was not found in the store.")
@@ -583,9 +603,12 @@ class FakeGraph:
                 token = q.get("$skiptoken") or q.get("$deltatoken") or ""
                 prior = self._tokens.get(token)
                 if prior is None or prior.mailbox != box.address.lower() or prior.folder != folder.lower():
-                    raise _graph_error(410, "SyncStateNotFound",
-                                       "The sync state generation is not found. The delta token is expired "
-                                       "and data must be synchronized again.")
+                    raise _graph_error(
+                        410,
+                        "SyncStateNotFound",
+                        "The sync state generation is not found. The delta token is expired "
+                        "and data must be synchronized again.",
+                    )
                 if "$skiptoken" in q:
                     state = prior
                 else:  # a new round starting where the last one ended
@@ -596,17 +619,21 @@ class FakeGraph:
                 state = _DeltaState(box.address.lower(), folder.lower(), 0, self._seq, 0, select)
 
             changes = self._changes(box, fold, state)
-            chunk = changes[state.offset: state.offset + page_size]
+            chunk = changes[state.offset : state.offset + page_size]
             value: list[dict[str, Any]] = []
             for msg in chunk:
                 if msg.removed:
-                    value.append({"@odata.type": "#microsoft.graph.message", "id": msg.id_for(immutable),
-                                  "@removed": {"reason": "deleted"}})
+                    value.append(
+                        {
+                            "@odata.type": "#microsoft.graph.message",
+                            "id": msg.id_for(immutable),
+                            "@removed": {"reason": "deleted"},
+                        }
+                    )
                 else:
                     value.append(_render_message(msg, immutable, state.select))
             link_base = (
-                f"{self.graph_base_url}/users/{quote(mailbox, safe='@')}"
-                f"/mailFolders/{quote(folder)}/messages/delta"
+                f"{self.graph_base_url}/users/{quote(mailbox, safe='@')}/mailFolders/{quote(folder)}/messages/delta"
             )
             token = secrets.token_urlsafe(32)
             while len(self._tokens) >= MAX_DELTA_TOKENS:
@@ -621,9 +648,7 @@ class FakeGraph:
                 )
                 out["@odata.nextLink"] = f"{link_base}?$skiptoken={token}"
             else:
-                self._tokens[token] = _DeltaState(
-                    state.mailbox, state.folder, state.upto, state.upto, 0, state.select
-                )
+                self._tokens[token] = _DeltaState(state.mailbox, state.folder, state.upto, state.upto, 0, state.select)
                 out["@odata.deltaLink"] = f"{link_base}?$deltatoken={token}"
             return out
 
@@ -680,12 +705,23 @@ class FakeGraph:
             self.expire_delta_tokens()
             return _json(200, {"ok": True})
         if method == "GET" and parts == ["requests"]:
-            return _json(200, {"value": [
-                {"method": r.method, "path": r.path, "query": r.query, "status": r.status,
-                 "prefer": list(r.prefer), "mailbox": r.mailbox,
-                 "durationMs": round((r.finished - r.started) * 1000, 1)}
-                for r in self.requests
-            ]})
+            return _json(
+                200,
+                {
+                    "value": [
+                        {
+                            "method": r.method,
+                            "path": r.path,
+                            "query": r.query,
+                            "status": r.status,
+                            "prefer": list(r.prefer),
+                            "mailbox": r.mailbox,
+                            "durationMs": round((r.finished - r.started) * 1000, 1),
+                        }
+                        for r in self.requests
+                    ]
+                },
+            )
         raise _Reply(404, {"error": "unknown control endpoint"})
 
 
@@ -836,17 +872,19 @@ class _Handler(BaseHTTPRequestHandler):
             # its next request must not overlap this one in the concurrency count.
             self.fake._leave(mailbox)
             left = True
-            self.fake._record(RequestRecord(
-                method=method,
-                path=unquote(path),
-                query=split.query,
-                headers=headers,
-                prefer=prefer,
-                mailbox=mailbox,
-                status=status,
-                started=started,
-                finished=time.monotonic(),
-            ))
+            self.fake._record(
+                RequestRecord(
+                    method=method,
+                    path=unquote(path),
+                    query=split.query,
+                    headers=headers,
+                    prefer=prefer,
+                    mailbox=mailbox,
+                    status=status,
+                    started=started,
+                    finished=time.monotonic(),
+                )
+            )
             chunked = extra.pop(_CHUNKED_MARKER, None) is not None
             self.send_response(status)
             for k, v in extra.items():
@@ -856,7 +894,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 for i in range(0, len(payload), 16 * 1024):
-                    piece = payload[i: i + 16 * 1024]
+                    piece = payload[i : i + 16 * 1024]
                     self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
                 self.wfile.write(b"0\r\n\r\n")
             else:
@@ -888,15 +926,30 @@ def _write_self_signed(directory: Path) -> tuple[Path, Path]:
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - dt.timedelta(minutes=5))
         .not_valid_after(now + dt.timedelta(days=30))
-        .add_extension(x509.SubjectAlternativeName([
-            x509.IPAddress(ipaddress.ip_address(HOST)), x509.DNSName("localhost"),
-        ]), critical=False)
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [
+                    x509.IPAddress(ipaddress.ip_address(HOST)),
+                    x509.DNSName("localhost"),
+                ]
+            ),
+            critical=False,
+        )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(x509.KeyUsage(
-            digital_signature=True, content_commitment=False, key_encipherment=False,
-            data_encipherment=False, key_agreement=False, key_cert_sign=True, crl_sign=True,
-            encipher_only=False, decipher_only=False,
-        ), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .add_extension(ski, critical=False)
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(ski), critical=False)
@@ -906,9 +959,9 @@ def _write_self_signed(directory: Path) -> tuple[Path, Path]:
     key_path = directory / "fake-graph-key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.touch(mode=0o600)
-    key_path.write_bytes(key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return cert_path, key_path
 
 
@@ -920,8 +973,15 @@ def demo_cv_pdf(name: str = "Ada Example", role: str = "Backend engineer") -> by
 
     doc = pymupdf.open()
     page = doc.new_page()
-    lines = [name, role, "", "Experience", "2019-2024  Python, PostgreSQL, Django", "",
-             "Contact: ada@example.org  +44 20 7946 0000"]
+    lines = [
+        name,
+        role,
+        "",
+        "Experience",
+        "2019-2024  Python, PostgreSQL, Django",
+        "",
+        "Contact: ada@example.org  +44 20 7946 0000",
+    ]
     page.insert_text((72, 72), "\n".join(lines), fontsize=12)
     data: bytes = doc.tobytes()
     doc.close()
@@ -947,23 +1007,39 @@ DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.docu
 def seed_demo(fake: FakeGraph, mailbox: str = DEMO_MAILBOX) -> list[str]:
     """A few realistic applications: PDF, DOCX, a forwarded mail + link, no attachment."""
     ids = [
-        fake.add_message(mailbox, subject="Application: Backend engineer", sender="ada@example.org",
-                         sender_name="Ada Example",
-                         attachments=[FakeAttachment("Ada_Example_CV.pdf", demo_cv_pdf(), "application/pdf")]),
-        fake.add_message(mailbox, subject="CV - Grace Sample", sender="grace@example.org",
-                         sender_name="Grace Sample",
-                         attachments=[FakeAttachment("Grace_Sample_CV.docx", demo_cv_docx(), DOCX_TYPE),
-                                      FakeAttachment("logo.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64,
-                                                     "image/png", is_inline=True)]),
-        fake.add_message(mailbox, subject="Fwd: candidate referral", sender="recruiter@contoso.example",
-                         sender_name="Internal Recruiter",
-                         attachments=[FakeAttachment("Original message", b"", kind="item"),
-                                      FakeAttachment("CV on SharePoint", b"", kind="reference"),
-                                      FakeAttachment("Lin_Demo_CV.pdf",
-                                                     demo_cv_pdf("Lin Demo", "Site reliability engineer"),
-                                                     "application/pdf")]),
-        fake.add_message(mailbox, subject="Question about the role", sender="curious@example.org",
-                         sender_name="Curious Person"),
+        fake.add_message(
+            mailbox,
+            subject="Application: Backend engineer",
+            sender="ada@example.org",
+            sender_name="Ada Example",
+            attachments=[FakeAttachment("Ada_Example_CV.pdf", demo_cv_pdf(), "application/pdf")],
+        ),
+        fake.add_message(
+            mailbox,
+            subject="CV - Grace Sample",
+            sender="grace@example.org",
+            sender_name="Grace Sample",
+            attachments=[
+                FakeAttachment("Grace_Sample_CV.docx", demo_cv_docx(), DOCX_TYPE),
+                FakeAttachment("logo.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64, "image/png", is_inline=True),
+            ],
+        ),
+        fake.add_message(
+            mailbox,
+            subject="Fwd: candidate referral",
+            sender="recruiter@contoso.example",
+            sender_name="Internal Recruiter",
+            attachments=[
+                FakeAttachment("Original message", b"", kind="item"),
+                FakeAttachment("CV on SharePoint", b"", kind="reference"),
+                FakeAttachment(
+                    "Lin_Demo_CV.pdf", demo_cv_pdf("Lin Demo", "Site reliability engineer"), "application/pdf"
+                ),
+            ],
+        ),
+        fake.add_message(
+            mailbox, subject="Question about the role", sender="curious@example.org", sender_name="Curious Person"
+        ),
     ]
     return ids
 
@@ -988,17 +1064,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.seed_demo:
         seed_demo(fake, args.mailbox)
     print(f"fake Graph listening on {fake.base_url} (mailbox {args.mailbox})", flush=True)
-    for key, value in (
-        ("ATS_GRAPH_BASE_URL", fake.graph_base_url),
-        ("ATS_GRAPH_AUTHORITY", fake.base_url),
-        ("ATS_GRAPH_TENANT_ID", fake.tenant),
-        ("ATS_GRAPH_CLIENT_ID", fake.client_id),
-        ("ATS_GRAPH_CLIENT_SECRET", fake.client_secret),
-        ("ATS_GRAPH_CA_BUNDLE", fake.ca_file),
-    ):
+    for key, value in fake.ats_env().items():
         print(f"  {key}={value}", flush=True)
-    print(f"  add mail: POST {fake.base_url}/_fake/mailboxes/{args.mailbox}/messages "
-          '{"subject":..,"from":..,"attachments":[{"name":..,"contentType":..,"contentBase64":..}]}', flush=True)
+    print(
+        f"  add mail: POST {fake.base_url}/_fake/mailboxes/{args.mailbox}/messages "
+        '{"subject":..,"from":..,"attachments":[{"name":..,"contentType":..,"contentBase64":..}]}',
+        flush=True,
+    )
 
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -1,8 +1,9 @@
 """`just up`: the whole stack in the foreground on the embedded default.
 
-Starts (when not configured otherwise) a project-local Postgres and a local clamd with
-the project's test signatures, migrates, ensures an admin login, then runs web,
-worker-default and worker-untrusted. Ctrl-C (or SIGTERM) stops everything: workers get
+Starts (when not configured otherwise) a project-local Postgres, a local clamd with the
+project's test signatures and a fake Microsoft Graph with a demo mailbox (and its mail
+channel), migrates, ensures an admin login, then runs web, worker-default and
+worker-untrusted. Ctrl-C (or SIGTERM) stops everything: workers get
 their SIGTERM grace, then the helpers stop. The embedded Postgres keeps running so
 `ats ...` from another shell finds the data; `just down` stops it.
 """
@@ -52,9 +53,24 @@ def main() -> None:
         )
         environ["ATS_CLAMD_HOST"], environ["ATS_CLAMD_PORT"] = "127.0.0.1", str(clamd.port)
         print(f"[up] clamd on 127.0.0.1:{clamd.port} (project test signatures only)", flush=True)
+    demo_mailbox = None
+    if not environ.get("ATS_GRAPH_BASE_URL"):
+        from ats.devtools.fake_graph import DEMO_MAILBOX, FakeGraph, seed_demo
+
+        # In-memory mailbox: every `just up` delivers the demo mail afresh (new message
+        # ids), so repeated runs show the same CVs again as intake duplicates.
+        fake = stack.enter_context(FakeGraph(state_dir=env.STATE_DIR / "fake-graph"))
+        seed_demo(fake, DEMO_MAILBOX)
+        environ.update(fake.ats_env())
+        demo_mailbox = DEMO_MAILBOX
+        print(f"[up] fake Microsoft Graph on {fake.base_url}, demo mail in {DEMO_MAILBOX}", flush=True)
     _ats("migrate", "--no-input", "-v", "0", environ=environ)
+    # worker-untrusted connects as the least-privilege parse role the migration set up.
+    environ.setdefault("ATS_PARSE_DATABASE_URL", env.with_user(env.database_url_from(environ), "ats_parse"))
     password_file = env.STATE_DIR / "admin-password"
     _ats("ensure_admin", "--password-file", str(password_file), environ=environ)
+    if demo_mailbox:
+        _ats("channel-add", "--mailbox", demo_mailbox, "--poll", environ=environ)
 
     commands = {
         "web": ["web"],

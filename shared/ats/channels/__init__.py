@@ -1,0 +1,1 @@
+"""Inbound channels that feed the intake chain; today the Microsoft Graph mailbox."""

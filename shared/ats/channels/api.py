@@ -1,0 +1,35 @@
+"""Facade of the channels module (inbound mail channels feeding intake)."""
+
+from ats.channels.models import ChannelStatus, MailChannel, MessageLedger, MessageOutcome
+from ats.channels.selectors import channel_get, channel_list, channel_status, ledger_entries
+from ats.channels.services import (
+    CheckpointConflict,
+    PermanentPollError,
+    PollSummary,
+    channel_add,
+    channel_mark_degraded,
+    channel_poll,
+    channel_poll_exhausted,
+    channel_poll_request,
+    channel_schedule_polls,
+)
+
+__all__ = [
+    "ChannelStatus",
+    "CheckpointConflict",
+    "MailChannel",
+    "MessageLedger",
+    "MessageOutcome",
+    "PermanentPollError",
+    "PollSummary",
+    "channel_add",
+    "channel_get",
+    "channel_list",
+    "channel_mark_degraded",
+    "channel_poll",
+    "channel_poll_exhausted",
+    "channel_poll_request",
+    "channel_schedule_polls",
+    "channel_status",
+    "ledger_entries",
+]

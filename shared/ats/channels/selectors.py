@@ -1,0 +1,42 @@
+"""Reads of the channels module."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count
+
+from ats.channels.models import MailChannel, MessageLedger
+
+
+def channel_get(channel_id: int) -> MailChannel | None:
+    return MailChannel.objects.filter(pk=channel_id).first()
+
+
+def channel_status(channel: MailChannel, *, messages: int | None = None) -> dict[str, Any]:
+    """What an operator needs to see about one channel (CLI, admin, later the UI)."""
+    if messages is None:
+        messages = MessageLedger.objects.filter(channel=channel).count()
+    return {
+        "channel_id": channel.pk,
+        "mailbox": channel.mailbox,
+        "folder": channel.folder,
+        "active": channel.active,
+        "status": channel.status,
+        "status_reason": channel.status_reason or None,
+        "status_since": channel.status_since.isoformat(),
+        "last_polled_at": channel.last_polled_at.isoformat() if channel.last_polled_at else None,
+        "last_error": channel.last_error or None,
+        "last_error_at": channel.last_error_at.isoformat() if channel.last_error_at else None,
+        "synced": channel.delta_link is not None,
+        "messages": messages,
+    }
+
+
+def channel_list() -> list[dict[str, Any]]:
+    channels = MailChannel.objects.annotate(n_messages=Count("messages")).order_by("pk")
+    return [channel_status(c, messages=c.n_messages) for c in channels]
+
+
+def ledger_entries(channel_id: int) -> list[MessageLedger]:
+    return list(MessageLedger.objects.filter(channel_id=channel_id).prefetch_related("attachments").order_by("pk"))
