@@ -25,16 +25,20 @@ Make = Callable[..., GraphClient]
 
 def _deliver(fake: FakeGraph, n: int, prefix: str = "msg") -> list[str]:
     return [
-        fake.add_message(MAILBOX, subject=f"{prefix} {i}", sender=f"c{i}@example.org",
-                         attachments=[FakeAttachment(f"cv{i}.pdf", b"%PDF-1.7 " + prefix.encode() + bytes([i]),
-                                                     "application/pdf")])
+        fake.add_message(
+            MAILBOX,
+            subject=f"{prefix} {i}",
+            sender=f"c{i}@example.org",
+            attachments=[FakeAttachment(f"cv{i}.pdf", b"%PDF-1.7 " + prefix.encode() + bytes([i]), "application/pdf")],
+        )
         for i in range(n)
     ]
 
 
 def _poll(client: GraphClient, store: MemoryStore, *, seconds: float = 10) -> PollResult:
-    return poll_mailbox(client=client, mailbox=MAILBOX, delta_link=store.cursor,
-                        deadline=Deadline.after(seconds), on_batch=store.commit)
+    return poll_mailbox(
+        client=client, mailbox=MAILBOX, delta_link=store.cursor, deadline=Deadline.after(seconds), on_batch=store.commit
+    )
 
 
 def test_token_via_msal_discovery_and_cache(fake: FakeGraph, make_client: Make) -> None:
@@ -43,8 +47,7 @@ def test_token_via_msal_discovery_and_cache(fake: FakeGraph, make_client: Make) 
     assert token.startswith("fake-at-")
     paths = [r.path for r in fake.requests]
     # msal really did OIDC discovery then client-credentials against the local authority.
-    assert paths == [f"/{fake.tenant}/v2.0/.well-known/openid-configuration",
-                     f"/{fake.tenant}/oauth2/v2.0/token"]
+    assert paths == [f"/{fake.tenant}/v2.0/.well-known/openid-configuration", f"/{fake.tenant}/oauth2/v2.0/token"]
     assert client.acquire_token(deadline=Deadline.after(10)) == token
     assert fake.token_requests == 1  # served from msal's cache
 
@@ -63,8 +66,9 @@ def test_pages_follow_next_links_to_delta_link(fake: FakeGraph, make_client: Mak
         batches.append(batch)
         store.commit(batch)
 
-    result = poll_mailbox(client=make_client(page_size=2), mailbox=MAILBOX, delta_link=None,
-                          deadline=Deadline.after(10), on_batch=commit)
+    result = poll_mailbox(
+        client=make_client(page_size=2), mailbox=MAILBOX, delta_link=None, deadline=Deadline.after(10), on_batch=commit
+    )
     assert [len(b.items) for b in batches] == [2, 2, 2, 1]
     assert [b.is_last for b in batches] == [False, False, False, True]
     assert all("$skiptoken=" in b.checkpoint for b in batches[:-1])
@@ -95,8 +99,9 @@ def test_resume_from_delta_link_sees_only_new(fake: FakeGraph, make_client: Make
         seen.extend(i.envelope.message_id for i in batch.items)
         store.commit(batch)
 
-    second = poll_mailbox(client=client, mailbox=MAILBOX, delta_link=store.cursor,
-                          deadline=Deadline.after(10), on_batch=commit)
+    second = poll_mailbox(
+        client=client, mailbox=MAILBOX, delta_link=store.cursor, deadline=Deadline.after(10), on_batch=commit
+    )
     assert seen == new_ids
     assert not second.full_sync and second.new_delta_link != first.new_delta_link
     third = _poll(client, store)
@@ -115,8 +120,9 @@ def test_410_raises_delta_expired_and_full_resync_redelivers(
     fake.add_message(MAILBOX, subject="arrived while the token was expiring")
     calls: list[IntakeBatch] = []
     with pytest.raises(DeltaExpired):
-        poll_mailbox(client=client, mailbox=MAILBOX, delta_link=store.cursor,
-                     deadline=Deadline.after(10), on_batch=calls.append)
+        poll_mailbox(
+            client=client, mailbox=MAILBOX, delta_link=store.cursor, deadline=Deadline.after(10), on_batch=calls.append
+        )
     assert calls == []
     # Caller's recovery: reset the cursor (own transaction), then delta from scratch.
     store.cursor = None
@@ -140,9 +146,13 @@ def test_foreign_checkpoint_is_refused_without_a_request(fake: FakeGraph, make_c
     client = make_client()
     fake.clear_log()
     with pytest.raises(InvalidCheckpoint):
-        poll_mailbox(client=client, mailbox=MAILBOX,
-                     delta_link="https://evil.example/v1.0/users/x/mailFolders/inbox/messages/delta?$deltatoken=a",
-                     deadline=Deadline.after(5), on_batch=lambda b: None)
+        poll_mailbox(
+            client=client,
+            mailbox=MAILBOX,
+            delta_link="https://evil.example/v1.0/users/x/mailFolders/inbox/messages/delta?$deltatoken=a",
+            deadline=Deadline.after(5),
+            on_batch=lambda b: None,
+        )
     assert fake.requests == []
 
 
@@ -155,17 +165,20 @@ def test_removed_entries_are_counted_not_delivered(fake: FakeGraph, make_client:
     assert result.removed_seen == 1 and result.messages_handed_over == 0
 
 
-def test_changed_known_message_skips_attachment_traffic(
-    fake: FakeGraph, make_client: Make, store: MemoryStore
-) -> None:
+def test_changed_known_message_skips_attachment_traffic(fake: FakeGraph, make_client: Make, store: MemoryStore) -> None:
     client = make_client()
     ids = _deliver(fake, 2)
     _poll(client, store)
     fake.touch_message(MAILBOX, ids[1])  # e.g. a recruiter read it: delta returns it again
     fake.clear_log()
     batches: list[IntakeBatch] = []
-    poll_mailbox(client=client, mailbox=MAILBOX, delta_link=store.cursor, deadline=Deadline.after(10),
-                 on_batch=batches.append,
-                 is_known=lambda env: env.dedupe_key in store.ledger)
+    poll_mailbox(
+        client=client,
+        mailbox=MAILBOX,
+        delta_link=store.cursor,
+        deadline=Deadline.after(10),
+        on_batch=batches.append,
+        is_known=lambda env: env.dedupe_key in store.ledger,
+    )
     assert batches[0].items == () and batches[0].known_ids == (ids[1],)
     assert not any("/attachments" in r.path for r in fake.requests)

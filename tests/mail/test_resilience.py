@@ -26,17 +26,28 @@ Make = Callable[..., GraphClient]
 
 def _deliver(fake: FakeGraph, n: int, *, folder: str = "inbox", attachments: int = 1) -> list[str]:
     return [
-        fake.add_message(MAILBOX, folder=folder, subject=f"{folder} {i}", attachments=[
-            FakeAttachment(f"cv{i}-{j}.pdf", f"%PDF-1.7 {folder} {i} {j}".encode(), "application/pdf")
-            for j in range(attachments)
-        ])
+        fake.add_message(
+            MAILBOX,
+            folder=folder,
+            subject=f"{folder} {i}",
+            attachments=[
+                FakeAttachment(f"cv{i}-{j}.pdf", f"%PDF-1.7 {folder} {i} {j}".encode(), "application/pdf")
+                for j in range(attachments)
+            ],
+        )
         for i in range(n)
     ]
 
 
 def _poll(client: GraphClient, store: MemoryStore, *, seconds: float = 10, folder: str = "inbox") -> PollResult:
-    return poll_mailbox(client=client, mailbox=MAILBOX, folder=folder, delta_link=store.cursor,
-                        deadline=Deadline.after(seconds), on_batch=store.commit)
+    return poll_mailbox(
+        client=client,
+        mailbox=MAILBOX,
+        folder=folder,
+        delta_link=store.cursor,
+        deadline=Deadline.after(seconds),
+        on_batch=store.commit,
+    )
 
 
 def _delta_requests(fake: FakeGraph) -> list[RequestRecord]:
@@ -142,8 +153,14 @@ def test_at_most_four_concurrent_requests_per_mailbox(fake: FakeGraph, make_clie
         try:
             # Two folders of one mailbox polled at once: each poll has its own pool of 4,
             # so only the client's per-mailbox slots keep the total at 4.
-            results[folder] = poll_mailbox(client=client, mailbox=MAILBOX, folder=folder, delta_link=None,
-                                           deadline=Deadline.after(15), on_batch=lambda b: None)
+            results[folder] = poll_mailbox(
+                client=client,
+                mailbox=MAILBOX,
+                folder=folder,
+                delta_link=None,
+                deadline=Deadline.after(15),
+                on_batch=lambda b: None,
+            )
         except BaseException as exc:
             errors.append(exc)
 
@@ -173,8 +190,9 @@ def test_batches_can_be_pulled_as_an_iterator(fake: FakeGraph, make_client: Make
 
     _deliver(fake, 3)
     pulled: list[IntakeBatch] = []
-    for batch in iter_intake_batches(client=make_client(page_size=2), mailbox=MAILBOX,
-                                     delta_link=None, deadline=Deadline.after(10)):
+    for batch in iter_intake_batches(
+        client=make_client(page_size=2), mailbox=MAILBOX, delta_link=None, deadline=Deadline.after(10)
+    ):
         store.commit(batch)
         pulled.append(batch)
     assert [len(b.items) for b in pulled] == [2, 1] and len(store.ledger) == 3

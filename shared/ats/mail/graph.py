@@ -152,12 +152,8 @@ class _MsalHttpClient:
     ) -> httpx.Response:
         # msal sends either a form dict or a pre-encoded string body.
         if isinstance(data, (str, bytes)):
-            return self._http.post(
-                url, params=params, content=data, headers=headers, timeout=self._timeout()
-            )
-        return self._http.post(
-            url, params=params, data=data, headers=headers, timeout=self._timeout()
-        )
+            return self._http.post(url, params=params, content=data, headers=headers, timeout=self._timeout())
+        return self._http.post(url, params=params, data=data, headers=headers, timeout=self._timeout())
 
 
 class GraphClient:
@@ -342,9 +338,7 @@ class GraphClient:
             with self._mailbox_slot(mailbox, deadline):
                 timeout = deadline.timeout(cfg.per_request_timeout)
                 try:
-                    with self._http.stream(
-                        "GET", url, headers=headers, timeout=httpx.Timeout(timeout)
-                    ) as resp:
+                    with self._http.stream("GET", url, headers=headers, timeout=httpx.Timeout(timeout)) as resp:
                         if resp.status_code == 200:
                             return consume(resp, deadline)
                         status = resp.status_code
@@ -369,9 +363,7 @@ class GraphClient:
                 wait = retry_after if retry_after is not None else self._backoff(attempt)
                 left = deadline.remaining()
                 if wait >= left:
-                    raise DeadlineExceeded(
-                        f"retry of GET {_short(url)} needs {wait:.2f}s, {max(left, 0):.2f}s left"
-                    )
+                    raise DeadlineExceeded(f"retry of GET {_short(url)} needs {wait:.2f}s, {max(left, 0):.2f}s left")
                 log.warning(
                     "graph_retry",
                     status=status or None,
@@ -415,15 +407,18 @@ class GraphClient:
                 raise GraphProtocolError(f"expected a JSON object from GET {_short(url)}")
             return body
 
-        return self._request(
-            url, mailbox=mailbox, deadline=deadline, consume=consume, prefer=prefer, delta=delta
-        )
+        return self._request(url, mailbox=mailbox, deadline=deadline, consume=consume, prefer=prefer, delta=delta)
 
     # ------------------------------------------------------------------ delta
 
     def initial_delta_url(self, mailbox: str, folder: str) -> str:
         return self._url(
-            "users", mailbox, "mailFolders", folder, "messages", "delta",
+            "users",
+            mailbox,
+            "mailFolders",
+            folder,
+            "messages",
+            "delta",
             query=[("$select", ",".join(MESSAGE_FIELDS))],
         )
 
@@ -481,12 +476,14 @@ class GraphClient:
 
     # ------------------------------------------------------------------ attachments
 
-    def list_attachments(
-        self, *, mailbox: str, message_id: str, deadline: Deadline
-    ) -> list[AttachmentInfo]:
+    def list_attachments(self, *, mailbox: str, message_id: str, deadline: Deadline) -> list[AttachmentInfo]:
         """Attachment metadata of one message; $select keeps contentBytes out of the JSON."""
         url: str | None = self._url(
-            "users", mailbox, "messages", message_id, "attachments",
+            "users",
+            mailbox,
+            "messages",
+            message_id,
+            "attachments",
             query=[("$select", ",".join(ATTACHMENT_FIELDS))],
         )
         out: list[AttachmentInfo] = []
@@ -576,12 +573,8 @@ def iter_intake_batches(
     Commit each batch (rows + ``batch.checkpoint``) before pulling the next one.
     """
     cfg = client.config
-    with ThreadPoolExecutor(
-        max_workers=cfg.max_concurrency_per_mailbox, thread_name_prefix="graph-attach"
-    ) as pool:
-        pages = client.iter_delta_pages(
-            mailbox=mailbox, folder=folder, delta_link=delta_link, deadline=deadline
-        )
+    with ThreadPoolExecutor(max_workers=cfg.max_concurrency_per_mailbox, thread_name_prefix="graph-attach") as pool:
+        pages = client.iter_delta_pages(mailbox=mailbox, folder=folder, delta_link=delta_link, deadline=deadline)
         for index, page in enumerate(pages):
             fresh: list[MessageEnvelope] = []
             known: list[str] = []
@@ -667,9 +660,7 @@ def _collect_items(
     """List then download attachments of a page's messages, ``pool``-bounded, in order."""
     cfg = client.config
     listings: dict[int, Future[list[AttachmentInfo]]] = {
-        i: pool.submit(
-            client.list_attachments, mailbox=mailbox, message_id=env.message_id, deadline=deadline
-        )
+        i: pool.submit(client.list_attachments, mailbox=mailbox, message_id=env.message_id, deadline=deadline)
         for i, env in enumerate(messages)
         # hasAttachments is false for messages with only inline parts; those are
         # signatures/logos, not CVs, so skipping the extra request is deliberate.
@@ -726,9 +717,7 @@ def _collect_items(
                 detail=s.detail,
             )
     return [
-        IntakeItem(
-            envelope=env, attachments=tuple(blobs[i]), skipped=tuple(skipped[i]), message_gone=i in gone
-        )
+        IntakeItem(envelope=env, attachments=tuple(blobs[i]), skipped=tuple(skipped[i]), message_gone=i in gone)
         for i, env in enumerate(messages)
     ]
 
