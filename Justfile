@@ -35,6 +35,7 @@ lint:
 # Benchmarks, each side by side with its baseline, reported as ratios
 bench: bootstrap
     {{PY}} bench/sandbox_bench.py
+    {{PY}} bench/defer_bench.py 1000
 
 # The ats command (migrate, ingest, status, intake-verify, policy, reparse, ...)
 ats *ARGS:

