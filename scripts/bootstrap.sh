@@ -19,9 +19,11 @@ APT_ALL=(
   postgresql-15 postgresql-client-15   # the embedded cluster and the test clusters
   clamav clamav-daemon                 # real clamd, started by the project with its own DB
   tesseract-ocr tesseract-ocr-eng      # OCR data read by PyMuPDF's in-process binding
-  nodejs npm                           # Azurite (blob storage emulator) from npm
   procps iproute2 strace
 )
+# Node.js + npm run Azurite (blob-storage emulator). Checked by command, not package: a
+# NodeSource nodejs ships npm itself and conflicts with Debian's npm package.
+APT_NODE=(nodejs npm)
 
 missing_apt() {
   local pkg missing=()
@@ -62,6 +64,9 @@ tools() {
 all() {
   tools
   apt_install "${APT_ALL[@]}"
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    apt_install "${APT_NODE[@]}"
+  fi
   # The venv lives outside the checkout, world-readable: the sandboxed parser drops to an
   # unprivileged uid and must still be able to import from it.
   "$TOOLS/bin/uv" sync --frozen --quiet --project "$ROOT"

@@ -87,38 +87,24 @@ def channel_add(*, mailbox: str, folder: str = "inbox") -> tuple[MailChannel, bo
         return MailChannel.objects.get(mailbox__iexact=mailbox, folder__iexact=folder), False
 
 
-def _polls_in_flight(channel_ids: list[int]) -> set[int]:
-    """Channels with a poll job waiting (`todo`, retries included) or running (`doing`).
-
-    The queueing lock alone is not enough: it only covers `todo`, so a second job can be
-    queued beside a running one - and when the running one then fails, procrastinate's
-    retry (back to `todo`) violates the queueing-lock index, the retry is lost and the
-    job stays `doing`, holding the channel's lock (measured: polling stopped). So no new
-    poll is queued while one is in flight; the in-flight one does the work.
-    """
-    jobs = jobs_api.jobs_by_payload_key("channel_id", channel_ids, statuses=("todo", "doing"))
-    return {cid for cid, refs in jobs.items() if any(j.task_name == POLL_TASK for j in refs)}
-
-
 def channel_poll_request(*, channel_id: int) -> int | None:
     """Queue a poll of one channel now. Returns the job id, or None if one is already in flight."""
     with transaction.atomic():
         if not MailChannel.objects.filter(pk=channel_id).exists():
             raise LookupError(f"mail channel {channel_id} does not exist")
-        if _polls_in_flight([channel_id]):
-            return None
+        # None when a poll is already waiting or running: that poll does the work.
         return jobs_api.defer(POLL_TASK, payload={"channel_id": channel_id})
 
 
 def channel_schedule_polls() -> list[int]:
-    """Queue a poll of every active channel (degraded ones included: that is their retry),
-    except channels whose previous poll is still waiting or running."""
+    """Queue a poll of every active channel (degraded ones included: that is their retry).
+    A channel whose previous poll is still waiting or running gets none (jobs_api.defer
+    coalesces it into that poll)."""
     queued = []
     with transaction.atomic():
         ids = list(MailChannel.objects.filter(active=True).order_by("pk").values_list("pk", flat=True))
-        busy = _polls_in_flight(ids)
         for channel_id in ids:
-            if channel_id not in busy and jobs_api.defer(POLL_TASK, payload={"channel_id": channel_id}) is not None:
+            if jobs_api.defer(POLL_TASK, payload={"channel_id": channel_id}) is not None:
                 queued.append(channel_id)
     return queued
 
@@ -275,9 +261,10 @@ def channel_poll(*, channel_id: int) -> PollSummary | None:
     _mark_polled(channel_id, complete=summary.complete)
     if summary.continued:
         # Last, so nothing after it can fail this job: a retry of this job beside the
-        # queued continuation would collide on the queueing lock (see _polls_in_flight).
+        # queued continuation would collide on the queueing lock. Hence also the explicit
+        # opt-out of coalescing (this job is the running twin it would coalesce into).
         with transaction.atomic():
-            jobs_api.defer(POLL_TASK, payload={"channel_id": channel_id})
+            jobs_api.defer(POLL_TASK, payload={"channel_id": channel_id}, beside_running=True)
     return summary
 
 

@@ -31,7 +31,9 @@ class NotInTransaction(RuntimeError):
     pass
 
 
-def defer(task_name: str, *, payload: Mapping[str, Any], delay_s: float | None = None) -> int | None:
+def defer(
+    task_name: str, *, payload: Mapping[str, Any], delay_s: float | None = None, beside_running: bool = False
+) -> int | None:
     """Enqueue `task_name` inside the caller's open transaction.
 
     Returns the job id, or None when a job with the same queueing lock is already
@@ -39,6 +41,9 @@ def defer(task_name: str, *, payload: Mapping[str, Any], delay_s: float | None =
     the entity's state when they run). Refuses to run outside
     `transaction.atomic()`: a defer that commits on its own reopens the lost-job window
     ADR 0004 exists to close (R1).
+
+    `beside_running=True` is for a job queuing its own continuation as its very last
+    step (it cannot fail or retry after that, so no collision is possible).
     """
     if not connection.in_atomic_block:
         raise NotInTransaction(
@@ -59,7 +64,7 @@ def defer(task_name: str, *, payload: Mapping[str, Any], delay_s: float | None =
         task_kwargs={**payload, "v": policy.payload_version} if policy.payload_version else dict(payload),
         scheduled_at=scheduled_at,
     )
-    if job.queueing_lock and _running(job.queueing_lock):
+    if job.queueing_lock and not beside_running and _running(job.queueing_lock):
         # procrastinate's queueing lock is unique among `todo` jobs only. A twin queued
         # beside a running job makes the running job's retry collide with it (unique
         # violation): the retry is lost and the job stays `doing` forever, holding its
