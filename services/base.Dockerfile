@@ -54,6 +54,11 @@ RUN groupadd --system --gid 65532 ats \
 # Owned by root and world-readable: the app and the sandbox's unprivileged uid can read it,
 # neither can change it.
 COPY --from=build /opt/ats/venv /opt/ats/venv
+# The sandbox policies, root-owned and read-only. In the base image because the one-shot
+# migration applies policy/db-role.sql (the parse worker's role); worker-untrusted loads
+# the seccomp/limits files from here.
+COPY services/worker-untrusted/policy/ /opt/ats/policy/
+RUN chmod -R a=rX /opt/ats/policy
 # ATS_STATE_DIR: the code's default is relative to a checkout, meaningless in an image.
 # Here it holds only the collected static files (served by whitenoise), baked in at build
 # time because the root filesystem is read-only at run time.
@@ -61,7 +66,8 @@ ENV PATH=/opt/ats/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     ATS_STATE_DIR=/opt/ats/state \
-    ATS_STATIC_ROOT=/opt/ats/state/static
+    ATS_STATIC_ROOT=/opt/ats/state/static \
+    ATS_SANDBOX_POLICY_DIR=/opt/ats/policy
 RUN ats collectstatic --noinput
 WORKDIR /opt/ats
 USER 65532:65532

@@ -76,8 +76,10 @@ def test_worker_images_default_to_the_graceful_worker_command() -> None:
         assert carries_graceful_timeout(argv)
 
 
-def test_untrusted_image_ships_the_policy_read_only() -> None:
-    instructions = _instructions(REPO / "services" / "worker-untrusted" / "Dockerfile")
+def test_images_ship_the_policy_read_only() -> None:
+    # In the base image: the migration applies policy/db-role.sql, worker-untrusted loads
+    # the seccomp/limits files.
+    instructions = _instructions(REPO / "services" / "base.Dockerfile")
     assert ("COPY", "services/worker-untrusted/policy/ /opt/ats/policy/") in instructions
     assert any(keyword == "RUN" and "chmod -R a=rX /opt/ats/policy" in args for keyword, args in instructions)
     assert any(keyword == "ENV" and "ATS_SANDBOX_POLICY_DIR=/opt/ats/policy" in args for keyword, args in instructions)
