@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,10 +28,39 @@ EPERM, EACCES = 1, 13
 
 
 @pytest.fixture(scope="module")
-def report() -> dict[str, Any]:
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A world-readable copy of the code, the policies and the probe scripts, as an image
+    would have them: the checkout may sit in a directory uid 65534 cannot enter."""
+    repo = HERE.parents[1]
+    stage = tmp_path_factory.mktemp("container-image")
+    shutil.copytree(repo / "shared" / "ats", stage / "code" / "ats", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(repo / "services" / "worker-untrusted" / "policy", stage / "policy")
+    for name in ("container_mode.py", "probes.py"):
+        shutil.copy(HERE / name, stage / name)
+    for path in [stage, *stage.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    for parent in stage.parents:  # pytest's base temp dir is 0700
+        if parent == Path(tempfile.gettempdir()):
+            break
+        parent.chmod(parent.stat().st_mode | 0o711)
+    return stage
+
+
+@pytest.fixture(scope="module")
+def report(staged: Path) -> dict[str, Any]:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(staged / "code"),
+        "ATS_SANDBOX_POLICY_DIR": str(staged / "policy"),
+    }
     done = subprocess.run(
-        [sys.executable, str(HERE / "container_mode.py")], env=env, cwd="/", capture_output=True, text=True, timeout=50
+        [sys.executable, str(staged / "container_mode.py")],
+        env=env,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=50,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return dict(json.loads(done.stdout))

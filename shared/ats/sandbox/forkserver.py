@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import ats
 from ats.parsing.data import ParseLimits
 from ats.sandbox import protocol
 from ats.sandbox.data import Failure, Layer, SandboxPolicy, SandboxResult
@@ -44,7 +45,15 @@ class _Zygote:
     def __init__(self, config: dict[str, Any], *, probes: bool, startup_timeout_s: float) -> None:
         env = dict(_ZYGOTE_ENV)
         env.update({k: os.environ[k] for k in _PASS_THROUGH_ENV if k in os.environ})
-        argv = [sys.executable, "-I", "-m", "ats.sandbox.zygote"]
+        # -I: no environment-driven import paths. The one path added is where this very
+        # `ats` package was imported from, so the zygote runs the worker's own code
+        # (and does not depend on an editable install's .pth being readable).
+        code_root = str(Path(ats.__file__).resolve().parents[1])
+        bootstrap = (
+            f"import sys; sys.path.insert(0, {code_root!r}); import runpy; "
+            "runpy.run_module('ats.sandbox.zygote', run_name='__main__', alter_sys=True)"
+        )
+        argv = [sys.executable, "-I", "-c", bootstrap]
         if probes:
             env[PROBES_ENV] = "1"
             argv.append("--test-probes")
