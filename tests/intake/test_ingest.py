@@ -137,11 +137,18 @@ def test_scanner_down_ends_in_scan_failed_after_the_retries(start_worker: Any) -
     wait_for(lambda: intake_api.Attachment.objects.get(pk=att.pk).state == "scan_failed", 60, "scan_failed")
     att = intake_api.Attachment.objects.get(pk=att.pk)
     assert att.virus_scan_status == "scan_failed" and "blocked from reading" in att.reason
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT status::text, attempts FROM procrastinate_jobs WHERE args->>'attachment_id' = %s", [str(att.pk)]
-        )
-        assert cur.fetchall() == [("failed", 5)]  # the policy's 5 attempts in all
+
+    def ingest_job() -> list[tuple[str, int]]:
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT status::text, attempts FROM procrastinate_jobs WHERE args->>'attachment_id' = %s",
+                [str(att.pk)],
+            )
+            return list(cur.fetchall())
+
+    # The state is written inside the last attempt, just before the job itself finishes.
+    wait_for(lambda: ingest_job()[0][0] != "doing", 10, "ingest job to finish")
+    assert ingest_job() == [("failed", 5)]  # the policy's 5 attempts in all
     assert jobs_for(att.pk, "intake.parse_attachment") == []
 
 

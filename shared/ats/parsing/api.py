@@ -140,3 +140,10 @@ def prewarm() -> None:
     for encoding in ("utf-16-le", "utf-16-be", "latin-1", "ascii"):
         codecs.getincrementaldecoder(encoding)
     _state["prewarmed"] = True
+
+
+def warmup_documents() -> list[tuple[str, bytes]]:
+    """Small trusted documents a fresh sandbox child parses while idle, so its
+    copy-on-write page faults happen before a real document arrives."""
+    samples = _samples.samples()
+    return [("docx", samples["docx"]), ("pdf", samples["pdf"])]

@@ -37,7 +37,7 @@ from typing import Any
 
 import prctl
 
-from ats.sandbox import hardening, oci, protocol, warmup
+from ats.sandbox import hardening, oci, protocol
 from ats.sandbox.data import Failure
 from ats.sandbox.policy import load_policy
 
@@ -84,7 +84,8 @@ class Zygote:
         # One answer buffer for the zygote's lifetime (cap + 1 byte to detect overflow),
         # scrubbed after each document.
         self.answer_buf = bytearray(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
-        self.warmup_samples = warmup.samples() if config.get("warmup", True) else []
+        # The parser supplies its own trusted warm-up documents (see the spare child below).
+        self.warmup_samples = self.parser.warmup_documents() if config.get("warmup", True) else []
         self.max_document_bytes = int(self.policy.parse.get("max_bytes", 20 * 1024 * 1024))
         if config.get("probes"):
             # Test-only: needs both the --test-probes flag and the env var; production
@@ -131,7 +132,7 @@ class Zygote:
             )
             self.result_fd = answer_fd
             # Confined, not yet given a document: fault in the pages a parse writes to
-            # (see warmup.py), then wait for the zygote to send the next document.
+            # (the parser's warmup_documents()), then wait for the zygote to send the next document.
             # Skipped when a document is already waiting (a backlog): then it would only
             # add to that document's latency.
             waiting = select.poll()
