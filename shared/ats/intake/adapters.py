@@ -12,6 +12,7 @@ from typing import Any
 
 from ats.config.env import ats_settings
 from ats.intake.states import State
+from ats.jobs import api as jobs_api
 from ats.scanning import api as scanning_api
 from ats.storage import api as storage_api
 
@@ -81,10 +82,16 @@ class ScanOutcome:
 def scan(data: bytes) -> ScanOutcome:
     """Scan in clamd; raises ScannerUnavailable (transient) when clamd cannot answer."""
     cfg = ats_settings()
+    timeout = float(cfg["CLAMD_TIMEOUT_S"])
+    attempt = jobs_api.current_attempt()
+    if attempt is not None:
+        # Bounded by what is left of this attempt's wall budget (ADR §2: 2 min).
+        attempt.deadline.check()
+        timeout = max(0.1, min(timeout, attempt.deadline.remaining()))
     endpoint = scanning_api.ClamdEndpoint(
         host=cfg["CLAMD_HOST"],
         port=int(cfg["CLAMD_PORT"]),
-        timeout=float(cfg["CLAMD_TIMEOUT_S"]),
+        timeout=timeout,
         max_stream_bytes=max(int(cfg["MAX_UPLOAD_BYTES"]), 1),
     )
     verdict = scanning_api.scan_bytes(data, endpoint)
