@@ -26,6 +26,11 @@ _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
 # Below this the render is too coarse for Tesseract to read body text.
 _MIN_OCR_DPI = 50
+# Tesseract refuses a render wider or taller than 32767 px ("Image too large", then
+# "OCR recognise failed"), and MuPDF's OCR device pads the width (a 32765 px render
+# reached Tesseract as 32768). Long strips (a ribbon page, a 48996 x 127 px JPEG in
+# qpdf's fuzz corpus) are downscaled to stay under this instead of failing OCR.
+_MAX_OCR_SIDE = 32_000
 _MAX_MUPDF_WARNINGS = 10
 _REPLACEMENT_CHAR = "\ufffd"
 
@@ -128,12 +133,21 @@ def _check_pdf_page_images(doc: pymupdf.Document, pno: int, limits: ParseLimits)
         )
 
 
+def _ocr_dpi_cap(width_pt: float, height_pt: float, limits: ParseLimits) -> float:
+    """Highest render resolution for a page of this size (points) that stays within
+    the OCR pixel budget and within Tesseract's limit on each side."""
+    return min(
+        72 * math.sqrt(limits.max_ocr_pixels / (width_pt * height_pt)),
+        72 * _MAX_OCR_SIDE / max(width_pt, height_pt),
+    )
+
+
 def _pdf_ocr_dpi(page: pymupdf.Page, limits: ParseLimits, col: Collector) -> int | None:
     rect = page.rect
     area = float(rect.width) * float(rect.height)  # square points
     if not (area > 0 and math.isfinite(area)):
         return None
-    fit = int(72 * math.sqrt(limits.max_ocr_pixels / area))
+    fit = int(_ocr_dpi_cap(float(rect.width), float(rect.height), limits))
     dpi = min(limits.ocr_dpi, fit)
     if dpi < _MIN_OCR_DPI:
         col.warn(WarningCode.OCR_SKIPPED, f"page {page.number + 1} too large to render for OCR")
@@ -196,9 +210,34 @@ def _page_text(blocks: list[Block]) -> str:
     return "".join(parts)
 
 
-def _add_blocks(col: Collector, blocks: list[Block], page_no: int, scale: float = 1.0) -> None:
+def _add_blocks(col: Collector, blocks: list[Block], page_no: int, sx: float = 1.0, sy: float = 1.0) -> None:
     for x0, y0, x1, y1, text in blocks:
-        col.add_block(page_no, (x0 * scale, y0 * scale, x1 * scale, y1 * scale), text)
+        col.add_block(page_no, (x0 * sx, y0 * sy, x1 * sx, y1 * sy), text)
+
+
+def _image_pixels_per_point(
+    page: pymupdf.Page, width: int, height: int, rect_width: float, rect_height: float
+) -> tuple[float, float]:
+    """Source pixels per point along the page's x and y axes.
+
+    The page is not simply ``width`` x ``height`` scaled: MuPDF sizes it from the
+    resolution tags, which may differ per axis (fax TIFFs: 204 x 98 dpi), and turns
+    it by the EXIF/TIFF orientation (phone photos: a quarter turn swaps the axes).
+    The image's placement matrix says both; a page that does not show exactly one
+    image falls back to the unturned reading.
+    """
+    try:
+        infos = page.get_image_info()
+    except Exception:  # only sizing depends on it: fall back rather than fail the image
+        infos = []
+    if len(infos) == 1:
+        a, b, c, d = (float(v) for v in infos[0]["transform"][:4])
+        along_x, along_y = math.hypot(a, b), math.hypot(c, d)  # points per image axis
+        if along_x > 0 and along_y > 0 and math.isfinite(along_x * along_y):
+            px_x, px_y = width / along_x, height / along_y
+            # The image's x axis lies along the page's x axis unless turned a quarter.
+            return (px_x, px_y) if abs(a) >= abs(b) else (px_y, px_x)
+    return width / rect_width, height / rect_height
 
 
 def _thumbnail(page: pymupdf.Page, limits: ParseLimits, col: Collector) -> str | None:
@@ -344,16 +383,21 @@ def _parse_image_doc(
     for pno in range(min(page_count, limits.max_ocr_pages)):
         page = doc.load_page(pno)
         width, height = frames[pno]
-        scale = 1.0
-        if width * height > limits.max_ocr_pixels:
-            scale = math.sqrt(limits.max_ocr_pixels / (width * height))
-            col.warn(WarningCode.OCR_DOWNSCALED, f"image {pno + 1} to {scale:.2f}x")
-        rect_width = float(page.rect.width)
-        if not rect_width > 0:
-            raise ParseError(ErrorCode.CORRUPT, f"{kind} has a zero-width page")
-        # An image page's size in points depends on its (often bogus) DPI tag; the
-        # render is sized in pixels instead, native unless over the OCR budget.
-        dpi = max(1, round(72 * width * scale / rect_width))
+        rect_width, rect_height = float(page.rect.width), float(page.rect.height)
+        if not (rect_width > 0 and rect_height > 0):
+            raise ParseError(ErrorCode.CORRUPT, f"{kind} has a zero-size page")
+        # An image page's size in points depends on its (often bogus) DPI tags and
+        # its orientation, so the render resolution is derived from the page as it
+        # will be rendered: the image's own density on its denser axis, unless that
+        # is over the OCR pixel budget or Tesseract's side limit. (Deriving it from
+        # the header's width alone rendered an EXIF-turned 8000 x 1500 photo at
+        # 8000 x 42667 px and a 300 x 10 dpi JPEG at 22x its pixel count.)
+        sx, sy = _image_pixels_per_point(page, width, height, rect_width, rect_height)
+        native_dpi = 72 * max(sx, sy)
+        capped_dpi = min(native_dpi, _ocr_dpi_cap(rect_width, rect_height, limits))
+        if capped_dpi < native_dpi:
+            col.warn(WarningCode.OCR_DOWNSCALED, f"image {pno + 1} to {capped_dpi / native_dpi:.2f}x")
+        dpi = max(1, math.floor(capped_dpi + 1e-6))
         try:
             textpage = _ocr(page, dpi, limits)
         except Exception as exc:
@@ -363,8 +407,9 @@ def _parse_image_doc(
         ocr_pages += 1
         blocks = _text_blocks(textpage)
         texts.append(_page_text(blocks))
-        # Image blocks are reported in source pixels (bbox_unit "px").
-        _add_blocks(col, blocks, pno + 1, width / rect_width)
+        # Image blocks are reported in source pixels (bbox_unit "px"), on the image
+        # as displayed (after its orientation is applied).
+        _add_blocks(col, blocks, pno + 1, sx, sy)
     if page_count > limits.max_ocr_pages:
         col.warn(WarningCode.OCR_PAGE_CAP, f"{page_count - limits.max_ocr_pages} images not OCRed")
 
