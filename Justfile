@@ -26,9 +26,10 @@ up: bootstrap
 test *ARGS: bootstrap lint
     {{PY}} -m pytest {{ARGS}}
 
-# ruff, mypy and import-linter
+# ruff (lint + format check), mypy and import-linter
 lint:
     {{VENV}}/bin/ruff check shared tests bench
+    {{VENV}}/bin/ruff format --check shared tests bench
     {{VENV}}/bin/mypy
     {{VENV}}/bin/lint-imports pyproject.toml
 
