@@ -15,17 +15,22 @@ from typing import Any
 from ats.config.env import ats_settings
 from ats.intake import services
 from ats.jobs import api as jobs_api
+from ats.sandbox import data as sandbox_data
 
 logger = logging.getLogger(__name__)
 
-# Typed failure codes that cannot change on retry: reported at once (ADR R3).
+# Typed failure codes that cannot change on retry: reported at once (ADR R3). Every
+# extractor verdict is a property of the bytes; of the sandbox's own verdicts, only
+# timeouts, memory, crashes and an unavailable sandbox may go differently next time.
 PERMANENT = frozenset(
-    {
-        "corrupt", "encrypted", "unsupported", "too_many_pages", "too_large", "pixel_limit",
-        "decompression_bomb", "xml_bomb", "empty_document", "seccomp_violation",
-        "output_too_large", "protocol_error", "internal",
+    f.value
+    for f in sandbox_data.PARSE_FAILURES
+    | {
+        sandbox_data.Failure.SECCOMP_VIOLATION,
+        sandbox_data.Failure.OUTPUT_TOO_LARGE,
+        sandbox_data.Failure.PROTOCOL_ERROR,
     }
-)  # fmt: skip
+)
 
 
 @functools.cache
