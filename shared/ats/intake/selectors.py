@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -76,7 +77,20 @@ def lost_documents() -> list[LostDocument]:
 
     Safe = terminal state, or a `todo` job of the task its state waits for, or such a job
     `doing` on a worker whose heartbeat is live. Everything else is reported, with why.
+
+    Documents and jobs are read in one snapshot (REPEATABLE READ): read in two, a document
+    that moved on between the reads would look lost (its old state's job done, its new
+    state not yet seen).
     """
+    if connection.in_atomic_block:
+        return _lost_documents()  # the caller's transaction decides the snapshot
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        return _lost_documents()
+
+
+def _lost_documents() -> list[LostDocument]:
     waiting = list(Attachment.objects.filter(state__in=[s.value for s in WAITING]).only("pk", "filename", "state"))
     ids = [a.pk for a in waiting]
     jobs = jobs_api.jobs_by_payload_key("attachment_id", ids)
