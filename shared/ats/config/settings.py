@@ -192,7 +192,8 @@ MAIL_PAGE_SIZE = env.integer("ATS_MAIL_PAGE_SIZE", default=10)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"permanent_failure": {"()": "ats.jobs.logging.PermanentFailureAsWarning"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["permanent_failure"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("ATS_LOG_LEVEL", "INFO")},
     "loggers": {
         "procrastinate": {"level": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING")},
