@@ -84,3 +84,24 @@ def test_periodic_check_records_the_count() -> None:
     run = intake_api.verification_run_record()
     assert run.lost_count == 1
     assert intake_api.latest_verification().lost_count == 1  # type: ignore[union-attr]
+
+
+def test_job_doing_far_past_its_timeout_on_a_live_worker_is_rescued() -> None:
+    """A job whose retry was lost (or whose thread hangs) stays `doing` on a worker that
+    still heartbeats: after 3 x its wall timeout + 90 s it is retried, not left forever."""
+    with connection.cursor() as cur:
+        cur.execute("INSERT INTO procrastinate_workers (last_heartbeat) VALUES (now()) RETURNING id")
+        live_worker = cur.fetchone()[0]
+    att = _new_document(
+        f"UPDATE procrastinate_jobs SET status = 'doing', worker_id = {int(live_worker)} "
+        "WHERE args->>'attachment_id' = %s"
+    )
+    with connection.cursor() as cur:
+        cur.execute("SELECT id FROM procrastinate_jobs WHERE args->>'attachment_id' = %s", [str(att)])
+        job_id = cur.fetchone()[0]
+        cur.execute("INSERT INTO procrastinate_events (job_id, type, at) VALUES (%s, 'started', now())", [job_id])
+    assert job_id not in maintenance.rescue_stalled_jobs().rescued  # just started: left alone
+    with connection.cursor() as cur:
+        # ingest's wall timeout is 120 s: 3 x 120 + 90 = 450 s
+        cur.execute("UPDATE procrastinate_events SET at = now() - interval '451 seconds' WHERE job_id = %s", [job_id])
+    assert job_id in maintenance.rescue_stalled_jobs().rescued

@@ -1,6 +1,7 @@
 """Rescue of stalled jobs and the exhaustion sweep (procrastinate has neither).
 
-- A job `doing` on a worker whose heartbeat is gone (SIGKILL, OOM, node loss) is retried.
+- A job `doing` on a worker whose heartbeat is gone (SIGKILL, OOM, node loss), or
+  `doing` far past its policy's wall timeout on a live worker, is retried.
   The rescue counts as an attempt, so a document that kills its worker every time runs
   out of attempts and ends in its domain terminal state instead of looping.
 - A `failed` job (attempts exhausted, or permanent failure) gets its policy's exhaustion
@@ -62,6 +63,24 @@ def _handle(task_name: str, args: Any, code: str, reason: str) -> str:
     return "handled"
 
 
+# A job still `doing` this long after it started, on a live worker, is not running any
+# more (its retry was lost, or its thread hangs past every timeout): sync tasks cannot be
+# interrupted, so the bound is generous - three times the policy's wall timeout plus the
+# 90 s shutdown grace.
+OVERDUE_FACTOR = 3
+OVERDUE_GRACE_S = 90.0
+
+
+def _overdue(task_name: str, running_s: float | None) -> bool:
+    if running_s is None:
+        return False
+    try:
+        timeout = policy_for(task_name).timeout_s
+    except LookupError:
+        return False
+    return float(running_s) > OVERDUE_FACTOR * timeout + OVERDUE_GRACE_S
+
+
 def rescue_stalled_jobs(*, stalled_after: float | None = None, limit: int = 500) -> SweepReport:
     report = SweepReport()
     stalled_after = stalled_after_s() if stalled_after is None else stalled_after
@@ -69,20 +88,24 @@ def rescue_stalled_jobs(*, stalled_after: float | None = None, limit: int = 500)
         with connection.cursor() as cur:
             cur.execute(
                 """
-                SELECT j.id, j.task_name, j.attempts, j.args, j.priority, j.queue_name, j.lock
+                SELECT j.id, j.task_name, j.attempts, j.args, j.priority, j.queue_name, j.lock,
+                       (j.worker_id IS NULL OR w.id IS NULL
+                        OR w.last_heartbeat < now() - make_interval(secs => %s)) AS worker_gone,
+                       EXTRACT(EPOCH FROM now() - s.started) AS running_s
                   FROM procrastinate_jobs j
                   LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+                  LEFT JOIN LATERAL (
+                      SELECT max(e.at) AS started FROM procrastinate_events e
+                       WHERE e.job_id = j.id AND e.type = 'started') s ON true
                  WHERE j.status = 'doing'
-                   AND (j.worker_id IS NULL OR w.id IS NULL
-                        OR w.last_heartbeat < now() - make_interval(secs => %s))
                  ORDER BY j.id
                  LIMIT %s
                  FOR UPDATE OF j SKIP LOCKED
                 """,
                 [stalled_after, limit],
             )
-            rows = cur.fetchall()
-        for job_id, task_name, attempts, args, priority, queue, lock in rows:
+            rows = [r for r in cur.fetchall() if r[7] or _overdue(r[1], r[8])]
+        for job_id, task_name, attempts, args, priority, queue, lock, _gone, _running in rows:
             try:
                 total = policy_for(task_name).attempts
             except LookupError:
