@@ -1,7 +1,7 @@
 """Facade of the channels module (inbound mail channels feeding intake)."""
 
 from ats.channels.models import ChannelStatus, MailChannel, MessageLedger, MessageOutcome
-from ats.channels.selectors import channel_get, channel_list, channel_status, ledger_entries
+from ats.channels.selectors import channel_get, channel_list, channel_status, channel_status_counts, ledger_entries
 from ats.channels.services import (
     CheckpointConflict,
     PermanentPollError,
@@ -31,5 +31,6 @@ __all__ = [
     "channel_poll_request",
     "channel_schedule_polls",
     "channel_status",
+    "channel_status_counts",
     "ledger_entries",
 ]

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import Count
 
-from ats.channels.models import MailChannel, MessageLedger
+from ats.channels.models import ChannelStatus, MailChannel, MessageLedger
 
 
 def channel_get(channel_id: int) -> MailChannel | None:
@@ -40,3 +40,11 @@ def channel_list() -> list[dict[str, Any]]:
 
 def ledger_entries(channel_id: int) -> list[MessageLedger]:
     return list(MessageLedger.objects.filter(channel_id=channel_id).prefetch_related("attachments").order_by("pk"))
+
+
+def channel_status_counts() -> dict[str, int]:
+    """Active channels per status, every status present (alerts need the zeros)."""
+    counts = {status.value: 0 for status in ChannelStatus}
+    for status in MailChannel.objects.filter(active=True).values_list("status", flat=True):
+        counts[status] += 1
+    return counts

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from ats.channels import api as channels_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 
@@ -41,3 +42,11 @@ class AtsCollector(Collector):
         for state, n in intake_api.state_counts().items():
             states.add_metric([state, str(intake_api.is_terminal(state)).lower()], n)
         yield states
+        channels = GaugeMetricFamily(
+            "ats_mail_channels",
+            "Active mail channels per status (degraded: every poll attempt failed)",
+            labels=["status"],
+        )
+        for status, n in channels_api.channel_status_counts().items():
+            channels.add_metric([status], n)
+        yield channels
