@@ -70,8 +70,14 @@ def test_exhaustion_degrades_the_channel_and_the_schedule_recovers_it(
 
     wait_for(degraded, 30, "the channel to be marked degraded")
     assert "500" in channel.status_reason and channel.status_reason == channel.last_error
-    failed = [j for j in jobs_api.jobs_by_payload_key("channel_id", [channel.pk])[channel.pk] if j.status == "failed"]
-    assert failed and failed[-1].attempts == 5  # every attempt of the policy ran first
+
+    def failed_polls() -> list[Any]:
+        refs = jobs_api.jobs_by_payload_key("channel_id", [channel.pk]).get(channel.pk, [])
+        return [j for j in refs if j.status == "failed"]
+
+    # The state is written inside the last attempt, just before that job itself fails.
+    failed = wait_for(failed_polls, 10, "the exhausted poll job to finish")
+    assert failed[-1].attempts == 5  # every attempt of the policy ran first
     since = channel.status_since
 
     graph.clear_faults()

@@ -86,18 +86,25 @@ def test_deterministic_failure_is_not_retried_and_can_be_reparsed(stack: Any, at
     [row] = _ingest(ats_cli, path)
     att_id = row["attachment_id"]
     assert row["state"] == "parse_failed"
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT status::text, attempts FROM procrastinate_jobs WHERE task_name = 'intake.parse_attachment'"
-            " AND args->>'attachment_id' = %s",
-            [str(att_id)],
-        )
-        assert cur.fetchall() == [("failed", 1)]
+
+    def parse_jobs() -> list[tuple[str, int]]:
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT status::text, attempts FROM procrastinate_jobs WHERE task_name = 'intake.parse_attachment'"
+                " AND args->>'attachment_id' = %s",
+                [str(att_id)],
+            )
+            return list(cur.fetchall())
+
+    from tests.jobs.helpers import wait_for
+
+    # The report (and so the state) is committed inside the parse job, just before it ends.
+    wait_for(lambda: parse_jobs()[0][0] != "doing", 10, "the parse job to finish")
+    assert parse_jobs() == [("failed", 1)]
     attempt = intake_api.Attachment.objects.get(pk=att_id).parse_attempts.get(attempt_no=1)
     assert len(attempt.policy_hash) == 64  # the sandbox policy set that judged it
     res = ats_cli("reparse", str(att_id))
     assert res.returncode == 0 and "attempt 2" in res.stdout
-    from tests.jobs.helpers import wait_for
 
     wait_for(
         lambda: (

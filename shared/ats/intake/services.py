@@ -386,7 +386,7 @@ REASONS: dict[str, str] = {
     "protocol_error": "The reader returned a malformed result.",
     "crashed": "The reader crashed on this document.",
     "sandbox_unavailable": "The document reader is unavailable.",
-    "worker_lost": "The reader stopped on every attempt (crash or out-of-memory).",
+    "worker_lost": "The reader stalled on every attempt (crash, out-of-memory or a hang).",
 }
 
 

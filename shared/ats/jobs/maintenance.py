@@ -134,7 +134,7 @@ def rescue_stalled_jobs(*, stalled_after: float | None = None, limit: int = 500)
                             task_name,
                             args,
                             "worker_lost",
-                            "The worker processing this document stopped on every attempt (crash or out-of-memory).",
+                            "This step stalled on every attempt (worker crash, out-of-memory or a hang).",
                         )
                     except Exception:
                         # Left unswept: sweep_failed_jobs retries the handler next run.
