@@ -181,12 +181,41 @@ def stop(datadir: Path) -> None:
         _pg([str(pg_bindir() / "pg_ctl"), "stop", "-D", str(datadir), "-m", "fast", "-w", "-t", "60"])
 
 
+def _alive(pid: int) -> bool:
+    try:
+        # A killed owner can linger as a zombie until its parent reaps it: that is dead.
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def _reap_orphans() -> None:
+    """Stop and remove throwaway clusters whose owning process is gone.
+
+    A test run killed outright (SIGKILL, a CI timeout) never reaches its cleanup, and
+    its postmaster would outlive it; the next run tidies up.
+    """
+    for owner_file in Path(tempfile.gettempdir()).glob("ats-pg-*/owner.pid"):
+        try:
+            owner = int(owner_file.read_text().strip())
+            if _alive(owner):
+                continue  # still running: not ours to touch
+        except (ValueError, OSError):
+            continue
+        datadir = owner_file.parent / "data"
+        if (datadir / "PG_VERSION").exists():
+            _pg([str(pg_bindir() / "pg_ctl"), "stop", "-D", str(datadir), "-m", "immediate", "-w", "-t", "30"])
+        shutil.rmtree(owner_file.parent, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def ephemeral(*, db: str = "ats", role: str = "ats") -> Iterator[str]:
     """A throwaway cluster in a temporary directory; yields its URL, removes it after."""
     ensure_pg_user()
-    tmp = Path(tempfile.mkdtemp(prefix="ats-pg-", dir="/tmp"))
+    _reap_orphans()
+    tmp = Path(tempfile.mkdtemp(prefix="ats-pg-"))
     tmp.chmod(0o755)
+    (tmp / "owner.pid").write_text(str(os.getpid()))
     datadir = tmp / "data"
     try:
         started = time.monotonic()
