@@ -19,6 +19,10 @@ class ParsedDocument:
     attachment_id: int
     filename: str
     text: str
+    # The validated parse answer (text, blocks, paragraphs, tables...) and its attempt number:
+    # the extractor's input and the provenance of every value it finds.
+    parse_attempt: int = 0
+    result: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
@@ -31,7 +35,13 @@ def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
     )
     if attempt is None:
         return None
-    return ParsedDocument(attachment_id=att.pk, filename=att.filename, text=attempt.text)
+    return ParsedDocument(
+        attachment_id=att.pk,
+        filename=att.filename,
+        text=attempt.text,
+        parse_attempt=attempt.attempt_no,
+        result={**(attempt.result or {}), "text": attempt.text},
+    )
 
 
 def attachment_status(att: Attachment) -> dict[str, Any]:

@@ -1,0 +1,1 @@
+"""Candidate field extraction: pure functions over a validated parse answer's blocks."""

@@ -1,0 +1,98 @@
+"""Plain data of the candidate extractor (stdlib only: imported by pure code and Django alike).
+
+Interface shared by the extractor (this module's api.extract) and the candidates module,
+which stores the values with provenance. Every value carries the sources it came from, so a
+recruiter can always see why it is there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+FIELDS = ("name", "emails", "phones", "links", "location", "skills", "years_experience", "education", "languages")
+SINGLE_FIELDS = frozenset({"name", "location", "years_experience"})
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where one value came from inside one parse answer.
+
+    PDF/scan blocks have `page` (1-based) and `bbox` [x0, y0, x1, y1]; DOCX parts have
+    `part` ("body", "table", "header", "footer", "textbox") and `index` instead.
+    """
+
+    text: str  # the exact source text the rule read
+    rule: str  # which rule produced the value, e.g. "name.top_block"
+    page: int | None = None
+    bbox: tuple[float, float, float, float] | None = None
+    part: str | None = None
+    index: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["bbox"] = list(self.bbox) if self.bbox is not None else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Source:
+        bbox = d.get("bbox")
+        return cls(
+            text=str(d["text"]),
+            rule=str(d["rule"]),
+            page=d.get("page"),
+            bbox=tuple(bbox) if bbox is not None else None,  # type: ignore[arg-type]
+            part=d.get("part"),
+            index=d.get("index"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class FieldValue:
+    """One extracted value (str; number for years_experience; {"kind", "url"} for links)."""
+
+    value: Any
+    sources: tuple[Source, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "sources": [s.to_dict() for s in self.sources]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FieldValue:
+        return cls(value=d["value"], sources=tuple(Source.from_dict(s) for s in d["sources"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """The extractor's answer for one parse attempt.
+
+    `fields[name]` is a tuple of FieldValue (at most one for SINGLE_FIELDS).
+    `contact_emails` are the e-mails found in the CV's own contact block (not referees'
+    or agencies'): the only ones an automatic merge may rely on.
+    """
+
+    extractor_version: str
+    fields: dict[str, tuple[FieldValue, ...]] = field(default_factory=dict)
+    contact_emails: tuple[str, ...] = ()
+
+    def values(self, name: str) -> list[Any]:
+        return [fv.value for fv in self.fields.get(name, ())]
+
+    def first(self, name: str) -> Any:
+        vals = self.values(name)
+        return vals[0] if vals else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "extractor_version": self.extractor_version,
+            "fields": {k: [fv.to_dict() for fv in v] for k, v in self.fields.items()},
+            "contact_emails": list(self.contact_emails),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Extraction:
+        return cls(
+            extractor_version=str(d["extractor_version"]),
+            fields={k: tuple(FieldValue.from_dict(x) for x in v) for k, v in d.get("fields", {}).items()},
+            contact_emails=tuple(d.get("contact_emails", ())),
+        )
