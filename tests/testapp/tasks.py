@@ -124,6 +124,40 @@ for _policy in (
         priority=0,
         adr_row=False,
     ),
+    # A task that defers its continuation inside its own transaction (the intake chain's
+    # shape: apply_parse_result -> create_from_attachment share the attachment's lock).
+    TaskPolicy(
+        "tests.chain_parent",
+        "test",
+        TEST_QUEUE,
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        lock="chain:{entity}",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.chain_child",
+        "test",
+        TEST_QUEUE,
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        lock="chain:{entity}",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.chain_child_unlocked",
+        "test",
+        TEST_QUEUE,
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        adr_row=False,
+    ),
 ):
     register_test_policy(_policy)
 
@@ -210,3 +244,24 @@ def dedupe_like(*, entity: int, seconds: float, fail_first: bool, payload_versio
     _, created = Marker.objects.get_or_create(token=entity)
     if fail_first and created:
         raise RuntimeError("first run fails")
+
+
+@jobs_api.task("tests.chain_parent")
+def chain_parent(*, entity: int, child: str, payload_version: int) -> None:
+    """Writes, defers `child` in the same transaction, commits, then finishes a moment later."""
+    with transaction.atomic():
+        Marker.objects.create(token=entity, state="parent", started_at=timezone.now(), runs=1)
+        jobs_api.defer(child, payload={"entity": entity})
+    # The continuation's NOTIFY arrived at COMMIT; the parent is still `doing` (and holds
+    # its lock) until procrastinate records the outcome after this returns.
+    time.sleep(0.05)
+
+
+@jobs_api.task("tests.chain_child")
+def chain_child(*, entity: int, payload_version: int) -> None:
+    Marker.objects.filter(token=entity).update(state="child", finished_at=timezone.now())
+
+
+@jobs_api.task("tests.chain_child_unlocked")
+def chain_child_unlocked(*, entity: int, payload_version: int) -> None:
+    Marker.objects.filter(token=entity).update(state="child", finished_at=timezone.now())

@@ -5,3 +5,12 @@ class JobsConfig(AppConfig):
     name = "ats.jobs"
     label = "ats_jobs"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from ats.config.env import DEPLOYABLE
+
+        if DEPLOYABLE in {"default", "untrusted"}:
+            # Worker processes only: the fetch loop that keeps wake-ups (ats.jobs.wakeup).
+            from ats.jobs import wakeup
+
+            wakeup.install()

@@ -1,0 +1,111 @@
+"""The worker's fetch loop without its lost wake-ups (procrastinate 3.10).
+
+A job deferred inside a running task waited for the next unrelated notification (250-360
+ms while documents kept arriving) or for the whole polling interval (5 s) when none came.
+Measured on paced uploads: `candidates.create_from_attachment`, deferred inside
+`intake.apply_parse_result`, while every other hop started within ~20 ms. Two causes, both
+in the worker's fetch loop:
+
+1. **A released lock wakes nobody.** The continuation shares the parent's lock
+   (`attachment:{id}`, ADR convention 3). Its NOTIFY arrives at the parent's COMMIT, while
+   the parent is still `doing`; the fetch skips a job whose lock is held, and when the
+   parent's status turns `succeeded` nothing notifies. The worker that ran the parent is
+   the one that released the lock, so it now fetches again when a locked job of its own
+   finishes (no SQL trigger, no extra NOTIFY: other workers could not run the job any
+   sooner than this one).
+2. **A notification during a fetch is erased.** Upstream clears the "new job" event
+   *after* each fetch query returns; a NOTIFY that lands while the query runs (for a job
+   committed too late for it to see) is wiped and the worker sleeps with a runnable job.
+   The event is now cleared *before* the fetch.
+
+Everything else is upstream's code. The subclass is installed only when upstream's method
+is the one this was written against (its source hash); otherwise upstream runs unchanged
+and the wake-up tests (tests/jobs/test_wakeup.py) fail, which is the signal to re-check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import logging
+import time
+
+from procrastinate import job_context, utils
+from procrastinate import worker as procrastinate_worker
+
+logger = logging.getLogger(__name__)
+
+# sha256 of the source of procrastinate 3.10's Worker._fetch_and_process_jobs.
+UPSTREAM_SOURCE_SHA256 = "2963aa354dfda4d6bc639d907cbabb23c69d1381382b2560fb7735b0429117cb"
+
+_Upstream = procrastinate_worker.Worker
+
+
+def upstream_source_sha256() -> str:
+    return hashlib.sha256(inspect.getsource(_Upstream._fetch_and_process_jobs).encode()).hexdigest()
+
+
+class Worker(_Upstream):
+    async def _fetch_and_process_jobs(self) -> None:
+        """Fetch and process jobs until there is no job left or asked to stop"""
+        while not self._stop_event.is_set():
+            acquire_sem_task = asyncio.create_task(self._job_semaphore.acquire())
+            job = None
+            try:
+                await utils.wait_any(acquire_sem_task, self._stop_event.wait())
+                if self._stop_event.is_set():
+                    break
+
+                assert self.worker_id is not None
+                # The one change: forget only the notifications this fetch can see.
+                self._new_job_event.clear()
+                job = await self.app.job_manager.fetch_job(queues=self.queues, worker_id=self.worker_id)
+            finally:
+                if (not job or self._stop_event.is_set()) and acquire_sem_task.done():
+                    self._job_semaphore.release()
+
+            if not job:
+                break
+
+            job_id = job.id
+
+            context = job_context.JobContext(
+                app=self.app,
+                worker_name=self.worker_name,
+                worker_queues=self.queues,
+                additional_context=self.additional_context.copy() if self.additional_context else {},
+                job=job,
+                abort_reason=lambda job_id=job_id: (self._job_ids_to_abort.get(job_id) if job_id else None),
+                start_timestamp=time.time(),
+            )
+            job_task = asyncio.create_task(
+                self._process_job(context),
+                name=f"process job {job.task_name}[{job.id}]",
+            )
+            self._running_jobs[job_task] = context
+
+            def on_job_complete(task: asyncio.Task[None], lock: str | None = job.lock) -> None:
+                del self._running_jobs[task]
+                self._job_semaphore.release()
+                if lock is not None:
+                    # Its status is persisted by now: a job waiting on this lock is fetchable.
+                    self._new_job_event.set()
+
+            job_task.add_done_callback(on_job_complete)
+
+
+def install() -> bool:
+    """Use the fixed fetch loop for every worker this process starts. Idempotent."""
+    if procrastinate_worker.Worker is Worker:
+        return True
+    actual = upstream_source_sha256()
+    if actual != UPSTREAM_SOURCE_SHA256:
+        logger.warning(
+            "procrastinate's fetch loop changed (source sha256 %s): the wake-up fix is not installed; "
+            "re-check ats.jobs.wakeup against the new version",
+            actual,
+        )
+        return False
+    procrastinate_worker.Worker = Worker  # type: ignore[misc]
+    return True

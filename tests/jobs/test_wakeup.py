@@ -1,0 +1,108 @@
+"""A job deferred inside a running task is picked up at once, not at the next poll.
+
+Correctness tests of the worker's wake-up (ats.jobs.wakeup), not timing benchmarks: the
+worker runs with the production polling interval (5 s), so a missed wake-up shows as a
+pickup of ~5 s against a threshold of 1 s - far from any noise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from tests.jobs.helpers import defer, token, wait_for
+
+PRODUCTION_POLL_S = 5.0
+THRESHOLD_S = 1.0
+
+
+def _events(job_id: int) -> dict[str, Any]:
+    with connection.cursor() as cur:
+        cur.execute("SELECT type::text, max(at) FROM procrastinate_events WHERE job_id = %s GROUP BY type", [job_id])
+        return dict(cur.fetchall())
+
+
+def _child_job(entity: int) -> int | None:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT id FROM procrastinate_jobs WHERE task_name LIKE 'tests.chain_child%%'"
+            " AND (args->>'entity')::bigint = %s",
+            [entity],
+        )
+        row = cur.fetchone()
+    return row[0] if row else None
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("child", ["tests.chain_child", "tests.chain_child_unlocked"], ids=["same-lock", "no-lock"])
+def test_continuation_deferred_inside_a_task_is_picked_up_without_waiting_for_a_poll(
+    start_worker: Any, child: str
+) -> None:
+    start_worker("default", extra=["--queues=test"], env={"ATS_POLL_INTERVAL_S": str(PRODUCTION_POLL_S)})
+    waits = []
+    for _ in range(3):
+        entity = token()
+        parent = defer("tests.chain_parent", entity=entity, child=child)
+        child_id = wait_for(lambda e=entity: _child_job(e), 10, "the continuation to be deferred")
+        wait_for(lambda c=child_id: "succeeded" in _events(c), 15, "the continuation to run")
+        wait_for(lambda p=parent: "succeeded" in _events(p), 15, "the parent to finish")
+        # From the moment the child could first run to its start: the parent's end (its
+        # lock released, outcome recorded) when they share a lock, else its deferral.
+        ready = _events(parent)["succeeded"] if child == "tests.chain_child" else _events(child_id)["deferred"]
+        wait = (_events(child_id)["started"] - ready).total_seconds()
+        waits.append(wait)
+    print(f"{child}: pickup after the parent finished, s: {[round(w, 3) for w in waits]}")
+    assert max(waits) < THRESHOLD_S, f"a wake-up was missed (polling interval {PRODUCTION_POLL_S} s): {waits}"
+
+
+class _FetchRacingNotification:
+    """A job manager whose fetch sees no job while a NOTIFY for a new job lands mid-query."""
+
+    def __init__(self) -> None:
+        self.worker: Any = None
+        self.calls = 0
+
+    async def fetch_job(self, queues: Any, worker_id: int) -> None:
+        self.calls += 1
+        await asyncio.sleep(0)
+        self.worker._new_job_event.set()  # what _handle_notification does
+
+
+def _run_one_fetch_round(worker_cls: type) -> bool:
+    from procrastinate import App
+    from procrastinate.testing import InMemoryConnector
+
+    async def go() -> bool:
+        app = App(connector=InMemoryConnector())
+        worker = worker_cls(app=app, queues=["test"], wait=True)
+        manager = _FetchRacingNotification()
+        manager.worker = worker
+        worker.app = type("A", (), {"job_manager": manager})()
+        worker.worker_id = 1
+        worker._job_semaphore = asyncio.Semaphore(1)
+        worker._running_jobs = {}
+        await worker._fetch_and_process_jobs()
+        assert manager.calls == 1
+        return worker._new_job_event.is_set()
+
+    return asyncio.run(go())
+
+
+@pytest.mark.unit
+def test_a_notification_during_a_fetch_is_kept_for_the_next_wait() -> None:
+    from ats.jobs import wakeup
+
+    assert _run_one_fetch_round(wakeup.Worker) is True
+
+
+@pytest.mark.unit
+def test_upstream_still_erases_it_so_the_fix_is_still_needed() -> None:
+    """When this fails, upstream fixed its loop: drop ats.jobs.wakeup's override."""
+    from ats.jobs import wakeup
+
+    assert _run_one_fetch_round(wakeup._Upstream) is False
+    assert wakeup.upstream_source_sha256() == wakeup.UPSTREAM_SOURCE_SHA256
