@@ -30,6 +30,7 @@ import hashlib
 import inspect
 import logging
 import time
+from typing import Any
 
 from procrastinate import job_context, utils
 from procrastinate import worker as procrastinate_worker
@@ -70,13 +71,16 @@ class Worker(_Upstream):
 
             job_id = job.id
 
+            def abort_reason(job_id: int | None = job_id) -> Any:
+                return self._job_ids_to_abort.get(job_id) if job_id else None
+
             context = job_context.JobContext(
                 app=self.app,
                 worker_name=self.worker_name,
                 worker_queues=self.queues,
                 additional_context=self.additional_context.copy() if self.additional_context else {},
                 job=job,
-                abort_reason=lambda job_id=job_id: (self._job_ids_to_abort.get(job_id) if job_id else None),
+                abort_reason=abort_reason,
                 start_timestamp=time.time(),
             )
             job_task = asyncio.create_task(
