@@ -3,6 +3,8 @@
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 set export
+# Recipe arguments reach commands intact as "$@" (file names with spaces, quotes, parentheses).
+set positional-arguments
 
 UV_PYTHON_DOWNLOADS := "never"
 UV_PYTHON := "/usr/bin/python3.11"
@@ -24,7 +26,11 @@ up: bootstrap
 
 # Run the test suite (sets up first; lint included)
 test *ARGS: bootstrap lint
-    {{PY}} -m pytest {{ARGS}}
+    {{PY}} -m pytest "$@"
+
+# The fast loop: unit + fast integration tests, no bootstrap, no lint (`just test` is the CI gate)
+test-fast *ARGS:
+    {{PY}} -m pytest -m "not slow" -q "$@"
 
 # ruff (lint + format check), mypy and import-linter
 lint:
@@ -37,10 +43,12 @@ lint:
 bench: bootstrap
     {{PY}} bench/sandbox_bench.py
     {{PY}} bench/defer_bench.py 1000
+    {{PY}} bench/paced_bench.py --count 60 --interval 0.4
 
-# The ats command (migrate, ingest, status, intake-verify, policy, reparse, ...)
+# The ats command (migrate, ingest, status, intake-verify, policy, reparse, ...), from any directory
+[no-cd]
 ats *ARGS:
-    {{PY}} -m ats.cli {{ARGS}}
+    @{{PY}} -m ats.cli "$@"
 
 # Show and verify the sandbox layers active on this host
 sandbox-check: bootstrap

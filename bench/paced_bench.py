@@ -86,14 +86,8 @@ def distinct_cv(i: int) -> bytes:
     return doc.tobytes(deflate=True, garbage=3)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--count", type=int, default=60)
-    ap.add_argument("--interval", type=float, default=0.4)
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--keep", action="store_true", help="keep the state directory (worker logs)")
-    args = ap.parse_args()
-
+def run(args: argparse.Namespace, *, fix: bool) -> dict[str, Any]:
+    """One stack, one paced run; `fix=False` runs the workers on upstream's fetch loop."""
     from ats.devtools import pg_local
     from ats.devtools.clamd_local import ClamdLocal
 
@@ -119,6 +113,7 @@ def main() -> None:
             "ATS_CLAMD_PORT": str(clamd.port),
             "ATS_PROCRASTINATE_LOG_LEVEL": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING"),
             "DJANGO_SETTINGS_MODULE": "ats.config.settings",
+            "ATS_WORKER_WAKEUP_FIX": "1" if fix else "0",
         }
         os.environ.update(env)
         subprocess.run([sys.executable, "-m", "ats.cli", "migrate", "-v0"], env=env, check=True)
@@ -126,7 +121,7 @@ def main() -> None:
 
         django.setup()
         from django.conf import settings
-        from django.db import connection
+        from django.db import connection, connections
 
         from ats.intake import api as intake_api
 
@@ -221,18 +216,49 @@ def main() -> None:
             },
             "missed_wakeups": sum(1 for h in hops.values() for v in h["pickup"] if v >= poll_s * 1000 * 0.9),
         }
-        if args.json:
-            print(json.dumps(report))
-            return
-        print(f"paced intake: {args.count} documents, {args.interval} s apart; states {report['terminal_states']}")
-        e = report["end_to_end_ms"]
-        print(f"end to end (received -> candidate) ms: p50 {e['p50']}  p95 {e['p95']}  p99 {e['p99']}  max {e['max']}")
-        print(f"{'task':<36}{'pickup p50':>11}{'p90':>8}{'max':>9}{'work p50':>10}")
-        for task, h in report["hops"].items():
-            p, w = h["pickup_ms"], h["work_ms"]
-            print(f"{task:<36}{p['p50']:>11}{p['p90']:>8}{p['max']:>9}{w['p50']:>10}")
-        print(f"pickups of a polling interval or more (missed wake-ups): {report['missed_wakeups']}")
-        print("(pickup = deferred -> started; 'deferred' is the deferring transaction's start)")
+        connections.close_all()
+        return report
+
+
+def _print(report: dict[str, Any], title: str) -> None:
+    print(f"{title}: {report['count']} documents, {report['interval_s']} s apart; states {report['terminal_states']}")
+    e = report["end_to_end_ms"]
+    print(f"  end to end (received -> candidate) ms: p50 {e['p50']}  p95 {e['p95']}  p99 {e['p99']}  max {e['max']}")
+    print(f"  {'task':<36}{'pickup p50':>11}{'p90':>8}{'max':>9}{'work p50':>10}")
+    for task, h in report["hops"].items():
+        p, w = h["pickup_ms"], h["work_ms"]
+        print(f"  {task:<36}{p['p50']:>11}{p['p90']:>8}{p['max']:>9}{w['p50']:>10}")
+    print(f"  pickups of a polling interval or more (missed wake-ups): {report['missed_wakeups']}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=60)
+    ap.add_argument("--interval", type=float, default=0.4)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the state directory (worker logs)")
+    ap.add_argument("--mode", choices=["upstream", "fixed"], help="one run only, JSON out (used by the comparison)")
+    args = ap.parse_args()
+    if args.mode:
+        print(json.dumps(run(args, fix=args.mode == "fixed")))
+        return
+
+    def one(mode: str) -> dict[str, Any]:
+        # A process per mode: settings, storage and the cluster are per process.
+        argv = [sys.executable, __file__, "--mode", mode, "--count", str(args.count), "--interval", str(args.interval)]
+        out = subprocess.run(argv + (["--keep"] if args.keep else []), capture_output=True, text=True, check=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    upstream = one("upstream")
+    fixed = one("fixed")
+    ratio = upstream["end_to_end_ms"]["p50"] / fixed["end_to_end_ms"]["p50"]
+    if args.json:
+        print(json.dumps({"upstream_loop": upstream, "ats_wakeup": fixed, "p50_ratio": round(ratio, 2)}))
+        return
+    _print(upstream, "upstream fetch loop (baseline)")
+    _print(fixed, "ats.jobs.wakeup fetch loop")
+    print(f"end-to-end p50, baseline / fixed: {ratio:.2f}x")
+    print("(pickup = deferred -> started; 'deferred' is stamped at the deferring transaction's start)")
 
 
 if __name__ == "__main__":

@@ -189,3 +189,85 @@ def run_ats(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess
 @pytest.fixture
 def ats_cli(stack_env: dict[str, str]) -> Callable[..., subprocess.CompletedProcess[str]]:
     return lambda *args, **kw: run_ats(stack_env, *args, **kw)
+
+
+# --- markers: unit / integration / slow (`just test-fast` runs `-m "not slow"`) ----------
+# A test is `integration` when it touches a real service or process: the database, clamd,
+# Azurite, the fake Graph server, sandbox children or worker processes. Derived from what a
+# test uses, so a new test is classified without anyone remembering to mark it.
+_INTEGRATION_FIXTURES = frozenset(
+    {
+        "db",
+        "transactional_db",
+        "django_db_setup",
+        "django_db_blocker",
+        "live_server",
+        "stack_env",
+        "stack",
+        "start_worker",
+        "ats_cli",
+        "clamd",
+        "clamd_daemon",
+        "endpoint",
+        "azurite",
+        "fake",
+        "graph",
+        "graph_env",
+        "probe_sandbox",
+        "probes",
+        "documents",
+        "short_policy",
+    }
+)
+# Whole areas that run external programs or sandbox children in every test.
+_INTEGRATION_DIRS = frozenset({"deploy", "sandbox", "parse_role", "e2e", "channels"})
+# Modules that spend seconds per test waiting on real timers (sandbox wall/CPU caps, worker
+# heartbeats and rescue, OCR, fork-server churn): part of `just test`, not of the fast loop.
+_SLOW_MODULES = frozenset(
+    {
+        "tests/sandbox/test_escape.py",
+        "tests/sandbox/test_container_mode.py",
+        "tests/sandbox/test_documents.py",
+        "tests/jobs/test_lost_document_detector.py",
+        "tests/jobs/test_wakeup.py",
+        "tests/parsing/test_ocr.py",
+        "tests/parsing/test_prewarm.py",
+        "tests/parsing/test_mutations.py",
+        "tests/skeleton/test_pg_local.py",
+        "tests/skeleton/test_deployables.py",
+        "tests/storage/test_backends.py",
+    }
+)
+
+
+def _requested_fixtures(item: pytest.Item) -> set[str]:
+    """The fixtures a test asks for, with their dependencies - not the session-wide autouse
+    ones (every test gets clamd through those, whether it scans or not)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return set()
+    seen: set[str] = set()
+    todo = list(info.argnames)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for fixturedef in info.name2fixturedefs.get(name, ()):
+            todo.extend(fixturedef.argnames)
+    return seen
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        rel = Path(str(item.fspath)).relative_to(REPO)
+        area = rel.parts[1]
+        if rel.as_posix() in _SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+        uses = _requested_fixtures(item)
+        if item.get_closest_marker("unit") or item.get_closest_marker("integration"):
+            pass  # marked by hand
+        elif item.get_closest_marker("django_db") or uses & _INTEGRATION_FIXTURES or area in _INTEGRATION_DIRS:
+            item.add_marker(pytest.mark.integration)
+        else:
+            item.add_marker(pytest.mark.unit)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import IO
 
 from ats.config import env
@@ -34,6 +35,42 @@ def _pump(name: str, stream: IO[bytes]) -> None:
 
 def _ats(*args: str, environ: dict[str, str]) -> None:
     subprocess.run([sys.executable, "-m", "ats.cli", *args], env=environ, check=True)
+
+
+def _wait_http(url: str, proc: subprocess.Popen[bytes], *, timeout_s: float) -> bool:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:  # noqa: S310 (our own loopback URL)
+                if resp.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.3)
+    return False
+
+
+def banner(url: str, password_file: Path) -> str:
+    """The last thing `just up` prints before the services' own lines: where to go next."""
+    password = password_file.read_text().strip() if password_file.is_file() else "(set before this checkout's state)"
+    lines = [
+        "",
+        "=" * 72,
+        f"  ATS is up:   {url}",
+        f"  log in as:   admin / {password}",
+        "",
+        "  Try next, from another shell in this checkout:",
+        "    just ats ingest --wait --json ~/cv.pdf     # a CV to a candidate; prints JSON",
+        "    just ats status                            # documents per state, jobs per queue",
+        "    just ats intake-verify                     # the lost-document detector (0 = none lost)",
+        "",
+        "  Ctrl-C stops everything (workers finish in-flight jobs, 90 s grace).",
+        "=" * 72,
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -89,7 +126,11 @@ def main() -> None:
         procs[name] = p
         assert p.stdout is not None
         threading.Thread(target=_pump, args=(name, p.stdout), daemon=True).start()
-    print(f"[up] web on http://{environ.get('ATS_WEB_BIND', '127.0.0.1:8000')}/  (Ctrl-C stops all)", flush=True)
+    url = f"http://{environ.get('ATS_WEB_BIND', '127.0.0.1:8000')}/"
+    if _wait_http(url + "healthz", procs["web"], timeout_s=60):
+        print(banner(url, password_file), flush=True)
+    else:
+        print(f"[up] web did not answer on {url} - see its lines above", flush=True)
 
     stopping = threading.Event()
 

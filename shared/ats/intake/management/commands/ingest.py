@@ -13,6 +13,23 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ats.intake import api as intake_api
 
+# Exit status for a usage problem found before anything was ingested (argparse's too).
+EXIT_USAGE = 2
+
+
+def unreadable_paths(paths: list[str]) -> list[tuple[str, str]]:
+    """(path, why) for every path that cannot be ingested; checked before ingesting any."""
+    bad: list[tuple[str, str]] = []
+    for raw_path in paths:
+        path = Path(raw_path)
+        if not path.exists():
+            bad.append((raw_path, "no such file"))
+        elif not path.is_file():
+            bad.append((raw_path, "not a regular file"))
+        elif not os.access(path, os.R_OK):
+            bad.append((raw_path, "permission denied"))
+    return bad
+
 
 class Command(BaseCommand):
     help = "Ingest files through the intake facade; with --wait, block until each is terminal."
@@ -21,30 +38,45 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+")
         parser.add_argument("--wait", action="store_true", help="block until every file is terminal")
         parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait at most")
-        parser.add_argument("--json", action="store_true", help="one JSON object per file")
+        parser.add_argument(
+            "--json", action="store_true", help="exactly one JSON object per file on stdout (its final state)"
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        # All or nothing: a batch with one bad path ingests none of it, so re-running the
+        # corrected command never reports the good files as duplicates of themselves.
+        bad = unreadable_paths(opts["paths"])
+        if bad:
+            listing = "\n".join(f"  {p}: {why}" for p, why in bad)
+            raise CommandError(
+                f"nothing ingested: {len(bad)} of {len(opts['paths'])} path(s) cannot be read\n{listing}",
+                returncode=EXIT_USAGE,
+            )
         limit = intake_api.max_upload_bytes()
         entries: list[tuple[str, Any]] = []  # (path, RawIntake)
         for raw_path in opts["paths"]:
             path = Path(raw_path)
-            if not path.is_file():
-                raise CommandError(f"{raw_path}: not a readable file")
             # Read at most limit+1 bytes: an oversized file is still recorded (as
             # rejected_too_large, visible) without loading all of it.
-            with path.open("rb") as fh:
-                data = fh.read(limit + 1)
+            try:
+                with path.open("rb") as fh:
+                    data = fh.read(limit + 1)
+            except OSError as exc:  # vanished or became unreadable since the check
+                raise CommandError(f"{raw_path}: {exc.strerror or exc}", returncode=EXIT_USAGE) from None
             raw = intake_api.intake_receive(
                 channel=intake_api.Channel.CLI,
                 files=[intake_api.IncomingFile(filename=path.name, data=data)],
                 source_ref=f"cli:{os.getuid()}:{path.resolve()}",
             )
             entries.append((raw_path, raw))
+        progress = _Progress(enabled=opts["wait"] and sys.stderr.isatty())
         deadline = time.monotonic() + opts["timeout"]
         results = [self._snapshot(p, raw) for p, raw in entries]
         while opts["wait"] and not all(r["terminal"] for r in results) and time.monotonic() < deadline:
-            time.sleep(0.2)
+            progress.show(results)
+            time.sleep(0.1)
             results = [self._snapshot(p, raw) for p, raw in entries]
+        progress.done()
         for r in results:
             if opts["json"]:
                 sys.stdout.write(json.dumps(r) + "\n")
@@ -55,6 +87,7 @@ class Command(BaseCommand):
                     + (f" candidate {r['candidate_id']}" if r["candidate_id"] else "")
                     + "\n"
                 )
+        sys.stdout.flush()
         if opts["wait"] and not all(r["terminal"] for r in results):
             raise CommandError("timed out before every file reached a terminal state")
 
@@ -72,3 +105,25 @@ class Command(BaseCommand):
             "reason": st["reason"],
             "candidate_id": st["candidate_id"],
         }
+
+
+class _Progress:
+    """One self-overwriting status line on a terminal's stderr; silent otherwise (scripts)."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled
+        self.shown = False
+
+    def show(self, results: list[dict[str, Any]]) -> None:
+        if not self.enabled:
+            return
+        done = sum(1 for r in results if r["terminal"])
+        states = ", ".join(sorted({r["state"] for r in results if not r["terminal"]}))
+        sys.stderr.write(f"\r\x1b[K{done}/{len(results)} terminal; waiting on: {states}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()

@@ -1,0 +1,73 @@
+"""`just` passes every recipe's arguments through intact: real CV file names have spaces,
+quotes and parentheses, and requisition titles have spaces too."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+JUST = shutil.which("just")
+HOSTILE = ["Jane O'Neil CV (2026).pdf", 'say "hi" & $HOME *.pdf', "  spaced  ", "--json", ""]
+
+pytestmark = [pytest.mark.unit, pytest.mark.skipif(JUST is None, reason="just is installed by ./just or bootstrap")]
+
+
+def _recipes() -> dict[str, dict]:
+    out = subprocess.run(
+        [JUST, "--justfile", str(REPO / "Justfile"), "--dump", "--dump-format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)["recipes"]
+
+
+def _argument_recipes() -> list[str]:
+    return sorted(name for name, r in _recipes().items() if r["parameters"])
+
+
+def test_the_recipes_that_take_arguments_are_found() -> None:
+    assert {"ats", "test", "test-fast"} <= set(_argument_recipes())
+
+
+@pytest.mark.parametrize("recipe", _argument_recipes() if JUST else [])
+def test_recipe_passes_its_arguments_through_intact(recipe: str, tmp_path: Path) -> None:
+    """Run the recipe with its interpreter swapped for a printer (`--set PY`), no deps."""
+    printer = tmp_path / "printargs"
+    printer.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\0" "$a"; done\n')
+    printer.chmod(0o755)
+    res = subprocess.run(
+        [JUST, "--justfile", str(REPO / "Justfile"), "--no-deps", "--set", "PY", str(printer), recipe, *HOSTILE],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert res.returncode == 0, res.stderr
+    printed = res.stdout.split("\0")[:-1]
+    # Whatever the recipe puts first (e.g. `-m ats.cli`), the user's arguments come last, unchanged.
+    assert printed[-len(HOSTILE) :] == HOSTILE, printed
+
+
+def test_ats_runs_from_any_directory_of_the_checkout(tmp_path: Path) -> None:
+    """`[no-cd]`: a relative path means what it means in the user's shell."""
+    sub = REPO / "docs"
+    # As a user's shell: not the test runner's extra test apps (importable from the root only).
+    env = {k: v for k, v in os.environ.items() if k not in {"ATS_EXTRA_APPS", "PYTHONPATH"}}
+    res = subprocess.run(
+        [JUST, "ats", "ingest", "--json", "no such dir/Jane O'Neil CV (2026).pdf"],
+        capture_output=True,
+        text=True,
+        cwd=sub,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "no such dir/Jane O'Neil CV (2026).pdf: no such file" in res.stderr
+    assert res.stdout == ""
