@@ -126,37 +126,13 @@ for _policy in (
     ),
     # A task that defers its continuation inside its own transaction (the intake chain's
     # shape: apply_parse_result -> create_from_attachment share the attachment's lock).
-    TaskPolicy(
-        "tests.chain_parent",
-        "test",
-        TEST_QUEUE,
-        attempts=1,
-        backoff=Backoff(0, 0),
-        timeout_s=60,
-        on_exhaustion="-",
-        lock="chain:{entity}",
-        adr_row=False,
-    ),
-    TaskPolicy(
-        "tests.chain_child",
-        "test",
-        TEST_QUEUE,
-        attempts=1,
-        backoff=Backoff(0, 0),
-        timeout_s=60,
-        on_exhaustion="-",
-        lock="chain:{entity}",
-        adr_row=False,
-    ),
-    TaskPolicy(
-        "tests.chain_child_unlocked",
-        "test",
-        TEST_QUEUE,
-        attempts=1,
-        backoff=Backoff(0, 0),
-        timeout_s=60,
-        on_exhaustion="-",
-        adr_row=False,
+    *(
+        TaskPolicy(name, "test", TEST_QUEUE, 1, Backoff(0, 0), 60, "-", lock=lock, adr_row=False)
+        for name, lock in (
+            ("tests.chain_parent", "chain:{entity}"),
+            ("tests.chain_child", "chain:{entity}"),
+            ("tests.chain_child_unlocked", None),
+        )
     ),
 ):
     register_test_policy(_policy)
