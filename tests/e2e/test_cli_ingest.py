@@ -31,10 +31,14 @@ def test_pdf_and_docx_reach_a_candidate(stack: Any, ats_cli: Any, tmp_path: Path
     for r in rows:
         assert r["terminal"] is True and r["candidate_id"] and r["raw_intake_id"]
         assert set(r) >= {"path", "raw_intake_id", "state", "terminal", "reason", "candidate_id"}
-    from ats.candidates.api import Candidate
+    from ats.candidates.api import Candidate, candidate_detail
 
-    texts = {c.source_attachment_id: c.document_text for c in Candidate.objects.all()}
+    texts = {c.pk: c.document_text for c in Candidate.objects.all()}
     assert any("Jane" in t or "JANE" in t.upper() for t in texts.values())
+    for r in rows:
+        detail = candidate_detail(r["candidate_id"])
+        assert detail is not None and r["attachment_id"] in detail["documents"]
+        assert detail["name"] and detail["provenance"]["name"][0]["attachment_id"] == r["attachment_id"]
     verify = ats_cli("intake-verify", "--json")
     assert verify.returncode == 0 and json.loads(verify.stdout)["lost"] == 0
 
