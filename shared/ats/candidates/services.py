@@ -358,6 +358,7 @@ def candidate_merge(
                 hint = f" into {rows[cid].merged_into_id}" if rows[cid].merged_into_id else ""
                 raise CandidateNotActive(f"candidate {cid} is {rows[cid].status}{hint}")
         survivor, merged = rows[survivor_id], rows[merged_id]
+        _test_pause("MERGE")
         snap = _snapshot([survivor_id, merged_id])
 
         CandidateDocument.objects.filter(candidate=merged).update(candidate=survivor)
@@ -446,10 +447,11 @@ def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
 # --- duplicate detection ----------------------------------------------------------
 
 
-def _test_pause() -> None:
-    """Test seam for the forced-interleaving test: sleep in the database between the
-    'is there a pair?' check and the insert. Unset in every deployed process."""
-    pause = os.environ.get("ATS_TEST_DEDUPE_PAUSE_S")
+def _test_pause(step: str) -> None:
+    """Test seam for the forced-interleaving tests: sleep in the database at `step`
+    (ATS_TEST_<STEP>_PAUSE_S), holding whatever locks the step holds. Unset in every
+    deployed process."""
+    pause = os.environ.get(f"ATS_TEST_{step}_PAUSE_S")
     if pause:
         with connection.cursor() as cur:
             cur.execute("SELECT pg_sleep(%s)", [float(pause)])
@@ -518,7 +520,7 @@ def _record_pair(candidate_id: int, match: dedupe_rules.Match) -> str:
                 logger.info("dedupe: pair %s (%s-%s) already recorded: no-op", pair.pk, low, high)
                 result = f"noop: pair {pair.pk} exists"
         else:
-            _test_pause()
+            _test_pause("DEDUPE")
             with connection.cursor() as cur:
                 # ON CONFLICT without a target: with the unique constraint a concurrent
                 # twin loses quietly here; the constraint, not this code, guarantees it.
