@@ -19,7 +19,9 @@ RECRUITER = iam_api.SystemActor("test:recruiter")
 
 
 def new(**kw: Any) -> int:
-    c = candidates_api.candidate_apply_document(attachment_id=attachment_id(), parse_attempt=1, extraction=extraction(**kw))
+    c = candidates_api.candidate_apply_document(
+        attachment_id=attachment_id(), parse_attempt=1, extraction=extraction(**kw)
+    )
     assert c is not None
     return c.pk
 
