@@ -10,6 +10,9 @@ from typing import Any
 from django.db import connection
 
 from ats.extraction.data import Extraction, FieldValue, Source
+from ats.iam import api as iam_api
+
+VIEWER = iam_api.SystemActor("test:viewer")
 
 _ids = itertools.count(int(time.time() * 1000) % 10**8 * 100)
 

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from ats.candidates import api as candidates_api
 from ats.candidates.models import CandidateMerge, DuplicatePair
 from ats.iam import api as iam_api
-from tests.candidates.helpers import attachment_id, extraction
+from tests.candidates.helpers import VIEWER, attachment_id, extraction
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +27,7 @@ def new(**kw: Any) -> int:
 
 
 def dups(cid: int) -> list[dict[str, Any]]:
-    d = candidates_api.candidate_detail(cid)
+    d = candidates_api.candidate_detail(cid, actor=VIEWER)
     assert d is not None
     return d["duplicates"]
 
@@ -86,7 +86,7 @@ def test_identical_contact_emails_merge_automatically() -> None:
     b = new(name="Jane Doe", emails=("jane@example.org",), contact_emails=("jane@example.org",), skills=("Go",))
     outcomes = candidates_api.candidate_dedupe(candidate_id=b)
     assert any(o.startswith(f"merged: {b} into {a}") for o in outcomes), outcomes
-    da, db = candidates_api.candidate_detail(a), candidates_api.candidate_detail(b)
+    da, db = candidates_api.candidate_detail(a, actor=VIEWER), candidates_api.candidate_detail(b, actor=VIEWER)
     assert da is not None and db is not None
     assert db["status"] == "merged" and db["merged_into"] == a
     assert da["status"] == "active" and len(da["documents"]) == 2 and sorted(da["skills"]) == ["Go", "SQL"]
@@ -99,7 +99,9 @@ def test_identical_contact_emails_merge_automatically() -> None:
     # Undone by a recruiter: never merged automatically again.
     candidates_api.candidate_unmerge(merge_id=journal.pk, actor=RECRUITER)
     candidates_api.candidate_dedupe(candidate_id=b)
-    assert CandidateMerge.objects.count() == 1 and candidates_api.candidate_detail(b)["status"] == "active"  # type: ignore[index]
+    assert (
+        CandidateMerge.objects.count() == 1 and candidates_api.candidate_detail(b, actor=VIEWER)["status"] == "active"
+    )  # type: ignore[index]
 
 
 def test_address_outside_the_contact_block_does_not_merge() -> None:
@@ -110,3 +112,21 @@ def test_address_outside_the_contact_block_does_not_merge() -> None:
     [p] = dups(a)
     assert p["kind"] == "same_person" and p["status"] == "open" and p["other_candidate_id"] == b
     assert not CandidateMerge.objects.exists()
+
+
+def test_jobs_for_erased_or_missing_candidates_are_logged_no_ops(caplog: pytest.LogCaptureFixture) -> None:
+    att = attachment_id()
+    c = candidates_api.candidate_apply_document(
+        attachment_id=att, parse_attempt=1, extraction=extraction(name="Gone Person", emails=("g@x.example",))
+    )
+    assert c is not None
+    candidates_api.Candidate.objects.filter(pk=c.pk).update(status="erased")
+    with caplog.at_level("INFO", logger="ats.candidates"):
+        assert candidates_api.candidate_dedupe(candidate_id=c.pk) == [f"noop: candidate {c.pk} is erased"]
+        assert candidates_api.candidate_dedupe(candidate_id=-1) == ["noop: candidate -1 is missing"]
+        # A re-parse of an erased candidate's document does not bring the data back.
+        again = candidates_api.candidate_apply_document(
+            attachment_id=att, parse_attempt=2, extraction=extraction(name="Gone Person")
+        )
+    assert again is None
+    assert "is erased: no-op" in caplog.text and "belongs to erased candidate" in caplog.text

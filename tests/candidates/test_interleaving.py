@@ -20,7 +20,7 @@ from django.db import connection, transaction
 
 from ats.candidates import api as candidates_api
 from ats.candidates.models import PAIR_UNIQUE, CandidateMerge, DuplicatePair
-from tests.candidates.helpers import attachment_id, extraction
+from tests.candidates.helpers import VIEWER, attachment_id, extraction
 from tests.jobs.helpers import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -139,7 +139,7 @@ def test_same_contact_email_gives_one_candidate(start_worker: Any) -> None:
         "the dedupe jobs to finish",
     )
     assert CandidateMerge.objects.count() == 1
-    da, db = candidates_api.candidate_detail(a), candidates_api.candidate_detail(b)
+    da, db = candidates_api.candidate_detail(a, actor=VIEWER), candidates_api.candidate_detail(b, actor=VIEWER)
     assert da is not None and db is not None
     assert da["status"] == "active" and db["status"] == "merged" and len(da["documents"]) == 2
     assert DuplicatePair.objects.filter(candidate_low_id=a, candidate_high_id=b).count() == 1

@@ -11,7 +11,7 @@ from django.db import connection, connections
 from ats.candidates import api as candidates_api
 from ats.candidates.models import CandidateMerge
 from ats.iam import api as iam_api
-from tests.candidates.helpers import attachment_id, dump, extraction
+from tests.candidates.helpers import VIEWER, attachment_id, dump, extraction
 from tests.jobs.helpers import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -39,7 +39,7 @@ def test_merge_then_unmerge_restores_every_row() -> None:
     assert len(before["candidate_duplicate_pair"]) == 2  # a-b (phone), b-c (e-mail)
 
     journal = candidates_api.candidate_merge(survivor_id=a, merged_id=b, actor=RECRUITER)
-    merged = candidates_api.candidate_detail(a)
+    merged = candidates_api.candidate_detail(a, actor=VIEWER)
     assert merged is not None
     assert sorted(merged["emails"]) == ["jane@a.example", "jane@b.example"]
     assert merged["name"] == "Jane Q. Doe" and merged["location"] == "Leeds"  # both sides' edits kept
@@ -112,8 +112,8 @@ def test_a_into_b_and_b_into_a_at_once_neither_deadlock_nor_cross(monkeypatch: p
     assert len(wins) == 1 and len(losses) == 1, results
     assert isinstance(losses[0], candidates_api.CandidateNotActive), losses  # not a deadlock error
     journal = CandidateMerge.objects.get()
-    survivor = candidates_api.candidate_detail(journal.survivor_id)
-    loser = candidates_api.candidate_detail(journal.merged_id)
+    survivor = candidates_api.candidate_detail(journal.survivor_id, actor=VIEWER)
+    loser = candidates_api.candidate_detail(journal.merged_id, actor=VIEWER)
     assert survivor is not None and loser is not None
     assert survivor["status"] == "active" and loser["status"] == "merged" and loser["merged_into"] == survivor["id"]
     assert len(survivor["documents"]) == 2 and loser["documents"] == []

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from ats.candidates import api as candidates_api
 from ats.candidates.models import ExtractionRecord
 from ats.iam import api as iam_api
-from tests.candidates.helpers import attachment_id, dedupe_jobs, extraction
+from tests.candidates.helpers import VIEWER, attachment_id, dedupe_jobs, extraction
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,7 +37,7 @@ def test_new_document_makes_a_candidate_with_provenance_for_every_value() -> Non
             years=7.5,
         ),
     )
-    d = candidates_api.candidate_detail(c.pk)
+    d = candidates_api.candidate_detail(c.pk, actor=VIEWER)
     assert d is not None
     assert d["name"] == "Zoë Müller" and d["emails"] == ["zoe@example.org"] and d["phones"] == ["+442079460000"]
     assert d["links"] == [{"kind": "linkedin", "url": "https://linkedin.com/in/zoe"}]
@@ -61,7 +62,7 @@ def test_redelivered_apply_is_idempotent() -> None:
     c2 = apply(att, 1, ext)
     assert c1.pk == c2.pk
     assert ExtractionRecord.objects.filter(attachment_id=att).count() == 1
-    d = candidates_api.candidate_detail(c1.pk)
+    d = candidates_api.candidate_detail(c1.pk, actor=VIEWER)
     assert d is not None and d["extraction_version"] == 1 and d["emails"] == ["ann@example.org"]
 
 
@@ -69,12 +70,12 @@ def test_reparse_keeps_recruiter_edit_proposes_change_and_unedited_fields_follow
     att = attachment_id()
     c = apply(att, 1, extraction(name="Curriculum Vitae", emails=("old@example.org",), location="Leeds"))
     candidates_api.candidate_edit_field(candidate_id=c.pk, field="name", value="Jane Doe", actor=RECRUITER)
-    d = candidates_api.candidate_detail(c.pk)
+    d = candidates_api.candidate_detail(c.pk, actor=VIEWER)
     assert d is not None and d["name"] == "Jane Doe" and d["edited_fields"] == ["name"]
     assert d["provenance"]["name"][0]["rule"] == "recruiter.edit"
 
     apply(att, 2, extraction(name="Jane A. Doe", emails=("new@example.org",), location="Leeds", version="test-2"))
-    d = candidates_api.candidate_detail(c.pk)
+    d = candidates_api.candidate_detail(c.pk, actor=VIEWER)
     assert d is not None
     assert d["name"] == "Jane Doe"  # the edit is never overwritten
     assert d["emails"] == ["new@example.org"]  # unedited: follows the newest parse
@@ -87,17 +88,17 @@ def test_reparse_keeps_recruiter_edit_proposes_change_and_unedited_fields_follow
     # Dismissed: the same proposal is not made again by the next parse.
     candidates_api.candidate_dismiss_change(change_id=change["change_id"], actor=RECRUITER)
     apply(att, 3, extraction(name="Jane A. Doe", emails=("new@example.org",), version="test-3"))
-    d = candidates_api.candidate_detail(c.pk)
+    d = candidates_api.candidate_detail(c.pk, actor=VIEWER)
     assert d is not None and d["proposed_changes"] == [] and d["name"] == "Jane Doe"
     assert d["location"] is None  # unedited and gone from the newest parse
 
     # A different disagreeing value is proposed; accepting takes it and keeps it pinned.
     apply(att, 4, extraction(name="Jane Alice Doe", version="test-4"))
-    d = candidates_api.candidate_detail(c.pk)
+    d = candidates_api.candidate_detail(c.pk, actor=VIEWER)
     assert d is not None
     [change] = d["proposed_changes"]
     candidates_api.candidate_accept_change(change_id=change["change_id"], actor=RECRUITER)
-    d = candidates_api.candidate_detail(c.pk)
+    d = candidates_api.candidate_detail(c.pk, actor=VIEWER)
     assert d is not None and d["name"] == "Jane Alice Doe" and d["edited_fields"] == ["name"]
     assert d["provenance"]["name"][0]["parse_attempt"] == 4 and d["proposed_changes"] == []
     with pytest.raises(ValueError, match="already accepted"):
@@ -108,7 +109,7 @@ def test_edit_of_list_and_number_fields() -> None:
     c = apply(attachment_id(), 1, extraction(name="Bo Chen"))
     candidates_api.candidate_edit_field(candidate_id=c.pk, field="skills", value="Python, SQL", actor=RECRUITER)
     candidates_api.candidate_edit_field(candidate_id=c.pk, field="years_experience", value="4", actor=RECRUITER)
-    d = candidates_api.candidate_detail(c.pk)
+    d = candidates_api.candidate_detail(c.pk, actor=VIEWER)
     assert d is not None and d["skills"] == ["Python", "SQL"] and d["years_experience"] == 4.0
     assert d["edited_fields"] == ["skills", "years_experience"]
     with pytest.raises(ValueError, match="unknown field"):
@@ -123,6 +124,11 @@ def test_permissions_recruiters_edit_and_merge_hiring_managers_read() -> None:
     hm = iam_api.user_create(username="hm", password="x" * 12, role="hiring_manager")
     rec = iam_api.user_create(username="rec", password="x" * 12, role="recruiter")
     assert iam_api.can(hm, "candidate.view") and not iam_api.can(hm, "candidate.edit")
+    assert candidates_api.candidate_detail(c.pk, actor=hm) is not None
+    assert [r["id"] for r in candidates_api.candidate_list(actor=hm, search="Eve")] == [c.pk, other.pk]
+    nobody = get_user_model().objects.create_user(username="nobody", password="x" * 12)
+    with pytest.raises(candidates_api.NotAllowed):
+        candidates_api.candidate_detail(c.pk, actor=nobody)
     with pytest.raises(candidates_api.NotAllowed):
         candidates_api.candidate_edit_field(candidate_id=c.pk, field="name", value="X", actor=hm)
     with pytest.raises(candidates_api.NotAllowed):
@@ -130,6 +136,6 @@ def test_permissions_recruiters_edit_and_merge_hiring_managers_read() -> None:
     with pytest.raises(candidates_api.NotAllowed):
         candidates_api.candidate_edit_field(candidate_id=c.pk, field="name", value="X", actor=None)
     candidates_api.candidate_edit_field(candidate_id=c.pk, field="name", value="Eve A. Adams", actor=rec)
-    d = candidates_api.candidate_detail(c.pk)
+    d = candidates_api.candidate_detail(c.pk, actor=VIEWER)
     assert d is not None and d["provenance"]["name"][0]["edited_by"] == f"user:{rec.pk}"
     candidates_api.candidate_merge(survivor_id=c.pk, merged_id=other.pk, actor=rec)

@@ -12,6 +12,7 @@ import pytest
 
 from ats.intake import api as intake_api
 from tests import corpus
+from tests.candidates.helpers import VIEWER
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +37,7 @@ def test_pdf_and_docx_reach_a_candidate(stack: Any, ats_cli: Any, tmp_path: Path
     texts = {c.pk: c.document_text for c in Candidate.objects.all()}
     assert any("Jane" in t or "JANE" in t.upper() for t in texts.values())
     for r in rows:
-        detail = candidate_detail(r["candidate_id"])
+        detail = candidate_detail(r["candidate_id"], actor=VIEWER)
         assert detail is not None and r["attachment_id"] in detail["documents"]
         assert detail["name"] and detail["provenance"]["name"][0]["attachment_id"] == r["attachment_id"]
     verify = ats_cli("intake-verify", "--json")

@@ -20,6 +20,7 @@ from ats.candidates.models import (
     ProposedChange,
 )
 from ats.extraction.data import SINGLE_FIELDS
+from ats.iam import api as iam_api
 
 
 def candidate_current_id(candidate_id: int) -> int:
@@ -42,8 +43,19 @@ def _plain(name: str, values: list[dict[str, Any]]) -> Any:
     return plain
 
 
-def candidate_detail(candidate_id: int) -> dict[str, Any] | None:
+class NotAllowed(PermissionError):
+    pass
+
+
+def _authorize_view(actor: Any) -> None:
+    # Hiring managers read candidates; recruiters and admins too (iam's one table).
+    if not iam_api.can(actor, "candidate.view"):
+        raise NotAllowed(f"{iam_api.actor_label(actor)} may not candidate.view")
+
+
+def candidate_detail(candidate_id: int, *, actor: Any) -> dict[str, Any] | None:
     """`ats candidate show ID --json`: fields, provenance, duplicates, documents, versions."""
+    _authorize_view(actor)
     c = Candidate.objects.filter(pk=candidate_id).first()
     if c is None:
         return None
@@ -116,8 +128,9 @@ def candidate_search(query: str) -> Q:
 
 
 def candidate_list(
-    *, search: str | None = None, include_inactive: bool = False, limit: int = 200
+    *, actor: Any, search: str | None = None, include_inactive: bool = False, limit: int = 200
 ) -> list[dict[str, Any]]:
+    _authorize_view(actor)
     qs = Candidate.objects.all()
     if not include_inactive:
         qs = qs.filter(status=CandidateStatus.ACTIVE)

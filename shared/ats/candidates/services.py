@@ -35,6 +35,7 @@ from ats.candidates.models import (
     PairStatus,
     ProposedChange,
 )
+from ats.candidates.selectors import NotAllowed
 from ats.extraction.data import Extraction
 from ats.iam import api as iam_api
 from ats.jobs import api as jobs_api
@@ -44,10 +45,6 @@ logger = logging.getLogger(__name__)
 DEDUPE = "candidates.dedupe"
 SYSTEM_DEDUPE = iam_api.SystemActor("system:dedupe")
 SYSTEM_INTAKE = iam_api.SystemActor("system:intake")
-
-
-class NotAllowed(PermissionError):
-    pass
 
 
 class CandidateNotActive(ValueError):
@@ -77,18 +74,14 @@ def candidate_apply_document(
     Idempotent per (attachment, parse attempt). Returns None for an erased candidate.
     """
     with transaction.atomic():
-        doc = CandidateDocument.objects.filter(attachment_id=attachment_id).first()
-        if doc is None:
+        candidate = _document_owner_locked(attachment_id)
+        if candidate is None:
             candidate = Candidate.objects.create()
             CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id)
-        else:
-            candidate = lock_candidates(doc.candidate_id)[doc.candidate_id]
-            if candidate.status != CandidateStatus.ACTIVE:
-                # Documents move to the survivor on merge, so only erasure lands here.
-                logger.info(
-                    "document %s belongs to %s candidate %s: no-op", attachment_id, candidate.status, candidate.pk
-                )
-                return None
+        elif candidate.status != CandidateStatus.ACTIVE:
+            # Documents move to the survivor on merge, so only erasure lands here.
+            logger.info("document %s belongs to %s candidate %s: no-op", attachment_id, candidate.status, candidate.pk)
+            return None
         record, created = ExtractionRecord.objects.get_or_create(
             attachment_id=attachment_id,
             parse_attempt=parse_attempt,
@@ -103,6 +96,23 @@ def candidate_apply_document(
         _recompute(candidate, new_record=record if created else None)
         jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
         return candidate
+
+
+def _document_owner_locked(attachment_id: int) -> Candidate | None:
+    """The candidate holding the document, locked; None for a new document.
+
+    Read, lock, read again: a merge that moves the document to its survivor between the
+    first read and the lock would otherwise leave us holding the merged-away candidate.
+    """
+    for _ in range(5):
+        owner = CandidateDocument.objects.filter(attachment_id=attachment_id).values_list("candidate_id", flat=True)
+        candidate_id = next(iter(owner), None)
+        if candidate_id is None:
+            return None
+        candidate = lock_candidates(candidate_id)[candidate_id]
+        if CandidateDocument.objects.filter(attachment_id=attachment_id, candidate_id=candidate_id).exists():
+            return candidate
+    raise RuntimeError(f"document {attachment_id} kept moving between candidates; retrying the job")
 
 
 def _newest_records(candidate_id: int) -> list[ExtractionRecord]:

@@ -64,7 +64,7 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(data, default=str) if opts.get("json") else text)
 
     def _show(self, opts: dict[str, Any]) -> None:
-        detail = candidates_api.candidate_detail(opts["candidate_id"])
+        detail = candidates_api.candidate_detail(opts["candidate_id"], actor=CLI_ACTOR)
         if detail is None:
             raise CommandError(f"candidate {opts['candidate_id']} does not exist")
         if opts["json"]:
@@ -96,7 +96,7 @@ class Command(BaseCommand):
         self.stdout.write("\n".join(lines))
 
     def _list(self, opts: dict[str, Any]) -> None:
-        rows = candidates_api.candidate_list(search=opts["search"], include_inactive=opts["all"])
+        rows = candidates_api.candidate_list(actor=CLI_ACTOR, search=opts["search"], include_inactive=opts["all"])
         if opts["json"]:
             self.stdout.write(json.dumps(rows, default=str))
             return
@@ -117,7 +117,7 @@ class Command(BaseCommand):
         candidates_api.candidate_edit_field(
             candidate_id=opts["candidate_id"], field=opts["field"], value=opts["value"], actor=CLI_ACTOR
         )
-        detail = candidates_api.candidate_detail(opts["candidate_id"]) or {}
+        detail = candidates_api.candidate_detail(opts["candidate_id"], actor=CLI_ACTOR) or {}
         data = {"id": opts["candidate_id"], "field": opts["field"], "value": detail.get(opts["field"])}
         self._out(opts, data, f"candidate {opts['candidate_id']}: {opts['field']} = {data['value']!r} (edited)")
 
