@@ -44,7 +44,6 @@ logger = logging.getLogger(__name__)
 
 DEDUPE = "candidates.dedupe"
 SYSTEM_DEDUPE = iam_api.SystemActor("system:dedupe")
-SYSTEM_INTAKE = iam_api.SystemActor("system:intake")
 
 
 class CandidateNotActive(ValueError):
