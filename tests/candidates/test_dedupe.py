@@ -130,3 +130,14 @@ def test_jobs_for_erased_or_missing_candidates_are_logged_no_ops(caplog: pytest.
         )
     assert again is None
     assert "is erased: no-op" in caplog.text and "belongs to erased candidate" in caplog.text
+
+
+def test_common_first_name_does_not_crowd_out_the_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ats.candidates import dedupe
+
+    monkeypatch.setattr(dedupe, "MAX_COMPARED", 3)
+    for i in range(6):
+        new(name=f"Maria Other{i}son", emails=(f"m{i}@x.example",), location="Madrid")
+    target = new(name="Maria Garcia Lopez", emails=("mgl@a.example",), location="Madrid")
+    probe = new(name="María García López", emails=("maria@b.example",), location="Madrid")
+    assert [m.other_id for m in dedupe.find_matches(probe)] == [target]

@@ -28,15 +28,19 @@ def new(att: int | None = None, attempt: int = 1, **kw: Any) -> int:
 
 
 def test_merge_then_unmerge_restores_every_row() -> None:
-    a = new(name="Jane Doe", emails=("jane@a.example",), phones=("+441632960001",), skills=("SQL",))
+    att_a = attachment_id()
+    a = new(att_a, name="Jane Doe", emails=("jane@a.example",), phones=("+441632960001",), skills=("SQL",))
     b = new(name="Jane Doe", emails=("jane@b.example",), phones=("+441632960001",), location="York")
     c = new(name="Someone Else", emails=("jane@b.example",))
     candidates_api.candidate_edit_field(candidate_id=b, field="location", value="Leeds", actor=RECRUITER)
     candidates_api.candidate_edit_field(candidate_id=a, field="name", value="Jane Q. Doe", actor=RECRUITER)
+    # A re-parse disagreeing with a's edit leaves an open proposed change.
+    new(att_a, 2, name="Jane Doe-Smith", emails=("jane@a.example",), phones=("+441632960001",), skills=("SQL",))
     for cid in (a, b, c):
         candidates_api.candidate_dedupe(candidate_id=cid)
     before = dump()
     assert len(before["candidate_duplicate_pair"]) == 2  # a-b (phone), b-c (e-mail)
+    assert len(before["candidates_proposed_change"]) == 1
 
     journal = candidates_api.candidate_merge(survivor_id=a, merged_id=b, actor=RECRUITER)
     merged = candidates_api.candidate_detail(a, actor=VIEWER)

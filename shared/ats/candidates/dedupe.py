@@ -13,6 +13,7 @@ import dataclasses
 from collections import defaultdict
 from typing import Any
 
+from django.db.models import Count
 from rapidfuzz import fuzz
 
 from ats.candidates import fields as F
@@ -36,27 +37,42 @@ class Match:
     evidence: list[dict[str, Any]]
 
 
+def _sharers(candidate_id: int, wanted: set[tuple[str, str]], limit: int) -> list[int]:
+    """Active candidates sharing any of `wanted`, those sharing the most first."""
+    if not wanted:
+        return []
+    rows = (
+        CandidateSignal.objects.filter(
+            kind__in={k for k, _ in wanted},
+            value__in={v for _, v in wanted},
+            candidate__status=CandidateStatus.ACTIVE,
+        )
+        .exclude(candidate_id=candidate_id)
+        .values("candidate_id")
+        .annotate(n=Count("id"))
+        .order_by("-n", "candidate_id")
+        .values_list("candidate_id", flat=True)[:limit]
+    )
+    return list(rows)
+
+
 def find_matches(candidate_id: int) -> list[Match]:
     mine = set(CandidateSignal.objects.filter(candidate_id=candidate_id).values_list("kind", "value"))
     if not mine:
         return []
+    # Same person: anyone sharing an e-mail or a phone. Possible duplicate: the fuzzy name
+    # is required, so the people to compare are those sharing name tokens (most shared
+    # first; a common first name must not crowd out the surname's matches).
+    strong_ids = _sharers(candidate_id, {s for s in mine if s[0] in _STRONG}, MAX_COMPARED)
+    name_ids = _sharers(candidate_id, {s for s in mine if s[0] == "name_token"}, MAX_COMPARED)
     shared: dict[int, set[tuple[str, str]]] = defaultdict(set)
-    for kinds in (_STRONG, (*_WEAK, "name_token")):
-        wanted = [(k, v) for k, v in mine if k in kinds]
-        if not wanted:
-            continue
-        rows = (
-            CandidateSignal.objects.filter(
-                kind__in={k for k, _ in wanted},
-                value__in={v for _, v in wanted},
-                candidate__status=CandidateStatus.ACTIVE,
-            )
-            .exclude(candidate_id=candidate_id)
-            .values_list("candidate_id", "kind", "value")[:MAX_COMPARED]
-        )
-        for other, kind, value in rows:
-            if (kind, value) in mine:
-                shared[other].add((kind, value))
+    for other, kind, value in CandidateSignal.objects.filter(
+        candidate_id__in={*strong_ids, *name_ids}, kind__in=(*_STRONG, *_WEAK)
+    ).values_list("candidate_id", "kind", "value"):
+        if (kind, value) in mine:
+            shared[other].add((kind, value))
+    for other in name_ids:
+        shared.setdefault(other, set())
     matches: list[Match] = []
     names = _names([candidate_id, *shared])
     skills = _skills([candidate_id, *shared])
