@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ats.intake import api as intake_api
 from tests import corpus
 from tests.jobs.helpers import wait_for
 
@@ -54,6 +55,23 @@ def test_ingest_show_duplicate_pair_and_reparse(stack: Any, ats_cli: Any, tmp_pa
     dup = wait_for(lambda: _show(ats_cli, cid)["duplicates"], 30, "the duplicate pair")
     assert [(x["other_candidate_id"], x["kind"]) for x in dup] == [(other, "same_person")]
     assert corpus.CANDIDATE_EMAIL in dup[0]["reason"] and dup[0]["status"] in ("open", "merged")
+
+    # Merge (by hand, or the automatic one) and unmerge: intake's pointer follows both ways.
+    def holder(att: int) -> int | None:
+        return intake_api.Attachment.objects.get(pk=att).candidate_id
+
+    merges = _show(ats_cli, cid)["merges"]
+    if merges:
+        merge_id = merges[0]["merge_id"]
+    else:
+        res = ats_cli("candidate", "merge", str(cid), str(other), "--json")
+        assert res.returncode == 0, res.stderr
+        merge_id = json.loads(res.stdout)["merge_id"]
+    assert holder(row["attachment_id"]) == cid and len(_show(ats_cli, cid)["documents"]) == 2
+    res = ats_cli("candidate", "unmerge", str(merge_id))
+    assert res.returncode == 0, res.stderr
+    assert holder(row["attachment_id"]) == other and holder(original["attachment_id"]) == cid
+    assert _show(ats_cli, other)["documents"] == [row["attachment_id"]]
 
     res = ats_cli("candidate", "edit", str(cid), "--field", "name", "--value", "Jane Q. Doe")
     assert res.returncode == 0, res.stderr

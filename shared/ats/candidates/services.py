@@ -3,7 +3,9 @@
 Locking rule, everywhere in this module: candidate rows are locked with one
 `SELECT ... WHERE id IN (...) ORDER BY id FOR UPDATE`, so any two writers that need the
 same two candidates (merge A into B and B into A, dedupe of A and of B) queue up in the
-same order and cannot deadlock or cross.
+same order and cannot deadlock or cross. Writers that move documents (merge, unmerge,
+the pair writer that may auto-merge) first lock those documents' intake rows, the order
+the candidate task uses (document, then candidate).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ats.candidates.models import (
 from ats.candidates.selectors import NotAllowed
 from ats.extraction.data import Extraction
 from ats.iam import api as iam_api
+from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 
 logger = logging.getLogger(__name__)
@@ -58,6 +61,22 @@ def _authorize(actor: Any, action: str) -> None:
 def lock_candidates(*ids: int) -> dict[int, Candidate]:
     """Lock the rows in id order (the module's one lock order). Missing ids are absent."""
     return {c.pk: c for c in Candidate.objects.select_for_update().filter(pk__in=sorted(set(ids))).order_by("pk")}
+
+
+def lock_with_documents(*ids: int) -> dict[int, Candidate]:
+    """Lock the candidates' documents (intake rows), then the candidates, each in id order.
+
+    Documents before candidates is the order of the candidate task (it holds its
+    document while it updates the candidate), so a merge and a re-parse never deadlock.
+    """
+    for _ in range(5):
+        docs = set(CandidateDocument.objects.filter(candidate_id__in=ids).values_list("attachment_id", flat=True))
+        intake_api.attachments_lock(attachment_ids=sorted(docs))
+        rows = lock_candidates(*ids)
+        # With the candidates locked no merge can move documents in or out any more.
+        if set(CandidateDocument.objects.filter(candidate_id__in=ids).values_list("attachment_id", flat=True)) == docs:
+            return rows
+    raise RuntimeError(f"documents of candidates {sorted(ids)} kept moving; retry")
 
 
 # --- documents and extraction versions --------------------------------------------
@@ -359,7 +378,7 @@ def candidate_merge(
     if survivor_id == merged_id:
         raise ValueError("a candidate cannot be merged into itself")
     with transaction.atomic():
-        rows = lock_candidates(survivor_id, merged_id)
+        rows = lock_with_documents(survivor_id, merged_id)
         for cid in (survivor_id, merged_id):
             if cid not in rows:
                 raise LookupError(f"candidate {cid} does not exist")
@@ -370,7 +389,10 @@ def candidate_merge(
         _test_pause("MERGE")
         snap = _snapshot([survivor_id, merged_id])
 
+        moved = list(CandidateDocument.objects.filter(candidate=merged).values_list("attachment_id", flat=True))
         CandidateDocument.objects.filter(candidate=merged).update(candidate=survivor)
+        # Intake's pointer follows, so every reader of a document sees who holds it now.
+        intake_api.attachments_set_candidate(attachment_ids=moved, candidate_id=survivor.pk)
         survivor_edits = set(
             CandidateField.objects.filter(candidate=survivor, source=FieldSource.RECRUITER).values_list(
                 "field", flat=True
@@ -436,7 +458,7 @@ def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
             raise LookupError(f"merge {merge_id} does not exist")
         if journal.unmerged_at is not None:
             raise ValueError(f"merge {merge_id} was already undone at {journal.unmerged_at:%Y-%m-%d %H:%M:%S}")
-        rows = lock_candidates(journal.survivor_id, journal.merged_id)
+        rows = lock_with_documents(journal.survivor_id, journal.merged_id)
         survivor, merged = rows[journal.survivor_id], rows[journal.merged_id]
         if survivor.revision != journal.survivor_revision or survivor.status != CandidateStatus.ACTIVE:
             raise ValueError(
@@ -446,6 +468,9 @@ def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
         if merged.status != CandidateStatus.MERGED or merged.merged_into_id != survivor.pk:
             raise ValueError(f"candidate {merged.pk} is no longer merged into {survivor.pk}")
         _restore(journal.snapshot, [survivor.pk, merged.pk])
+        for cid in (survivor.pk, merged.pk):
+            docs = list(CandidateDocument.objects.filter(candidate_id=cid).values_list("attachment_id", flat=True))
+            intake_api.attachments_set_candidate(attachment_ids=docs, candidate_id=cid)
         journal.unmerged_at = timezone.now()
         journal.unmerged_by = iam_api.actor_label(actor)
         journal.save(update_fields=["unmerged_at", "unmerged_by"])
@@ -510,7 +535,7 @@ def _record_pair(candidate_id: int, match: dedupe_rules.Match) -> str:
     low, high = sorted((candidate_id, match.other_id))
     with transaction.atomic(), jobs_api.db_budget():
         if _pair_row_locks():
-            rows = lock_candidates(low, high)
+            rows = lock_with_documents(low, high)
             if len(rows) < 2 or any(r.status != CandidateStatus.ACTIVE for r in rows.values()):
                 logger.info("dedupe: pair %s-%s: a side was merged or erased meanwhile: no-op", low, high)
                 return f"noop: {low}-{high} no longer both active"
