@@ -475,6 +475,10 @@ def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
         journal.unmerged_by = iam_api.actor_label(actor)
         journal.save(update_fields=["unmerged_at", "unmerged_by"])
         _audit(actor, "candidate.unmerged", survivor.pk, {"merge_id": journal.pk, "restored": merged.pk})
+        # The restore also dropped pairs found after the merge (e.g. survivor-C): look again.
+        # Never re-merges these two automatically (the journal remembers the unmerge).
+        for cid in (survivor.pk, merged.pk):
+            jobs_api.defer(DEDUPE, payload={"candidate_id": cid})
         return journal
 
 
