@@ -10,7 +10,8 @@ import pytest
 from ats.candidates import api as candidates_api
 from tests.candidates.helpers import attachment_id, extraction
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each CLI call starts a Python process with Django (~2-3 s on a busy machine).
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SHOW_KEYS = {
     "id",
