@@ -67,6 +67,9 @@ def _parse_job_for_new_document() -> tuple[int, int]:
 def test_cannot_read_domain_tables(parse_role: Any) -> None:
     for table in (
         "candidates_candidate",
+        "candidates_field",
+        "candidates_extraction",
+        "candidate_duplicate_pair",
         "intake_attachment",
         "intake_raw_intake",
         "audit_event",

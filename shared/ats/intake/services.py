@@ -487,6 +487,18 @@ def attachment_mark_candidate_created(*, attachment_id: int, candidate_id: int) 
     _save(att, "candidate_id")
 
 
+def attachments_lock(*, attachment_ids: list[int]) -> None:
+    """Lock documents in id order. The candidates module locks a candidate's documents
+    before the candidate rows - the order the candidate task uses (document, then
+    candidate) - so a merge and a re-parse of the same document cannot deadlock."""
+    list(Attachment.objects.select_for_update().filter(pk__in=sorted(set(attachment_ids))).order_by("pk").values("pk"))
+
+
+def attachments_set_candidate(*, attachment_ids: list[int], candidate_id: int) -> None:
+    """A merge or unmerge moved these documents: `candidate_id` names who holds them now."""
+    Attachment.objects.filter(pk__in=attachment_ids).update(candidate_id=candidate_id)
+
+
 def attachment_mark_candidate_failed(*, attachment_id: int, code: str, reason: str) -> None:
     att = _locked(attachment_id)
     if att is None or att.state != State.PARSED:
