@@ -63,6 +63,13 @@ def ingested(name: str = "cv.pdf", data: bytes | None = None, **kw: Any) -> inta
     return reload(att)
 
 
+def finish_ingest(att: intake_api.Attachment) -> intake_api.Attachment:
+    """Run the waiting ingest job's work in-process (as the worker would) and settle it."""
+    services.attachment_ingest(attachment_id=att.pk)
+    settle_jobs(att.pk, INGEST)
+    return reload(att)
+
+
 def malware() -> intake_api.Attachment:
     return ingested("invoice.pdf", EICAR)
 

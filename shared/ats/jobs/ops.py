@@ -12,6 +12,7 @@ import datetime
 import json
 from typing import Any
 
+import croniter
 from django.db import connection, transaction
 from django.utils import timezone
 from procrastinate.contrib.django import app as procrastinate_app
@@ -57,7 +58,7 @@ def queue_overview() -> list[dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {q: blank(q) for q in (*QUEUES, BUILTIN_QUEUE)}
     for queue, status, count, oldest in _rows(
         """SELECT queue_name, status::text, count(*),
-                  EXTRACT(EPOCH FROM now() - min(COALESCE(scheduled_at, e.at))) FILTER (WHERE status = 'todo')
+                  EXTRACT(EPOCH FROM now() - min(COALESCE(scheduled_at, e.at)))
              FROM procrastinate_jobs j
              LEFT JOIN LATERAL (SELECT min(at) AS at FROM procrastinate_events ev
                                  WHERE ev.job_id = j.id AND ev.type = 'deferred') e ON true
@@ -179,7 +180,8 @@ def periodic_schedule() -> list[dict[str, Any]]:
     out = []
     for (task_name, periodic_id), pt in sorted(procrastinate_app.periodic_registry.periodic_tasks.items()):
         ts, job_id = last.get((task_name, periodic_id), (None, None))
-        next_run = pt.croniter().get_next(datetime.datetime, start_time=now)
+        # A fresh iterator (procrastinate's is cached and stateful); same cron dialect.
+        next_run = croniter.croniter(pt.cron, now).get_next(datetime.datetime)
         out.append(
             {
                 "task_name": task_name,

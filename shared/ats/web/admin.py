@@ -13,16 +13,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from ats.candidates import api as candidates_api
-from ats.iam import api as iam_api
 from ats.intake import api as intake_api
-
-
-class AtsAdminSite(admin.AdminSite):
-    site_header = "ATS administration"
-    site_title = "ATS admin"
-
-    def has_permission(self, request: HttpRequest) -> bool:
-        return bool(request.user.is_active and iam_api.can(request.user, "admin.site"))
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]

@@ -11,4 +11,4 @@ class AtsAdminConfig(admin_apps.AdminConfig):
     """django.contrib.admin with the site class that asks iam (admins only)."""
 
     default = False
-    default_site = "ats.web.admin.AtsAdminSite"
+    default_site = "ats.web.adminsite.AtsAdminSite"
