@@ -69,3 +69,23 @@ def public(why: str) -> Callable[[F], F]:
 
 def actor_label(request: HttpRequest) -> str:
     return f"user:{request.user.pk}"
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponseBase:
+    """CSRF refusals in the API's error shape for API paths; a page elsewhere."""
+    if request.path.startswith("/api/"):
+        return api_error(403, "csrf_failed", f"CSRF check failed: {reason}")
+    return render(request, "ats/403.html", {"action": "csrf"}, status=403)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponseBase:
+    """Requests Django refuses before any view (too many files, malformed multipart...)."""
+    if request.path.startswith("/api/"):
+        return api_error(400, "bad_request", "the request could not be read (malformed or over a limit)")
+    return render(request, "ats/error.html", {"title": "Bad request"}, status=400)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponseBase:
+    if request.path.startswith("/api/"):
+        return api_error(404, "not_found", "not found")
+    return render(request, "ats/error.html", {"title": "Not found"}, status=404)
