@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from ats.devtools import browser as harness
 from tests import corpus
@@ -131,12 +132,8 @@ def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path
     page.wait_for_load_state()
     assert "Re-parse requested: attempt 2." in page.locator(".messages").inner_text()
     document_url = page.url
-    for _ in range(60):
-        if "Parse attempt 2 failed (encrypted)" in page.locator("#timeline").inner_text():
-            break
-        page.wait_for_timeout(1000)
-        page.reload()
-    assert "Parse attempt 2 failed (encrypted)" in page.locator("#timeline").inner_text()
+    # The page updates itself while the document is not terminal (live.js): no reloads here.
+    expect(page.locator("#timeline")).to_contain_text("Parse attempt 2 failed (encrypted)", timeout=WAIT_MS)
     assert re.search(r"intake\.parse_attachment\s+failed", page.locator("#timeline").inner_text())
     _check(page, "document", axe)
     attachment_id = document_url.rstrip("/").rsplit("/", 1)[1]
@@ -156,11 +153,8 @@ def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path
     ops.wait_for_load_state()
     assert "Retried through the document" in ops.locator(".messages").inner_text()
     page.goto(document_url)
-    for _ in range(60):
-        if "Parse attempt 3 failed" in page.locator("#timeline").inner_text():
-            break
-        page.wait_for_timeout(1000)
-        page.reload()
+    expect(page.locator("#timeline")).to_contain_text("Parse attempt 3 failed", timeout=WAIT_MS)
+    expect(page.locator("#live-toggle")).to_have_count(0)  # terminal again: the page stops updating
     timeline = page.locator("#timeline").inner_text()
     assert "Parse attempt 3 failed" in timeline and "jobs.retry" not in timeline
     assert "by user:" in timeline  # the audited actors of the re-parses

@@ -37,6 +37,12 @@ def _date(value: str | None) -> datetime.date | None:
         return None
 
 
+def _without_page(request: HttpRequest) -> str:
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query.urlencode()
+
+
 @requires(LOGIN_ONLY)
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
@@ -86,6 +92,7 @@ def triage(request: HttpRequest) -> HttpResponse:
             "channels": intake_api.Channel.choices,
             "page": page_no,
             "has_next": page_no * PAGE_SIZE < total,
+            "query": _without_page(request),
             "action_labels": {k: v[0] for k, v in intake_api.ACTIONS.items()},
             "lost": intake_api.latest_verification(),
         },
