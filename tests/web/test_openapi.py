@@ -64,3 +64,18 @@ def test_api_conforms_anonymously(case: Any, app: Any) -> None:
     if response.status_code == 403:
         assert response.json()["code"] == "csrf_failed"
     case.validate_response(response, checks=CHECKS)
+
+
+def test_every_api_route_is_documented() -> None:
+    import re
+
+    from django.urls import get_resolver
+
+    from tests.web.test_authz_matrix import _flatten
+
+    routed = {
+        "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+        for route, _ in _flatten(get_resolver().url_patterns)
+        if route.startswith("api/")
+    }
+    assert routed == set(schema.raw_schema["paths"])

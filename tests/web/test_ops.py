@@ -111,3 +111,13 @@ def test_retry_of_a_document_job_goes_through_the_document_action(login: Any) ->
     page = c.get(c.post(f"/ops/jobs/{parse_job['id']}/retry")["Location"]).content.decode()
     assert "a retry would change nothing (no-op)" in page
     assert helpers.jobs_for(att.pk, helpers.PARSE).count("todo") == 1
+
+
+def test_a_job_a_document_waits_for_cannot_be_cancelled(login: Any) -> None:
+    att = helpers.received()
+    [ingest] = jobs_api.job_search(jobs_api.JobFilter(args_key="attachment_id", args_value=str(att.pk)))
+    c = login("operator")
+    page = c.get(c.post(f"/ops/jobs/{ingest['id']}/cancel")["Location"]).content.decode()
+    assert "cancelling it would lose the document" in page and job(ingest["id"])["status"] == "todo"
+    assert _job_audit(ingest["id"]) == []
+    helpers.finish_ingest(att)

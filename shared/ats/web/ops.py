@@ -111,6 +111,20 @@ def _retry_through_domain(request: HttpRequest, detail: dict[str, Any], attachme
     return f"Retried through the document's action ({action}) on document {attachment_id}."
 
 
+def _refuse_cancel_of_a_backing_job(detail: dict[str, Any], attachment_id: Any) -> None:
+    """A waiting job that a document waits for must not vanish: the document would be
+    lost (neither terminal nor backed by a job). Those are left to the document's flow."""
+    if attachment_id is None:
+        return
+    att = intake_api.attachment_get(int(attachment_id))
+    if att is None or intake_api.is_terminal(att.state):
+        return
+    if detail["task_name"] in intake_api.INFO[intake_api.State(att.state)].waits_for:
+        raise jobs_api.JobActionRefused(
+            f"document {att.pk} ({att.state}) waits for this job; cancelling it would lose the document"
+        )
+
+
 @requires("ops.act")
 @require_POST
 def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponse:
@@ -122,6 +136,7 @@ def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponse:
     try:
         with transaction.atomic():  # the action and its audit row commit together
             if action == "cancel":
+                _refuse_cancel_of_a_backing_job(detail, attachment_id)
                 jobs_api.job_cancel(job_id=job_id)
                 note = f"Job {job_id} cancelled."
             elif attachment_id is not None and detail["task_name"] in DOCUMENT_RETRY:
