@@ -1,7 +1,7 @@
 """`ats` - one command for every deployable and operator task.
 
     ats migrate | web | worker --deployable default|untrusted | ingest | status
-    ats intake-verify | policy | reparse | retry-scan | retry-candidate | discard
+    ats intake-verify | policy | reparse | retry-scan | retry-candidate | discard | user-add
     ats <any Django management command>
 
 Run from a checkout with no environment it talks to the embedded stack `just up` started

@@ -108,3 +108,18 @@ def test_cli_twins(ats_cli: Any) -> None:
     assert actor.startswith("cli:")
     res = ats_cli("retry-scan", str(bad.pk))
     assert res.returncode == 1 and "only a failed scan can be retried" in res.stderr
+
+
+@pytest.mark.slow
+def test_user_add_creates_a_login_with_a_role_and_changes_it(ats_cli: Any) -> None:
+    from django.contrib.auth import get_user_model
+
+    from ats.iam import api as iam_api
+
+    res = ats_cli("user-add", "olga", "--role", "operator")
+    assert res.returncode == 0 and res.stdout.startswith("login: olga / "), res.stderr
+    user = get_user_model().objects.get(username="olga")
+    assert iam_api.role_of(user) == iam_api.Role.OPERATOR and iam_api.can(user, "ops.view")
+    assert ats_cli("user-add", "olga", "--role", "recruiter").returncode == 0
+    assert iam_api.role_of(get_user_model().objects.get(username="olga")) == iam_api.Role.RECRUITER
+    assert ats_cli("user-add", "x", "--role", "root").returncode != 0
