@@ -61,3 +61,7 @@ down:
 # Remove the embedded state (database, local blobs) - asks nothing, deletes everything
 reset: down
     rm -rf .ats "$({{PY}} -m ats.devtools.pg_local datadir)"
+
+# Write the main pages (triage, document, candidate, upload, ops, jobs) to docs/screenshots/ from a seeded test stack
+screenshots: bootstrap
+    ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" {{PY}} -m pytest tests/web/test_browser.py -q -p no:cacheprovider

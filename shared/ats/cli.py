@@ -1,8 +1,9 @@
 """`ats` - one command for every deployable and operator task.
 
     ats migrate | web | worker --deployable default|untrusted | ingest | status
-    ats intake-verify | policy | reparse | <any Django management command>
+    ats intake-verify | policy | reparse | retry-scan | retry-candidate | discard | user-add
     ats candidate show|list|merge|unmerge|edit|accept|dismiss   (docs/candidates.md)
+    ats <any Django management command>
 
 Run from a checkout with no environment it talks to the embedded stack `just up` started
 (the same default DATABASE_URL, see ats.config.env).

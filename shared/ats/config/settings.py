@@ -23,7 +23,8 @@ ALLOWED_HOSTS = env.csv("ATS_ALLOWED_HOSTS", default="127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = env.csv("ATS_CSRF_TRUSTED_ORIGINS", default="")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin site with iam's rules (admins only; domain models read-only).
+    "ats.web.apps.AtsAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -67,6 +68,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "ats.web.context.nav",
             ]
         },
     }
@@ -102,6 +104,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Django permissions (the admin site) follow the iam role; ModelBackend still authenticates.
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "ats.iam.backends.RolePermissionBackend",
+]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 
@@ -127,7 +134,13 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_SECURE = env.flag("ATS_SECURE_COOKIES", default=False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+CSRF_FAILURE_VIEW = "ats.web.access.csrf_failure"
 X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# Sessions live in the database (django.contrib.sessions' default engine); Redis, when
+# configured, is a cache only. Browser-length sessions, 8 h at most.
+SESSION_COOKIE_AGE = 8 * 3600
 SECURE_CONTENT_TYPE_NOSNIFF = True
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

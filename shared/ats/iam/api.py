@@ -3,5 +3,18 @@
 from ats.iam.models import Role
 from ats.iam.policy import SystemActor, actor_label, can, role_of
 from ats.iam.services import membership_set, user_create
+from ats.iam.throttle import WINDOW as LOGIN_THROTTLE_WINDOW
+from ats.iam.throttle import login_attempt_record, login_blocked
 
-__all__ = ["Role", "SystemActor", "actor_label", "can", "membership_set", "role_of", "user_create"]
+__all__ = [
+    "LOGIN_THROTTLE_WINDOW",
+    "Role",
+    "SystemActor",
+    "actor_label",
+    "can",
+    "login_attempt_record",
+    "login_blocked",
+    "membership_set",
+    "role_of",
+    "user_create",
+]

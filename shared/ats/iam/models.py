@@ -6,6 +6,8 @@ class Role(models.TextChoices):
     RECRUITER = "recruiter", "Recruiter"
     HIRING_MANAGER = "hiring_manager", "Hiring manager"
     ADMIN = "admin", "Admin"
+    # Platform engineers: the ops console and job actions, no candidate data.
+    OPERATOR = "operator", "Operator"
 
 
 class Membership(models.Model):
@@ -14,3 +16,17 @@ class Membership(models.Model):
 
     class Meta:
         db_table = "iam_membership"
+
+
+class LoginAttempt(models.Model):
+    """One sign-in attempt, kept in the database so throttling holds across web replicas
+    (no Redis needed) and failed attempts are visible to admins."""
+
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    username = models.CharField(max_length=150, db_index=True)  # as typed, lower-cased
+    ip = models.GenericIPAddressField(null=True, db_index=True)
+    succeeded = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "iam_login_attempt"
+        indexes = [models.Index(fields=["username", "at"]), models.Index(fields=["ip", "at"])]

@@ -40,11 +40,18 @@ RULES: dict[str, frozenset[Role]] = {
     "intake.upload": frozenset({Role.RECRUITER, Role.ADMIN}),
     "intake.reparse": frozenset({Role.RECRUITER, Role.ADMIN}),
     "intake.retry": frozenset({Role.RECRUITER, Role.ADMIN}),
+    "intake.discard": frozenset({Role.RECRUITER, Role.ADMIN}),
     "candidate.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
     "candidate.edit": frozenset({Role.RECRUITER, Role.ADMIN}),
     "candidate.merge": frozenset({Role.RECRUITER, Role.ADMIN}),
-    "jobs.view": frozenset({Role.RECRUITER, Role.ADMIN}),
-    "ops.view": frozenset({Role.ADMIN}),
+    # Job status (API and document timelines): recruiters follow their documents,
+    # operators run the queue.
+    "jobs.view": frozenset({Role.RECRUITER, Role.OPERATOR, Role.ADMIN}),
+    "ops.view": frozenset({Role.OPERATOR, Role.ADMIN}),
+    # Cancel a waiting job / retry a failed one from the ops console.
+    "ops.act": frozenset({Role.OPERATOR, Role.ADMIN}),
+    # The Django admin site (users, roles, read-only domain data, procrastinate's views).
+    "admin.site": frozenset({Role.ADMIN}),
 }
 
 

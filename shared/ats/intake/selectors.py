@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
+import datetime
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
+from ats.audit import api as audit_api
 from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, ParseResult, RawIntake, VerificationRun
-from ats.intake.states import INFO, WAITING, State, is_terminal
+from ats.intake.states import DISCARDABLE, INFO, TERMINAL, WAITING, Kind, State, is_terminal
 from ats.jobs import api as jobs_api
 
 
@@ -161,3 +165,144 @@ def latest_verification() -> VerificationSummary | None:
 
 def state_counts() -> dict[str, int]:
     return {r["state"]: r["n"] for r in Attachment.objects.values("state").annotate(n=Count("pk")).order_by("state")}
+
+
+# --- the recruiter's triage and document pages ----------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TriageFilter:
+    state: str = ""  # a state, or "attention" (terminal failures), "waiting", "terminal"
+    channel: str = ""
+    since: datetime.date | None = None
+    until: datetime.date | None = None
+    q: str = ""  # file name or sender
+
+
+def _sender(raw: RawIntake) -> str:
+    meta = raw.metadata or {}
+    if raw.channel == "mail":
+        name, addr = meta.get("from_name") or "", meta.get("from") or ""
+        return f"{name} <{addr}>" if name and addr else (addr or name or "unknown sender")
+    user = raw.received_by
+    if user is not None:
+        return user.get_username()
+    return raw.source_ref or raw.channel
+
+
+def triage_rows(f: TriageFilter, *, limit: int = 200, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """Every inbound document matching the filter, newest first, with what a recruiter
+    needs to act: channel, sender or uploader, received time, state, reason, action."""
+    qs = Attachment.objects.select_related("raw_intake", "raw_intake__received_by")
+    if f.state == "attention":
+        qs = qs.filter(state__in=[s.value for s in TERMINAL if INFO[s].kind is Kind.TERMINAL_FAILED])
+    elif f.state == "waiting":
+        qs = qs.filter(state__in=[s.value for s in WAITING])
+    elif f.state:
+        qs = qs.filter(state=f.state)
+    if f.channel:
+        qs = qs.filter(raw_intake__channel=f.channel)
+    if f.since:
+        qs = qs.filter(raw_intake__received_at__date__gte=f.since)
+    if f.until:
+        qs = qs.filter(raw_intake__received_at__date__lte=f.until)
+    if f.q:
+        qs = qs.filter(
+            Q(filename__icontains=f.q)
+            | Q(raw_intake__metadata__from__icontains=f.q)
+            | Q(raw_intake__metadata__from_name__icontains=f.q)
+            | Q(raw_intake__received_by__username__icontains=f.q)
+        )
+    total = qs.count()
+    rows = []
+    for att in qs.order_by("-raw_intake__received_at", "-pk")[offset : offset + limit]:
+        info = INFO[State(att.state)]
+        rows.append(
+            {
+                **attachment_status(att),
+                "channel": att.raw_intake.channel,
+                "sender": _sender(att.raw_intake),
+                "received_at": att.raw_intake.received_at,
+                "state_changed_at": att.state_changed_at,
+                "kind": info.kind.value,
+                "actions": allowed_actions(att.state),
+            }
+        )
+    return rows, total
+
+
+# action name -> (label, states it applies to). The web and the CLI offer the same set.
+ACTIONS: dict[str, tuple[str, frozenset[State]]] = {
+    "reparse": ("Re-parse", frozenset({State.PARSE_FAILED, State.CANDIDATE_CREATED})),
+    "retry_scan": ("Retry the scan", frozenset({State.SCAN_FAILED})),
+    "retry_candidate": ("Retry candidate creation", frozenset({State.CANDIDATE_FAILED})),
+    "discard": ("Discard", DISCARDABLE),
+}
+
+
+def allowed_actions(state: str) -> list[str]:
+    return [name for name, (_, states) in ACTIONS.items() if State(state) in states]
+
+
+def attachment_get(attachment_id: int) -> Attachment | None:
+    return Attachment.objects.select_related("raw_intake", "raw_intake__received_by").filter(pk=attachment_id).first()
+
+
+def attachment_sender(att: Attachment) -> str:
+    return _sender(att.raw_intake)
+
+
+def parse_attempts(attachment_id: int) -> list[ParseAttempt]:
+    return list(ParseAttempt.objects.filter(attachment_id=attachment_id).order_by("attempt_no"))
+
+
+def attachment_thumbnail_png(attachment_id: int) -> bytes | None:
+    """The first-page thumbnail of the latest successful parse: sandbox output, already
+    checked by ats.sandbox.validate (PNG magic, size); re-checked here before serving."""
+    attempt = (
+        ParseAttempt.objects.filter(attachment_id=attachment_id, state=ParseAttemptState.SUCCEEDED)
+        .order_by("-attempt_no")
+        .first()
+    )
+    encoded = (attempt.result or {}).get("thumbnail_png_b64") if attempt else None
+    if not encoded or not isinstance(encoded, str):
+        return None
+    try:
+        png = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return png if png.startswith(b"\x89PNG\r\n\x1a\n") else None
+
+
+def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:
+    """Domain steps (audit log, parse attempts, the current state) and every job event of
+    every job for the document (ingest, parse, apply, candidate), oldest first."""
+    att = Attachment.objects.filter(pk=attachment_id).select_related("raw_intake").first()
+    if att is None:
+        return []
+    items: list[dict[str, Any]] = [
+        {"at": att.raw_intake.received_at, "source": "step", "what": f"Received via {att.raw_intake.channel}"}
+    ]
+    for ev in audit_api.events_for(object_type="attachment", object_id=attachment_id):
+        if ev["action"] == "intake.received":
+            continue
+        items.append({"at": ev["occurred_at"], "source": "audit", "what": ev["action"], "actor": ev["actor"]})
+    for attempt in parse_attempts(attachment_id):
+        items.append(
+            {"at": attempt.requested_at, "source": "step", "what": f"Parse attempt {attempt.attempt_no} requested"}
+        )
+        if attempt.finished_at:
+            outcome = "succeeded" if attempt.state == ParseAttemptState.SUCCEEDED else f"failed ({attempt.error_code})"
+            items.append(
+                {
+                    "at": attempt.finished_at,
+                    "source": "step",
+                    "what": f"Parse attempt {attempt.attempt_no} {outcome}",
+                    "policy_hash": attempt.policy_hash,
+                }
+            )
+    for ev in jobs_api.job_events_for("attachment_id", [attachment_id]):
+        items.append({**ev, "source": "job", "what": f"{ev['task_name']} {ev['type']}"})
+    items.append({"at": att.state_changed_at, "source": "step", "what": f"State: {INFO[State(att.state)].label}"})
+    items.sort(key=lambda i: i["at"])
+    return items

@@ -30,7 +30,7 @@ from ats.intake.models import (
     VerificationRun,
     VirusScanStatus,
 )
-from ats.intake.states import CANDIDATE, INGEST, PARSE, State, check_transition
+from ats.intake.states import CANDIDATE, DISCARDABLE, INGEST, PARSE, State, check_transition
 from ats.jobs import api as jobs_api
 
 logger = logging.getLogger(__name__)
@@ -44,6 +44,10 @@ class IncomingFile:
     filename: str
     data: bytes
     content_type: str = ""
+
+
+class ActionRefused(ValueError):
+    """A recruiter action that the document's current state does not allow (with why)."""
 
 
 def _set_state(att: Attachment, new: State, *, reason_code: str = "", reason: str = "") -> None:
@@ -153,6 +157,8 @@ def attachment_record_rejected(
 
 
 def _actor_label(actor: Any, channel: str) -> str:
+    if isinstance(actor, str) and actor:
+        return actor  # already a label ("cli:<uid>", "system:<task>")
     if getattr(actor, "is_authenticated", False):
         return f"user:{actor.pk}"
     return f"{channel}:system"
@@ -199,7 +205,7 @@ def attachment_ingest(*, attachment_id: int) -> None:
             return
         original = (
             Attachment.objects.filter(sha256=att.sha256, pk__lt=att.pk)
-            .exclude(state__in=[State.DUPLICATE, State.SCAN_FAILED, State.REJECTED_TOO_LARGE])
+            .exclude(state__in=[State.DUPLICATE, State.SCAN_FAILED, State.REJECTED_TOO_LARGE, State.DISCARDED])
             .order_by("pk")
             .first()
         )
@@ -319,7 +325,7 @@ def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt
         if att is None:
             raise LookupError(f"attachment {attachment_id} does not exist")
         if att.state not in (State.PARSE_FAILED, State.CANDIDATE_CREATED):
-            raise ValueError(
+            raise ActionRefused(
                 f"attachment {attachment_id} is {att.state}; only a read failure or a "
                 "finished document can be re-parsed"
             )
@@ -335,6 +341,88 @@ def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt
             payload={"attempt_no": attempt.attempt_no},
         )
         return attempt
+
+
+def attachment_retry_scan(*, attachment_id: int, actor: Any = None) -> Attachment:
+    """`scan_failed` -> `received` with a fresh ingest job: the whole check runs again
+    (checksum, type, malware scan), from the bytes still held in quarantine."""
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None:
+            raise LookupError(f"attachment {attachment_id} does not exist")
+        if att.state != State.SCAN_FAILED:
+            raise ActionRefused(f"attachment {attachment_id} is {att.state}; only a failed scan can be retried")
+        if att.storage_container != QUARANTINE or not att.storage_key:
+            raise ActionRefused(f"attachment {attachment_id} has no bytes in quarantine to scan again")
+        att.virus_scan_status = VirusScanStatus.PENDING
+        att.scan_signature = ""
+        _set_state(att, State.RECEIVED)
+        _save(att, "virus_scan_status", "scan_signature")
+        job_id = jobs_api.defer(INGEST, payload={"attachment_id": att.pk})
+        audit_api.audit_event_record(
+            actor=_actor_label(actor, "cli"),
+            action="intake.retry_scan",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"job_id": job_id},
+        )
+        return att
+
+
+def attachment_retry_candidate(*, attachment_id: int, actor: Any = None) -> Attachment:
+    """`candidate_failed` -> `parsed` with a fresh candidate job (the latest successful
+    parse attempt stays the input; no re-parse)."""
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None:
+            raise LookupError(f"attachment {attachment_id} does not exist")
+        if att.state != State.CANDIDATE_FAILED:
+            raise ActionRefused(
+                f"attachment {attachment_id} is {att.state}; only a failed candidate creation can be retried"
+            )
+        if not ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED).exists():
+            raise ActionRefused(f"attachment {attachment_id} has no successful parse to create a candidate from")
+        _set_state(att, State.PARSED)
+        _save(att)
+        job_id = jobs_api.defer(CANDIDATE, payload={"attachment_id": att.pk})
+        audit_api.audit_event_record(
+            actor=_actor_label(actor, "cli"),
+            action="intake.retry_candidate",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"job_id": job_id},
+        )
+        return att
+
+
+def attachment_discard(*, attachment_id: int, reason: str, actor: Any = None) -> Attachment:
+    """Close a failed (or duplicate) document for good, with the recruiter's reason.
+
+    Terminal: no job backs it, the lost-document detector counts it as resolved, and the
+    bytes stay where they are (quarantine for blocked files) for retention to purge.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise ActionRefused("a reason is required to discard a document")
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None:
+            raise LookupError(f"attachment {attachment_id} does not exist")
+        if State(att.state) not in DISCARDABLE:
+            raise ActionRefused(
+                f"attachment {attachment_id} is {att.state}; only a failed or duplicate document can be discarded"
+            )
+        previous = att.state
+        _set_state(att, State.DISCARDED, reason_code="discarded", reason=f"Discarded: {reason[:1000]}")
+        _save(att)
+        audit_api.audit_event_record(
+            actor=_actor_label(actor, "cli"),
+            action="intake.discarded",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"from_state": previous, "reason": reason[:1000]},
+        )
+        return att
 
 
 def parse_handoff_get(*, attachment_id: int, attempt_no: int) -> ParseHandoff | None:

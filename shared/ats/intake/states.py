@@ -43,6 +43,7 @@ class State(enum.StrEnum):
     SCAN_FAILED = "scan_failed"
     PARSE_FAILED = "parse_failed"
     CANDIDATE_FAILED = "candidate_failed"
+    DISCARDED = "discarded"
 
 
 INGEST = "intake.ingest_attachment"
@@ -77,7 +78,25 @@ INFO: dict[State, StateInfo] = {
     State.CANDIDATE_FAILED: StateInfo(
         Kind.TERMINAL_FAILED, "Could not create the candidate", action="Retry candidate creation"
     ),
+    # A recruiter closed a failure (spam, a resend arrived, malware handled by security):
+    # terminal and no longer asking for attention; the reason and actor are in the audit log.
+    State.DISCARDED: StateInfo(Kind.TERMINAL_OK, "Discarded by a recruiter"),
 }
+
+# Terminal states a recruiter may close with `discard` (a reason is required): failures and
+# duplicates. A candidate's document is not discarded here - that is the candidate's lifecycle.
+DISCARDABLE = frozenset(
+    {
+        State.DUPLICATE,
+        State.REJECTED_EMPTY,
+        State.REJECTED_TOO_LARGE,
+        State.REJECTED_UNSUPPORTED_TYPE,
+        State.BLOCKED_MALWARE,
+        State.SCAN_FAILED,
+        State.PARSE_FAILED,
+        State.CANDIDATE_FAILED,
+    }
+)
 
 TERMINAL = frozenset(s for s, i in INFO.items() if i.kind is not Kind.WAITING)
 WAITING = frozenset(s for s, i in INFO.items() if i.kind is Kind.WAITING)
@@ -101,15 +120,16 @@ TRANSITIONS: dict[State, frozenset[State]] = {
     ),
     State.PROMOTED: frozenset({State.PARSED, State.PARSE_FAILED}),
     State.PARSED: frozenset({State.CANDIDATE_CREATED, State.CANDIDATE_FAILED}),
-    State.PARSE_FAILED: frozenset({State.PROMOTED}),  # recruiter re-parse
-    State.SCAN_FAILED: frozenset({State.RECEIVED}),  # retry scan
-    State.CANDIDATE_FAILED: frozenset({State.PARSED}),  # retry candidate creation
+    State.PARSE_FAILED: frozenset({State.PROMOTED, State.DISCARDED}),  # recruiter re-parse
+    State.SCAN_FAILED: frozenset({State.RECEIVED, State.DISCARDED}),  # retry scan
+    State.CANDIDATE_FAILED: frozenset({State.PARSED, State.DISCARDED}),  # retry candidate creation
     State.CANDIDATE_CREATED: frozenset({State.PROMOTED}),  # re-parse of a good document
-    State.DUPLICATE: frozenset(),
-    State.REJECTED_EMPTY: frozenset(),
-    State.REJECTED_TOO_LARGE: frozenset(),
-    State.REJECTED_UNSUPPORTED_TYPE: frozenset(),
-    State.BLOCKED_MALWARE: frozenset(),
+    State.DUPLICATE: frozenset({State.DISCARDED}),
+    State.REJECTED_EMPTY: frozenset({State.DISCARDED}),
+    State.REJECTED_TOO_LARGE: frozenset({State.DISCARDED}),
+    State.REJECTED_UNSUPPORTED_TYPE: frozenset({State.DISCARDED}),
+    State.BLOCKED_MALWARE: frozenset({State.DISCARDED}),
+    State.DISCARDED: frozenset(),
 }
 
 

@@ -1,6 +1,20 @@
 """Facade of the jobs module: the one way to declare tasks, defer jobs and read job state."""
 
 from ats.jobs.deferral import NotInTransaction, defer
+from ats.jobs.ops import (
+    JobActionRefused,
+    JobFilter,
+    job_cancel,
+    job_events_for,
+    job_retry,
+    job_row,
+    job_search,
+    periodic_schedule,
+    queue_overview,
+    stalled_jobs,
+    task_stats,
+    workers,
+)
 from ats.jobs.policy import (
     BUILTIN_QUEUE,
     DEFAULT_QUEUES,
@@ -30,6 +44,8 @@ __all__ = [
     "Attempt",
     "Deadline",
     "DeadlineExceeded",
+    "JobActionRefused",
+    "JobFilter",
     "JobRef",
     "NotInTransaction",
     "PermanentFailure",
@@ -37,10 +53,20 @@ __all__ = [
     "current_attempt",
     "db_budget",
     "defer",
+    "job_cancel",
     "job_detail",
+    "job_events_for",
+    "job_retry",
+    "job_row",
+    "job_search",
     "jobs_by_payload_key",
+    "periodic_schedule",
     "policy_for",
+    "queue_overview",
     "queue_stats",
     "stalled_after_s",
+    "stalled_jobs",
     "task",
+    "task_stats",
+    "workers",
 ]

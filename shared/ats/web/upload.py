@@ -5,30 +5,27 @@ from __future__ import annotations
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_POST
 
-from ats.iam import api as iam_api
 from ats.intake import api as intake_api
+from ats.web.access import api_error, requires
 
 MAX_FILES_PER_UPLOAD = 20
 
 
+@requires("intake.upload", api=True, denied_message="you may not upload documents")
 @require_POST
 def upload(request: HttpRequest) -> JsonResponse:
-    if not request.user.is_authenticated:
-        return JsonResponse({"error": "authentication required"}, status=401)
-    if not iam_api.can(request.user, "intake.upload"):
-        return JsonResponse({"error": "you may not upload documents"}, status=403)
     files = request.FILES.getlist("files")
     if not files:
-        return JsonResponse({"error": "no files: send multipart field 'files'"}, status=400)
+        return api_error(400, "no_files", "no files: send multipart field 'files'")
     if len(files) > MAX_FILES_PER_UPLOAD:
-        return JsonResponse({"error": f"at most {MAX_FILES_PER_UPLOAD} files per upload"}, status=400)
+        return api_error(400, "too_many_files", f"at most {MAX_FILES_PER_UPLOAD} files per upload")
     limit = intake_api.max_upload_bytes()
     too_large = [f.name for f in files if (f.size or 0) > limit]
     if too_large:
         # Refused synchronously with the reason: the uploader sees it at once, nothing
         # half-accepted is left behind.
-        return JsonResponse(
-            {"error": f"file(s) over the {limit:,}-byte limit: {', '.join(str(n) for n in too_large)}"}, status=413
+        return api_error(
+            413, "too_large", f"file(s) over the {limit:,}-byte limit: {', '.join(str(n) for n in too_large)}"
         )
     incoming = [
         intake_api.IncomingFile(filename=str(f.name or "unnamed"), data=f.read(), content_type=f.content_type or "")

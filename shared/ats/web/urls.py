@@ -1,15 +1,29 @@
-from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, register_converter
 
-from ats.web import upload, views
+from ats.web import auth, ops, pages, upload, views
+from ats.web.converters import DbId
+
+register_converter(DbId, "id")
 
 urlpatterns = [
+    path("", pages.home, name="home"),
+    path("documents/<id:attachment_id>", pages.document, name="document"),
+    path("documents/<id:attachment_id>/thumbnail.png", pages.thumbnail, name="document-thumbnail"),
+    path("documents/<id:attachment_id>/<slug:action>", pages.document_action, name="document-action"),
+    path("upload/", pages.upload_page, name="upload"),
+    path("candidates/", pages.candidates, name="candidates"),
+    path("candidates/<id:candidate_id>", pages.candidate, name="candidate"),
+    path("ops/", ops.console, name="ops"),
+    path("ops/jobs/", ops.jobs, name="ops-jobs"),
+    path("ops/jobs/<id:job_id>", ops.job, name="ops-job"),
+    path("ops/jobs/<id:job_id>/<slug:action>", ops.job_action, name="ops-job-action"),
     path("healthz", views.healthz),
     path("readyz", views.readyz),
     path("metrics", views.metrics),
-    path("api/jobs/<int:job_id>", views.api_job),
-    path("api/intake/<int:raw_intake_id>", views.api_raw_intake),
+    path("api/jobs/<id:job_id>", views.api_job),
+    path("api/intake/<id:raw_intake_id>", views.api_raw_intake),
     path("api/intake/upload", upload.upload),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("api/candidates/<id:candidate_id>", views.api_candidate),
+    path("login/", auth.login, name="login"),
+    path("logout/", auth.logout, name="logout"),
 ]

@@ -1,22 +1,28 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
-from ats.iam import api as iam_api
+from ats.candidates import api as candidates_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.web.access import api_error, public, requires
 from ats.web.metrics import AtsCollector
 
 _registry = CollectorRegistry()
 _registry.register(AtsCollector())
 
 
+@public("liveness probe: answers without touching the database")
 def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
+@public("readiness probe")
 def readyz(request: HttpRequest) -> HttpResponse:
     try:
         with connection.cursor() as cur:
@@ -26,38 +32,74 @@ def readyz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ready", content_type="text/plain")
 
 
+@public("Prometheus scrape; counts only, no personal data; NetworkPolicy limits who reaches it")
 def metrics(request: HttpRequest) -> HttpResponse:
     return HttpResponse(generate_latest(_registry), content_type=CONTENT_TYPE_LATEST)
 
 
-def _denied(request: HttpRequest, action: str) -> JsonResponse | None:
-    if not request.user.is_authenticated:
-        return JsonResponse({"error": "authentication required"}, status=401)
-    if not iam_api.can(request.user, action):
-        return JsonResponse({"error": "forbidden"}, status=403)
-    return None
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None else None
 
 
+@requires("jobs.view", api=True)
+@require_GET
 def api_job(request: HttpRequest, job_id: int) -> JsonResponse:
-    if (denied := _denied(request, "jobs.view")) is not None:
-        return denied
     detail = jobs_api.job_detail(job_id)
     if detail is None:
-        return JsonResponse({"error": "not found"}, status=404)
+        return api_error(404, "not_found", "not found")
     return JsonResponse(detail)
 
 
+def _attachment_json(att: Any) -> dict[str, Any]:
+    """The status keys the upload answer has always had, plus the document's jobs and
+    timeline (events with timestamps and attempt numbers)."""
+    timeline = intake_api.attachment_timeline(att.pk)
+    return {
+        **intake_api.attachment_status(att),
+        "job_ids": sorted({t["job_id"] for t in timeline if t.get("job_id") is not None}),
+        "timeline": [
+            {
+                "at": _iso(t["at"]),
+                "source": t["source"],
+                "what": t["what"],
+                "job_id": t.get("job_id"),
+                "attempt": t.get("attempt"),
+            }
+            for t in timeline
+        ],
+    }
+
+
+@requires("intake.view", api=True)
+@require_GET
 def api_raw_intake(request: HttpRequest, raw_intake_id: int) -> JsonResponse:
-    if (denied := _denied(request, "intake.view")) is not None:
-        return denied
     raw = intake_api.raw_intake_get(raw_intake_id)
     if raw is None:
-        return JsonResponse({"error": "not found"}, status=404)
+        return api_error(404, "not_found", "not found")
     return JsonResponse(
         {
             "raw_intake_id": raw.pk,
             "channel": raw.channel,
             "received_at": raw.received_at.isoformat(),
-            "attachments": [intake_api.attachment_status(a) for a in intake_api.raw_intake_attachments(raw.pk)],
+            "attachments": [_attachment_json(a) for a in intake_api.raw_intake_attachments(raw.pk)],
+        }
+    )
+
+
+@requires("candidate.view", api=True)
+@require_GET
+def api_candidate(request: HttpRequest, candidate_id: int) -> JsonResponse:
+    c = candidates_api.Candidate.objects.filter(pk=candidate_id).first()
+    if c is None:
+        return api_error(404, "not_found", "not found")
+    return JsonResponse(
+        {
+            "candidate_id": c.pk,
+            "name": getattr(c, "display_name", "") or None,
+            "email": getattr(c, "email", "") or None,
+            "created_at": _iso(getattr(c, "created_at", None)),
+            "document_ids": list(
+                intake_api.Attachment.objects.filter(candidate_id=c.pk).order_by("pk").values_list("pk", flat=True)
+            ),
         }
     )

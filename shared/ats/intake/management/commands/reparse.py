@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from ats.intake import api as intake_api
+from ats.intake.management.commands._actions import run_action
 
 
 class Command(BaseCommand):
@@ -16,8 +17,5 @@ class Command(BaseCommand):
         parser.add_argument("attachment_id", type=int)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        try:
-            attempt = intake_api.attachment_reparse(attachment_id=opts["attachment_id"])
-        except (LookupError, ValueError) as exc:
-            raise CommandError(str(exc)) from exc
+        attempt = run_action(intake_api.attachment_reparse, attachment_id=opts["attachment_id"])
         self.stdout.write(f"attachment {opts['attachment_id']}: parse attempt {attempt.attempt_no} queued")

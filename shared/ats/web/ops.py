@@ -1,0 +1,160 @@
+"""The operator's console: queues, task classes, workers, stalled jobs, the periodic
+schedule, the lost-document detector, job search and detail, cancel and retry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from ats.audit import api as audit_api
+from ats.intake import api as intake_api
+from ats.jobs import api as jobs_api
+from ats.web.access import actor_label, requires
+
+# A failed job of one of these tasks belongs to a document: retrying it means the
+# document's own action (convention 5), which re-checks the state and defers a new job.
+DOCUMENT_RETRY: dict[str, str] = {
+    "intake.ingest_attachment": "retry_scan",
+    "intake.parse_attachment": "reparse",
+    "intake.apply_parse_result": "reparse",
+    "candidates.create_from_attachment": "retry_candidate",
+}
+
+
+@requires("ops.view")
+@require_GET
+def console(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "ats/ops.html",
+        {
+            "queues": jobs_api.queue_overview(),
+            "tasks": jobs_api.task_stats(),
+            "workers": jobs_api.workers(),
+            "stalled": jobs_api.stalled_jobs(),
+            "periodic": jobs_api.periodic_schedule(),
+            "lost": intake_api.latest_verification(),
+            "stalled_after_s": jobs_api.stalled_after_s(),
+        },
+    )
+
+
+def _filter(request: HttpRequest) -> jobs_api.JobFilter:
+    raw_id = request.GET.get("id", "").strip()
+    key, _, value = request.GET.get("args", "").strip().partition("=")
+    return jobs_api.JobFilter(
+        job_id=int(raw_id) if raw_id.isdigit() else None,
+        task_name=request.GET.get("task", "").strip()[:128],
+        status=request.GET.get("status", "") if request.GET.get("status", "") in STATUSES else "",
+        queue=request.GET.get("queue", "").strip()[:64],
+        args_key=key.strip()[:64],
+        args_value=value.strip()[:128],
+    )
+
+
+STATUSES = ("todo", "doing", "succeeded", "failed", "cancelled", "aborted")
+
+
+@requires("ops.view")
+@require_GET
+def jobs(request: HttpRequest) -> HttpResponse:
+    f = _filter(request)
+    return render(
+        request,
+        "ats/jobs.html",
+        {"rows": jobs_api.job_search(f, limit=200), "f": f, "statuses": STATUSES, "args": request.GET.get("args", "")},
+    )
+
+
+@requires("ops.view")
+@require_GET
+def job(request: HttpRequest, job_id: int) -> HttpResponse:
+    detail = jobs_api.job_detail(job_id)
+    if detail is None:
+        raise Http404("no such job")
+    attachment_id = (detail.get("args") or {}).get("attachment_id")
+    return render(
+        request,
+        "ats/job.html",
+        {
+            "job": detail,
+            "attachment_id": attachment_id,
+            "domain_action": DOCUMENT_RETRY.get(detail["task_name"]) if attachment_id else None,
+        },
+    )
+
+
+def _retry_through_domain(request: HttpRequest, detail: dict[str, Any], attachment_id: int) -> str:
+    """Retry via the document's action when its state allows one; a document already past
+    the failure (terminal otherwise, or moved on) makes the retry a no-op."""
+    att = intake_api.attachment_get(attachment_id)
+    if att is None:
+        return f"Document {attachment_id} no longer exists; nothing to retry."
+    allowed = intake_api.allowed_actions(att.state)
+    action = DOCUMENT_RETRY[detail["task_name"]]
+    if action == "reparse" and att.state != intake_api.State.PARSE_FAILED:
+        allowed = []  # a good document's re-parse is the recruiter's call, not a job retry
+    if action not in allowed:
+        return f"Document {attachment_id} is {att.state}; a retry would change nothing (no-op)."
+    if action == "retry_scan":
+        intake_api.attachment_retry_scan(attachment_id=attachment_id, actor=request.user)
+    elif action == "retry_candidate":
+        intake_api.attachment_retry_candidate(attachment_id=attachment_id, actor=request.user)
+    else:
+        intake_api.attachment_reparse(attachment_id=attachment_id, actor=request.user)
+    return f"Retried through the document's action ({action}) on document {attachment_id}."
+
+
+def _refuse_cancel_of_a_backing_job(detail: dict[str, Any], attachment_id: Any) -> None:
+    """A waiting job that a document waits for must not vanish: the document would be
+    lost (neither terminal nor backed by a job). Those are left to the document's flow."""
+    if attachment_id is None:
+        return
+    att = intake_api.attachment_get(int(attachment_id))
+    if att is None or intake_api.is_terminal(att.state):
+        return
+    if detail["task_name"] in intake_api.INFO[intake_api.State(att.state)].waits_for:
+        raise jobs_api.JobActionRefused(
+            f"document {att.pk} ({att.state}) waits for this job; cancelling it would lose the document"
+        )
+
+
+@requires("ops.act")
+@require_POST
+def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponse:
+    detail = jobs_api.job_detail(job_id)
+    if detail is None or action not in {"cancel", "retry"}:
+        raise Http404("no such job or action")
+    back = HttpResponseRedirect(reverse("ops-job", args=[job_id]), status=303)
+    attachment_id = (detail.get("args") or {}).get("attachment_id")
+    try:
+        with transaction.atomic():  # the action and its audit row commit together
+            if action == "cancel":
+                _refuse_cancel_of_a_backing_job(detail, attachment_id)
+                jobs_api.job_cancel(job_id=job_id)
+                note = f"Job {job_id} cancelled."
+            elif attachment_id is not None and detail["task_name"] in DOCUMENT_RETRY:
+                if detail["status"] != "failed":
+                    raise jobs_api.JobActionRefused(f"job {job_id} is {detail['status']}; only a failed job is retried")
+                note = _retry_through_domain(request, detail, int(attachment_id))
+            else:
+                jobs_api.job_retry(job_id=job_id)
+                note = f"Job {job_id} retried."
+            audit_api.audit_event_record(
+                actor=actor_label(request),
+                action=f"jobs.{action}",
+                object_type="job",
+                object_id=job_id,
+                payload={"task_name": detail["task_name"], "outcome": note},
+            )
+    except (jobs_api.JobActionRefused, intake_api.ActionRefused, LookupError) as exc:
+        messages.error(request, str(exc))
+        return back
+    messages.success(request, note)
+    return back

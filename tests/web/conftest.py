@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+PASSWORD = "pw-for-tests-1234"
+ROLES = ("recruiter", "hiring_manager", "operator", "admin")
+
+
+@pytest.fixture
+def users(django_user_model: Any) -> dict[str, Any]:
+    from ats.iam import api as iam_api
+
+    return {role: iam_api.user_create(username=role, password=PASSWORD, role=role) for role in ROLES}
+
+
+@pytest.fixture
+def login(client: Any, users: dict[str, Any]) -> Any:
+    def as_role(role: str) -> Any:
+        client.force_login(users[role])
+        return client
+
+    return as_role
+
+
+@pytest.fixture(autouse=True)
+def _no_document_lost(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After every web test, every document is terminal or backed by a live job."""
+    yield
+    if "django_db_setup" not in request.fixturenames or request.node.get_closest_marker("breaks_detector"):
+        return
+    from ats.intake import api as intake_api
+
+    assert intake_api.lost_documents() == []

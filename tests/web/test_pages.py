@@ -1,0 +1,198 @@
+"""The recruiter's pages through the Django test client: triage, document, thumbnail,
+upload page, candidates, security headers, CSRF and sign-in throttling."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from ats.intake import api as intake_api
+from tests.web import helpers
+from tests.web.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_anonymous_home_redirects_to_login_and_login_lands_on_triage(client: Any, users: dict[str, Any]) -> None:
+    res = client.get("/")
+    assert res.status_code == 302 and res["Location"] == "/login/?next=/"
+    res = client.post("/login/?next=/", {"username": "recruiter", "password": PASSWORD, "next": "/"})
+    assert res.status_code == 302 and res["Location"] == "/"
+    page = client.get("/")
+    assert page.status_code == 200 and b"<h1>Inbox</h1>" in page.content
+
+
+def test_roles_land_where_their_work_is(login: Any) -> None:
+    assert login("hiring_manager").get("/")["Location"] == "/candidates/"
+    assert login("operator").get("/")["Location"] == "/ops/"
+    assert login("admin").get("/").status_code == 200
+
+
+def test_triage_shows_each_failure_with_its_reason_and_action(login: Any) -> None:
+    bad = helpers.malware()
+    locked = helpers.parse_failed()
+    scan = helpers.scan_failed()
+    ok = helpers.parsed_ok("fine.pdf")
+    page = login("recruiter").get("/").content.decode()
+    # Default view: what needs attention - the three failures, not the document in progress.
+    assert "invoice.pdf" in page and "Malware detected" in page and "Do not open; contact security" in page
+    assert "password-protected" in page and f'action="/documents/{locked.pk}/reparse"' in page
+    assert f'action="/documents/{scan.pk}/retry_scan"' in page
+    assert f'data-attachment="{ok.pk}"' not in page
+    every = login("recruiter").get("/?state=").content.decode()
+    assert f'data-attachment="{ok.pk}"' in every and f'data-attachment="{bad.pk}"' in every
+    found = login("recruiter").get("/?state=&q=invoice").content.decode()
+    assert f'data-attachment="{bad.pk}"' in found and f'data-attachment="{ok.pk}"' not in found
+    by_channel = login("recruiter").get("/?state=&channel=mail").content.decode()
+    assert "0 documents" in by_channel
+
+
+def test_document_page_actions_are_audited_and_show_attempt_2(login: Any, users: dict[str, Any]) -> None:
+    att = helpers.parse_failed()
+    c = login("recruiter")
+    page = c.get(f"/documents/{att.pk}").content.decode()
+    assert "Parse attempt 1 failed (encrypted)" in page and "intake.ingest_attachment" in page
+    res = c.post(f"/documents/{att.pk}/reparse")
+    assert res.status_code == 303
+    page = c.get(res["Location"]).content.decode()
+    assert "Re-parse requested: attempt 2." in page and "Parse attempt 2 requested" in page
+    assert ("intake.reparse_requested", f"user:{users['recruiter'].pk}") in helpers.audit_actions(att.pk)
+    # The same action again is refused with the reason (the document is no longer failed).
+    page = c.get(c.post(f"/documents/{att.pk}/reparse")["Location"]).content.decode()
+    assert "only a read failure or a finished document can be re-parsed" in page
+
+
+def test_discard_from_the_page_requires_a_reason(login: Any) -> None:
+    att = helpers.malware()
+    c = login("recruiter")
+    page = c.get(c.post(f"/documents/{att.pk}/discard", {"reason": ""})["Location"]).content.decode()
+    assert "a reason is required" in page and helpers.reload(att).state == "blocked_malware"
+    c.post(f"/documents/{att.pk}/discard", {"reason": "security has it"})
+    assert helpers.reload(att).state == "discarded"
+    assert "Discarded: security has it" in c.get(f"/documents/{att.pk}").content.decode()
+
+
+def test_thumbnail_is_served_as_a_strict_image(login: Any) -> None:
+    att = helpers.parsed_ok()
+    c = login("recruiter")
+    assert c.get(f"/documents/{att.pk}/thumbnail.png").status_code == 404
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    )
+    attempt = att.parse_attempts.get()
+    attempt.result = {**attempt.result, "thumbnail_png_b64": base64.b64encode(png).decode()}
+    attempt.save()
+    res = c.get(f"/documents/{att.pk}/thumbnail.png")
+    assert res.status_code == 200 and res.content == png
+    assert res["Content-Type"] == "image/png" and res["X-Content-Type-Options"] == "nosniff"
+    assert "sandbox" in res["Content-Security-Policy"]
+    # Anything that is not a PNG is never served, whatever the sandbox claimed.
+    attempt.result = {**attempt.result, "thumbnail_png_b64": base64.b64encode(b"<svg onload=alert(1)>").decode()}
+    attempt.save()
+    assert c.get(f"/documents/{att.pk}/thumbnail.png").status_code == 404
+
+
+def test_security_headers_on_every_page(login: Any) -> None:
+    res = login("recruiter").get("/")
+    assert res["X-Frame-Options"] == "DENY"
+    assert res["Referrer-Policy"] == "same-origin"
+    assert res["X-Content-Type-Options"] == "nosniff"
+    csp = res["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp and "'unsafe-inline'" not in csp
+
+
+def test_csrf_is_enforced_on_actions(users: dict[str, Any]) -> None:
+    att = helpers.parse_failed()
+    c = Client(enforce_csrf_checks=True)
+    c.force_login(users["recruiter"])
+    assert c.post(f"/documents/{att.pk}/reparse").status_code == 403
+    assert helpers.reload(att).state == "parse_failed"
+    page = c.get(f"/documents/{att.pk}").content.decode()
+    token = page.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+    assert c.post(f"/documents/{att.pk}/reparse", {"csrfmiddlewaretoken": token}).status_code == 303
+    assert helpers.reload(att).state == "promoted"
+
+
+def test_login_is_throttled_per_user_and_per_ip(users: dict[str, Any]) -> None:
+    from ats.iam import throttle
+
+    c = Client(REMOTE_ADDR="10.1.1.1")
+    for _ in range(throttle.MAX_FAILURES_PER_USER):
+        assert c.post("/login/", {"username": "recruiter", "password": "wrong"}).status_code == 200
+    # Now even the right password is refused, and says why.
+    res = c.post("/login/", {"username": "recruiter", "password": PASSWORD})
+    assert res.status_code == 429 and b"Too many failed sign-ins" in res.content
+    # Another user from another address is not affected...
+    assert (
+        Client(REMOTE_ADDR="10.2.2.2").post("/login/", {"username": "admin", "password": PASSWORD}).status_code == 302
+    )
+    # ...but one address guessing across many user names is stopped too.
+    spray = Client(REMOTE_ADDR="10.3.3.3")
+    for i in range(throttle.MAX_FAILURES_PER_IP):
+        spray.post("/login/", {"username": f"nobody{i}", "password": "x"})
+    assert spray.post("/login/", {"username": "operator", "password": PASSWORD}).status_code == 429
+
+
+def test_upload_page_states_the_limits(login: Any, settings: Any) -> None:
+    page = login("recruiter").get("/upload/").content.decode()
+    assert "Up to 20 files at once" in page and "20 MB" in page and "upload.js" in page
+
+
+def test_intake_api_keeps_its_keys_and_adds_timeline_and_job_ids(login: Any, users: dict[str, Any]) -> None:
+    att = helpers.parse_failed()
+    body = json.loads(login("recruiter").get(f"/api/intake/{att.raw_intake_id}").content)
+    assert set(body) == {"raw_intake_id", "channel", "received_at", "attachments"}
+    [a] = body["attachments"]
+    old_keys = {
+        "attachment_id", "raw_intake_id", "filename", "state", "state_label", "terminal", "reason_code", "reason",
+        "action", "detected_type", "virus_scan_status", "scan_signature", "candidate_id", "duplicate_of",
+    }  # fmt: skip
+    assert old_keys <= set(a) and a["state"] == "parse_failed"
+    assert len(a["job_ids"]) == 2  # ingest + parse
+    assert any(t["job_id"] == a["job_ids"][0] and t["attempt"] == 1 for t in a["timeline"])
+    missing = login("recruiter").get("/api/intake/999999")
+    assert missing.status_code == 404 and json.loads(missing.content) == {"error": "not found", "code": "not_found"}
+
+
+def test_candidates_list_and_page(login: Any) -> None:
+    from ats.candidates import api as candidates_api
+
+    att = helpers.parsed_ok()
+    cand = candidates_api.Candidate.objects.create(
+        source_attachment_id=att.pk, display_name="Jane Doe", email="jane@example.org"
+    )
+    intake_api.Attachment.objects.filter(pk=att.pk).update(candidate_id=cand.pk)
+    c = login("hiring_manager")
+    assert "Jane Doe" in c.get("/candidates/?q=jane").content.decode()
+    assert "Jane Doe" not in c.get("/candidates/?q=nobody").content.decode()
+    page = c.get(f"/candidates/{cand.pk}").content.decode()
+    assert "jane@example.org" in page and att.filename in page
+    assert f'href="/documents/{att.pk}"' not in page  # hiring managers do not open intake documents
+    page = login("recruiter").get(f"/candidates/{cand.pk}").content.decode()
+    assert f'href="/documents/{att.pk}"' in page
+    api = json.loads(login("recruiter").get(f"/api/candidates/{cand.pk}").content)
+    assert api == {
+        "candidate_id": cand.pk,
+        "name": "Jane Doe",
+        "email": "jane@example.org",
+        "created_at": api["created_at"],
+        "document_ids": [att.pk],
+    }
+    helpers.settle_jobs(att.pk, helpers.CANDIDATE)
+    intake_api.Attachment.objects.filter(pk=att.pk).update(state="candidate_created")
+
+
+def test_admin_site_is_for_admins_and_domain_models_are_read_only(login: Any) -> None:
+    att = helpers.malware()
+    assert login("recruiter").get("/admin/")["Location"].startswith("/admin/login/")
+    c = login("admin")
+    assert c.get("/admin/").status_code == 200
+    assert c.get(f"/admin/intake/attachment/{att.pk}/change/").status_code == 200  # view only
+    assert c.get("/admin/intake/attachment/add/").status_code == 403
+    assert c.post(f"/admin/intake/attachment/{att.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert c.get("/admin/auth/user/").status_code == 200  # users and roles are managed here
+    assert c.get("/admin/procrastinate/procrastinatejob/").status_code == 200
