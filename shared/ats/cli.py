@@ -56,6 +56,7 @@ def _worker(argv: list[str]) -> None:
     os.environ["ATS_PARSE_CONCURRENCY"] = str(args.concurrency or concurrency)
     name = args.name or default_worker_name(args.deployable)
     os.environ.setdefault("ATS_PROCESS_NAME", name)
+    _worker_metrics(args.deployable)
     _django(
         [
             "procrastinate",
@@ -67,6 +68,24 @@ def _worker(argv: list[str]) -> None:
             *rest,
         ]
     )
+
+
+def _worker_metrics(deployable: str) -> None:
+    """worker-default serves its in-process metrics on their own port; worker-untrusted none.
+
+    One endpoint per worker process (not prometheus-client's multiprocess mode): a
+    procrastinate worker is one process (asyncio loop + task threads), so there is no
+    fork pool to aggregate, and multiprocess mode would need a shared writable directory
+    and lose live collectors. See docs/observability.md.
+    """
+    bind = os.environ.pop("ATS_METRICS_BIND", "") if deployable == "untrusted" else os.environ.get("ATS_METRICS_BIND")
+    if deployable == "untrusted" or not bind:
+        return  # the parse worker's only network peer is Postgres: it opens no port
+    from prometheus_client import REGISTRY
+
+    from ats.observability import api as observability_api
+
+    observability_api.serve(REGISTRY, bind, token=observability_api.configured_token())
 
 
 def default_worker_name(deployable: str) -> str:

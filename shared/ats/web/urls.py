@@ -6,7 +6,6 @@ from ats.web import upload, views
 urlpatterns = [
     path("healthz", views.healthz),
     path("readyz", views.readyz),
-    path("metrics", views.metrics),
     path("api/jobs/<int:job_id>", views.api_job),
     path("api/intake/<int:raw_intake_id>", views.api_raw_intake),
     path("api/intake/upload", upload.upload),

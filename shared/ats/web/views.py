@@ -2,15 +2,10 @@ from __future__ import annotations
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
-from ats.web.metrics import AtsCollector
-
-_registry = CollectorRegistry()
-_registry.register(AtsCollector())
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -24,10 +19,6 @@ def readyz(request: HttpRequest) -> HttpResponse:
     except Exception as exc:  # readiness must answer, not raise
         return HttpResponse(f"database unavailable: {type(exc).__name__}", status=503, content_type="text/plain")
     return HttpResponse("ready", content_type="text/plain")
-
-
-def metrics(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(generate_latest(_registry), content_type=CONTENT_TYPE_LATEST)
 
 
 def _denied(request: HttpRequest, action: str) -> JsonResponse | None:
