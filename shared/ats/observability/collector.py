@@ -72,6 +72,13 @@ class AttemptTailer:
             registry=None,
         )
         self.last_id: int | None = None
+        # Every policy row's series exists at 0 from the start: increase() over a series
+        # that appears at 1 is 0, which would hide the first exhausted maintenance job.
+        for policy in jobs_api.POLICIES:
+            labels = (policy.queue, policy.task_class)
+            self.attempts.labels(*labels)
+            for outcome in OUTCOMES.values():
+                self.outcomes.labels(*labels, outcome)
 
     def poll(self) -> int:
         if self.last_id is None:
