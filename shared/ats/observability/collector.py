@@ -75,10 +75,9 @@ class AttemptTailer:
         # Every policy row's series exists at 0 from the start: increase() over a series
         # that appears at 1 is 0, which would hide the first exhausted maintenance job.
         for policy in jobs_api.POLICIES:
-            labels = (policy.queue, policy.task_class)
-            self.attempts.labels(*labels)
+            self.attempts.labels(policy.queue, policy.task_class)
             for outcome in OUTCOMES.values():
-                self.outcomes.labels(*labels, outcome)
+                self.outcomes.labels(policy.queue, policy.task_class, outcome)
 
     def poll(self) -> int:
         if self.last_id is None:
