@@ -57,6 +57,10 @@ def _worker(argv: list[str]) -> None:
     name = args.name or default_worker_name(args.deployable)
     os.environ.setdefault("ATS_PROCESS_NAME", name)
     _worker_metrics(args.deployable)
+    # The worker keeps a status file for `ats healthcheck` (ats.jobs.health).
+    from ats.jobs.data import STATUS_ENV, status_path
+
+    os.environ[STATUS_ENV] = str(status_path(name))
     _django(
         [
             "procrastinate",
@@ -94,35 +98,29 @@ def default_worker_name(deployable: str) -> str:
 
 
 def _healthcheck(argv: list[str]) -> None:
-    """Exit 0 when this host's worker is connected and its heartbeat is fresh (liveness)."""
+    """Exit 0 when this pod's process is healthy (docs/observability.md#health-checks)."""
+    # First: this process runs as the worker's uid (an exec probe), and holds the same
+    # database credentials - nothing of the same uid may read or ptrace it.
+    import prctl
+
+    prctl.set_dumpable(False)
     parser = argparse.ArgumentParser(prog="ats healthcheck")
     parser.add_argument("--deployable", choices=[*sorted(DEPLOYABLES), "web"], required=True)
     parser.add_argument("--name")
     args = parser.parse_args(argv)
+    if args.deployable == "untrusted" and os.environ.get("ATS_PARSE_DATABASE_URL"):
+        os.environ["DATABASE_URL"] = os.environ["ATS_PARSE_DATABASE_URL"]  # as the worker connects
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ats.config.settings")
     os.environ["ATS_PROCESS_NAME"] = "ats-healthcheck"
     import django
 
     django.setup()
-    from django.db import connection
+    from ats.observability import api as observability_api
 
-    try:
-        with connection.cursor() as cur:
-            if args.deployable == "web":
-                cur.execute("SELECT 1")
-                sys.exit(0)
-            cur.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
-                [args.name or default_worker_name(args.deployable)],
-            )
-            connected = cur.fetchone()[0] > 0
-    except Exception as exc:
-        sys.stderr.write(f"unhealthy: database unreachable ({type(exc).__name__})\n")
-        sys.exit(1)
-    if not connected:
-        sys.stderr.write("unhealthy: the worker holds no database connection\n")
-        sys.exit(1)
-    sys.exit(0)
+    found = observability_api.health_problems(args.deployable, args.name or default_worker_name(args.deployable))
+    for problem in found:
+        sys.stderr.write(f"unhealthy: {problem}\n")
+    sys.exit(1 if found else 0)
 
 
 def _web(argv: list[str]) -> None:

@@ -1,6 +1,7 @@
 """Facade of the jobs module: the one way to declare tasks, defer jobs and read job state."""
 
 from ats.jobs.deferral import NotInTransaction, defer
+from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.policy import (
     BUILTIN_QUEUE,
     DEFAULT_QUEUES,
@@ -50,6 +51,7 @@ __all__ = [
     "NotInTransaction",
     "PermanentFailure",
     "TaskPolicy",
+    "add_status_provider",
     "attempt_events_since",
     "current_attempt",
     "db_budget",
@@ -57,10 +59,13 @@ __all__ = [
     "job_detail",
     "jobs_by_payload_key",
     "last_event_id",
+    "on_worker_start",
     "policy_for",
     "queue_signals",
     "queue_stats",
+    "read_status",
     "stalled_after_s",
+    "status_path",
     "table_health",
     "task",
     "worker_heartbeat_age",

@@ -177,6 +177,23 @@ class ForkServerSandbox:
                 self._pool.put(slot)
         return self.last_hello
 
+    def status(self) -> dict[str, Any]:
+        """For the health check: idle zygotes' pids, the policy hash they loaded, restarts.
+
+        Zygotes busy with a document are not listed (a death there costs that document
+        and the slot is respawned); unstarted slots start on the next document.
+        """
+        with self._pool.mutex:
+            idle = list(self._pool.queue)
+        return {
+            "kind": self.name,
+            "policy_dir": str(self.policy.policy_dir),
+            "loaded_policy_hash": self.last_hello.get("policy_hash"),
+            "zygote_pids": [z.proc.pid for z in idle if z is not None],
+            "unstarted": sum(1 for z in idle if z is None),
+            "restarts": self.restarts,
+        }
+
     def close(self) -> None:
         while not self._pool.empty():
             slot = self._pool.get_nowait()
