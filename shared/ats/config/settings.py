@@ -44,6 +44,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every log line of the request, and every job it defers, carries its id.
+    "ats.observability.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -194,7 +196,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"permanent_failure": {"()": "ats.jobs.logging.PermanentFailureAsWarning"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["permanent_failure"]}},
+    # JSON lines with job/request correlation (docs/observability.md#logs); ATS_LOG_FORMAT=console
+    # for humans.
+    "formatters": {"structured": {"()": "ats.observability.logs.formatter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["permanent_failure"], "formatter": "structured"}
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("ATS_LOG_LEVEL", "INFO")},
     "loggers": {
         "procrastinate": {"level": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING")},
