@@ -4,6 +4,7 @@ still run, and a CV's e-mail address and phone number never reach any log."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -26,10 +27,8 @@ def _json_lines(text: str) -> list[dict[str, Any]]:
     for line in text.splitlines():
         line = line.strip()
         if line.startswith("{"):
-            try:
+            with contextlib.suppress(ValueError):
                 out.append(json.loads(line))
-            except ValueError:
-                pass
     return out
 
 
