@@ -54,6 +54,10 @@ apt_install() {
   fi
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   if [ "$own_policy" -eq 1 ]; then rm -f "$policy_rc"; fi
+  # ...and not at the next boot either, where systemd runs.
+  if printf '%s\n' "${missing[@]}" | grep -qx prometheus && [ -d /run/systemd/system ]; then
+    systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+  fi
 }
 
 tools() {

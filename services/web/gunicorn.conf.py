@@ -52,7 +52,10 @@ def when_ready(server):  # noqa: ANN001, ANN201 - gunicorn hook signature
         import subprocess
         import sys
 
-        _exporter = subprocess.Popen([sys.executable, "-m", "ats.observability.exporter", "--bind", bind])
+        _exporter = subprocess.Popen(
+            [sys.executable, "-m", "ats.observability.exporter", "--bind", bind],
+            env={**os.environ, "ATS_EXPORTER_PARENT_PID": str(os.getpid())},
+        )
         server.log.info("metrics exporter pid %s on %s", _exporter.pid, bind)
 
 

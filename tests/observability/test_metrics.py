@@ -4,6 +4,7 @@ and worker-untrusted listens on no port."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -111,3 +112,37 @@ def test_scrape_cost_stays_small_with_many_jobs(start_exporter: Any) -> None:
         cur.execute("DELETE FROM procrastinate_jobs WHERE task_name = 'tests.batch_item' AND status = 'succeeded'")
     print(f"scrape cost over 20k finished jobs: median {sorted(costs)[2] * 1000:.1f} ms")
     assert sorted(costs)[2] < 0.5
+
+
+def test_web_serves_metrics_only_on_the_exporter_port(stack_env: dict[str, str], tmp_path: Any) -> None:
+    """`ats web` (gunicorn) starts the exporter on ATS_METRICS_BIND; port 8000 has no /metrics."""
+    import signal
+    import sys
+    import urllib.error
+
+    from tests.observability.conftest import REPO
+
+    web_port, metrics_port = free_port(), free_port()
+    log = (tmp_path / "web.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ats.cli", "web"],
+        env={**stack_env, "ATS_WEB_BIND": f"127.0.0.1:{web_port}", "ATS_METRICS_BIND": f"127.0.0.1:{metrics_port}"},
+        cwd=REPO,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        text = wait_scrape(f"http://127.0.0.1:{metrics_port}/metrics", proc, timeout=60)
+        assert "ats_queue_oldest_pending_age_seconds" in text
+        promtool_check_metrics(text)
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            scrape(f"http://127.0.0.1:{web_port}/metrics")
+        assert missing.value.code == 404
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(40)
+        log.close()
+    # gunicorn's on_exit stopped the exporter with it
+    with pytest.raises(OSError):
+        scrape(f"http://127.0.0.1:{metrics_port}/metrics", timeout=2)

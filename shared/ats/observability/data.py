@@ -39,6 +39,9 @@ SANDBOX_OUTCOMES = Counter(
 SANDBOX_CPU = Histogram(
     "ats_sandbox_parse_cpu_seconds", "CPU seconds of the sandbox child per parsed document", buckets=SANDBOX_CPU_BUCKETS
 )
+ZYGOTE_RESTARTS = Counter(
+    "ats_sandbox_zygote_restarts", "Sandbox zygote restarts in worker-untrusted, as its parse reports tell them"
+)
 SANDBOX_RSS = Histogram(
     "ats_sandbox_child_peak_memory_bytes", "Peak resident memory of the sandbox child", buckets=MEMORY_BUCKETS
 )
@@ -66,6 +69,9 @@ def record_parse_report(*, ok: bool, code: str, sandbox: Mapping[str, Any] | Non
     cpu_ms = sandbox.get("cpu_ms")
     if isinstance(cpu_ms, int | float) and cpu_ms >= 0:
         SANDBOX_CPU.observe(cpu_ms / 1000.0)
+    restarts = sandbox.get("zygote_restarts")
+    if isinstance(restarts, int) and 0 < restarts < 10_000:
+        ZYGOTE_RESTARTS.inc(restarts)
     rss_kb = sandbox.get("max_rss_kb")
     if isinstance(rss_kb, int | float) and rss_kb > 0:
         SANDBOX_RSS.observe(rss_kb * 1024.0)

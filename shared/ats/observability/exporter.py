@@ -18,6 +18,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="ats metrics-exporter")
     parser.add_argument("--bind", default=os.environ.get("ATS_METRICS_BIND", "127.0.0.1:9100"))
     args = parser.parse_args(argv)
+    if os.environ.get("ATS_EXPORTER_PARENT_PID"):
+        # Started by gunicorn's master: die with it, even if it is SIGKILLed.
+        import prctl
+
+        prctl.set_pdeathsig(signal.SIGTERM)
+        if os.getppid() != int(os.environ["ATS_EXPORTER_PARENT_PID"]):
+            return
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ats.config.settings")
     os.environ.setdefault("ATS_PROCESS_NAME", "ats-metrics-exporter")
     import django

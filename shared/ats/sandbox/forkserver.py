@@ -14,6 +14,7 @@ import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,8 @@ class ForkServerSandbox:
         for _ in range(pool_size):
             self._pool.put(None)  # started on first use
         self.restarts = 0
+        self._restarts_reported = 0
+        self._restarts_lock = threading.Lock()
         self.last_hello: dict[str, Any] = {}
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -300,6 +303,8 @@ class ForkServerSandbox:
         hello: dict[str, Any] | None = None,
     ) -> SandboxResult:
         hello = hello if hello is not None else self.last_hello
+        with self._restarts_lock:
+            restarts, self._restarts_reported = self.restarts - self._restarts_reported, self.restarts
         return SandboxResult(
             ok=failure is None,
             failure=failure,
@@ -312,4 +317,5 @@ class ForkServerSandbox:
             wall_ms=(time.monotonic() - started) * 1000,
             cpu_ms=cpu_ms,
             max_rss_kb=max_rss_kb,
+            zygote_restarts=max(restarts, 0),
         )
