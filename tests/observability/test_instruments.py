@@ -18,7 +18,9 @@ def test_parse_report_feeds_outcome_cpu_memory_and_restarts() -> None:
         "timeouts": _value("ats_sandbox_reports_total", {"code": "timeout_wall"}),
         "cpu": _value("ats_sandbox_parse_cpu_seconds_count"),
         "cpu_sum": _value("ats_sandbox_parse_cpu_seconds_sum"),
-        "rss_le_32mb": _value("ats_sandbox_child_peak_memory_bytes_bucket", {"le": floatToGoString(32.0 * 1024 * 1024)}),
+        "rss_le_32mb": _value(
+            "ats_sandbox_child_peak_memory_bytes_bucket", {"le": floatToGoString(32.0 * 1024 * 1024)}
+        ),
         "restarts": _value("ats_sandbox_zygote_restarts_total"),
     }
     observability_api.record_parse_report(
