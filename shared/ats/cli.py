@@ -112,6 +112,7 @@ def _healthcheck(argv: list[str]) -> None:
         os.environ["DATABASE_URL"] = os.environ["ATS_PARSE_DATABASE_URL"]  # as the worker connects
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ats.config.settings")
     os.environ["ATS_PROCESS_NAME"] = "ats-healthcheck"
+    os.environ["ATS_DEPLOYABLE"] = "healthcheck"  # settings: no task modules imported
     import django
 
     django.setup()

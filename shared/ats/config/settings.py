@@ -150,6 +150,10 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 20
 
 # --- procrastinate ---------------------------------------------------------------------
 PROCRASTINATE_AUTODISCOVER_MODULE_NAME = "parse_tasks" if DEPLOYABLE == "untrusted" else "tasks"
+if DEPLOYABLE == "healthcheck":
+    # The probe reads rows, never runs or defers tasks: importing every task module (mail,
+    # Graph, storage clients) would be most of its cost.
+    PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 PROCRASTINATE_ON_APP_READY = "ats.jobs.registry.on_app_ready"
 PROCRASTINATE_WORKER_DEFAULTS = {
     # Heartbeats drive stalled-job rescue; tests shrink them to keep the suite fast.
