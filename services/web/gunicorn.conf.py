@@ -59,6 +59,14 @@ def when_ready(server):  # noqa: ANN001, ANN201 - gunicorn hook signature
         server.log.info("metrics exporter pid %s on %s", _exporter.pid, bind)
 
 
+def child_exit(server, worker):  # noqa: ANN001, ANN201
+    # A dead worker's request histograms stay counted; its live gauges (none here) go.
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
 def on_exit(server):  # noqa: ANN001, ANN201
     if _exporter is not None and _exporter.poll() is None:
         _exporter.terminate()

@@ -129,6 +129,8 @@ def _web(argv: list[str]) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ats.config.settings")
     from ats.config.env import REPO_ROOT
 
+    if os.environ.get("ATS_METRICS_BIND"):
+        _web_multiprocess_dir()
     conf = os.environ.get("ATS_GUNICORN_CONF", str(REPO_ROOT / "services" / "web" / "gunicorn.conf.py"))
     args = ["gunicorn", "ats.config.wsgi:application"]
     if os.path.exists(conf):
@@ -136,6 +138,19 @@ def _web(argv: list[str]) -> None:
     else:
         args += ["--bind", os.environ.get("ATS_WEB_BIND", "127.0.0.1:8000"), "--workers", "2", "--threads", "4"]
     os.execvp(sys.executable, [sys.executable, "-m", *args, *argv])  # noqa: S606 - fixed argv, replaces this process
+
+
+def _web_multiprocess_dir() -> None:
+    """gunicorn's workers are a pre-fork pool: their request histograms go to mmap files in
+    a fresh directory (prometheus-client multiprocess mode), summed by the exporter."""
+    import shutil
+
+    from ats.jobs.data import runtime_dir
+
+    path = runtime_dir() / f"prometheus-web-{os.getpid()}"  # gunicorn keeps this pid (exec)
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(mode=0o700, parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -133,12 +133,19 @@ def test_web_serves_metrics_only_on_the_exporter_port(stack_env: dict[str, str],
         start_new_session=True,
     )
     try:
-        text = wait_scrape(f"http://127.0.0.1:{metrics_port}/metrics", proc, timeout=60)
-        assert "ats_queue_oldest_pending_age_seconds" in text
-        promtool_check_metrics(text)
+        wait_scrape(f"http://127.0.0.1:{metrics_port}/metrics", proc, timeout=60)
         with pytest.raises(urllib.error.HTTPError) as missing:
             scrape(f"http://127.0.0.1:{web_port}/metrics")
         assert missing.value.code == 404
+        for _ in range(6):  # spread over both gunicorn workers, summed by the exporter
+            scrape(f"http://127.0.0.1:{web_port}/healthz")
+        text = scrape(f"http://127.0.0.1:{metrics_port}/metrics")
+        assert "ats_queue_oldest_pending_age_seconds" in text
+        got = samples(text)
+        assert got['ats_http_request_duration_seconds_count{method="GET",status="2xx"}'] == 6
+        assert got['ats_http_request_duration_seconds_count{method="GET",status="4xx"}'] == 1
+        assert "ats_clamd_scans_total" not in text  # worker-default's to report
+        promtool_check_metrics(text)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(40)

@@ -1,6 +1,6 @@
 """Plain data of the jobs module (no Django import): queues and the policy table."""
 
-from ats.jobs.health import STATUS_ENV, status_path
+from ats.jobs.health import STATUS_ENV, runtime_dir, status_path
 from ats.jobs.policy import (
     BUILTIN_QUEUE,
     DEFAULT_QUEUES,
@@ -22,5 +22,6 @@ __all__ = [
     "Backoff",
     "TaskPolicy",
     "policy_for",
+    "runtime_dir",
     "status_path",
 ]

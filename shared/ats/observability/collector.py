@@ -108,6 +108,25 @@ class AttemptTailer:
             yield from metric.collect()
 
 
+class WebRequestCollector(Collector):
+    """The gunicorn workers' request histograms, summed over the pool (multiprocess files).
+
+    Only `ats_http_*` families: other instruments a web worker happens to import (clamd,
+    sandbox) are worker-default's to report.
+    """
+
+    def __init__(self, path: str) -> None:
+        from prometheus_client import CollectorRegistry
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        self._inner = MultiProcessCollector(CollectorRegistry(), path=path)
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self._inner.collect():
+            if family.name.startswith("ats_http_"):
+                yield family
+
+
 def _gauge(name: str, doc: str, labels: list[str] | None = None) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, doc, labels=labels)
 

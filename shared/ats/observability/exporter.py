@@ -15,6 +15,10 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
+    # Web's gunicorn workers write their request histograms to this directory
+    # (prometheus-client multiprocess mode); the exporter reads it. The exporter's own
+    # metrics stay in-process: popped before prometheus_client is imported.
+    multiproc_dir = os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
     parser = argparse.ArgumentParser(prog="ats metrics-exporter")
     parser.add_argument("--bind", default=os.environ.get("ATS_METRICS_BIND", "127.0.0.1:9100"))
     args = parser.parse_args(argv)
@@ -37,6 +41,10 @@ def main(argv: list[str] | None = None) -> None:
 
     registry = CollectorRegistry()
     registry.register(DatabaseCollector())
+    if multiproc_dir:
+        from ats.observability.collector import WebRequestCollector
+
+        registry.register(WebRequestCollector(multiproc_dir))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     serve(registry, args.bind, token=configured_token(), background=False)
 
