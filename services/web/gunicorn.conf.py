@@ -38,3 +38,39 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # noqa: S108
 # gunicorn >= 25 opens a control socket under $HOME by default; there is no writable home
 # and nothing here uses gunicornc.
 control_socket_disable = True
+
+# Metrics live on their own port (a NetworkPolicy filters ports, not paths), served by a
+# separate exporter process started and stopped with the master. A thread in the master
+# would be forked into every worker with its database socket.
+_exporter = None
+
+
+def when_ready(server):  # noqa: ANN001, ANN201 - gunicorn hook signature
+    global _exporter
+    bind = os.environ.get("ATS_METRICS_BIND")
+    if bind:
+        import subprocess
+        import sys
+
+        _exporter = subprocess.Popen(
+            [sys.executable, "-m", "ats.observability.exporter", "--bind", bind],
+            env={**os.environ, "ATS_EXPORTER_PARENT_PID": str(os.getpid())},
+        )
+        server.log.info("metrics exporter pid %s on %s", _exporter.pid, bind)
+
+
+def child_exit(server, worker):  # noqa: ANN001, ANN201
+    # A dead worker's request histograms stay counted; its live gauges (none here) go.
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):  # noqa: ANN001, ANN201
+    if _exporter is not None and _exporter.poll() is None:
+        _exporter.terminate()
+        try:
+            _exporter.wait(10)
+        except Exception:
+            _exporter.kill()

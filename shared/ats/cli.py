@@ -58,6 +58,11 @@ def _worker(argv: list[str]) -> None:
     os.environ["ATS_PARSE_CONCURRENCY"] = str(args.concurrency or concurrency)
     name = args.name or default_worker_name(args.deployable)
     os.environ.setdefault("ATS_PROCESS_NAME", name)
+    _worker_metrics(args.deployable)
+    # The worker keeps a status file for `ats healthcheck` (ats.jobs.health).
+    from ats.jobs.data import STATUS_ENV, status_path
+
+    os.environ[STATUS_ENV] = str(status_path(name))
     _django(
         [
             "procrastinate",
@@ -71,41 +76,54 @@ def _worker(argv: list[str]) -> None:
     )
 
 
+def _worker_metrics(deployable: str) -> None:
+    """worker-default serves its in-process metrics on their own port; worker-untrusted none.
+
+    One endpoint per worker process (not prometheus-client's multiprocess mode): a
+    procrastinate worker is one process (asyncio loop + task threads), so there is no
+    fork pool to aggregate, and multiprocess mode would need a shared writable directory
+    and lose live collectors. See docs/observability.md.
+    """
+    bind = os.environ.pop("ATS_METRICS_BIND", "") if deployable == "untrusted" else os.environ.get("ATS_METRICS_BIND")
+    if deployable == "untrusted" or not bind:
+        return  # the parse worker's only network peer is Postgres: it opens no port
+    from prometheus_client import REGISTRY
+
+    from ats.observability import api as observability_api
+
+    observability_api.serve(REGISTRY, bind, token=observability_api.configured_token())
+
+
 def default_worker_name(deployable: str) -> str:
     # Per pod/host, so a liveness probe can find exactly its own worker's connections.
     return f"worker-{deployable}-{socket.gethostname()}"[:63]
 
 
 def _healthcheck(argv: list[str]) -> None:
-    """Exit 0 when this host's worker is connected and its heartbeat is fresh (liveness)."""
+    """Exit 0 when this pod's process is healthy (docs/observability.md#health-checks)."""
+    # First: this process runs as the worker's uid (an exec probe), and holds the same
+    # database credentials - nothing of the same uid may read or ptrace it.
+    import prctl
+
+    prctl.set_dumpable(False)
     parser = argparse.ArgumentParser(prog="ats healthcheck")
     parser.add_argument("--deployable", choices=[*sorted(DEPLOYABLES), "web"], required=True)
     parser.add_argument("--name")
     args = parser.parse_args(argv)
+    if args.deployable == "untrusted" and os.environ.get("ATS_PARSE_DATABASE_URL"):
+        os.environ["DATABASE_URL"] = os.environ["ATS_PARSE_DATABASE_URL"]  # as the worker connects
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ats.config.settings")
     os.environ["ATS_PROCESS_NAME"] = "ats-healthcheck"
+    os.environ["ATS_DEPLOYABLE"] = "healthcheck"  # settings: no task modules imported
     import django
 
     django.setup()
-    from django.db import connection
+    from ats.observability import api as observability_api
 
-    try:
-        with connection.cursor() as cur:
-            if args.deployable == "web":
-                cur.execute("SELECT 1")
-                sys.exit(0)
-            cur.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
-                [args.name or default_worker_name(args.deployable)],
-            )
-            connected = cur.fetchone()[0] > 0
-    except Exception as exc:
-        sys.stderr.write(f"unhealthy: database unreachable ({type(exc).__name__})\n")
-        sys.exit(1)
-    if not connected:
-        sys.stderr.write("unhealthy: the worker holds no database connection\n")
-        sys.exit(1)
-    sys.exit(0)
+    found = observability_api.health_problems(args.deployable, args.name or default_worker_name(args.deployable))
+    for problem in found:
+        sys.stderr.write(f"unhealthy: {problem}\n")
+    sys.exit(1 if found else 0)
 
 
 def _web(argv: list[str]) -> None:
@@ -113,6 +131,8 @@ def _web(argv: list[str]) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ats.config.settings")
     from ats.config.env import REPO_ROOT
 
+    if os.environ.get("ATS_METRICS_BIND"):
+        _web_multiprocess_dir()
     conf = os.environ.get("ATS_GUNICORN_CONF", str(REPO_ROOT / "services" / "web" / "gunicorn.conf.py"))
     args = ["gunicorn", "ats.config.wsgi:application"]
     if os.path.exists(conf):
@@ -120,6 +140,19 @@ def _web(argv: list[str]) -> None:
     else:
         args += ["--bind", os.environ.get("ATS_WEB_BIND", "127.0.0.1:8000"), "--workers", "2", "--threads", "4"]
     os.execvp(sys.executable, [sys.executable, "-m", *args, *argv])  # noqa: S606 - fixed argv, replaces this process
+
+
+def _web_multiprocess_dir() -> None:
+    """gunicorn's workers are a pre-fork pool: their request histograms go to mmap files in
+    a fresh directory (prometheus-client multiprocess mode), summed by the exporter."""
+    import shutil
+
+    from ats.jobs.data import runtime_dir
+
+    path = runtime_dir() / f"prometheus-web-{os.getpid()}"  # gunicorn keeps this pid (exec)
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(mode=0o700, parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -241,14 +241,18 @@ def test_schedule_queues_one_poll_per_active_channel(graph: FakeGraph) -> None:
         cur.execute("DELETE FROM procrastinate_jobs WHERE id = ANY(%s)", [[j.id for v in jobs.values() for j in v]])
 
 
-def test_metrics_expose_channel_status(client: Any) -> None:
+def test_metrics_expose_channel_status() -> None:
     from django.db import transaction
+    from prometheus_client import CollectorRegistry, generate_latest
 
     from ats.channels import api as channels_api
+    from ats.observability.collector import DatabaseCollector
 
     channel, _ = channels_api.channel_add(mailbox="ops@contoso.example")
     with transaction.atomic():  # as the exhaustion handler runs it
         channels_api.channel_mark_degraded(channel_id=channel.pk, reason="Graph refused the credentials")
-    body = client.get("/metrics").content.decode()
+    registry = CollectorRegistry()
+    registry.register(DatabaseCollector())
+    body = generate_latest(registry).decode()
     assert 'ats_mail_channels{status="degraded"} 1.0' in body
     assert 'ats_mail_channels{status="active"} 0.0' in body

@@ -39,11 +39,14 @@ INSTALLED_APPS = [
     "ats.candidates",
     "ats.channels",
     "ats.web",
+    "ats.observability",
     # Test-only apps (e.g. tests.testapp) are added by the test runner, never in images.
     *env.csv("ATS_EXTRA_APPS", default=""),
 ]
 
 MIDDLEWARE = [
+    # First: every log line of the request, and every job it defers, carries its id.
+    "ats.observability.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -160,6 +163,10 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 20
 
 # --- procrastinate ---------------------------------------------------------------------
 PROCRASTINATE_AUTODISCOVER_MODULE_NAME = "parse_tasks" if DEPLOYABLE == "untrusted" else "tasks"
+if DEPLOYABLE == "healthcheck":
+    # The probe reads rows, never runs or defers tasks: importing every task module (mail,
+    # Graph, storage clients) would be most of its cost.
+    PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
 PROCRASTINATE_ON_APP_READY = "ats.jobs.registry.on_app_ready"
 PROCRASTINATE_WORKER_DEFAULTS = {
     # Heartbeats drive stalled-job rescue; tests shrink them to keep the suite fast.
@@ -206,7 +213,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"permanent_failure": {"()": "ats.jobs.logging.PermanentFailureAsWarning"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["permanent_failure"]}},
+    # JSON lines with job/request correlation (docs/observability.md#logs); ATS_LOG_FORMAT=console
+    # for humans.
+    "formatters": {"structured": {"()": "ats.observability.logs.formatter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["permanent_failure"], "formatter": "structured"}
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("ATS_LOG_LEVEL", "INFO")},
     "loggers": {
         "procrastinate": {"level": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING")},

@@ -114,11 +114,20 @@ def main() -> None:
         "worker-default": ["worker", "--deployable=default"],
         "worker-untrusted": ["worker", "--deployable=untrusted"],
     }
+    # Metrics on their own ports (docs/observability.md): web's exporter and worker-default.
+    metrics_binds = {
+        "web": environ.get("ATS_WEB_METRICS_BIND", "127.0.0.1:9100"),
+        "worker-default": environ.get("ATS_WORKER_METRICS_BIND", "127.0.0.1:9101"),
+    }
+    environ.setdefault("ATS_LOG_FORMAT", "console")  # humans read this terminal
     procs: dict[str, subprocess.Popen[bytes]] = {}
     for name, args in commands.items():
+        proc_env = dict(environ)
+        if name in metrics_binds:
+            proc_env["ATS_METRICS_BIND"] = metrics_binds[name]
         p = subprocess.Popen(
             [sys.executable, "-m", "ats.cli", *args],
-            env=environ,
+            env=proc_env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -126,6 +135,11 @@ def main() -> None:
         procs[name] = p
         assert p.stdout is not None
         threading.Thread(target=_pump, args=(name, p.stdout), daemon=True).start()
+    print(
+        f"[up] metrics: http://{metrics_binds['web']}/metrics (queues, jobs, tables),"
+        f" http://{metrics_binds['worker-default']}/metrics (worker-default)",
+        flush=True,
+    )
     url = f"http://{environ.get('ATS_WEB_BIND', '127.0.0.1:8000')}/"
     if _wait_http(url + "healthz", procs["web"], timeout_s=60):
         print(banner(url, password_file), flush=True)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import time
 from typing import Any
 
 from ats.config.env import ats_settings
 from ats.intake.states import State
 from ats.jobs import api as jobs_api
+from ats.observability import api as observability_api
 from ats.scanning import api as scanning_api
 from ats.storage import api as storage_api
 
@@ -94,10 +96,19 @@ def scan(data: bytes) -> ScanOutcome:
         timeout=timeout,
         max_stream_bytes=max(int(cfg["MAX_UPLOAD_BYTES"]), 1),
     )
-    verdict = scanning_api.scan_bytes(data, endpoint)
+    started = time.perf_counter()
+    try:
+        verdict = scanning_api.scan_bytes(data, endpoint)
+    except Exception:
+        observability_api.record_scan("unavailable", time.perf_counter() - started)
+        raise
+    elapsed = time.perf_counter() - started
     engine = verdict.scanner.raw
     if isinstance(verdict, scanning_api.Infected):
+        observability_api.record_scan("infected", elapsed)
         return ScanOutcome("infected", verdict.signature, engine)
     if isinstance(verdict, scanning_api.ScanFailed):
+        observability_api.record_scan("error", elapsed)
         return ScanOutcome("error", "", engine, verdict.reason)
+    observability_api.record_scan("clean", elapsed)
     return ScanOutcome("clean", "", engine)

@@ -49,6 +49,23 @@ def _sandbox() -> Any:
     return sandbox
 
 
+def start_sandbox() -> None:
+    """At worker start: zygotes ready before the first document, visible to the probe."""
+    try:
+        _sandbox()
+    except Exception:
+        # The first document retries the start and records the failure as its outcome.
+        logger.exception("sandbox did not start at worker start")
+
+
+def sandbox_status() -> dict[str, Any] | None:
+    """The sandbox's status for the health check (None until it has started)."""
+    if _sandbox.cache_info().currsize == 0:
+        return None
+    status: dict[str, Any] = _sandbox().status()
+    return status
+
+
 def run(*, attachment_id: int, attempt_no: int) -> None:
     handoff = services.parse_handoff_get(attachment_id=attachment_id, attempt_no=attempt_no)
     if handoff is None:

@@ -32,6 +32,7 @@ from ats.intake.models import (
 )
 from ats.intake.states import CANDIDATE, DISCARDABLE, INGEST, PARSE, State, check_transition
 from ats.jobs import api as jobs_api
+from ats.observability import api as observability_api
 
 logger = logging.getLogger(__name__)
 
@@ -506,6 +507,12 @@ def parse_result_apply(*, parse_result_id: int) -> None:
                 policy_hash=report.policy_hash,
             )
         report.delete()
+    # Sandbox figures reach Prometheus here, in a trusted process, once the report is
+    # applied: worker-untrusted opens no port (docs/observability.md).
+    sandbox = report.result.get("sandbox") if isinstance(report.result, dict) else None
+    observability_api.record_parse_report(
+        ok=report.ok, code=report.code, sandbox=sandbox if isinstance(sandbox, dict) else None
+    )
 
 
 def parse_result_apply_exhausted(*, parse_result_id: int, reason_code: str, reason: str, **_: Any) -> None:

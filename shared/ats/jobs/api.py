@@ -1,6 +1,7 @@
 """Facade of the jobs module: the one way to declare tasks, defer jobs and read job state."""
 
 from ats.jobs.deferral import NotInTransaction, defer
+from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.ops import (
     JobActionRefused,
     JobFilter,
@@ -24,7 +25,21 @@ from ats.jobs.policy import (
     TaskPolicy,
     policy_for,
 )
-from ats.jobs.queries import JobRef, job_detail, jobs_by_payload_key, queue_stats, stalled_after_s
+from ats.jobs.queries import (
+    QUEUE_TABLES,
+    AttemptEvent,
+    JobRef,
+    attempt_events_since,
+    job_detail,
+    jobs_by_payload_key,
+    last_event_id,
+    queue_signals,
+    queue_stats,
+    stalled_after_s,
+    table_health,
+    worker_heartbeat_age,
+    worker_heartbeats,
+)
 from ats.jobs.runtime import (
     Attempt,
     Deadline,
@@ -40,8 +55,10 @@ __all__ = [
     "DEFAULT_QUEUES",
     "POLICIES",
     "QUEUES",
+    "QUEUE_TABLES",
     "UNTRUSTED_QUEUES",
     "Attempt",
+    "AttemptEvent",
     "Deadline",
     "DeadlineExceeded",
     "JobActionRefused",
@@ -50,6 +67,8 @@ __all__ = [
     "NotInTransaction",
     "PermanentFailure",
     "TaskPolicy",
+    "add_status_provider",
+    "attempt_events_since",
     "current_attempt",
     "db_budget",
     "defer",
@@ -60,13 +79,21 @@ __all__ = [
     "job_row",
     "job_search",
     "jobs_by_payload_key",
+    "last_event_id",
+    "on_worker_start",
     "periodic_schedule",
     "policy_for",
     "queue_overview",
+    "queue_signals",
     "queue_stats",
+    "read_status",
     "stalled_after_s",
     "stalled_jobs",
+    "status_path",
+    "table_health",
     "task",
     "task_stats",
+    "worker_heartbeat_age",
+    "worker_heartbeats",
     "workers",
 ]

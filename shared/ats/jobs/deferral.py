@@ -13,6 +13,7 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
+import structlog
 from django.db import connection, transaction
 from django.utils import timezone
 from procrastinate.contrib.django.django_connector import DjangoConnector
@@ -20,7 +21,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Job, JobDeferrer
 from procrastinate.manager import JobManager
 
-from ats.jobs.policy import policy_for
+from ats.jobs.policy import TaskPolicy, policy_for
 
 # DjangoConnector resolves connections[alias] per call, i.e. per thread: one module-level
 # manager is safe for gunicorn threads and the worker's executor threads alike.
@@ -60,8 +61,7 @@ def defer(
         lock=policy.lock_for(payload),
         queueing_lock=policy.queueing_lock_for(payload),
         task_name=task_name,
-        # payload_version 0 marks a task we do not own (procrastinate builtins): no envelope.
-        task_kwargs={**payload, "v": policy.payload_version} if policy.payload_version else dict(payload),
+        task_kwargs=_envelope(policy, payload),
         scheduled_at=scheduled_at,
     )
     if job.queueing_lock and not beside_running and _running(job.queueing_lock):
@@ -76,6 +76,19 @@ def defer(
             return JobDeferrer(job_manager=_manager, job=job).defer()
     except AlreadyEnqueued:
         return None
+
+
+def _envelope(policy: TaskPolicy, payload: Mapping[str, Any]) -> dict[str, Any]:
+    # payload_version 0 marks a task we do not own (procrastinate builtins): no envelope.
+    if not policy.payload_version:
+        return dict(payload)
+    kwargs = {**payload, "v": policy.payload_version}
+    if policy.request_id_since is not None and policy.payload_version >= policy.request_id_since:
+        # The web request (or the job) that defers this: log lines of the job carry it.
+        rid = structlog.contextvars.get_contextvars().get("request_id")
+        if rid:
+            kwargs["rid"] = str(rid)
+    return kwargs
 
 
 def _running(queueing_lock: str) -> bool:

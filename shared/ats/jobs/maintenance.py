@@ -57,7 +57,7 @@ def _handle(task_name: str, args: Any, code: str, reason: str) -> str:
     handler = exhaustion_handler(policy)
     if handler is None:
         return "no_handler"
-    payload = {k: v for k, v in _args(args).items() if k not in {"v", "timestamp"}}
+    payload = {k: v for k, v in _args(args).items() if k not in {"v", "timestamp", "rid"}}
     with transaction.atomic():  # savepoint: one bad handler must not stop the sweep
         handler(reason_code=code, reason=reason, **payload)
     return "handled"

@@ -80,6 +80,9 @@ class TaskPolicy:
     # False where the task's own process may not write domain tables (worker-untrusted):
     # the task reports its failure its own way, and the trusted sweep runs the handler.
     exhaustion_in_task: bool = True
+    # The payload envelope carries the deferring web request's id (`rid`, for log
+    # correlation) from this payload version on; earlier versions still run without it.
+    request_id_since: int | None = None
 
     @property
     def procrastinate_retries(self) -> int:
@@ -149,6 +152,9 @@ POLICIES: tuple[TaskPolicy, ...] = (
         exhaustion_handler="ats.intake.api.ingest_exhausted",
         priority=PRIORITY_INTERACTIVE,
         lock="attachment:{attachment_id}",
+        # v2 adds the request id to the envelope; v1 jobs (queued before the deploy) still run.
+        payload_version=2,
+        request_id_since=2,
     ),
     TaskPolicy(
         task_name="intake.parse_attachment",
@@ -161,6 +167,8 @@ POLICIES: tuple[TaskPolicy, ...] = (
         exhaustion_handler="ats.intake.api.parse_exhausted",
         exhaustion_in_task=False,
         lock="parse:attachment:{attachment_id}",
+        payload_version=2,
+        request_id_since=2,
     ),
     TaskPolicy(
         # Deferred by ats_parse_submit() in SQL (policy/db-role.sql), which must use this

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+import structlog
 from django.db import connection, transaction
 from django.utils.module_loading import import_string
 from procrastinate import JobContext, RetryDecision
@@ -172,6 +173,8 @@ def task(task_name: str, *, periodic: str | None = None) -> Callable[[F], F]:
         @functools.wraps(fn)
         def run(context: JobContext, **payload: Any) -> Any:
             version = int(payload.pop("v", 1))
+            # Envelope, not payload: absent from v1 jobs, which must still run (ADR §6).
+            request_id = payload.pop("rid", None)
             if not policy.min_payload_version <= version <= policy.payload_version:
                 raise UnsupportedPayloadVersion(
                     "payload_version", f"{task_name} payload v{version} is outside the supported window"
@@ -185,8 +188,20 @@ def task(task_name: str, *, periodic: str | None = None) -> Callable[[F], F]:
                 deadline=Deadline.after(policy.timeout_s),
             )
             token = _current.set(attempt)
+            # Every log line of this attempt (and the jobs it defers: request_id) carries
+            # these; ids only - payloads never hold personal data (convention 4).
+            log_context = {
+                "job_id": job.id,
+                "task": task_name,
+                "attempt": attempt.number,
+                "queue": policy.queue,
+                **{k: v for k, v in payload.items() if k.endswith("_id") or k == "attempt_no"},
+            }
+            if request_id:
+                log_context["request_id"] = request_id
             try:
-                return fn(payload_version=version, **payload)
+                with structlog.contextvars.bound_contextvars(**log_context):
+                    return fn(payload_version=version, **payload)
             except Exception as exc:
                 if policy.exhaustion_in_task and (isinstance(exc, PermanentFailure) or attempt.is_last):
                     run_exhaustion(policy, exc, payload)

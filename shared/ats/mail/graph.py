@@ -91,6 +91,7 @@ from ats.mail.data import (
     SkippedAttachment,
     SkipReason,
 )
+from ats.observability import data as observability_data
 
 log = structlog.get_logger(__name__)
 
@@ -354,6 +355,8 @@ class GraphClient:
                 except httpx.HTTPError as exc:  # decoding/stream misuse: not transient
                     raise GraphProtocolError(f"GET {_short(url)}: {exc}") from exc
 
+            if status == 429:
+                observability_data.record_graph_throttled()
             retryable = failure is not None or status in _RETRYABLE_STATUS
             if retryable:
                 if attempt >= cfg.max_attempts:

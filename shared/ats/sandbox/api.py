@@ -51,6 +51,7 @@ __all__ = [
     "load_policy",
     "policy_dir",
     "policy_hash",
+    "status_problems",
 ]
 
 
@@ -62,6 +63,8 @@ class Sandbox(Protocol):
     def run(self, kind: str, data: bytes) -> SandboxResult: ...
 
     def close(self) -> None: ...
+
+    def status(self) -> dict[str, Any]: ...
 
 
 def default_sandbox(
@@ -86,3 +89,27 @@ def harden_worker_process() -> None:
     processes (Landlock, where present, blocks /proc/<worker> anyway).
     """
     prctl.set_dumpable(False)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    # The state follows the parenthesised command name; a zombie is dead but unreaped.
+    return stat.rpartition(")")[2].split()[0] not in {"Z", "X"}
+
+
+def status_problems(status: dict[str, Any]) -> list[str]:
+    """Judge a sandbox `status()` written by the worker, from another process (the probe).
+
+    Unhealthy when an idle zygote is dead, or when the policy the zygotes loaded differs
+    from the policy files shipped in the image now (a changed profile needs a restart).
+    """
+    if status.get("kind") != ForkServerSandbox.name:
+        return []
+    problems = [f"sandbox zygote {pid} is dead" for pid in status.get("zygote_pids", []) if not _process_alive(pid)]
+    loaded = status.get("loaded_policy_hash")
+    if loaded is not None and loaded != policy_hash(Path(status["policy_dir"])):
+        problems.append("the zygotes' loaded sandbox policy differs from the shipped policy files")
+    return problems

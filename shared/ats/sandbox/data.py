@@ -153,6 +153,9 @@ class SandboxResult:
     wall_ms: float
     cpu_ms: float
     max_rss_kb: int = 0
+    # Zygote restarts in this worker since its previous result: how the trusted side
+    # counts restarts without worker-untrusted serving metrics (docs/observability.md).
+    zygote_restarts: int = 0
 
     @property
     def error_code(self) -> str | None:
@@ -175,4 +178,5 @@ class SandboxResult:
             "wall_ms": round(self.wall_ms, 3),
             "cpu_ms": round(self.cpu_ms, 3),
             "max_rss_kb": self.max_rss_kb,
+            "zygote_restarts": self.zygote_restarts,
         }

@@ -14,6 +14,7 @@ import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,8 @@ class ForkServerSandbox:
         for _ in range(pool_size):
             self._pool.put(None)  # started on first use
         self.restarts = 0
+        self._restarts_reported = 0
+        self._restarts_lock = threading.Lock()
         self.last_hello: dict[str, Any] = {}
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -176,6 +179,23 @@ class ForkServerSandbox:
             for slot in slots:
                 self._pool.put(slot)
         return self.last_hello
+
+    def status(self) -> dict[str, Any]:
+        """For the health check: idle zygotes' pids, the policy hash they loaded, restarts.
+
+        Zygotes busy with a document are not listed (a death there costs that document
+        and the slot is respawned); unstarted slots start on the next document.
+        """
+        with self._pool.mutex:
+            idle = list(self._pool.queue)
+        return {
+            "kind": self.name,
+            "policy_dir": str(self.policy.policy_dir),
+            "loaded_policy_hash": self.last_hello.get("policy_hash"),
+            "zygote_pids": [z.proc.pid for z in idle if z is not None],
+            "unstarted": sum(1 for z in idle if z is None),
+            "restarts": self.restarts,
+        }
 
     def close(self) -> None:
         while not self._pool.empty():
@@ -283,6 +303,8 @@ class ForkServerSandbox:
         hello: dict[str, Any] | None = None,
     ) -> SandboxResult:
         hello = hello if hello is not None else self.last_hello
+        with self._restarts_lock:
+            restarts, self._restarts_reported = self.restarts - self._restarts_reported, self.restarts
         return SandboxResult(
             ok=failure is None,
             failure=failure,
@@ -295,4 +317,5 @@ class ForkServerSandbox:
             wall_ms=(time.monotonic() - started) * 1000,
             cpu_ms=cpu_ms,
             max_rss_kb=max_rss_kb,
+            zygote_restarts=max(restarts, 0),
         )

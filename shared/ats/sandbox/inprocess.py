@@ -42,6 +42,9 @@ class InProcessSandbox:
     def start(self) -> dict[str, Any]:
         return {"layers": [], "skipped": {}}
 
+    def status(self) -> dict[str, Any]:
+        return {"kind": self.name}
+
     def close(self) -> None:
         pass
 

@@ -1,1 +1,1 @@
-"""The recruiter-facing web app, the job status API, ops views and /metrics."""
+"""The recruiter-facing web app, the job status API and ops views (metrics: ats.observability)."""

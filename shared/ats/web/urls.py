@@ -19,7 +19,6 @@ urlpatterns = [
     path("ops/jobs/<id:job_id>/<slug:action>", ops.job_action, name="ops-job-action"),
     path("healthz", views.healthz),
     path("readyz", views.readyz),
-    path("metrics", views.metrics),
     path("api/jobs/<id:job_id>", views.api_job),
     path("api/intake/<id:raw_intake_id>", views.api_raw_intake),
     path("api/intake/upload", upload.upload),

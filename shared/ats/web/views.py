@@ -5,16 +5,11 @@ from typing import Any
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 from ats.candidates import api as candidates_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.web.access import api_error, public, requires
-from ats.web.metrics import AtsCollector
-
-_registry = CollectorRegistry()
-_registry.register(AtsCollector())
 
 
 @public("liveness probe: answers without touching the database")
@@ -30,11 +25,6 @@ def readyz(request: HttpRequest) -> HttpResponse:
     except Exception as exc:  # readiness must answer, not raise
         return HttpResponse(f"database unavailable: {type(exc).__name__}", status=503, content_type="text/plain")
     return HttpResponse("ready", content_type="text/plain")
-
-
-@public("Prometheus scrape; counts only, no personal data; NetworkPolicy limits who reaches it")
-def metrics(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(generate_latest(_registry), content_type=CONTENT_TYPE_LATEST)
 
 
 def _iso(value: Any) -> str | None:

@@ -1,0 +1,1 @@
+"""Metrics, alerting inputs, structured logs and health checks (issue 12, docs/observability.md)."""

@@ -1,0 +1,132 @@
+"""`ats healthcheck`: a wedged worker (heartbeat stopped, process alive) fails; a dead
+zygote or a changed sandbox policy fails worker-untrusted; missing migrations fail every
+deployable, the parse role included (through the narrow SECURITY DEFINER check)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from django.db import connection
+
+from ats.config.env import with_user
+from tests.jobs.helpers import wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _status(worker: Any) -> dict[str, Any]:
+    from ats.jobs import api as jobs_api
+
+    status = jobs_api.read_status(jobs_api.status_path(worker.name))
+    assert status is not None, "the worker wrote no status file"
+    return status
+
+
+def test_wedged_worker_fails_its_health_check(start_worker: Any, ats_cli: Any) -> None:
+    w = start_worker("default", extra=["--queues=test"])
+    wait_for(lambda: ats_cli("healthcheck", "--deployable=default", f"--name={w.name}").returncode == 0, 20, "healthy")
+    started = time.perf_counter()
+    res = ats_cli("healthcheck", "--deployable=default", f"--name={w.name}")
+    wall = time.perf_counter() - started
+    assert res.returncode == 0, res.stderr
+    print(f"healthcheck wall time (interpreter + Django + checks): {wall * 1000:.0f} ms")
+    w.signal(signal.SIGSTOP)  # alive, holding its connections, heartbeat stopped
+    try:
+        assert w.proc.poll() is None
+        res = wait_for(
+            lambda: (r := ats_cli("healthcheck", "--deployable=default", f"--name={w.name}")).returncode == 1 and r,
+            30,
+            "the wedged worker's probe to fail",
+        )
+        assert "heartbeat stale" in res.stderr
+    finally:
+        w.signal(signal.SIGCONT)
+    wait_for(
+        lambda: ats_cli("healthcheck", "--deployable=default", f"--name={w.name}").returncode == 0, 30, "recovered"
+    )
+
+
+def test_untrusted_probe_sees_dead_zygote_and_changed_policy(
+    start_worker: Any, ats_cli: Any, tmp_path: Path, stack_env: dict[str, str]
+) -> None:
+    policy = tmp_path / "policy"
+    shutil.copytree(REPO / "services" / "worker-untrusted" / "policy", policy)
+    os.chmod(tmp_path, 0o755)
+    w = start_worker("untrusted", env={"ATS_SANDBOX_POLICY_DIR": str(policy)})
+    from ats.jobs import api as jobs_api
+
+    wait_for(
+        lambda: ((jobs_api.read_status(jobs_api.status_path(w.name)) or {}).get("sandbox") or {}).get("zygote_pids"),
+        60,
+        "zygotes started at worker start",
+    )
+    res = ats_cli("healthcheck", "--deployable=untrusted", f"--name={w.name}")
+    assert res.returncode == 0, res.stderr
+
+    limits = policy / "limits.toml"
+    original = limits.read_bytes()
+    limits.write_bytes(original + b"\n")  # the image's policy changed under a running worker
+    res = ats_cli("healthcheck", "--deployable=untrusted", f"--name={w.name}")
+    assert res.returncode == 1 and "policy differs" in res.stderr, res.stderr
+    limits.write_bytes(original)
+
+    pid = _status(w)["sandbox"]["zygote_pids"][0]
+    os.kill(pid, signal.SIGKILL)
+    res = wait_for(
+        lambda: (r := ats_cli("healthcheck", "--deployable=untrusted", f"--name={w.name}")).returncode == 1 and r,
+        20,
+        "the probe to see the dead zygote",
+    )
+    assert f"zygote {pid} is dead" in res.stderr
+
+
+def test_missing_migration_is_visible_to_the_parse_role_only_through_the_check() -> None:
+    from ats.observability.health import expected_migrations
+
+    s = connection.settings_dict
+    url = with_user(f"postgresql://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}", "ats_parse")
+    expected = expected_migrations()
+    assert "observability.0001_migrations_check" in expected
+    with psycopg.connect(url, autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT count(*) FROM django_migrations")
+        assert conn.execute("SELECT ats_missing_migrations(%s::text[])", [expected]).fetchone()[0] == []
+        missing = conn.execute(
+            "SELECT ats_missing_migrations(%s::text[])", [[*expected, "intake.9999_not_yet"]]
+        ).fetchone()[0]
+        assert missing == ["intake.9999_not_yet"]
+
+
+def test_missing_migrations_fail_the_probe(ats_cli: Any) -> None:
+    assert ats_cli("healthcheck", "--deployable=web").returncode == 0
+    with connection.cursor() as cur:
+        cur.execute("SELECT id, app, name FROM django_migrations WHERE app = 'observability'")
+        row = cur.fetchone()
+        cur.execute("DELETE FROM django_migrations WHERE id = %s", [row[0]])
+    try:
+        res = ats_cli("healthcheck", "--deployable=web")
+        assert res.returncode == 1 and "migrations missing: observability.0001_migrations_check" in res.stderr
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("INSERT INTO django_migrations (id, app, name, applied) VALUES (%s, %s, %s, now())", row)
+
+
+def test_healthcheck_process_is_not_dumpable(stack_env: dict[str, str]) -> None:
+    code = (
+        "import prctl, sys\n"
+        "from ats import cli\n"
+        "try:\n    cli.main(['healthcheck', '--deployable=web'])\n"
+        "except SystemExit as e:\n    print('exit', e.code, 'dumpable', prctl.get_dumpable())\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], env=stack_env, cwd=REPO, capture_output=True, text=True)
+    assert "exit 0 dumpable False" in res.stdout, res.stdout + res.stderr
