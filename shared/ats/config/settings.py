@@ -199,3 +199,10 @@ LOGGING = {
         "procrastinate": {"level": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING")},
     },
 }
+
+# --- audit (ats.audit) -----------------------------------------------------------------
+# Key of the HMAC that binds erasable personal details to the audit chain; production
+# sets it and keeps it out of the database (default: derived from SECRET_KEY).
+AUDIT_HMAC_KEY = os.environ.get("ATS_AUDIT_HMAC_KEY", "")
+# The immutable archive container of audit exports (WORM retention set by infrastructure).
+AUDIT_ARCHIVE_CONTAINER = os.environ.get("ATS_AUDIT_ARCHIVE_CONTAINER", "audit-archive")

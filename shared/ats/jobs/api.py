@@ -4,13 +4,17 @@ from ats.jobs.deferral import NotInTransaction, defer
 from ats.jobs.policy import (
     BUILTIN_QUEUE,
     DEFAULT_QUEUES,
+    PERIODIC,
     POLICIES,
     QUEUES,
     UNTRUSTED_QUEUES,
+    PeriodicJob,
     TaskPolicy,
+    periodic_cron,
     policy_for,
 )
 from ats.jobs.queries import JobRef, job_detail, jobs_by_payload_key, queue_stats, stalled_after_s
+from ats.jobs.registry import registered_periodic, registered_task_names
 from ats.jobs.runtime import (
     Attempt,
     Deadline,
@@ -24,6 +28,7 @@ from ats.jobs.runtime import (
 __all__ = [
     "BUILTIN_QUEUE",
     "DEFAULT_QUEUES",
+    "PERIODIC",
     "POLICIES",
     "QUEUES",
     "UNTRUSTED_QUEUES",
@@ -32,6 +37,7 @@ __all__ = [
     "DeadlineExceeded",
     "JobRef",
     "NotInTransaction",
+    "PeriodicJob",
     "PermanentFailure",
     "TaskPolicy",
     "current_attempt",
@@ -39,8 +45,11 @@ __all__ = [
     "defer",
     "job_detail",
     "jobs_by_payload_key",
+    "periodic_cron",
     "policy_for",
     "queue_stats",
+    "registered_periodic",
+    "registered_task_names",
     "stalled_after_s",
     "task",
 ]
