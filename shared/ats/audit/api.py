@@ -1,5 +1,6 @@
 """Facade of the audit module."""
 
+from ats.audit.selectors import ChainedEvent, audit_events_for
 from ats.audit.services import (
     ExportRefused,
     ExportResult,
@@ -11,9 +12,11 @@ from ats.audit.services import (
 )
 
 __all__ = [
+    "ChainedEvent",
     "ExportRefused",
     "ExportResult",
     "audit_event_record",
+    "audit_events_for",
     "audit_export",
     "audit_partitions_maintain",
     "audit_personal_erase",

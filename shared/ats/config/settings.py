@@ -38,6 +38,8 @@ INSTALLED_APPS = [
     "ats.candidates",
     "ats.channels",
     "ats.web",
+    "ats.evidence",
+    "ats.search",
     # Test-only apps (e.g. tests.testapp) are added by the test runner, never in images.
     *env.csv("ATS_EXTRA_APPS", default=""),
 ]

@@ -2,14 +2,19 @@
 
 from ats.intake.models import Attachment, Channel, RawIntake
 from ats.intake.selectors import (
+    EvidenceRows,
     LostDocument,
     ParsedDocument,
     attachment_status,
+    evidence_rows,
     latest_verification,
     lost_documents,
+    parse_output_sha256,
     parsed_document_for_update,
     raw_intake_attachments,
     raw_intake_get,
+    source_identifier,
+    source_sha256,
     state_counts,
 )
 from ats.intake.services import (
@@ -34,6 +39,7 @@ __all__ = [
     "WAITING",
     "Attachment",
     "Channel",
+    "EvidenceRows",
     "IncomingFile",
     "LostDocument",
     "ParsedDocument",
@@ -45,6 +51,7 @@ __all__ = [
     "attachment_reparse",
     "attachment_status",
     "candidate_exhausted",
+    "evidence_rows",
     "ingest_exhausted",
     "intake_receive",
     "is_terminal",
@@ -52,10 +59,13 @@ __all__ = [
     "lost_documents",
     "max_upload_bytes",
     "parse_exhausted",
+    "parse_output_sha256",
     "parse_result_apply_exhausted",
     "parsed_document_for_update",
     "raw_intake_attachments",
     "raw_intake_get",
+    "source_identifier",
+    "source_sha256",
     "state_counts",
     "verification_run_record",
 ]

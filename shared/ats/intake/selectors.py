@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from typing import Any
 
 from django.db import connection, transaction
@@ -143,3 +145,46 @@ def latest_verification() -> VerificationSummary | None:
 
 def state_counts() -> dict[str, int]:
     return {r["state"]: r["n"] for r in Attachment.objects.values("state").annotate(n=Count("pk")).order_by("state")}
+
+
+# --- evidence chain (issue 11): the values intake's audit events commit to -------------
+
+
+def source_identifier(raw: RawIntake) -> str:
+    """Where a document came from: the mail message id, or the upload's raw intake id."""
+    return f"{raw.channel}:{raw.source_ref}" if raw.source_ref else f"{raw.channel}:raw_intake:{raw.pk}"
+
+
+def source_sha256(raw: RawIntake) -> str:
+    # Hashed in the audit payload: a message id can carry a mail address (`<id@host>`).
+    return hashlib.sha256(source_identifier(raw).encode()).hexdigest()
+
+
+def parse_output_sha256(*, text: str, page_count: int | None, result: dict[str, Any] | None) -> str:
+    """Hash of a parse attempt's stored output (canonical JSON of text, pages, answer)."""
+    canonical = json.dumps(
+        {"text": text, "page_count": page_count, "result": result or {}},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class EvidenceRows:
+    """The rows `ats evidence show` re-reads for one attachment."""
+
+    attachment: Attachment
+    raw: RawIntake
+    parse_attempt: ParseAttempt | None  # the latest successful one
+
+
+def evidence_rows(attachment_id: int) -> EvidenceRows | None:
+    att = Attachment.objects.select_related("raw_intake").filter(pk=attachment_id).first()
+    if att is None:
+        return None
+    attempt = (
+        ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED).order_by("-attempt_no").first()
+    )
+    return EvidenceRows(attachment=att, raw=att.raw_intake, parse_attempt=attempt)
