@@ -41,7 +41,6 @@ PENDING_PERIODIC = {
     "retention.recompute_due_on",
     "fairness.evaluate",
     "search.refresh_sweep",
-    "blobs.reconcile",
 }
 
 # Policy rows whose task is not written yet (same rule: shrink only).
@@ -53,7 +52,6 @@ PENDING_TASKS = {
     "candidates.dedupe",
     "search.index",
     "search.refresh_sweep",
-    "blobs.reconcile",
 }
 
 

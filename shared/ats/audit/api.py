@@ -1,6 +1,6 @@
 """Facade of the audit module."""
 
-from ats.audit.selectors import ChainedEvent, audit_events_for
+from ats.audit.selectors import ChainedEvent, audit_archive_references, audit_events_for
 from ats.audit.services import (
     ExportRefused,
     ExportResult,
@@ -15,6 +15,7 @@ __all__ = [
     "ChainedEvent",
     "ExportRefused",
     "ExportResult",
+    "audit_archive_references",
     "audit_event_record",
     "audit_events_for",
     "audit_export",

@@ -7,7 +7,7 @@ import datetime
 from typing import Any
 
 from ats.audit import chain
-from ats.audit.models import AuditEvent
+from ats.audit.models import AuditEvent, AuditExport
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,3 +38,10 @@ def audit_events_for(*, object_type: str, object_id: Any) -> list[ChainedEvent]:
         )
         out.append(ChainedEvent(e.pk, e.seq, e.occurred_at, e.action, dict(e.payload or {}), recomputed == e.row_hash))
     return out
+
+
+def audit_archive_references() -> tuple[str, set[tuple[str, str]]]:
+    """The archive container and the (container, key) of every recorded export."""
+    from ats.audit import adapters
+
+    return adapters.archive_container(), set(AuditExport.objects.values_list("container", "key"))

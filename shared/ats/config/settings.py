@@ -208,3 +208,5 @@ LOGGING = {
 AUDIT_HMAC_KEY = os.environ.get("ATS_AUDIT_HMAC_KEY", "")
 # The immutable archive container of audit exports (WORM retention set by infrastructure).
 AUDIT_ARCHIVE_CONTAINER = os.environ.get("ATS_AUDIT_ARCHIVE_CONTAINER", "audit-archive")
+# Quarantine blobs without a row younger than this are intakes still in flight.
+BLOBS_ORPHAN_GRACE_S = env.number("ATS_BLOBS_ORPHAN_GRACE_S", default=24 * 3600.0)

@@ -188,3 +188,13 @@ def evidence_rows(attachment_id: int) -> EvidenceRows | None:
         ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED).order_by("-attempt_no").first()
     )
     return EvidenceRows(attachment=att, raw=att.raw_intake, parse_attempt=attempt)
+
+
+def blob_references() -> dict[tuple[str, str], int]:
+    """(container, key) -> attachment id of every attachment row that points at bytes."""
+    rows = Attachment.objects.exclude(storage_key="").values_list("storage_container", "storage_key", "pk")
+    return {(c, k): pk for c, k, pk in rows}
+
+
+def blob_referenced(container: str, key: str) -> bool:
+    return Attachment.objects.filter(storage_container=container, storage_key=key).exists()

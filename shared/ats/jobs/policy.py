@@ -430,7 +430,6 @@ PERIODIC: tuple[PeriodicJob, ...] = (
         "blobs.reconcile",
         "45 2 * * *",
         env="ATS_BLOBS_RECONCILE_CRON",
-        pending="issue 11 (orphan blobs)",
     ),
     PeriodicJob(
         "nightly", "`retention_due_on` recompute", "retention.recompute_due_on", "0 1 * * *", pending="retention issue"
