@@ -40,7 +40,6 @@ PENDING_PERIODIC = {
     "retention.purge",
     "retention.recompute_due_on",
     "fairness.evaluate",
-    "search.refresh_sweep",
 }
 
 # Policy rows whose task is not written yet (same rule: shrink only).
@@ -50,8 +49,6 @@ PENDING_TASKS = {
     "ai.invoke",
     "retention.purge",
     "candidates.dedupe",
-    "search.index",
-    "search.refresh_sweep",
 }
 
 

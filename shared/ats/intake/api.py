@@ -2,12 +2,15 @@
 
 from ats.intake.models import Attachment, Channel, RawIntake
 from ats.intake.selectors import (
+    DocumentText,
     EvidenceRows,
     LostDocument,
     ParsedDocument,
     attachment_status,
     blob_referenced,
     blob_references,
+    document_texts,
+    documents_parsed_since,
     evidence_rows,
     latest_verification,
     lost_documents,
@@ -41,6 +44,7 @@ __all__ = [
     "WAITING",
     "Attachment",
     "Channel",
+    "DocumentText",
     "EvidenceRows",
     "IncomingFile",
     "LostDocument",
@@ -55,6 +59,8 @@ __all__ = [
     "blob_referenced",
     "blob_references",
     "candidate_exhausted",
+    "document_texts",
+    "documents_parsed_since",
     "evidence_rows",
     "ingest_exhausted",
     "intake_receive",

@@ -198,3 +198,35 @@ def blob_references() -> dict[tuple[str, str], int]:
 
 def blob_referenced(container: str, key: str) -> bool:
     return Attachment.objects.filter(storage_container=container, storage_key=key).exists()
+
+
+# --- search (issue 11): document texts for the full-text index -------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class DocumentText:
+    attachment_id: int
+    candidate_id: int | None
+    text: str
+    parsed_at: Any  # datetime of the parse attempt the text comes from
+
+
+def document_texts(attachment_ids: list[int]) -> dict[int, DocumentText]:
+    """Latest successful parse text of each attachment (absent ids: no parsed text)."""
+    out: dict[int, DocumentText] = {}
+    attempts = (
+        ParseAttempt.objects.filter(attachment_id__in=attachment_ids, state=ParseAttemptState.SUCCEEDED)
+        .select_related("attachment")
+        .order_by("attachment_id", "attempt_no")
+    )
+    for a in attempts:  # ascending: the latest attempt wins
+        out[a.attachment_id] = DocumentText(a.attachment_id, a.attachment.candidate_id, a.text, a.finished_at)
+    return out
+
+
+def documents_parsed_since(since: Any, *, limit: int = 10_000) -> list[int]:
+    """Attachments whose successful parse finished after `since` (None: all of them)."""
+    qs = ParseAttempt.objects.filter(state=ParseAttemptState.SUCCEEDED)
+    if since is not None:
+        qs = qs.filter(finished_at__gt=since)
+    return list(dict.fromkeys(qs.order_by("finished_at").values_list("attachment_id", flat=True)[:limit]))

@@ -523,6 +523,11 @@ def attachment_mark_candidate_created(*, attachment_id: int, candidate_id: int) 
     att.candidate_id = candidate_id
     _set_state(att, State.CANDIDATE_CREATED)
     _save(att, "candidate_id")
+    # The document is now findable under its candidate: index both with this commit.
+    from ats.search import api as search_api
+
+    search_api.search_reindex(kind="document", object_id=att.pk)
+    search_api.search_reindex(kind="candidate", object_id=candidate_id)
 
 
 def attachment_mark_candidate_failed(*, attachment_id: int, code: str, reason: str) -> None:

@@ -421,7 +421,6 @@ PERIODIC: tuple[PeriodicJob, ...] = (
         "search.refresh_sweep",
         "7 * * * *",
         env="ATS_SEARCH_SWEEP_CRON",
-        pending="issue 11 (search)",
     ),
     PeriodicJob("nightly", "Retention purge", "retention.purge", "30 1 * * *", pending="retention issue"),
     PeriodicJob(
