@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -101,3 +102,11 @@ def test_a_real_worker_runs_the_index_job(start_worker: Any) -> None:
         search_api.search_reindex(kind="candidate", object_id=cid)
     assert wait_for(lambda: search_api.search_candidates("fortran") == [cid], 30, "indexed by the worker")
     assert jobs("candidate", cid) == ["succeeded"]
+
+
+def test_cli_search(ats_cli: Any) -> None:
+    cid = candidate("Mary Jackson", "", "wind tunnel")
+    assert ats_cli("search", "--sweep").returncode == 0
+    res = ats_cli("search", "wind tunnel", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout) == {"query": "wind tunnel", "candidate_ids": [cid]}
