@@ -2,6 +2,7 @@
 
     ats migrate | web | worker --deployable default|untrusted | ingest | status
     ats intake-verify | policy | reparse | <any Django management command>
+    ats audit verify|export|partitions | evidence show ID | blobs reconcile | search QUERY
 
 Run from a checkout with no environment it talks to the embedded stack `just up` started
 (the same default DATABASE_URL, see ats.config.env).
