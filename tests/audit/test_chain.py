@@ -222,7 +222,7 @@ def test_personal_details_stay_outside_the_chain_and_erasure_keeps_it_valid() ->
     details = AuditEventPersonal.objects.get(event_id=event.pk).details
     assert details["email"] == "jane.doe@example.org" and details["filename"] == "Jane_Doe_CV.pdf"
     assert audit_api.audit_verify()["ok"]
-    assert audit_api.audit_personal_erase(event_ids=[event.pk]) == 1
+    assert audit_api.audit_personal_erase(object_type="candidate", object_id=42) == 1
     assert AuditEventPersonal.objects.get(event_id=event.pk).details is None
     assert audit_api.audit_verify()["ok"]  # erasure does not break the chain
 

@@ -137,8 +137,17 @@ def _insert(cur: Any, params: list[Any], occurred_at: datetime.datetime) -> int:
     return int(cur.fetchone()[0])
 
 
-def audit_personal_erase(*, event_ids: list[int]) -> int:
-    """Erase the personal details of these events; their chain stays valid."""
+def audit_personal_erase(
+    *, event_ids: list[int] | None = None, object_type: str | None = None, object_id: Any = None
+) -> int:
+    """Erase the personal details of these events (or of every event about one object);
+    the rows, their HMACs and the chain stay valid."""
+    if event_ids is None:
+        if object_type is None or object_id is None:
+            raise ValueError("give event_ids, or object_type and object_id")
+        event_ids = list(
+            AuditEvent.objects.filter(object_type=object_type, object_id=str(object_id)).values_list("id", flat=True)
+        )
     return AuditEventPersonal.objects.filter(event_id__in=event_ids, details__isnull=False).update(
         details=None, erased_at=timezone.now()
     )

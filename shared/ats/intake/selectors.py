@@ -151,8 +151,9 @@ def state_counts() -> dict[str, int]:
 
 
 def source_identifier(raw: RawIntake) -> str:
-    """Where a document came from: the mail message id, or the upload's raw intake id."""
-    return f"{raw.channel}:{raw.source_ref}" if raw.source_ref else f"{raw.channel}:raw_intake:{raw.pk}"
+    """Where a document came from: the channel, the upload id (raw intake id) and the
+    channel's own reference (mail: the message's dedupe key; CLI: the path)."""
+    return f"{raw.channel}:raw_intake:{raw.pk}:{raw.source_ref}"
 
 
 def source_sha256(raw: RawIntake) -> str:
