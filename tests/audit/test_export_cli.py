@@ -192,3 +192,39 @@ def test_sigkill_during_verification_loses_nothing(stack_env: dict[str, str], se
     res = _ats(stack_env, "audit", "verify", "--json")
     assert res.returncode == 0 and json.loads(res.stdout)["ok"] is True
     assert AuditVerification.objects.get().ok is True
+
+
+def test_a_consistent_rewrite_of_the_chain_is_caught_by_the_archive(archive_on_azurite: Any, seed_history: Any) -> None:
+    """A DBA who alters a row AND recomputes every later hash and the head passes the
+    link checks - but the closed month no longer matches its immutable export."""
+    from ats.audit.models import AuditChainHead, AuditEvent
+
+    ids = seed_history([month_start(1)] * 3)
+    audit_api.audit_event_record(actor="system:test", action="t", object_type="x", object_id=1)
+    audit_api.audit_export(month=month_start(1).date())
+    assert audit_api.audit_verify()["ok"]
+
+    prev = None
+    for e in AuditEvent.objects.order_by("seq"):
+        payload = {"n": 99, "attachment_id": 1} if e.pk == ids[1] else e.payload
+        if e.pk == ids[1] or prev is not None:
+            prev_hash = prev if prev is not None else e.prev_hash
+            digest = chain.row_hash(
+                seq=e.seq, occurred_at=e.occurred_at, actor=e.actor, action=e.action, object_type=e.object_type,
+                object_id=e.object_id, payload=payload, personal_hmac=e.personal_hmac, prev_hash=prev_hash,
+            )  # fmt: skip
+            as_dba(
+                "UPDATE audit_event SET payload = %s::jsonb, prev_hash = %s, row_hash = %s WHERE id = %s",
+                [chain.canonical_json(payload), prev_hash, digest, e.pk],
+            )
+            prev = digest
+    AuditChainHead.objects.filter(pk=1).update(last_hash=prev)  # the links alone are consistent again...
+    result = audit_api.audit_verify()
+    assert result["ok"] is False  # ...but the archive remembers
+    assert result["first_broken"] == {
+        "partition": partitions.name_for(month_start(1).date()),
+        "event_id": ids[1],
+        "reason": "row differs from the archived export of its month (rewritten after export)",
+    }
+    this_month = partitions.name_for(month_start(0).date())
+    assert next(p for p in result["partitions"] if p["name"] == this_month)["ok"] is True

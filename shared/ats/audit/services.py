@@ -272,6 +272,7 @@ def audit_verify(*, record: bool = True) -> dict[str, Any]:
     """
     key = hmac_key()
     parts = partitions.existing()
+    exported = {e.month: e for e in AuditExport.objects.filter(dropped_at__isnull=True)}
     prev_seq, prev_hash = _link_into(parts[0].month if parts else None)
     first_broken: dict[str, Any] | None = None
     report = []
@@ -290,6 +291,13 @@ def audit_verify(*, record: bool = True) -> dict[str, Any]:
             prev_seq, prev_hash = row.seq, row.row_hash
             last_part, last_event_id = part.name, row.id
             _pause_point("verify-row")
+        export = exported.get(part.month)
+        if export is not None:
+            found = _against_archive(part, export)
+            if found is not None:
+                ok = False
+                if first_broken is None:
+                    first_broken = {"partition": part.name, "event_id": found[1], "reason": found[0]}
         report.append({"name": part.name, "ok": ok, "rows": rows})
     head = AuditChainHead.objects.filter(pk=1).first()
     head_seq, head_hash = (head.last_seq, head.last_hash) if head else (0, chain.GENESIS)
@@ -314,6 +322,35 @@ def audit_verify(*, record: bool = True) -> dict[str, Any]:
     if first_broken:
         logger.error("audit chain broken: %s", first_broken)
     return result
+
+
+def _against_archive(part: partitions.Partition, export: AuditExport) -> tuple[str, int | None] | None:
+    """An exported month must still produce its archived bytes.
+
+    This is what catches a rewrite of the chain that recomputed every later hash (which
+    the links alone cannot): the archive object is immutable and outside the database.
+    Returns (reason, event id) for the first difference, or None.
+    """
+    data, _ = export_bytes(part, 0, export.prev_hash_in)
+    if hashlib.sha256(data).hexdigest() == export.sha256:
+        return None
+    try:
+        archived = adapters.archive_store().get(export.container, export.key)
+    except Exception as exc:
+        return f"the archived export {export.container}/{export.key} is unreadable ({type(exc).__name__})", None
+    if hashlib.sha256(archived).hexdigest() != export.sha256:
+        return "the archived export no longer matches its recorded sha256", None
+    then = {r["seq"]: r for r in map(json.loads, archived.decode().splitlines()[1:])}
+    for row in _rows(part.name):
+        was = then.pop(row.seq, None)
+        if was is None:
+            return "row not in the archived export of its month (inserted after export)", row.id
+        if was != row.export_line():
+            return "row differs from the archived export of its month (rewritten after export)", row.id
+    if then:
+        first = then[min(then)]
+        return f"seq {first['seq']} of the archived export is missing (deleted after export)", int(first["id"])
+    return "the partition no longer reproduces its archived export", None
 
 
 def _partition_of_event(event_id: int | None) -> str | None:
