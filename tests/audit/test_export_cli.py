@@ -228,3 +228,17 @@ def test_a_consistent_rewrite_of_the_chain_is_caught_by_the_archive(archive_on_a
     }
     this_month = partitions.name_for(month_start(0).date())
     assert next(p for p in result["partitions"] if p["name"] == this_month)["ok"] is True
+
+
+def test_export_never_overwrites_the_archive(archive_on_azurite: Any, seed_history: Any) -> None:
+    from django.conf import settings
+
+    from ats.audit.services import export_key
+
+    seed_history([month_start(2)])
+    part = partitions.Partition(partitions.name_for(month_start(2).date()), month_start(2).date())
+    archive_on_azurite.put(settings.AUDIT_ARCHIVE_CONTAINER, export_key(part), b"an earlier, different export\n")
+    with pytest.raises(audit_api.ExportRefused, match="already holds different bytes"):
+        audit_api.audit_export(month=month_start(2).date())
+    assert archive_on_azurite.get(settings.AUDIT_ARCHIVE_CONTAINER, export_key(part)).startswith(b"an earlier")
+    assert not AuditExport.objects.exists()

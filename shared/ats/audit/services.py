@@ -28,6 +28,7 @@ from django.utils import timezone
 from ats.audit import adapters, chain, partitions
 from ats.audit.keys import hmac_key
 from ats.audit.models import AuditChainHead, AuditEvent, AuditEventPersonal, AuditExport, AuditVerification
+from ats.storage import api as storage_api
 
 logger = logging.getLogger(__name__)
 
@@ -461,7 +462,12 @@ def audit_export(*, month: datetime.date | None = None, now: datetime.datetime |
         data, header = export_bytes(part, prev_seq, prev_hash)
         key = export_key(part)
         digest = hashlib.sha256(data).hexdigest()
-        put = store.put(container, key, data)  # BlobConflict: different bytes archived -> refuse
+        try:
+            put = store.put(container, key, data)  # never overwrites: the archive is immutable
+        except storage_api.BlobConflict as exc:
+            raise ExportRefused(
+                f"{container}/{key} already holds different bytes: {part.name} changed after it was archived"
+            ) from exc
         _pause_point("export-after-put")
         with transaction.atomic():
             AuditExport.objects.create(
