@@ -193,6 +193,7 @@ class Migration(migrations.Migration):
                     field=models.DateTimeField(db_index=True),
                 ),
             ],
-            database_operations=[migrations.RunPython(forwards, migrations.RunPython.noop)],
+            # Irreversible: the old unpartitioned, unchained shape is not coming back.
+            database_operations=[migrations.RunPython(forwards)],
         ),
     ]
