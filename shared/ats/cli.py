@@ -3,6 +3,7 @@
     ats migrate | web | worker --deployable default|untrusted | ingest | status
     ats intake-verify | policy | reparse | retry-scan | retry-candidate | discard | user-add
     ats candidate show|list|merge|unmerge|edit|accept|dismiss   (docs/candidates.md)
+    ats audit verify|export|partitions | evidence show ID | blobs reconcile | search QUERY
     ats <any Django management command>
 
 Run from a checkout with no environment it talks to the embedded stack `just up` started

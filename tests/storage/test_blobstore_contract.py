@@ -206,3 +206,23 @@ def test_default_max_get_bytes_comes_from_config(store: BlobStore, containers: t
     with pytest.raises(BlobTooLarge):
         store.get(q, KEY)
     assert store.get(q, KEY, max_bytes=100) == b"x" * 100
+
+
+def test_list_blobs_names_every_object_with_size_and_age(store: BlobStore, containers: tuple[str, str]) -> None:
+    import datetime
+
+    quarantine, documents = containers
+    store.put(quarantine, "2026/11/30/a", b"abc")
+    store.put(quarantine, "2026/11/30/b", b"")
+    store.put(quarantine, "other/c", b"12345")
+    store.put(documents, "2026/11/30/d", b"x")
+    listed = {b.key: b for b in store.list_blobs(quarantine)}
+    assert set(listed) == {"2026/11/30/a", "2026/11/30/b", "other/c"}
+    assert (listed["2026/11/30/a"].size, listed["other/c"].size, listed["2026/11/30/b"].size) == (3, 5, 0)
+    now = datetime.datetime.now(datetime.UTC)
+    for info in listed.values():
+        assert info.container == quarantine
+        assert abs((now - info.last_modified).total_seconds()) < 120
+    assert {b.key for b in store.list_blobs(quarantine, prefix="2026/")} == {"2026/11/30/a", "2026/11/30/b"}
+    store.delete(quarantine, "other/c")
+    assert "other/c" not in {b.key for b in store.list_blobs(quarantine)}

@@ -1,6 +1,26 @@
 """Facade of the audit module."""
 
-from ats.audit.selectors import events_for
-from ats.audit.services import audit_event_record
+from ats.audit.selectors import ChainedEvent, audit_archive_references, audit_events_for, events_for
+from ats.audit.services import (
+    ExportRefused,
+    ExportResult,
+    audit_event_record,
+    audit_export,
+    audit_partitions_maintain,
+    audit_personal_erase,
+    audit_verify,
+)
 
-__all__ = ["audit_event_record", "events_for"]
+__all__ = [
+    "ChainedEvent",
+    "ExportRefused",
+    "ExportResult",
+    "audit_archive_references",
+    "audit_event_record",
+    "audit_events_for",
+    "audit_export",
+    "audit_partitions_maintain",
+    "audit_personal_erase",
+    "audit_verify",
+    "events_for",
+]

@@ -1,13 +1,543 @@
+"""Writes of the audit module: chained events, erasure, verification, export, partitions.
+
+Chaining scheme (docs/compliance.md): every row is chained *at write time*. The writer
+locks the single chain-head row (`SELECT ... FOR UPDATE`), reads the tail's seq and
+hash, takes its timestamp from `clock_timestamp()` while holding the lock, inserts the
+row and moves the head - all in the caller's transaction. Concurrent writers queue on the
+head row, so each one links to the tail the previous one *committed*; a writer that rolls
+back takes its row and its head move with it. The chain therefore never forks and `seq`
+is gapless, and `occurred_at` grows with `seq`, so a month is closed for good once the
+head lock has been taken after the month ended.
+"""
+
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Iterator
 from typing import Any
 
-from ats.audit.models import AuditEvent
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from ats.audit import adapters, chain, partitions
+from ats.audit.keys import hmac_key
+from ats.audit.models import AuditChainHead, AuditEvent, AuditEventPersonal, AuditExport, AuditVerification
+from ats.storage import api as storage_api
+
+logger = logging.getLogger(__name__)
+
+KEEP_MONTHS = 13  # partitions older than this are detached and dropped once exported
+AHEAD_MONTHS = 2  # partitions created ahead of need by the monthly job
+_BATCH = 5000
+
+
+def _pause_point(name: str) -> None:
+    """Test hook: `ATS_TEST_PAUSE_AT=<name>:<seconds>` sleeps here (SIGKILL tests)."""
+    spec = os.environ.get("ATS_TEST_PAUSE_AT", "")
+    if spec.startswith(name + ":"):
+        os.write(2, f"paused at {name}\n".encode())
+        time.sleep(float(spec.split(":", 1)[1]))
+
+
+# ------------------------------------------------------------------------------ record
 
 
 def audit_event_record(
-    *, actor: str, action: str, object_type: str, object_id: Any, payload: dict[str, Any] | None = None
+    *,
+    actor: str,
+    action: str,
+    object_type: str,
+    object_id: Any,
+    payload: dict[str, Any] | None = None,
+    personal: dict[str, Any] | None = None,
 ) -> AuditEvent:
-    return AuditEvent.objects.create(
-        actor=actor, action=action, object_type=object_type, object_id=str(object_id), payload=payload or {}
+    """Append one chained event in the caller's transaction (or its own).
+
+    `payload` holds ids and codes; personal details go in `personal` (kept in the
+    erasable side table, covered by the chain only through an HMAC). Payload keys that
+    name personal data (chain.PERSONAL_KEYS, e.g. `filename`) are moved there too.
+    """
+    kept, moved = chain.split_personal(chain.normalise(payload or {}))
+    details = {**moved, **chain.normalise(personal or {})}
+    mac = chain.personal_hmac(hmac_key(), details)
+    object_id = str(object_id)
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(
+            "INSERT INTO audit_chain_head (id, last_seq, last_hash, updated_at) VALUES (1, 0, %s, now())"
+            " ON CONFLICT (id) DO NOTHING",
+            [chain.GENESIS],
+        )
+        # The lock that keeps the chain linear; held until the caller commits.
+        cur.execute("SELECT last_seq, last_hash FROM audit_chain_head WHERE id = 1 FOR UPDATE")
+        last_seq, last_hash = cur.fetchone()
+        # The timestamp is read after the lock is granted, so it grows with seq.
+        cur.execute("SELECT clock_timestamp()")
+        occurred_at = cur.fetchone()[0]
+        seq = last_seq + 1
+        digest = chain.row_hash(
+            seq=seq,
+            occurred_at=occurred_at,
+            actor=actor,
+            action=action,
+            object_type=object_type,
+            object_id=object_id,
+            payload=kept,
+            personal_hmac=mac,
+            prev_hash=last_hash,
+        )
+        params = [seq, occurred_at, actor, action, object_type, object_id, chain.canonical_json(kept), mac, last_hash]
+        event_id = _insert(cur, [*params, digest], occurred_at)
+        if details:
+            AuditEventPersonal.objects.create(event_id=event_id, occurred_at=occurred_at, details=details)
+        cur.execute(
+            "UPDATE audit_chain_head SET last_seq = %s, last_hash = %s, last_event_id = %s, updated_at = now()"
+            " WHERE id = 1",
+            [seq, digest, event_id],
+        )
+    event = AuditEvent(
+        id=event_id,
+        seq=seq,
+        occurred_at=occurred_at,
+        actor=actor,
+        action=action,
+        object_type=object_type,
+        object_id=object_id,
+        payload=kept,
+        personal_hmac=mac,
+        prev_hash=last_hash,
+        row_hash=digest,
     )
+    event._state.adding = False
+    return event
+
+
+_INSERT = (
+    "INSERT INTO audit_event (seq, occurred_at, actor, action, object_type, object_id, payload, personal_hmac,"
+    " prev_hash, row_hash) VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s) RETURNING id"
+)
+
+
+def _insert(cur: Any, params: list[Any], occurred_at: datetime.datetime) -> int:
+    try:
+        with transaction.atomic():  # savepoint: a missing partition must not abort the caller
+            cur.execute(_INSERT, params)
+            return int(cur.fetchone()[0])
+    except DatabaseError as exc:
+        if "no partition" not in str(exc):
+            raise
+    # The monthly job creates partitions ahead; if it has not run, the write still succeeds.
+    logger.warning("audit partition for %s missing: created on demand", partitions.month_of(occurred_at))
+    partitions.create(partitions.month_of(occurred_at))
+    cur.execute(_INSERT, params)
+    return int(cur.fetchone()[0])
+
+
+def audit_personal_erase(
+    *, event_ids: list[int] | None = None, object_type: str | None = None, object_id: Any = None
+) -> int:
+    """Erase the personal details of these events (or of every event about one object);
+    the rows, their HMACs and the chain stay valid."""
+    if event_ids is None:
+        if object_type is None or object_id is None:
+            raise ValueError("give event_ids, or object_type and object_id")
+        event_ids = list(
+            AuditEvent.objects.filter(object_type=object_type, object_id=str(object_id)).values_list("id", flat=True)
+        )
+    return AuditEventPersonal.objects.filter(event_id__in=event_ids, details__isnull=False).update(
+        details=None, erased_at=timezone.now()
+    )
+
+
+# ------------------------------------------------------------------------------ verify
+
+
+@dataclasses.dataclass
+class _Row:
+    id: int
+    seq: int
+    occurred_at: datetime.datetime
+    actor: str
+    action: str
+    object_type: str
+    object_id: str
+    payload: Any
+    personal_hmac: str
+    prev_hash: str
+    row_hash: str
+    details: Any
+
+    def recomputed(self) -> str:
+        return chain.row_hash(
+            seq=self.seq,
+            occurred_at=self.occurred_at,
+            actor=self.actor,
+            action=self.action,
+            object_type=self.object_type,
+            object_id=self.object_id,
+            payload=self.payload,
+            personal_hmac=self.personal_hmac,
+            prev_hash=self.prev_hash,
+        )
+
+    def export_line(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "id": self.id,
+            "occurred_at": chain.timestamp(self.occurred_at),
+            "actor": self.actor,
+            "action": self.action,
+            "object_type": self.object_type,
+            "object_id": self.object_id,
+            "payload": self.payload,
+            "personal_hmac": self.personal_hmac,
+            "prev_hash": self.prev_hash,
+            "row_hash": self.row_hash,
+        }
+
+
+def _decode(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _rows(partition: str) -> Iterator[_Row]:
+    """Rows of one partition in chain order, in keyset-paged batches."""
+    after: tuple[int, int] = (-1, -1)
+    while True:
+        with connection.cursor() as cur:
+            cur.execute(
+                f"""SELECT e.id, e.seq, e.occurred_at, e.actor, e.action, e.object_type, e.object_id, e.payload,
+                           e.personal_hmac, e.prev_hash, e.row_hash, p.details
+                      FROM {partition} e LEFT JOIN audit_event_personal p ON p.event_id = e.id
+                     WHERE (e.seq, e.id) > (%s, %s)
+                     ORDER BY e.seq, e.id LIMIT %s""",
+                [after[0], after[1], _BATCH],
+            )
+            batch = cur.fetchall()
+        for r in batch:
+            yield _Row(
+                id=r[0],
+                seq=r[1],
+                occurred_at=r[2],
+                actor=r[3],
+                action=r[4],
+                object_type=r[5],
+                object_id=r[6],
+                payload=_decode(r[7]),
+                personal_hmac=r[8],
+                prev_hash=r[9],
+                row_hash=r[10],
+                details=_decode(r[11]),
+            )
+        if len(batch) < _BATCH:
+            return
+        after = (batch[-1][1], batch[-1][0])
+
+
+def _link_into(first_month: datetime.date | None) -> tuple[int, str]:
+    """(seq, hash) the oldest present partition must link to: genesis, or the last
+    exported month before it whose partition was dropped."""
+    if first_month is None:
+        return 0, chain.GENESIS
+    earlier = AuditExport.objects.filter(month__lt=first_month, last_seq__isnull=False).order_by("-month").first()
+    if earlier is None:
+        return 0, chain.GENESIS
+    return int(earlier.last_seq or 0), earlier.last_row_hash
+
+
+def _check_row(row: _Row, prev_seq: int, prev_hash: str, key: bytes) -> str | None:
+    if row.seq <= prev_seq:
+        return f"seq {row.seq} repeats or goes backwards after {prev_seq} (a row was inserted)"
+    if row.seq != prev_seq + 1:
+        missing = f"{prev_seq + 1}" if row.seq == prev_seq + 2 else f"{prev_seq + 1}..{row.seq - 1}"
+        return f"seq {missing} missing before this row (deleted)"
+    if row.prev_hash != prev_hash:
+        return "prev_hash does not link to the previous row (a row before it was altered or replaced)"
+    if row.recomputed() != row.row_hash:
+        return "row content does not match its row_hash (altered)"
+    if row.details is not None and chain.personal_hmac(key, row.details) != row.personal_hmac:
+        return "personal details do not match the row's HMAC (side table altered)"
+    return None
+
+
+def audit_verify(*, record: bool = True) -> dict[str, Any]:
+    """Walk the whole chain; `{ok, partitions: [{name, ok, rows}], first_broken}`.
+
+    Read-only apart from the one result row written at the end, so a run killed at any
+    point loses nothing and the next run simply starts again.
+    """
+    key = hmac_key()
+    parts = partitions.existing()
+    exported = {e.month: e for e in AuditExport.objects.filter(dropped_at__isnull=True)}
+    prev_seq, prev_hash = _link_into(parts[0].month if parts else None)
+    first_broken: dict[str, Any] | None = None
+    report = []
+    last_part: str | None = None
+    last_event_id: int | None = None
+    for part in parts:
+        ok, rows = True, 0
+        for row in _rows(part.name):
+            rows += 1
+            reason = _check_row(row, prev_seq, prev_hash, key)
+            if reason is not None:
+                ok = False
+                if first_broken is None:
+                    first_broken = {"partition": part.name, "event_id": row.id, "reason": reason}
+            # Continue from the stored values, so later partitions are judged on their own.
+            prev_seq, prev_hash = row.seq, row.row_hash
+            last_part, last_event_id = part.name, row.id
+            _pause_point("verify-row")
+        export = exported.get(part.month)
+        if export is not None:
+            found = _against_archive(part, export)
+            if found is not None:
+                ok = False
+                if first_broken is None:
+                    first_broken = {"partition": part.name, "event_id": found[1], "reason": found[0]}
+        report.append({"name": part.name, "ok": ok, "rows": rows})
+    head = AuditChainHead.objects.filter(pk=1).first()
+    head_seq, head_hash = (head.last_seq, head.last_hash) if head else (0, chain.GENESIS)
+    if (head_seq, head_hash) != (prev_seq, prev_hash):
+        reason = (
+            f"the chain ends at seq {prev_seq} but its head records seq {head_seq}"
+            + (" (trailing rows deleted)" if head_seq > prev_seq else "")
+            if head_seq != prev_seq
+            else "the last row's hash differs from the chain head (last row altered)"
+        )
+        event_id = head.last_event_id if head and head.last_event_id else last_event_id
+        part_name = _partition_of_event(event_id) or last_part or ""
+        for p in report:
+            if p["name"] == part_name:
+                p["ok"] = False
+        if first_broken is None:
+            first_broken = {"partition": part_name, "event_id": event_id, "reason": reason}
+    ok = first_broken is None
+    result = {"ok": ok, "partitions": report, "first_broken": first_broken}
+    if record:
+        AuditVerification.objects.create(ok=ok, result=result)
+    if first_broken:
+        logger.error("audit chain broken: %s", first_broken)
+    return result
+
+
+def _against_archive(part: partitions.Partition, export: AuditExport) -> tuple[str, int | None] | None:
+    """An exported month must still produce its archived bytes.
+
+    This is what catches a rewrite of the chain that recomputed every later hash (which
+    the links alone cannot): the archive object is immutable and outside the database.
+    Returns (reason, event id) for the first difference, or None.
+    """
+    data, _ = export_bytes(part, 0, export.prev_hash_in)
+    if hashlib.sha256(data).hexdigest() == export.sha256:
+        return None
+    try:
+        archived = adapters.archive_store().get(export.container, export.key)
+    except Exception as exc:
+        return f"the archived export {export.container}/{export.key} is unreadable ({type(exc).__name__})", None
+    if hashlib.sha256(archived).hexdigest() != export.sha256:
+        return "the archived export no longer matches its recorded sha256", None
+    then = {r["seq"]: r for r in map(json.loads, archived.decode().splitlines()[1:])}
+    for row in _rows(part.name):
+        was = then.pop(row.seq, None)
+        if was is None:
+            return "row not in the archived export of its month (inserted after export)", row.id
+        if was != row.export_line():
+            return "row differs from the archived export of its month (rewritten after export)", row.id
+    if then:
+        first = then[min(then)]
+        return f"seq {first['seq']} of the archived export is missing (deleted after export)", int(first["id"])
+    return "the partition no longer reproduces its archived export", None
+
+
+def _partition_of_event(event_id: int | None) -> str | None:
+    if event_id is None:
+        return None
+    with connection.cursor() as cur:
+        cur.execute("SELECT tableoid::regclass::text FROM audit_event WHERE id = %s", [event_id])
+        row = cur.fetchone()
+    return str(row[0]) if row else None
+
+
+# ------------------------------------------------------------------------------ export
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportResult:
+    month: str
+    partition: str
+    container: str
+    key: str
+    sha256: str
+    rows: int
+    status: str  # created | unchanged (already in the archive, recorded now) | recorded (earlier run)
+
+    def as_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+class ExportRefused(Exception):
+    pass
+
+
+def _closed_before(now: datetime.datetime) -> datetime.date:
+    """Months before the returned one are closed: no writer can still add to them.
+
+    Taking the head lock waits out any writer that read its timestamp before `now`;
+    every later writer reads a later timestamp (docs/compliance.md).
+    """
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SELECT 1 FROM audit_chain_head WHERE id = 1 FOR UPDATE")
+    return partitions.month_of(now)
+
+
+def export_bytes(part: partitions.Partition, prev_seq: int, prev_hash: str) -> tuple[bytes, dict[str, Any]]:
+    """The month's export: a header line, then one canonical JSON line per row.
+
+    Deterministic (nothing time-dependent), so a re-run after a crash produces the same
+    bytes and the archive's no-overwrite put reports them unchanged.
+    """
+    lines = []
+    first_seq: int | None = None
+    last_seq: int | None = None
+    last_hash = prev_hash
+    for row in _rows(part.name):
+        lines.append(chain.canonical_json(row.export_line()))
+        first_seq = row.seq if first_seq is None else first_seq
+        last_seq, last_hash = row.seq, row.row_hash
+    header = {
+        "format": chain.EXPORT_FORMAT,
+        "partition": part.name,
+        "month": f"{part.month:%Y-%m}",
+        "rows": len(lines),
+        "first_seq": first_seq,
+        "last_seq": last_seq,
+        "prev_hash_in": prev_hash,
+        "last_row_hash": last_hash,
+    }
+    data = ("\n".join([chain.canonical_json(header), *lines]) + "\n").encode()
+    return data, header
+
+
+def export_key(part: partitions.Partition) -> str:
+    return f"audit/{part.month:%Y}/{part.month:%m}/{part.name}.jsonl"
+
+
+def audit_export(*, month: datetime.date | None = None, now: datetime.datetime | None = None) -> list[ExportResult]:
+    """Export closed, verified partitions not yet exported (or just `month`).
+
+    Order of effects makes a SIGKILL harmless: the archive object is written first
+    (no overwrite), the AuditExport row after; a run killed in between finds identical
+    bytes in the archive next time and records them.
+    """
+    now = now or timezone.now()
+    open_from = _closed_before(now)
+    parts = partitions.existing()
+    if month is not None:
+        if month >= open_from:
+            raise ExportRefused(f"{month:%Y-%m} is not closed yet")
+        if month not in {p.month for p in parts} and not AuditExport.objects.filter(month=month).exists():
+            raise ExportRefused(f"no audit partition for {month:%Y-%m}")
+    done = {e.month: e for e in AuditExport.objects.all()}
+    targets = [p for p in parts if p.month < open_from and (month is None or p.month == month)]
+    results: list[ExportResult] = []
+    if month is not None and month in done:
+        e = done[month]
+        return [ExportResult(f"{month:%Y-%m}", e.partition, e.container, e.key, e.sha256, e.rows, "recorded")]
+    targets = [p for p in targets if p.month not in done]
+    if not targets:
+        return results
+    verdict = audit_verify(record=False)
+    broken = {p["name"] for p in verdict["partitions"] if not p["ok"]}
+    store = adapters.archive_store()
+    container = adapters.archive_container()
+    for part in targets:
+        if part.name in broken:
+            raise ExportRefused(f"{part.name} fails verification: {verdict['first_broken']}")
+        prev_seq, prev_hash = _link_before(part, parts)
+        data, header = export_bytes(part, prev_seq, prev_hash)
+        key = export_key(part)
+        digest = hashlib.sha256(data).hexdigest()
+        try:
+            put = store.put(container, key, data)  # never overwrites: the archive is immutable
+        except storage_api.BlobConflict as exc:
+            raise ExportRefused(
+                f"{container}/{key} already holds different bytes: {part.name} changed after it was archived"
+            ) from exc
+        _pause_point("export-after-put")
+        with transaction.atomic():
+            AuditExport.objects.create(
+                month=part.month,
+                partition=part.name,
+                container=container,
+                key=key,
+                sha256=digest,
+                size_bytes=len(data),
+                rows=header["rows"],
+                first_seq=header["first_seq"],
+                last_seq=header["last_seq"],
+                prev_hash_in=header["prev_hash_in"],
+                last_row_hash=header["last_row_hash"],
+            )
+        status = "created" if put.value == "created" else "unchanged"
+        logger.info("audit partition %s exported to %s/%s sha256=%s (%s)", part.name, container, key, digest, status)
+        results.append(ExportResult(f"{part.month:%Y-%m}", part.name, container, key, digest, header["rows"], status))
+    return results
+
+
+def _link_before(part: partitions.Partition, parts: list[partitions.Partition]) -> tuple[int, str]:
+    """The (seq, hash) the month's first row links to: the last row of any earlier month."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT seq, row_hash FROM audit_event WHERE occurred_at < %s ORDER BY seq DESC, id DESC LIMIT 1",
+            [partitions.bounds(part.month)[0]],
+        )
+        row = cur.fetchone()
+    if row is not None:
+        return int(row[0]), str(row[1])
+    return _link_into(part.month)
+
+
+# -------------------------------------------------------------------------- partitions
+
+
+def audit_partitions_maintain(*, now: datetime.datetime | None = None) -> dict[str, list[str]]:
+    """Create this month's and the next AHEAD_MONTHS partitions; detach and drop the
+    partitions older than KEEP_MONTHS whose export is in the archive with its hash."""
+    now = now or timezone.now()
+    current = partitions.month_of(now)
+    created = [
+        partitions.name_for(m)
+        for m in (partitions.add_months(current, i) for i in range(AHEAD_MONTHS + 1))
+        if partitions.create(m)
+    ]
+    cutoff = partitions.add_months(current, -KEEP_MONTHS)
+    dropped: list[str] = []
+    kept: list[str] = []
+    for part in partitions.existing():
+        if part.month >= cutoff:
+            continue
+        export = AuditExport.objects.filter(month=part.month).first()
+        if export is None or not _archived_intact(export):
+            logger.error("audit partition %s is past retention but not safely exported: kept", part.name)
+            kept.append(part.name)
+            continue
+        with transaction.atomic():
+            partitions.drop(part.month)
+            export.dropped_at = timezone.now()
+            export.save(update_fields=["dropped_at"])
+        dropped.append(part.name)
+    return {"created": created, "dropped": dropped, "kept_unexported": kept}
+
+
+def _archived_intact(export: AuditExport) -> bool:
+    try:
+        data = adapters.archive_store().get(export.container, export.key)
+    except Exception:
+        logger.exception("archive object %s/%s unreadable", export.container, export.key)
+        return False
+    return hashlib.sha256(data).hexdigest() == export.sha256

@@ -116,15 +116,23 @@ def candidate_detail(candidate_id: int, *, actor: Any) -> dict[str, Any] | None:
 
 
 def candidate_search(query: str) -> Q:
-    """The search seam. Today a simple ILIKE over name, e-mail and skills; the full-text
-    search module (its own side table, another issue) replaces this one function."""
+    """Full-text matches (names, e-mail, skills, document text; ats.search's side table,
+    indexed by a job moments after each change) or a plain substring of name, e-mail or a
+    skill, so a candidate created a moment ago is found before its index job has run."""
+    from ats.search import api as search_api
+
     pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     skill_ids = RawSQL(
         "SELECT f.candidate_id FROM candidates_field f, jsonb_array_elements(f.values) e"
         " WHERE f.field = 'skills' AND e->>'value' ILIKE %s",
         [pattern],
     )
-    return Q(display_name__icontains=query) | Q(email__icontains=query) | Q(pk__in=skill_ids)
+    return (
+        Q(pk__in=search_api.search_candidates(query))
+        | Q(display_name__icontains=query)
+        | Q(email__icontains=query)
+        | Q(pk__in=skill_ids)
+    )
 
 
 def candidate_list(

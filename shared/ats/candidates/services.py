@@ -199,6 +199,11 @@ def _refresh(candidate: Candidate) -> None:
     candidate.email = str(emails[0]["value"])[:320] if emails else ""
     candidate.revision += 1
     candidate.save()
+    # The full-text index follows in a job deferred in this same transaction. Imported
+    # here: the search module reads candidates through this module's facade.
+    from ats.search import api as search_api
+
+    search_api.search_reindex(kind="candidate", object_id=candidate.pk)
     CandidateSignal.objects.filter(candidate=candidate).delete()
     if candidate.status == CandidateStatus.ACTIVE:
         CandidateSignal.objects.bulk_create(

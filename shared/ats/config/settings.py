@@ -40,6 +40,8 @@ INSTALLED_APPS = [
     "ats.channels",
     "ats.web",
     "ats.observability",
+    "ats.evidence",
+    "ats.search",
     # Test-only apps (e.g. tests.testapp) are added by the test runner, never in images.
     *env.csv("ATS_EXTRA_APPS", default=""),
 ]
@@ -224,3 +226,12 @@ LOGGING = {
         "procrastinate": {"level": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING")},
     },
 }
+
+# --- audit (ats.audit) -----------------------------------------------------------------
+# Key of the HMAC that binds erasable personal details to the audit chain; production
+# sets it and keeps it out of the database (default: derived from SECRET_KEY).
+AUDIT_HMAC_KEY = os.environ.get("ATS_AUDIT_HMAC_KEY", "")
+# The immutable archive container of audit exports (WORM retention set by infrastructure).
+AUDIT_ARCHIVE_CONTAINER = os.environ.get("ATS_AUDIT_ARCHIVE_CONTAINER", "audit-archive")
+# Quarantine blobs without a row younger than this are intakes still in flight.
+BLOBS_ORPHAN_GRACE_S = env.number("ATS_BLOBS_ORPHAN_GRACE_S", default=24 * 3600.0)

@@ -6,6 +6,8 @@ import base64
 import binascii
 import dataclasses
 import datetime
+import hashlib
+import json
 from typing import Any
 
 from django.db import connection, transaction
@@ -306,3 +308,89 @@ def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:
     items.append({"at": att.state_changed_at, "source": "step", "what": f"State: {INFO[State(att.state)].label}"})
     items.sort(key=lambda i: i["at"])
     return items
+
+
+# --- evidence chain (issue 11): the values intake's audit events commit to -------------
+
+
+def source_identifier(raw: RawIntake) -> str:
+    """Where a document came from: the channel, the upload id (raw intake id) and the
+    channel's own reference (mail: the message's dedupe key; CLI: the path)."""
+    return f"{raw.channel}:raw_intake:{raw.pk}:{raw.source_ref}"
+
+
+def source_sha256(raw: RawIntake) -> str:
+    # Hashed in the audit payload: a message id can carry a mail address (`<id@host>`).
+    return hashlib.sha256(source_identifier(raw).encode()).hexdigest()
+
+
+def parse_output_sha256(*, text: str, page_count: int | None, result: dict[str, Any] | None) -> str:
+    """Hash of a parse attempt's stored output (canonical JSON of text, pages, answer)."""
+    canonical = json.dumps(
+        {"text": text, "page_count": page_count, "result": result or {}},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class EvidenceRows:
+    """The rows `ats evidence show` re-reads for one attachment."""
+
+    attachment: Attachment
+    raw: RawIntake
+    parse_attempt: ParseAttempt | None  # the latest successful one
+
+
+def evidence_rows(attachment_id: int) -> EvidenceRows | None:
+    att = Attachment.objects.select_related("raw_intake").filter(pk=attachment_id).first()
+    if att is None:
+        return None
+    attempt = (
+        ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED).order_by("-attempt_no").first()
+    )
+    return EvidenceRows(attachment=att, raw=att.raw_intake, parse_attempt=attempt)
+
+
+def blob_references() -> dict[tuple[str, str], int]:
+    """(container, key) -> attachment id of every attachment row that points at bytes."""
+    rows = Attachment.objects.exclude(storage_key="").values_list("storage_container", "storage_key", "pk")
+    return {(c, k): pk for c, k, pk in rows}
+
+
+def blob_referenced(container: str, key: str) -> bool:
+    return Attachment.objects.filter(storage_container=container, storage_key=key).exists()
+
+
+# --- search (issue 11): document texts for the full-text index -------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class DocumentText:
+    attachment_id: int
+    candidate_id: int | None
+    text: str
+    parsed_at: Any  # datetime of the parse attempt the text comes from
+
+
+def document_texts(attachment_ids: list[int]) -> dict[int, DocumentText]:
+    """Latest successful parse text of each attachment (absent ids: no parsed text)."""
+    out: dict[int, DocumentText] = {}
+    attempts = (
+        ParseAttempt.objects.filter(attachment_id__in=attachment_ids, state=ParseAttemptState.SUCCEEDED)
+        .select_related("attachment")
+        .order_by("attachment_id", "attempt_no")
+    )
+    for a in attempts:  # ascending: the latest attempt wins
+        out[a.attachment_id] = DocumentText(a.attachment_id, a.attachment.candidate_id, a.text, a.finished_at)
+    return out
+
+
+def documents_parsed_since(since: Any, *, limit: int = 10_000) -> list[int]:
+    """Attachments whose successful parse finished after `since` (None: all of them)."""
+    qs = ParseAttempt.objects.filter(state=ParseAttemptState.SUCCEEDED)
+    if since is not None:
+        qs = qs.filter(finished_at__gt=since)
+    return list(dict.fromkeys(qs.order_by("finished_at").values_list("attachment_id", flat=True)[:limit]))

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from ats.audit import api as audit_api
 from ats.config.env import ats_settings
-from ats.intake import adapters
+from ats.intake import adapters, selectors
 from ats.intake.models import (
     Attachment,
     Channel,
@@ -107,7 +107,13 @@ def intake_receive(
                 action="intake.received",
                 object_type="attachment",
                 object_id=att.pk,
-                payload={"channel": channel, "filename": att.filename, "size": att.size_bytes},
+                payload={
+                    "channel": channel,
+                    "filename": att.filename,  # personal: kept out of the chain by ats.audit
+                    "size": att.size_bytes,
+                    "raw_intake_id": raw.pk,
+                    "source_sha256": selectors.source_sha256(raw),
+                },
             )
     return raw
 
@@ -258,7 +264,11 @@ def attachment_ingest(*, attachment_id: int) -> None:
                 action="intake.blocked_malware",
                 object_type="attachment",
                 object_id=att.pk,
-                payload={"signature": scan.signature, "engine": scan.engine},
+                payload={
+                    "signature": scan.signature,
+                    "engine": scan.engine,
+                    **_scan_evidence(att, "infected", scan.engine),
+                },
             )
         return
 
@@ -272,6 +282,7 @@ def attachment_ingest(*, attachment_id: int) -> None:
             att.scan_engine = scan.engine[:255]
             _set_state(att, state, reason_code=code, reason=reason)  # bytes stay in quarantine
             _save(att, "virus_scan_status", "scan_engine")
+            _record_scan(att, "clean", scan.engine)
         return
 
     adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)
@@ -284,7 +295,23 @@ def attachment_ingest(*, attachment_id: int) -> None:
         att.storage_container = DOCUMENTS
         _set_state(att, State.PROMOTED)
         _save(att, "virus_scan_status", "scan_engine", "storage_container")
+        _record_scan(att, "clean", scan.engine)
         _handoff_to_parse(att, data)
+
+
+def _scan_evidence(att: Attachment, verdict: str, engine: str) -> dict[str, Any]:
+    # What `ats evidence show` later checks the stored bytes and rows against.
+    return {"sha256": att.sha256, "detected_type": att.detected_type, "verdict": verdict, "engine": engine}
+
+
+def _record_scan(att: Attachment, verdict: str, engine: str) -> None:
+    audit_api.audit_event_record(
+        actor="system:ingest",
+        action="intake.scanned",
+        object_type="attachment",
+        object_id=att.pk,
+        payload=_scan_evidence(att, verdict, engine),
+    )
 
 
 def _handoff_to_parse(att: Attachment, data: bytes) -> ParseAttempt:
@@ -542,6 +569,17 @@ def parse_attempt_record_success(
         attempt.finished_at = timezone.now()
         attempt.save()
         ParseHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).delete()
+        audit_api.audit_event_record(
+            actor="system:parse",
+            action="intake.parsed",
+            object_type="attachment",
+            object_id=attachment_id,
+            payload={
+                "attempt_no": attempt_no,
+                "policy_hash": policy_hash,
+                "output_sha256": selectors.parse_output_sha256(text=text, page_count=page_count, result=result),
+            },
+        )
         if att.state == State.PROMOTED and att.parse_attempts_requested == attempt_no:
             _set_state(att, State.PARSED)
             _save(att)
@@ -580,6 +618,11 @@ def attachment_mark_candidate_created(*, attachment_id: int, candidate_id: int) 
     att.candidate_id = candidate_id
     _set_state(att, State.CANDIDATE_CREATED)
     _save(att, "candidate_id")
+    # The document is now findable under its candidate: index both with this commit.
+    from ats.search import api as search_api
+
+    search_api.search_reindex(kind="document", object_id=att.pk)
+    search_api.search_reindex(kind="candidate", object_id=candidate_id)
 
 
 def attachments_lock(*, attachment_ids: list[int]) -> None:

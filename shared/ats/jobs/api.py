@@ -19,10 +19,13 @@ from ats.jobs.ops import (
 from ats.jobs.policy import (
     BUILTIN_QUEUE,
     DEFAULT_QUEUES,
+    PERIODIC,
     POLICIES,
     QUEUES,
     UNTRUSTED_QUEUES,
+    PeriodicJob,
     TaskPolicy,
+    periodic_cron,
     policy_for,
 )
 from ats.jobs.queries import (
@@ -40,6 +43,7 @@ from ats.jobs.queries import (
     worker_heartbeat_age,
     worker_heartbeats,
 )
+from ats.jobs.registry import registered_periodic, registered_task_names
 from ats.jobs.runtime import (
     Attempt,
     Deadline,
@@ -53,6 +57,7 @@ from ats.jobs.runtime import (
 __all__ = [
     "BUILTIN_QUEUE",
     "DEFAULT_QUEUES",
+    "PERIODIC",
     "POLICIES",
     "QUEUES",
     "QUEUE_TABLES",
@@ -65,6 +70,7 @@ __all__ = [
     "JobFilter",
     "JobRef",
     "NotInTransaction",
+    "PeriodicJob",
     "PermanentFailure",
     "TaskPolicy",
     "add_status_provider",
@@ -81,12 +87,15 @@ __all__ = [
     "jobs_by_payload_key",
     "last_event_id",
     "on_worker_start",
+    "periodic_cron",
     "periodic_schedule",
     "policy_for",
     "queue_overview",
     "queue_signals",
     "queue_stats",
     "read_status",
+    "registered_periodic",
+    "registered_task_names",
     "stalled_after_s",
     "stalled_jobs",
     "status_path",

@@ -308,6 +308,66 @@ POLICIES: tuple[TaskPolicy, ...] = (
         lock="jobs:prune",
         adr_row=False,
     ),
+    # --- issue 11: audit, evidence, orphan blobs, search (periodic table, ADR §4) ---
+    TaskPolicy(
+        task_name="audit.verify",
+        task_class="audit_export_verify",
+        queue="maintenance",
+        attempts=5,
+        backoff=Backoff(1 * HOUR, 8 * HOUR),
+        timeout_s=30 * MIN,
+        on_exhaustion="alert; the verification result with the first broken link is recorded",
+        queueing_lock="audit:verify",
+        lock="audit:verify",
+    ),
+    TaskPolicy(
+        task_name="audit.partitions",
+        task_class="audit_export_verify",
+        queue="maintenance",
+        attempts=5,
+        backoff=Backoff(1 * HOUR, 8 * HOUR),
+        timeout_s=30 * MIN,
+        on_exhaustion="alert; writes create missing partitions on demand meanwhile",
+        queueing_lock="audit:partitions",
+        # Same lock as the export: a partition is never dropped while it is being exported.
+        lock="audit:export",
+    ),
+    TaskPolicy(
+        task_name="blobs.reconcile",
+        task_class="orphan_blob_reconcile",
+        queue="maintenance",
+        attempts=3,
+        backoff=Backoff(1 * HOUR, 4 * HOUR),
+        timeout_s=30 * MIN,
+        on_exhaustion="alert; the last recorded reconciliation report stays visible",
+        queueing_lock="blobs:reconcile",
+        lock="blobs:reconcile",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        task_name="search.refresh_sweep",
+        task_class="search_refresh_sweep",
+        queue="maintenance",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=30 * MIN,
+        on_exhaustion="next scheduled run retries",
+        queueing_lock="search:sweep",
+        lock="search:sweep",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        task_name="search.index",
+        task_class="search_index",
+        queue="maintenance",
+        attempts=3,
+        backoff=Backoff(30, 5 * MIN),
+        timeout_s=60,
+        on_exhaustion="row left stale; the hourly sweep re-indexes it",
+        lock="search:{kind}:{object_id}",
+        queueing_lock="search:{kind}:{object_id}",
+        adr_row=False,
+    ),
 )
 
 BY_NAME: dict[str, TaskPolicy] = {p.task_name: p for p in POLICIES}
@@ -324,3 +384,96 @@ def policy_for(task_name: str) -> TaskPolicy:
         return BY_NAME.get(task_name) or TEST_ONLY[task_name]
     except KeyError:
         raise LookupError(f"no policy row for task {task_name!r}: declare it in ats/jobs/policy.py") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class PeriodicJob:
+    """One row of ADR 0004 §4 (or a project-defined periodic job), as code.
+
+    Every periodic dispatch is a locked job row: procrastinate dedupes the deferral per
+    schedule tick, and the task's policy row carries a fixed `lock` so two ticks never
+    run side by side.
+    """
+
+    adr_schedule: str  # the ADR's schedule cell ("" for project-defined jobs)
+    adr_task: str  # the ADR's wording of the task
+    task_name: str
+    cron: str  # procrastinate cron (5 fields, or 6 with seconds last)
+    env: str = ""  # environment variable that overrides the cron (tests shrink them)
+    pending: str = ""  # the issue that will implement it; "" when implemented
+
+    def effective_cron(self) -> str:
+        import os
+
+        return (os.environ.get(self.env) if self.env else None) or self.cron
+
+
+PERIODIC: tuple[PeriodicJob, ...] = (
+    PeriodicJob(
+        "every 2 min",
+        "Graph mail poll per active channel",
+        "mail.schedule_polls",
+        "*/2 * * * *",
+        env="ATS_MAIL_POLL_CRON",
+    ),
+    PeriodicJob(
+        "every 15 min", "Circuit-breaker health probe", "ai.breaker_probe", "*/15 * * * *", pending="scoring/AI issue"
+    ),
+    # Runs every 20 s, well inside the ADR's 15 min: it also rescues stalled parse jobs
+    # within their 90 s budget.
+    PeriodicJob(
+        "every 15 min", "requeue `scheduled` retries", "jobs.rescue_and_sweep", "* * * * * */20", env="ATS_RESCUE_CRON"
+    ),
+    PeriodicJob(
+        "hourly",
+        "Search-index refresh sweep for rows whose triggers deferred work",
+        "search.refresh_sweep",
+        "7 * * * *",
+        env="ATS_SEARCH_SWEEP_CRON",
+    ),
+    PeriodicJob("nightly", "Retention purge", "retention.purge", "30 1 * * *", pending="retention issue"),
+    PeriodicJob(
+        "nightly",
+        "orphan-blob reconciliation",
+        "blobs.reconcile",
+        "45 2 * * *",
+        env="ATS_BLOBS_RECONCILE_CRON",
+    ),
+    PeriodicJob(
+        "nightly", "`retention_due_on` recompute", "retention.recompute_due_on", "0 1 * * *", pending="retention issue"
+    ),
+    PeriodicJob("nightly", "audit hash-chain verification", "audit.verify", "15 3 * * *", env="ATS_AUDIT_VERIFY_CRON"),
+    PeriodicJob(
+        "daily",
+        "Export the closed audit partition to the immutable archive (ADR 0003)",
+        "audit.export_verify",
+        "30 4 * * *",
+        env="ATS_AUDIT_EXPORT_CRON",
+    ),
+    PeriodicJob(
+        "monthly",
+        "Create next month's audit partitions (and drop/detach at 13 months)",
+        "audit.partitions",
+        "0 0 1 * *",
+        env="ATS_AUDIT_PARTITIONS_CRON",
+    ),
+    PeriodicJob(
+        "Phase 3, weekly",
+        "Fairness / disparate-impact evaluation",
+        "fairness.evaluate",
+        "0 5 * * 1",
+        pending="Phase 3 fairness issue",
+    ),
+    # Project-defined periodic jobs (not rows of ADR §4).
+    PeriodicJob(
+        "", "completed-job pruning after 30 days (ADR §7)", "jobs.remove_old_jobs", "17 3 * * *", env="ATS_PRUNE_CRON"
+    ),
+    PeriodicJob("", "lost-document detector", "intake.verify_documents", "*/5 * * * *", env="ATS_VERIFY_CRON"),
+)
+
+PERIODIC_BY_TASK: dict[str, PeriodicJob] = {p.task_name: p for p in PERIODIC}
+
+
+def periodic_cron(task_name: str) -> str:
+    """The cron of `task_name`'s periodic row (its env override first)."""
+    return PERIODIC_BY_TASK[task_name].effective_cron()

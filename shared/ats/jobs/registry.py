@@ -16,3 +16,28 @@ def on_app_ready(app: Any) -> None:
     status_file = os.environ.get(health.STATUS_ENV)
     if status_file:
         health.install_hooks(Path(status_file))
+
+
+def registered_task_names() -> set[str]:
+    """Names of every task this codebase registers, whichever deployable imports it.
+
+    A process imports only its own task modules (worker-untrusted: `parse_tasks`; the
+    rest: `tasks`), so both are imported here before reading procrastinate's registry.
+    """
+    from django.utils.module_loading import autodiscover_modules
+    from procrastinate.contrib.django import app
+
+    autodiscover_modules("tasks")
+    autodiscover_modules("parse_tasks")
+    return set(app.tasks)
+
+
+def registered_periodic() -> dict[str, str]:
+    """task name -> cron of every periodic task registered with procrastinate."""
+    from procrastinate.contrib.django import app
+
+    registered_task_names()
+    out: dict[str, str] = {}
+    for periodic in app.periodic_registry.periodic_tasks.values():
+        out[periodic.task.name] = periodic.cron
+    return out

@@ -37,6 +37,7 @@ from ats.storage.base import BlobStore, validate_container, validate_key
 from ats.storage.data import (
     DEFAULT_MAX_GET_BYTES,
     BlobConflict,
+    BlobInfo,
     BlobNotFound,
     BlobTooLarge,
     ContainerNotFound,
@@ -127,6 +128,12 @@ class AzureBlobStore(BlobStore):
                     return PutResult.UNCHANGED
                 raise BlobConflict(f"{container}/{key} exists with different content") from None
             return PutResult.REPLACED if existed else PutResult.CREATED
+
+    def list_blobs(self, container: str, *, prefix: str = "") -> Iterator[BlobInfo]:
+        client = self._service.get_container_client(validate_container(container))
+        with _mapped(container):
+            for blob in client.list_blobs(name_starts_with=prefix or None):
+                yield BlobInfo(container, blob.name, int(blob.size or 0), blob.last_modified)
 
     def get(self, container: str, key: str, *, max_bytes: int | None = None) -> bytes:
         cap = self.max_get_bytes if max_bytes is None else max_bytes

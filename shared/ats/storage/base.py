@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 
-from ats.storage.data import BlobNotFound, InvalidName, PromoteResult, PutResult
+from ats.storage.data import BlobInfo, BlobNotFound, InvalidName, PromoteResult, PutResult
 
 # Azure container rules: 3-63 chars, lowercase letters/digits/hyphens, starts and ends
 # with a letter or digit, no "--". Enforced for the local store too so a name that
@@ -90,6 +91,13 @@ class BlobStore(ABC):
         overwrite: bool = False,
     ) -> PutResult:
         """Copy one object (server-side where the backend can), same semantics as put."""
+
+    @abstractmethod
+    def list_blobs(self, container: str, *, prefix: str = "") -> Iterator[BlobInfo]:
+        """Every object in ``container`` (optionally under ``prefix``), in no set order.
+
+        For reconciliation, not for serving requests: it walks the whole container.
+        """
 
     def promote(self, src_container: str, key: str, dst_container: str) -> PromoteResult:
         """Move ``key`` from ``src_container`` to ``dst_container`` (quarantine -> documents).

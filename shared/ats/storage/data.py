@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 from enum import StrEnum
 
 # The intake flow's two containers: bytes land in quarantine, a clean scan promotes
@@ -51,3 +53,13 @@ class BlobTooLarge(StorageError):
 
 class StorageUnavailable(StorageError):
     """The backend could not be reached (network, timeout, 5xx). Transient: retry."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BlobInfo:
+    """One listed object (orphan reconciliation compares these with database rows)."""
+
+    container: str
+    key: str
+    size: int
+    last_modified: datetime.datetime  # timezone-aware

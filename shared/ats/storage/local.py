@@ -8,16 +8,19 @@ by an fsync of the directory so the new name survives a crash.
 
 from __future__ import annotations
 
+import datetime
 import errno
 import os
 import stat
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from ats.storage.base import BlobStore, validate_container, validate_key
 from ats.storage.data import (
     DEFAULT_MAX_GET_BYTES,
     BlobConflict,
+    BlobInfo,
     BlobNotFound,
     BlobTooLarge,
     ContainerNotFound,
@@ -62,6 +65,23 @@ class LocalBlobStore(BlobStore):
 
     def ensure_container(self, container: str) -> None:
         (self.root / validate_container(container)).mkdir(mode=_DIR_MODE, exist_ok=True)
+
+    def list_blobs(self, container: str, *, prefix: str = "") -> Iterator[BlobInfo]:
+        base = self._container_dir(container)
+        for dirpath, _dirs, files in os.walk(base):
+            for name in files:
+                if name.startswith(_TMP_PREFIX):
+                    continue  # a write in progress (or a crashed one), never an object
+                path = Path(dirpath) / name
+                key = path.relative_to(base).as_posix()
+                if not key.startswith(prefix):
+                    continue
+                try:
+                    st = path.stat()
+                except FileNotFoundError:
+                    continue  # deleted while we walked
+                modified = datetime.datetime.fromtimestamp(st.st_mtime, tz=datetime.UTC)
+                yield BlobInfo(container, key, st.st_size, modified)
 
     def put(self, container: str, key: str, data: bytes, *, overwrite: bool = False) -> PutResult:
         path = self._path(container, key)

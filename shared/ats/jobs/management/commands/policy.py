@@ -18,12 +18,19 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        registered = jobs_api.registered_task_names()
+        periodic = {p.task_name: p for p in jobs_api.PERIODIC}
         for p in jobs_api.POLICIES:
             row = p.as_json()
+            # False marks a policy row whose task no module implements yet.
+            row["task_registered"] = p.task_name in registered
+            row["periodic"] = periodic[p.task_name].effective_cron() if p.task_name in periodic else None
             if opts["json"]:
                 sys.stdout.write(json.dumps(row) + "\n")
             else:
                 sys.stdout.write(
                     f"{row['task_class']:<26} {row['queue']:<12} attempts={row['attempts']} "
-                    f"backoff=({row['backoff']}) timeout={row['timeout_s']:g}s -> {row['on_exhaustion']}\n"
+                    f"backoff=({row['backoff']}) timeout={row['timeout_s']:g}s -> {row['on_exhaustion']}"
+                    + ("" if row["task_registered"] else "  [no task yet]")
+                    + "\n"
                 )

@@ -1,0 +1,110 @@
+"""Keeping the search index fresh: per-object jobs through ats.jobs, plus the hourly sweep.
+
+Writers that change something searchable call `search_reindex(kind=, object_id=)` inside
+their own transaction (a `search.index` job commits with their change; never a SQL
+trigger that inserts jobs - docs/contracts.md). The hourly sweep indexes whatever no
+job covered (rows changed since the last sweep, rows never indexed) and removes entries
+whose source is gone (an erased or merged candidate must stop being findable).
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from ats.intake import api as intake_api
+from ats.jobs import api as jobs_api
+from ats.search import sources
+from ats.search.models import SearchEntry, SearchSweep
+
+logger = logging.getLogger(__name__)
+
+INDEX_TASK = "search.index"
+# Re-read a little before the last sweep's start: a transaction that committed just
+# after that start may carry an older timestamp.
+SWEEP_OVERLAP = datetime.timedelta(minutes=10)
+
+
+def search_reindex(*, kind: str, object_id: int) -> int | None:
+    """Queue the re-indexing of one candidate or document in the caller's transaction."""
+    if kind not in {"candidate", "document"}:
+        raise ValueError(f"unknown search kind {kind!r}")
+    return jobs_api.defer(INDEX_TASK, payload={"kind": kind, "object_id": int(object_id)})
+
+
+_UPSERT = """
+INSERT INTO search_entry (kind, object_id, candidate_id, source_hash, indexed_at, tsv)
+VALUES (%(kind)s, %(object_id)s, %(candidate_id)s, %(hash)s, now(),
+        setweight(to_tsvector('simple', %(names)s), 'A')
+     || setweight(to_tsvector('simple', %(skills)s), 'B')
+     || setweight(to_tsvector('english', %(text)s), 'C')
+     || setweight(to_tsvector('simple', %(text)s), 'D'))
+ON CONFLICT (kind, object_id) DO UPDATE
+   SET candidate_id = EXCLUDED.candidate_id, source_hash = EXCLUDED.source_hash,
+       indexed_at = EXCLUDED.indexed_at, tsv = EXCLUDED.tsv
+"""
+
+
+def search_entry_refresh(*, kind: str, object_id: int) -> str:
+    """Bring one entry in line with its source: indexed | unchanged | removed | absent."""
+    source = sources.source_for(kind, object_id)
+    with transaction.atomic():
+        current = SearchEntry.objects.select_for_update().filter(kind=kind, object_id=object_id).first()
+        if source is None:
+            if current is None:
+                return "absent"
+            current.delete()
+            return "removed"
+        digest = source.digest()
+        if current is not None and current.source_hash == digest:
+            return "unchanged"
+        with connection.cursor() as cur:
+            cur.execute(
+                _UPSERT,
+                {
+                    "kind": kind,
+                    "object_id": object_id,
+                    "candidate_id": source.candidate_id,
+                    "hash": digest,
+                    "names": source.names,
+                    "skills": source.skills,
+                    "text": source.text,
+                },
+            )
+    return "indexed"
+
+
+def search_sweep(*, now: datetime.datetime | None = None) -> dict[str, Any]:
+    """Index rows no job covered; drop entries whose source is gone. Idempotent."""
+    started = now or timezone.now()
+    last = SearchSweep.objects.order_by("-started_at").first()
+    since = last.started_at - SWEEP_OVERLAP if last else None
+    indexed = removed = 0
+
+    candidates = set(sources.candidate_ids_changed_since(since))
+    documents = set(intake_api.documents_parsed_since(since))
+    known = set(SearchEntry.objects.values_list("kind", "object_id"))
+    live_candidates = sources.all_candidate_ids()
+    candidates |= {c for c in live_candidates if ("candidate", c) not in known}
+    documents |= {
+        d for d in intake_api.documents_parsed_since(None) if ("document", d) not in known
+    }  # never indexed (e.g. parsed before its candidate existed)
+    # Entries whose candidate is gone or merged away.
+    stale = [(k, o) for k, o in known if k == "candidate" and o not in live_candidates]
+    stale += list(
+        SearchEntry.objects.filter(kind="document")
+        .exclude(candidate_id__in=live_candidates)
+        .values_list("kind", "object_id")
+    )
+    work = [("candidate", c) for c in sorted(candidates)] + [("document", d) for d in sorted(documents)]
+    for kind, object_id in [*work, *stale]:
+        outcome = search_entry_refresh(kind=kind, object_id=object_id)
+        indexed += outcome == "indexed"
+        removed += outcome == "removed"
+    SearchSweep.objects.create(started_at=started, indexed=indexed, removed=removed)
+    logger.info("search sweep: %d indexed, %d removed (since %s)", indexed, removed, since)
+    return {"indexed": indexed, "removed": removed, "since": since.isoformat() if since else None}
