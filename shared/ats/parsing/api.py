@@ -54,12 +54,17 @@ def parse_document(data: bytes, *, kind: str, limits: ParseLimits) -> dict[str, 
     (see ``ErrorCode``) for anything the input can cause. Returns (schema 1), JSON-
     serialisable and valid UTF-8::
 
-        schema              1
+        schema              2 (1 had no block lines and no elements)
         kind                as given
         text                normalised (see normalize_text), <= max_text_chars
         pages               PDF/TIFF pages, 1 for PNG/JPEG, estimate for DOCX
-        blocks              [{"page": 1-based, "bbox": [x0, y0, x1, y1], "text"}]
-                            PDF layout / OCR blocks; [] for DOCX
+        blocks              [{"page": 1-based, "bbox": [x0, y0, x1, y1], "text",
+                              "lines": [{"bbox", "text", "size"}]}]
+                            PDF layout / OCR blocks in reading order, each with its
+                            lines (OCR lines too) and their font size; [] for DOCX
+        elements            DOCX reading order: [{"part": header|body|table|textbox|
+                            footer, "index" (within the part), "text", and "style"
+                            (paragraphs) or "table", "row", "col" (cells)}]; []
         bbox_unit           "pt" (PDF, 1/72 in, origin top-left), "px" (images), None
         paragraphs          DOCX paragraphs (headers, body, text boxes, footers); []
         tables              DOCX top-level tables: rows of cell strings, one per

@@ -12,7 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-SCHEMA_VERSION: Final = 1
+# 2: blocks carry their lines (bbox, text, font size); DOCX answers carry `elements`
+# (paragraphs with style, table cells, headers/footers, text boxes in reading order).
+SCHEMA_VERSION: Final = 2
+# Answers the trusted side still accepts (schema 1 for one release after the bump).
+ACCEPTED_SCHEMA_VERSIONS: Final = frozenset({1, 2})
 
 # The trusted side decides the kind from magic bytes; the extractor never guesses.
 KINDS: Final = frozenset({"pdf", "docx", "png", "jpeg", "tiff"})
