@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
 from ats.extraction.data import FIELDS, SINGLE_FIELDS, Extraction, FieldValue, Source
@@ -33,6 +34,9 @@ def extract_naive(answer: Mapping[str, Any]) -> Extraction:
     return Extraction(extractor_version=NAIVE_VERSION, fields=fields)
 
 
-def extract(answer: Mapping[str, Any], *, default_region: str = "GB") -> Extraction:
-    """Layout-aware extraction (replaced by the real extractor; the naive rule until then)."""
+def extract(answer: Mapping[str, Any], *, default_region: str = "GB", as_of: date | None = None) -> Extraction:
+    """Layout-aware extraction (replaced by the real extractor; the naive rule until then).
+
+    ``as_of`` is the date "Present" means (today when None).
+    """
     return extract_naive(answer)
