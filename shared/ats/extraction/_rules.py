@@ -285,7 +285,7 @@ def phones(lines: list[Line], region: str) -> Values:
 # -- name ------------------------------------------------------------------------------------
 
 # Separators of a one-line contact header ("a | b | c"); OCR reads a bullet as "°" or "◦".
-_SEGMENTS = re.compile(r"\s{0,4}[|·•°◦▪●■♦⋅]\s{0,4}|\s{2,}[-–]\s{1,4}|\t")
+_SEGMENTS = re.compile(r"\s{0,4}[|·•°◦▪●■♦⋅»«]\s{0,4}|\s{2,}[-–]\s{1,4}|\t")
 _NAME_TOKEN = re.compile(r"^(?:[^\W\d_][^\W\d_'’.-]*(?:['’.-][^\W\d_]*){0,3}\.?|'t)$")
 
 
@@ -399,12 +399,37 @@ def location(lines: list[Line]) -> Found | None:
             segment = raw.strip(" ,;")
             labelled = label_of(segment)
             if labelled:
+                if labelled[0] in lex.ADDRESS_LABELS:
+                    return Found(labelled[1], [line.source("location.label")])
                 segment = labelled[1]
             if not segment or _URL.fullmatch(segment) or sum(ch.isdigit() for ch in segment) > 6:
                 continue
             place = place_region(segment) or _POSTCODE_CITY.search(segment)
-            if place and len(segment.split()) <= 8 and not looks_like_name(segment):
+            # "Den Haag" is shaped like a name; a known place on its own is still a place.
+            exact = segment.split(",")[0].strip().casefold() in lex.CITIES
+            if place and len(segment.split()) <= 8 and (exact or not looks_like_name(segment)):
                 return Found(segment, [line.source("location.place")])
+    for line in contact:  # a known city inside a line whose separators OCR misread
+        found = _city_in(line.text)
+        if found:
+            return Found(found, [line.source("location.city")])
+    return None
+
+
+def _city_in(text: str) -> str | None:
+    """The first known city named in the text, with ", Country" or ", ST" when it follows."""
+    matches = list(_WORDS.finditer(text[:300]))
+    words = [m.group(0).rstrip(".,").casefold() for m in matches]
+    for i in range(len(words)):
+        for n in (3, 2, 1):
+            if i + n <= len(words) and " ".join(words[i : i + n]) in lex.CITIES:
+                start, end = matches[i].start(), matches[i + n - 1].end()
+                tail = re.match(r"\s{0,2},\s{0,2}([^\W\d_][\w .-]{1,30})", text[end : end + 40])
+                if tail and (
+                    tail.group(1).strip().casefold() in lex.COUNTRIES or tail.group(1).strip() in lex.US_STATES
+                ):
+                    end += tail.end()
+                return text[start:end].rstrip(".,")
     return None
 
 
@@ -431,7 +456,7 @@ def skills(lines: list[Line]) -> Values:
     vocab = lex.skills()
     longest = lex.max_skill_words()
     out = Values()
-    for line in lines:
+    for k, line in enumerate(lines):
         if line.heading:
             continue
         labelled = label_of(line.text)
@@ -445,9 +470,14 @@ def skills(lines: list[Line]) -> Values:
         if "." in text:  # links are not skills ("github.com/x"), but "Node.js" is
             text = _mask(text, [m.span() for m in _URL.finditer(text) if "/" in m.group(0) or "www." in m.group(0)])
         tokens = _tokens(text)
+        own = len(tokens)
+        if line.section == "skills" and k + 1 < len(lines) and lines[k + 1].section == "skills":
+            # A narrow column wraps "Natural Language Processing" over two lines: the next
+            # line's first words may finish a skill that starts on this one.
+            tokens += _tokens(lines[k + 1].text)[: lex.max_skill_words() - 1]
         low = [t.casefold() for t in tokens]
         i = 0
-        while i < len(tokens):
+        while i < own:
             for n in range(min(longest, len(tokens) - i), 0, -1):
                 key = " ".join(low[i : i + n])
                 skill = vocab.get(key)

@@ -40,7 +40,9 @@ def extract_naive(answer: Mapping[str, Any]) -> Extraction:
     first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if first_line:
         fields["name"] = (FieldValue(first_line[:255], (Source(text=first_line, rule="naive.first_line"),)),)
-    m = _EMAIL.search(text)
+    # A validated answer holds at most 200k characters; the cap keeps the regex's
+    # per-position work (up to 64 characters) bounded on other input too.
+    m = _EMAIL.search(text, 0, 200_000)
     if m:
         fields["emails"] = (FieldValue(m.group(0).lower(), (Source(text=m.group(0), rule="naive.regex_email"),)),)
     return Extraction(extractor_version=NAIVE_VERSION, fields=fields)

@@ -134,6 +134,7 @@ def prewarm() -> None:
         except ParseError as exc:
             if exc.code is not ErrorCode.EMPTY_DOCUMENT:
                 raise RuntimeError(f"prewarm {sample} failed: {exc}") from exc
+    _mupdf.prewarm_band_ocr(samples["scanned_pdf"])
     # Failure paths: MuPDF's repair code and exception classes, zip errors, and the
     # truncation branch of the normaliser.
     for kind, data in (
