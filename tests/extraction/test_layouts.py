@@ -259,6 +259,12 @@ def test_dates_are_not_phone_numbers() -> None:
     assert run(answer).values("phones") == []
 
 
+def test_ocr_junk_next_to_the_at_sign() -> None:
+    ex = run(pdf([("Rhys Llewellyn", 20), ("rhys.llewellyn®@outlook.com", 10)]))
+    assert ex.values("emails") == ["rhys.llewellyn@outlook.com"]
+    assert ex.fields["emails"][0].sources[0].text == "rhys.llewellyn@outlook.com"
+
+
 def test_schema_1_answers_still_extract() -> None:
     old_pdf = {
         "schema": 1,

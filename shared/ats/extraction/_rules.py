@@ -68,12 +68,19 @@ _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 _DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 
 
+# OCR puts stray symbols next to "@" ("rhys®@outlook.com"); no address contains them.
+_OCR_JUNK = frozenset("®©°")
+
+
 def email_spans(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of e-mail-shaped substrings: a linear scan outward from each "@"."""
+    """(start, end) of e-mail-shaped substrings: a linear scan outward from each "@".
+
+    A span may include one OCR junk symbol right before the "@"; `email_text` drops it.
+    """
     at = text.find("@")
     while at != -1:
-        i = at
-        while i > 0 and at - i < 64 and text[i - 1] in _LOCAL_CHARS:
+        i = at - 1 if at > 0 and text[at - 1] in _OCR_JUNK else at
+        while i > 0 and at - i < 65 and text[i - 1] in _LOCAL_CHARS:
             i -= 1
         j = at + 1
         while j < len(text) and j - at <= 253 and text[j] in _DOMAIN_CHARS:
@@ -95,7 +102,7 @@ def emails(lines: list[Line]) -> tuple[Values, list[str]]:
         if "@" not in line.text:
             continue
         for start, end in email_spans(line.text):
-            raw = line.text[start:end]
+            raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
             if raw not in checked:
                 if len(checked) >= MAX_EMAIL_CANDIDATES:
                     break
