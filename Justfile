@@ -65,3 +65,6 @@ reset: down
 # Write the main pages (triage, document, candidate, upload, ops, jobs) to docs/screenshots/ from a seeded test stack
 screenshots: bootstrap
     ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" {{PY}} -m pytest tests/web/test_browser.py -q -p no:cacheprovider
+# Extraction accuracy on the evaluation corpus, extractor beside the naive baseline (exit 1 below a held-out floor)
+eval-extraction *ARGS: bootstrap
+    {{PY}} -m ats.extraction.eval "$@"

@@ -19,6 +19,7 @@ APT_ALL=(
   postgresql-15 postgresql-client-15   # the embedded cluster and the test clusters
   clamav clamav-daemon                 # real clamd, started by the project with its own DB
   tesseract-ocr tesseract-ocr-eng      # OCR data read by PyMuPDF's in-process binding
+  tesseract-ocr-script-latn            # Latin-script OCR model: accents in names (ats.parsing.data)
   procps iproute2 strace
   chromium                             # the real-browser tests and `just screenshots` (Playwright drives it)
   prometheus                           # promtool: rule unit tests, `promtool check metrics`

@@ -31,6 +31,8 @@ Other components used at run time (not vendored in this repository):
 - ClamAV (clamd) 1.4, GPL-2.0 - Debian package clamav-daemon; runs as a separate daemon.
 - Tesseract OCR 4.1 and tesseract-ocr-eng language data, Apache-2.0 - Debian packages,
   read by PyMuPDF's in-process binding.
+- Tesseract Latin-script model (tesseract-ocr-script-latn, tessdata 4.1), Apache-2.0 -
+  Debian package, used for OCR where installed.
 - PostgreSQL 15, PostgreSQL License - Debian package (embedded dev cluster).
 - Azurite 3.35 (npm, MIT) - blob-storage emulator for development and tests only.
 - axe-core 4.14 (npm, MPL-2.0) - accessibility checks injected by the browser tests only;
@@ -41,6 +43,12 @@ Other components used at run time (not vendored in this repository):
 Data shipped in this repository:
 - services/worker-default/clamav/ats-eicar.ndb: a ClamAV body signature for the EICAR
   anti-malware test string (the EICAR test file is freely distributable for testing).
+- shared/ats/extraction/skills.csv (skills vocabulary and aliases) and the word lists in
+  shared/ats/extraction/_lexicon.py (section headings, months, languages, places): curated
+  by hand by the project's contributors for this project - not taken from ESCO, O*NET or
+  any other dataset; AGPL-3.0-or-later like the rest of the repository. Edit freely.
+- tests/extraction/corpus: the evaluation CVs are generated from fictional names, places
+  and numbers by the project's own generator; AGPL-3.0-or-later.
 """
 
 

@@ -18,8 +18,10 @@ SINGLE_FIELDS = frozenset({"name", "location", "years_experience"})
 class Source:
     """Where one value came from inside one parse answer.
 
-    PDF/scan blocks have `page` (1-based) and `bbox` [x0, y0, x1, y1]; DOCX parts have
-    `part` ("body", "table", "header", "footer", "textbox") and `index` instead.
+    PDF/scan lines have `page` (1-based) and `bbox` [x0, y0, x1, y1] (points for PDFs,
+    source pixels for images: the answer's `bbox_unit`); DOCX elements have `part` ("body",
+    "table", "header", "footer", "textbox") and `index` (within the part) instead. An answer
+    with neither (plain text only) gives part "text" and the line number.
     """
 
     text: str  # the exact source text the rule read

@@ -168,6 +168,7 @@ def _ocr(page: pymupdf.Page, dpi: int, limits: ParseLimits) -> pymupdf.TextPage:
 
 
 Block = tuple[float, float, float, float, str]
+Line = tuple[tuple[float, float, float, float], str, float]  # bbox, text, font size
 
 # A vertical gap reads as a paragraph break when it is clearly wider than the
 # page's usual gap between blocks, and not tiny relative to the text size.
@@ -181,6 +182,27 @@ def _text_blocks(textpage: pymupdf.TextPage) -> list[Block]:
         for x0, y0, x1, y1, text, _, block_type in textpage.extractBLOCKS()
         if block_type == 0 and text.strip()  # 1 = image block
     ]
+
+
+def _block_lines(textpage: pymupdf.TextPage) -> dict[tuple[float, float, float, float], list[Line]]:
+    """Each text block's lines with their boxes and largest font size, keyed by block bbox.
+
+    Font size is what tells a name (set large) from the title line above it; for OCR
+    it is MuPDF's estimate from the glyph boxes.
+    """
+    out: dict[tuple[float, float, float, float], list[Line]] = {}
+    for block in textpage.extractDICT()["blocks"]:
+        if block.get("type") != 0:
+            continue
+        lines: list[Line] = []
+        for line in block["lines"]:
+            spans = line["spans"]
+            text = "".join(span["text"] for span in spans)
+            if text.strip():
+                size = max((float(span["size"]) for span in spans), default=0.0)
+                lines.append((tuple(line["bbox"]), text, size))  # type: ignore[arg-type]
+        out[tuple(block["bbox"])] = lines  # type: ignore[index]
+    return out
 
 
 def _page_text(blocks: list[Block]) -> str:
@@ -210,9 +232,107 @@ def _page_text(blocks: list[Block]) -> str:
     return "".join(parts)
 
 
-def _add_blocks(col: Collector, blocks: list[Block], page_no: int, sx: float = 1.0, sy: float = 1.0) -> None:
+LinesByBlock = dict[tuple[float, float, float, float], list[Line]]
+
+# Tesseract's page layout analysis drops some lines outright: on CV scans, a name set in
+# large bold capitals above the body text came back missing at every resolution and with
+# every model, while the same line OCR'd on its own was read correctly. So after a
+# full-page OCR, horizontal bands of the page that hold ink but no recognised text are
+# OCR'd again on their own (at most a few per page, each a narrow strip).
+_INK_DPI = 40
+_INK_LEVEL = 110  # grey value below which a pixel is ink
+_MIN_BAND_PT = 5.0
+_BAND_PAD_PT = 3.0
+_MAX_BANDS = 4
+
+
+def _ink_bands(page: pymupdf.Page) -> list[tuple[float, float]]:
+    """Vertical extents (points) of the page's horizontal runs of inked rows."""
+    pix = page.get_pixmap(dpi=_INK_DPI, colorspace=pymupdf.csGRAY, alpha=False)
+    if pix.width <= 0 or pix.height <= 0:
+        return []
+    scale = float(page.rect.height) / pix.height
+    samples, stride, width = pix.samples, pix.stride, pix.width
+    dark = bytes(1 if v < _INK_LEVEL else 0 for v in range(256))
+    bands: list[tuple[float, float]] = []
+    start: int | None = None
+    for y in range(pix.height + 1):
+        inked = y < pix.height and samples[y * stride : y * stride + width].translate(dark).count(1) >= 2
+        if inked and start is None:
+            start = y
+        elif not inked and start is not None:
+            bands.append((start * scale, y * scale))
+            start = None
+    return bands
+
+
+def _uncovered(bands: list[tuple[float, float]], blocks: list[Block]) -> list[tuple[float, float]]:
+    out = []
+    for y0, y1 in bands:
+        if y1 - y0 < _MIN_BAND_PT:
+            continue
+        covered = max((min(y1, b[3]) - max(y0, b[1]) for b in blocks), default=0.0)
+        if covered < 0.5 * (y1 - y0):
+            out.append((y0, y1))
+    return out[:_MAX_BANDS]
+
+
+def _ocr_band(
+    page: pymupdf.Page, rect: pymupdf.Rect, dpi: int, limits: ParseLimits
+) -> tuple[list[Block], LinesByBlock]:
+    """OCR one strip of the page on its own; blocks and lines in page coordinates."""
+    pix = page.get_pixmap(dpi=dpi, clip=rect, colorspace=pymupdf.csGRAY, alpha=False)
+    strip = pymupdf.open()
+    try:
+        strip_page = strip.new_page(width=rect.width, height=rect.height)
+        strip_page.insert_image(strip_page.rect, pixmap=pix)
+        textpage = _ocr(strip_page, dpi, limits)
+        dx, dy = float(rect.x0), float(rect.y0)
+        blocks = [(x0 + dx, y0 + dy, x1 + dx, y1 + dy, text) for x0, y0, x1, y1, text in _text_blocks(textpage)]
+        lines = {
+            (x0 + dx, y0 + dy, x1 + dx, y1 + dy): [
+                ((lx0 + dx, ly0 + dy, lx1 + dx, ly1 + dy), t, size) for (lx0, ly0, lx1, ly1), t, size in block_lines
+            ]
+            for (x0, y0, x1, y1), block_lines in _block_lines(textpage).items()
+        }
+        return blocks, lines
+    finally:
+        strip.close()
+
+
+def _ocr_blocks(page: pymupdf.Page, dpi: int, limits: ParseLimits) -> tuple[list[Block], LinesByBlock]:
+    """Full-page OCR, plus a second look at inked bands the layout analysis dropped."""
+    textpage = _ocr(page, dpi, limits)
+    blocks = _text_blocks(textpage)
+    lines = _block_lines(textpage)
+    for y0, y1 in _uncovered(_ink_bands(page), blocks):
+        rect = pymupdf.Rect(page.rect.x0, max(page.rect.y0, y0 - _BAND_PAD_PT), page.rect.x1, y1 + _BAND_PAD_PT)
+        try:
+            extra, extra_lines = _ocr_band(page, rect, dpi, limits)
+        except Exception:  # noqa: S112 (the page's own OCR stands; a failed second look loses nothing)
+            continue
+        # In reading order: before the first block that starts below the band.
+        at = next((i for i, b in enumerate(blocks) if b[1] >= y0), len(blocks))
+        blocks[at:at] = extra
+        lines.update(extra_lines)
+    return blocks, lines
+
+
+def _add_blocks(
+    col: Collector,
+    blocks: list[Block],
+    page_no: int,
+    by_bbox: LinesByBlock,
+    *,
+    sx: float = 1.0,
+    sy: float = 1.0,
+) -> None:
     for x0, y0, x1, y1, text in blocks:
-        col.add_block(page_no, (x0 * sx, y0 * sy, x1 * sx, y1 * sy), text)
+        lines = [
+            ((lx0 * sx, ly0 * sy, lx1 * sx, ly1 * sy), line_text, size)
+            for (lx0, ly0, lx1, ly1), line_text, size in by_bbox.get((x0, y0, x1, y1), [])
+        ]
+        col.add_block(page_no, (x0 * sx, y0 * sy, x1 * sx, y1 * sy), text, lines)
 
 
 def _image_pixels_per_point(
@@ -307,27 +427,28 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
     skipped_for_cap = 0
     for pno in range(page_count):
         page = doc.load_page(pno)
-        blocks = _text_blocks(page.get_textpage(flags=_TEXT_FLAGS))
+        textpage = page.get_textpage(flags=_TEXT_FLAGS)
+        blocks = _text_blocks(textpage)
+        lines = _block_lines(textpage)
         text = _page_text(blocks)
         if _legible_chars(text) < limits.ocr_min_chars_per_page and _has_visual_content(page):
             if ocr_pages + len(ocr_failures) >= limits.max_ocr_pages:
                 skipped_for_cap += 1
             elif (dpi := _pdf_ocr_dpi(page, limits, col)) is not None:
                 try:
-                    ocr_textpage = _ocr(page, dpi, limits)
+                    ocr_blocks, ocr_lines = _ocr_blocks(page, dpi, limits)
                 except Exception as exc:
                     ocr_failures.append(f"page {pno + 1}: {exc}")
                     col.warn(WarningCode.OCR_PAGE_FAILED, ocr_failures[-1])
                 else:
                     ocr_pages += 1
-                    ocr_blocks = _text_blocks(ocr_textpage)
                     ocr_text = _page_text(ocr_blocks)
                     # Full-page OCR re-reads any digital text too, so it replaces
                     # the page only when it found more.
                     if _legible_chars(ocr_text) > _legible_chars(text):
-                        blocks, text = ocr_blocks, ocr_text
+                        blocks, text, lines = ocr_blocks, ocr_text, ocr_lines
         texts.append(text)
-        _add_blocks(col, blocks, pno + 1)
+        _add_blocks(col, blocks, pno + 1, lines)
     if skipped_for_cap:
         col.warn(WarningCode.OCR_PAGE_CAP, f"{skipped_for_cap} scanned pages not OCRed")
 
@@ -399,17 +520,16 @@ def _parse_image_doc(
             col.warn(WarningCode.OCR_DOWNSCALED, f"image {pno + 1} to {capped_dpi / native_dpi:.2f}x")
         dpi = max(1, math.floor(capped_dpi + 1e-6))
         try:
-            textpage = _ocr(page, dpi, limits)
+            blocks, lines = _ocr_blocks(page, dpi, limits)
         except Exception as exc:
             ocr_failures.append(f"image {pno + 1}: {exc}")
             col.warn(WarningCode.OCR_PAGE_FAILED, ocr_failures[-1])
             continue
         ocr_pages += 1
-        blocks = _text_blocks(textpage)
         texts.append(_page_text(blocks))
         # Image blocks are reported in source pixels (bbox_unit "px"), on the image
         # as displayed (after its orientation is applied).
-        _add_blocks(col, blocks, pno + 1, sx, sy)
+        _add_blocks(col, blocks, pno + 1, lines, sx=sx, sy=sy)
     if page_count > limits.max_ocr_pages:
         col.warn(WarningCode.OCR_PAGE_CAP, f"{page_count - limits.max_ocr_pages} images not OCRed")
 
@@ -422,3 +542,15 @@ def _parse_image_doc(
         thumbnail_png_b64=thumbnail,
         bbox_unit="px",
     )
+
+
+def prewarm_band_ocr(scanned_pdf: bytes) -> None:
+    """Run the second-look OCR path once (prewarm: a sandbox child may import nothing)."""
+    doc = _open(scanned_pdf, "pdf")
+    try:
+        page = doc.load_page(0)
+        _ink_bands(page)
+        rect = pymupdf.Rect(page.rect.x0, page.rect.y0, page.rect.x1, page.rect.y0 + 120)
+        _ocr_band(page, rect, 72, ParseLimits(ocr_dpi=72, ocr_language="eng"))
+    finally:
+        doc.close()

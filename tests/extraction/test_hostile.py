@@ -1,0 +1,95 @@
+"""Hostile extraction input stays within a time budget: no super-linear rule.
+
+The text comes from an attacker's document. Budgets are generous for a loaded 2-core
+machine; a quadratic rule on these inputs takes minutes, not seconds.
+"""
+
+# ruff: noqa: RUF001 (CV text has typographic dashes)
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+import pytest
+
+from ats.extraction.api import extract, extract_naive
+
+BUDGET_S = 5.0
+MB = 1024 * 1024
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"text": text}
+
+
+def _blocks(text: str) -> dict[str, Any]:
+    # The validator caps text at 200k characters per answer; blocks and lines share it.
+    lines = text.split("\n")
+    return {
+        "schema": 2,
+        "text": text,
+        "blocks": [
+            {
+                "page": 1,
+                "bbox": [0, i, 10, i + 1],
+                "text": t,
+                "lines": [{"bbox": [0, i, 10, i + 1], "text": t, "size": 9}],
+            }
+            for i, t in enumerate(lines[:2000])
+        ],
+    }
+
+
+def _elements(text: str) -> dict[str, Any]:
+    return {
+        "schema": 2,
+        "text": text,
+        "elements": [
+            {"part": "body", "index": i, "text": t, "style": None} for i, t in enumerate(text.split("\n")[:2000])
+        ],
+    }
+
+
+HOSTILE: dict[str, Callable[[], str]] = {
+    "10 MB line": lambda: "a" * (10 * MB),
+    "10 MB line of digits and dots": lambda: "0." * (5 * MB),
+    "10 MB of one word repeated": lambda: "Python " * (MB + MB // 2),
+    "100k e-mail-like tokens": lambda: " ".join(f"user{i}@host{i}.example" for i in range(100_000)),
+    "100k e-mail-like tokens, one per line": lambda: "\n".join(f"u{i}@h{i}.ex" for i in range(100_000)),
+    "@ after a long local part": lambda: ("a" * 100_000 + "@") * 20,
+    "chained at-signs": lambda: "a@" * (2 * MB),
+    "dots after an at-sign": lambda: "x@" + "a." * MB,
+    "phone-shaped digit soup": lambda: "+(0) 12-34 " * MB,
+    "nested parentheses": lambda: "(" * MB + "1" + ")" * MB,
+    "date-shaped run": lambda: "Jan 2019 – " * 200_000,
+    "numeric dates": lambda: "01/2019-" * MB,
+    "url-shaped run": lambda: "https://" + "a." * MB + "/" * MB,
+    "many short lines": lambda: "Jane Doe\n" * 500_000,
+    "heading soup": lambda: "Experience\nSkills\nÉducation\nReferences\n" * 100_000,
+    "label soup": lambda: "Name: " * 500_000,
+    "combining marks": lambda: "e" + "\u0301" * (2 * MB),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+@pytest.mark.parametrize("shape", [_text, _blocks, _elements], ids=["text", "blocks", "elements"])
+def test_hostile_input_within_budget(name: str, shape: Callable[[str], dict[str, Any]]) -> None:
+    answer = shape(HOSTILE[name]())
+    started = time.perf_counter()
+    extraction = extract(answer, as_of=date(2026, 11, 1))
+    elapsed = time.perf_counter() - started
+    assert elapsed < BUDGET_S, f"{name}: {elapsed:.1f} s"
+    # Bounded output too: a flood of candidates does not become a flood of values.
+    for values in extraction.fields.values():
+        assert len(values) <= 5000
+    extract_naive(answer)  # the baseline is bounded as well
+
+
+def test_many_emails_are_bounded_but_found() -> None:
+    text = "Jane Doe\n" + " ".join(f"user{i}@host{i}.example" for i in range(100_000))
+    extraction = extract(_text(text), as_of=date(2026, 11, 1))
+    emails = extraction.values("emails")
+    assert emails and emails[0] == "user0@host0.example"
+    assert len(emails) <= 500
