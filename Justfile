@@ -61,3 +61,7 @@ down:
 # Remove the embedded state (database, local blobs) - asks nothing, deletes everything
 reset: down
     rm -rf .ats "$({{PY}} -m ats.devtools.pg_local datadir)"
+
+# Extraction accuracy on the evaluation corpus, extractor beside the naive baseline (exit 1 below a held-out floor)
+eval-extraction *ARGS: bootstrap
+    {{PY}} -m ats.extraction.eval {{ARGS}}

@@ -19,6 +19,7 @@ APT_ALL=(
   postgresql-15 postgresql-client-15   # the embedded cluster and the test clusters
   clamav clamav-daemon                 # real clamd, started by the project with its own DB
   tesseract-ocr tesseract-ocr-eng      # OCR data read by PyMuPDF's in-process binding
+  tesseract-ocr-script-latn            # Latin-script OCR model: accents in names (ats.parsing.data)
   procps iproute2 strace
 )
 # Node.js + npm run Azurite (blob-storage emulator). Checked by command, not package: a

@@ -12,6 +12,7 @@ import pytest
 
 from ats.intake import api as intake_api
 from tests import corpus
+from tests.candidates.helpers import VIEWER
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -31,10 +32,15 @@ def test_pdf_and_docx_reach_a_candidate(stack: Any, ats_cli: Any, tmp_path: Path
     for r in rows:
         assert r["terminal"] is True and r["candidate_id"] and r["raw_intake_id"]
         assert set(r) >= {"path", "raw_intake_id", "state", "terminal", "reason", "candidate_id"}
-    from ats.candidates.api import Candidate
+    from ats.candidates.api import Candidate, candidate_current_id, candidate_detail
 
-    texts = {c.source_attachment_id: c.document_text for c in Candidate.objects.all()}
+    texts = {c.pk: c.document_text for c in Candidate.objects.all()}
     assert any("Jane" in t or "JANE" in t.upper() for t in texts.values())
+    for r in rows:
+        # Both documents may be one person's: dedupe may have merged one candidate away.
+        detail = candidate_detail(candidate_current_id(r["candidate_id"]), actor=VIEWER)
+        assert detail is not None and r["attachment_id"] in detail["documents"]
+        assert detail["name"] and {p["attachment_id"] for p in detail["provenance"]["name"]} <= set(detail["documents"])
     verify = ats_cli("intake-verify", "--json")
     assert verify.returncode == 0 and json.loads(verify.stdout)["lost"] == 0
 

@@ -67,6 +67,9 @@ def _parse_job_for_new_document() -> tuple[int, int]:
 def test_cannot_read_domain_tables(parse_role: Any) -> None:
     for table in (
         "candidates_candidate",
+        "candidates_field",
+        "candidates_extraction",
+        "candidate_duplicate_pair",
         "intake_attachment",
         "intake_raw_intake",
         "audit_event",
@@ -161,7 +164,7 @@ def test_trap4_public_execute_is_revoked(parse_role: Any) -> None:
 
 def test_submit_accepts_only_the_running_job_and_validates(parse_role: Any) -> None:
     att, parse_job = _parse_job_for_new_document()
-    args = [parse_job, att, 1, True, None, "", "Jane Doe", 1, json.dumps({"pages": 1}), "ab" * 32]
+    args = [parse_job, att, 1, True, None, "", "Jane Doe", 1, json.dumps({"schema": 2, "pages": 1}), "ab" * 32]
     sql = "SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)"
     _denied(parse_role, sql, args)  # the job is not `doing`: no report yet
     parse_role.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [parse_job])
@@ -171,6 +174,12 @@ def test_submit_accepts_only_the_running_job_and_validates(parse_role: Any) -> N
             parse_role.execute(sql, [*args[:3], *bad, *args[5:]])
     with pytest.raises(psycopg.errors.CheckViolation):
         parse_role.execute(sql, [*args[:8], json.dumps([1, 2]), args[9]])  # result must be an object
+    for schema in (None, 3, "2"):  # a successful answer names a schema the trusted side knows
+        with pytest.raises(psycopg.errors.CheckViolation):
+            parse_role.execute(sql, [*args[:8], json.dumps({"schema": schema, "pages": 1}), args[9]])
+    # Schema 1 answers are still accepted for one release after the bump to 2 (real schema 2
+    # answers go through this function in every pipeline test).
+    args[8] = json.dumps({"schema": 1, "pages": 1})
     assert parse_role.execute(sql, args).fetchone() == (True,)
     assert parse_role.execute(sql, args).fetchone() == (False,)  # idempotent: reported once
     with connection.cursor() as cur:

@@ -23,6 +23,7 @@ RESULT_KEYS = {
     "paragraphs",
     "tables",
     "bbox_unit",
+    "elements",
     "ocr_used",
     "ocr_pages",
     "thumbnail_png_b64",
@@ -32,7 +33,7 @@ RESULT_KEYS = {
 
 def _check_result_shape(result: dict, kind: str, limits: ParseLimits) -> None:
     assert set(result) == RESULT_KEYS
-    assert result["schema"] == 1
+    assert result["schema"] == 2
     assert result["kind"] == kind
     assert json.loads(json.dumps(result)) == result
     json.dumps(result, ensure_ascii=False).encode("utf-8")  # no lone surrogates
@@ -40,9 +41,14 @@ def _check_result_shape(result: dict, kind: str, limits: ParseLimits) -> None:
     assert result["pages"] >= 1
     assert len(result["blocks"]) <= limits.max_blocks
     for block in result["blocks"]:
-        assert set(block) == {"page", "bbox", "text"}
+        assert set(block) == {"page", "bbox", "text", "lines"}
         assert 1 <= block["page"] <= result["pages"]
         assert len(block["bbox"]) == 4 and block["text"]
+        for line in block["lines"]:  # schema 2: each line with its own box, inside its block
+            assert set(line) == {"bbox", "text", "size"} and line["text"]
+            assert line["bbox"][1] >= block["bbox"][1] - 1 and line["bbox"][3] <= block["bbox"][3] + 1
+    if kind != "docx":
+        assert result["elements"] == []
     assert all(isinstance(w, str) for w in result["warnings"])
     thumb = result["thumbnail_png_b64"]
     if kind == "docx":
@@ -84,6 +90,30 @@ def test_docx_text_box_read_once_in_order(limits: ParseLimits) -> None:
     assert text.index("Profile") < text.index(corpus.CANDIDATE_NAME) < text.index("Skills: Python")
     # Word stores each text box twice (DrawingML choice + VML fallback).
     assert text.count(corpus.CANDIDATE_EMAIL) == 1
+
+
+def test_docx_elements_in_reading_order_with_part_index_and_style(limits: ParseLimits) -> None:
+    elements = parse_document(corpus.docx_with_tables(), kind="docx", limits=limits)["elements"]
+    assert elements[0] == {"part": "header", "index": 0, "text": "Jane Doe | jane.doe@example.com", "style": "Header"}
+    assert elements[1] == {"part": "body", "index": 0, "text": corpus.CANDIDATE_NAME, "style": "Heading1"}
+    cells = [e for e in elements if e["part"] == "table"]
+    assert [(c["row"], c["col"], c["text"]) for c in cells[:3]] == [(0, 0, "Skill"), (0, 1, "Years"), (1, 0, "Python")]
+    assert [c["index"] for c in cells] == list(range(len(cells)))
+    boxed = parse_document(corpus.docx_with_textbox(), kind="docx", limits=limits)["elements"]
+    assert [(e["part"], e["text"]) for e in boxed] == [
+        ("body", "Profile"),
+        ("textbox", corpus.CANDIDATE_NAME),
+        ("textbox", corpus.CANDIDATE_EMAIL),
+        ("body", "Skills: Python"),
+    ]
+
+
+def test_pdf_and_ocr_blocks_carry_lines_with_boxes(limits: ParseLimits) -> None:
+    for data in (corpus.text_pdf(), corpus.scanned_pdf()):
+        blocks = parse_document(data, kind="pdf", limits=limits)["blocks"]
+        lines = [line for block in blocks for line in block["lines"]]
+        name = next(line for line in lines if line["text"] == corpus.CANDIDATE_NAME)
+        assert name["size"] > 0 and name["bbox"][0] < name["bbox"][2] and name["bbox"][1] < name["bbox"][3]
 
 
 def test_owner_password_pdf_is_read_with_a_warning(limits: ParseLimits) -> None:

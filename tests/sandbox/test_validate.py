@@ -20,6 +20,9 @@ LIMITS = ParseLimits()
 MAX = 1 << 20
 
 
+_BLOCK = {"page": 1, "bbox": [0, 0, 1, 1], "text": "t"}
+
+
 def _decode(answer: bytes, kind: str = "pdf") -> tuple[Failure | None, str, Any]:
     return decode_answer(answer, kind=kind, limits=LIMITS, max_result_bytes=MAX)
 
@@ -30,7 +33,7 @@ def _framed(obj: Any) -> bytes:
 
 def _document(**changes: Any) -> dict[str, Any]:
     doc = {
-        "schema": 1,
+        "schema": 2,
         "kind": "pdf",
         "text": "Jane Doe",
         "pages": 1,
@@ -42,6 +45,7 @@ def _document(**changes: Any) -> dict[str, Any]:
         "paragraphs": [],
         "tables": [],
         "bbox_unit": "pt",
+        "elements": [],
     }
     doc.update(changes)
     return doc
@@ -83,7 +87,20 @@ def test_a_good_document_passes_and_is_copied() -> None:
     [
         {"admin": True},  # unknown key
         {"kind": "docx"},  # not what was asked for
-        {"schema": 2},
+        {"schema": 3},
+        {"schema": 0},
+        {"schema": True},
+        {"schema": "2"},
+        {"blocks": [{"page": 1, "bbox": [0, 0, 1, 1], "text": "t"}]},  # schema 2 blocks carry lines
+        {"blocks": [{**_BLOCK, "lines": [{"bbox": [0, 0, 1, 1], "text": "t"}]}]},
+        {"blocks": [{**_BLOCK, "lines": [{"bbox": [0, 0, 1], "text": "t", "size": 1}]}]},
+        {"blocks": [{**_BLOCK, "lines": [{"bbox": [0, 0, 1, 1], "text": "t", "size": -1}]}]},
+        {"elements": [{"part": "sidebar", "index": 0, "text": "t", "style": None}]},
+        {"elements": [{"part": "body", "index": -1, "text": "t", "style": None}]},
+        {"elements": [{"part": "body", "index": 0, "text": "t", "style": 7}]},
+        {"elements": [{"part": "table", "index": 0, "text": "t", "table": 0, "row": 0}]},
+        {"elements": [{"part": "body", "index": 0, "text": "t", "style": "x" * 65}]},
+        {"elements": [{"part": "body", "index": 0, "text": "t", "style": None}] * (LIMITS.max_blocks + 1)},
         {"pages": -1},
         {"pages": LIMITS.max_pages + 1},
         {"pages": True},  # bool is not an int here
@@ -101,6 +118,30 @@ def test_a_good_document_passes_and_is_copied() -> None:
 def test_bad_documents_are_protocol_errors(changes: dict[str, Any]) -> None:
     failure, _, document = _decode(_framed({"status": "ok", "document": _document(**changes)}))
     assert (failure, document) == (Failure.PROTOCOL_ERROR, None)
+
+
+def test_schema_2_layout_passes() -> None:
+    line = {"bbox": [72, 70, 130, 94], "text": "Jane Doe", "size": 14.0}
+    blocks = [{"page": 1, "bbox": [72.0, 70.0, 130.0, 94.0], "text": "Jane Doe", "lines": [line]}]
+    elements = [
+        {"part": "header", "index": 0, "text": "Jane Doe", "style": "Title"},
+        {"part": "table", "index": 0, "text": "jane@example.com", "table": 0, "row": 0, "col": 1},
+        {"part": "textbox", "index": 0, "text": "Skills", "style": None},
+    ]
+    failure, _, document = _decode(_framed({"status": "ok", "document": _document(blocks=blocks, elements=elements)}))
+    assert failure is None
+    assert document["blocks"][0]["lines"] == [{"bbox": [72.0, 70.0, 130.0, 94.0], "text": "Jane Doe", "size": 14.0}]
+    assert document["elements"] == elements
+
+
+def test_schema_1_is_still_accepted_for_one_release() -> None:
+    old = _document(schema=1, blocks=[{"page": 1, "bbox": [0, 0, 1, 1], "text": "Jane"}])
+    del old["elements"]
+    failure, _, document = _decode(_framed({"status": "ok", "document": old}))
+    assert failure is None and document["schema"] == 1 and document["blocks"][0]["text"] == "Jane"
+    # ... but in its own shape: schema 1 has no elements and no lines.
+    for bad in ({**old, "elements": []}, {**old, "blocks": [{**_BLOCK, "lines": []}]}):
+        assert _decode(_framed({"status": "ok", "document": bad}))[0] == Failure.PROTOCOL_ERROR
 
 
 def test_framing_and_size() -> None:

@@ -126,6 +126,12 @@ BEGIN
        OR coalesce(p_policy_hash, '') !~ '^[0-9a-f]{0,64}$' THEN
         RAISE EXCEPTION 'ats_parse_submit: result out of range' USING ERRCODE = 'check_violation';
     END IF;
+    -- A successful parse reports a known answer schema (ats.parsing.data.SCHEMA_VERSION = 2;
+    -- schema 1 is still accepted for one release). Keep in step with
+    -- ats.parsing.data.ACCEPTED_SCHEMA_VERSIONS and ats.sandbox.validate.
+    IF p_ok AND coalesce(p_result -> 'schema', 'null'::jsonb) NOT IN ('1'::jsonb, '2'::jsonb) THEN
+        RAISE EXCEPTION 'ats_parse_submit: unknown answer schema' USING ERRCODE = 'check_violation';
+    END IF;
 
     INSERT INTO public.intake_parse_result
         (attachment_id, attempt_no, job_id, ok, code, detail, text, page_count, result, policy_hash, received_at)

@@ -1,6 +1,36 @@
 """Facade of the candidates module."""
 
-from ats.candidates.models import Candidate
-from ats.candidates.services import candidate_create_from_document
+from ats.candidates.models import Candidate, CandidateStatus, DuplicatePair, PairKind
+from ats.candidates.selectors import candidate_current_id, candidate_detail, candidate_list
+from ats.candidates.services import (
+    CandidateNotActive,
+    NotAllowed,
+    candidate_accept_change,
+    candidate_apply_document,
+    candidate_dedupe,
+    candidate_dedupe_exhausted,
+    candidate_dismiss_change,
+    candidate_edit_field,
+    candidate_merge,
+    candidate_unmerge,
+)
 
-__all__ = ["Candidate", "candidate_create_from_document"]
+__all__ = [
+    "Candidate",
+    "CandidateNotActive",
+    "CandidateStatus",
+    "DuplicatePair",
+    "NotAllowed",
+    "PairKind",
+    "candidate_accept_change",
+    "candidate_apply_document",
+    "candidate_current_id",
+    "candidate_dedupe",
+    "candidate_dedupe_exhausted",
+    "candidate_detail",
+    "candidate_dismiss_change",
+    "candidate_edit_field",
+    "candidate_list",
+    "candidate_merge",
+    "candidate_unmerge",
+]

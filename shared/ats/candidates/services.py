@@ -1,22 +1,577 @@
+"""Writes of the candidates module (`<entity>_<action>(*, ...)`).
+
+Locking rule, everywhere in this module: candidate rows are locked with one
+`SELECT ... WHERE id IN (...) ORDER BY id FOR UPDATE`, so any two writers that need the
+same two candidates (merge A into B and B into A, dedupe of A and of B) queue up in the
+same order and cannot deadlock or cross.
+"""
+
 from __future__ import annotations
 
-import re
+import json
+import logging
+import os
+from typing import Any
 
-from ats.candidates.models import Candidate
+from django.db import connection, transaction
+from django.utils import timezone
 
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+from ats.audit import api as audit_api
+from ats.candidates import dedupe as dedupe_rules
+from ats.candidates import fields as F
+from ats.candidates.models import (
+    PAIR_UNIQUE,
+    Candidate,
+    CandidateDocument,
+    CandidateField,
+    CandidateMerge,
+    CandidateSignal,
+    CandidateStatus,
+    ChangeStatus,
+    DuplicatePair,
+    ExtractionRecord,
+    FieldSource,
+    PairKind,
+    PairStatus,
+    ProposedChange,
+)
+from ats.candidates.selectors import NotAllowed
+from ats.extraction.data import Extraction
+from ats.iam import api as iam_api
+from ats.jobs import api as jobs_api
+
+logger = logging.getLogger(__name__)
+
+DEDUPE = "candidates.dedupe"
+SYSTEM_DEDUPE = iam_api.SystemActor("system:dedupe")
 
 
-def candidate_create_from_document(*, attachment_id: int, text: str, filename: str) -> Candidate:
-    """Idempotent on the source attachment (a redelivered job finds the same row)."""
-    email_match = _EMAIL.search(text)
-    first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    candidate, _ = Candidate.objects.get_or_create(
-        source_attachment_id=attachment_id,
-        defaults={
-            "display_name": (first_line or filename)[:255],
-            "email": email_match.group(0)[:320] if email_match else "",
-            "document_text": text,
-        },
+class CandidateNotActive(ValueError):
+    """The candidate was merged away or erased (a state race, not a bug)."""
+
+
+def _authorize(actor: Any, action: str) -> None:
+    if not iam_api.can(actor, action):
+        raise NotAllowed(f"{iam_api.actor_label(actor)} may not {action}")
+
+
+def lock_candidates(*ids: int) -> dict[int, Candidate]:
+    """Lock the rows in id order (the module's one lock order). Missing ids are absent."""
+    return {c.pk: c for c in Candidate.objects.select_for_update().filter(pk__in=sorted(set(ids))).order_by("pk")}
+
+
+# --- documents and extraction versions --------------------------------------------
+
+
+def candidate_apply_document(
+    *, attachment_id: int, parse_attempt: int, extraction: Extraction, text: str = ""
+) -> Candidate | None:
+    """Record one parse attempt's extraction for its document and refresh the candidate.
+
+    A new document makes a new candidate (dedupe then pairs or merges it); a re-parse of a
+    known document adds an extraction version to the candidate that holds the document.
+    Idempotent per (attachment, parse attempt). Returns None for an erased candidate.
+    """
+    with transaction.atomic():
+        candidate = _document_owner_locked(attachment_id)
+        if candidate is None:
+            candidate = Candidate.objects.create()
+            CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id)
+        elif candidate.status != CandidateStatus.ACTIVE:
+            # Documents move to the survivor on merge, so only erasure lands here.
+            logger.info("document %s belongs to %s candidate %s: no-op", attachment_id, candidate.status, candidate.pk)
+            return None
+        record, created = ExtractionRecord.objects.get_or_create(
+            attachment_id=attachment_id,
+            parse_attempt=parse_attempt,
+            defaults={"extractor_version": extraction.extractor_version[:64], "data": extraction.to_dict()},
+        )
+        if created:
+            candidate.extraction_version += 1
+            record.candidate_version = candidate.extraction_version
+            record.save(update_fields=["candidate_version"])
+        if text:
+            candidate.document_text = text
+        _recompute(candidate, new_record=record if created else None)
+        jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
+        return candidate
+
+
+def _document_owner_locked(attachment_id: int) -> Candidate | None:
+    """The candidate holding the document, locked; None for a new document.
+
+    Read, lock, read again: a merge that moves the document to its survivor between the
+    first read and the lock would otherwise leave us holding the merged-away candidate.
+    """
+    for _ in range(5):
+        owner = CandidateDocument.objects.filter(attachment_id=attachment_id).values_list("candidate_id", flat=True)
+        candidate_id = next(iter(owner), None)
+        if candidate_id is None:
+            return None
+        candidate = lock_candidates(candidate_id)[candidate_id]
+        if CandidateDocument.objects.filter(attachment_id=attachment_id, candidate_id=candidate_id).exists():
+            return candidate
+    raise RuntimeError(f"document {attachment_id} kept moving between candidates; retrying the job")
+
+
+def _newest_records(candidate_id: int) -> list[ExtractionRecord]:
+    """Each document's newest extraction, newest-applied document first."""
+    att_ids = list(CandidateDocument.objects.filter(candidate_id=candidate_id).values_list("attachment_id", flat=True))
+    newest: dict[int, ExtractionRecord] = {}
+    for rec in ExtractionRecord.objects.filter(attachment_id__in=att_ids).order_by("attachment_id", "-parse_attempt"):
+        newest.setdefault(rec.attachment_id, rec)
+    return sorted(newest.values(), key=lambda r: -r.pk)
+
+
+def _derived(candidate_id: int) -> dict[str, list[dict[str, Any]]]:
+    return F.derive(
+        [
+            F.record_values(r.data, attachment_id=r.attachment_id, parse_attempt=r.parse_attempt)
+            for r in _newest_records(candidate_id)
+        ]
     )
+
+
+def _recompute(candidate: Candidate, *, new_record: ExtractionRecord | None = None) -> None:
+    """Unedited fields follow the documents' newest parses; edited ones stay, and a new
+    extraction that disagrees with an edit becomes a proposed change."""
+    derived = _derived(candidate.pk)
+    current = {f.field: f for f in CandidateField.objects.filter(candidate=candidate)}
+    for name in F.ALL_FIELDS:
+        new_values = derived.get(name, [])
+        row = current.get(name)
+        if row is not None and row.source == FieldSource.RECRUITER:
+            if new_record is not None and new_values and F.keys(new_values) != F.keys(row.values):
+                _propose(candidate, name, new_values, new_record)
+            continue
+        if new_values:
+            if row is None:
+                CandidateField.objects.create(candidate=candidate, field=name, values=new_values)
+            elif row.values != new_values:
+                row.values = new_values
+                row.save(update_fields=["values"])
+        elif row is not None:
+            row.delete()
+    _refresh(candidate)
+
+
+def _propose(candidate: Candidate, name: str, values: list[dict[str, Any]], record: ExtractionRecord) -> None:
+    new_keys = F.keys(values)
+    earlier = ProposedChange.objects.filter(candidate=candidate, field=name).exclude(status=ChangeStatus.SUPERSEDED)
+    for change in earlier:
+        if F.keys(change.values) == new_keys and change.status in (ChangeStatus.OPEN, ChangeStatus.DISMISSED):
+            return  # already proposed, or the recruiter already said no to exactly this
+    ProposedChange.objects.filter(candidate=candidate, field=name, status=ChangeStatus.OPEN).update(
+        status=ChangeStatus.SUPERSEDED
+    )
+    ProposedChange.objects.create(candidate=candidate, field=name, values=values, extraction=record)
+
+
+def _current_values(candidate_id: int) -> dict[str, list[dict[str, Any]]]:
+    return {f.field: f.values for f in CandidateField.objects.filter(candidate_id=candidate_id)}
+
+
+def _refresh(candidate: Candidate) -> None:
+    """Mirror columns, the dedupe index and the revision after any field/document change."""
+    values = _current_values(candidate.pk)
+    names = values.get("name") or []
+    emails = values.get("emails") or []
+    candidate.display_name = str(names[0]["value"])[:255] if names else ""
+    candidate.email = str(emails[0]["value"])[:320] if emails else ""
+    candidate.revision += 1
+    candidate.save()
+    CandidateSignal.objects.filter(candidate=candidate).delete()
+    if candidate.status == CandidateStatus.ACTIVE:
+        CandidateSignal.objects.bulk_create(
+            [CandidateSignal(candidate=candidate, kind=k, value=v) for k, v in sorted(F.signals(values))]
+        )
+
+
+# --- recruiter edits and proposed changes -----------------------------------------
+
+
+def _recruiter_values(name: str, values: list[Any], actor: Any, *, raw: str) -> list[dict[str, Any]]:
+    label = iam_api.actor_label(actor)
+    return [
+        {
+            "value": v,
+            "sources": [
+                {
+                    **F.provenance(
+                        {"text": raw, "rule": "recruiter.edit"}, attachment_id=None, parse_attempt=None, version=None
+                    ),
+                    "edited_by": label,
+                }
+            ],
+        }
+        for v in values
+    ]
+
+
+def candidate_edit_field(*, candidate_id: int, field: str, value: str, actor: Any) -> CandidateField:
+    """Set a field by hand; it is recruiter-edited from now on (never overwritten by a parse)."""
+    _authorize(actor, "candidate.edit")
+    if field not in F.ALL_FIELDS:
+        raise ValueError(f"unknown field {field!r}; one of {', '.join(F.ALL_FIELDS)}")
+    parsed = F.parse_edit(field, value)
+    with transaction.atomic():
+        candidate = _active(candidate_id)
+        row, _ = CandidateField.objects.get_or_create(candidate=candidate, field=field)
+        row.values = _recruiter_values(field, parsed, actor, raw=value)
+        row.source = FieldSource.RECRUITER
+        row.edited_by = iam_api.actor_label(actor)
+        row.edited_at = timezone.now()
+        row.save()
+        # The recruiter decided this field: proposals made before the edit are moot.
+        ProposedChange.objects.filter(candidate=candidate, field=field, status=ChangeStatus.OPEN).update(
+            status=ChangeStatus.SUPERSEDED
+        )
+        _refresh(candidate)
+        _audit(actor, "candidate.field_edited", candidate.pk, {"field": field, "value": parsed})
+        jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
+        return row
+
+
+def _decide(change_id: int, actor: Any) -> tuple[Candidate, ProposedChange]:
+    change = ProposedChange.objects.filter(pk=change_id).first()
+    if change is None:
+        raise LookupError(f"proposed change {change_id} does not exist")
+    candidate = _active(change.candidate_id)
+    change = ProposedChange.objects.select_for_update().get(pk=change_id)
+    if change.status != ChangeStatus.OPEN:
+        raise ValueError(f"proposed change {change_id} is already {change.status}")
+    change.decided_by = iam_api.actor_label(actor)
+    change.decided_at = timezone.now()
+    return candidate, change
+
+
+def candidate_accept_change(*, change_id: int, actor: Any) -> CandidateField:
+    """Take a proposed value. The field stays recruiter-decided (pinned), now with the
+    extraction's value and provenance."""
+    _authorize(actor, "candidate.edit")
+    with transaction.atomic():
+        candidate, change = _decide(change_id, actor)
+        change.status = ChangeStatus.ACCEPTED
+        change.save()
+        row, _ = CandidateField.objects.get_or_create(candidate=candidate, field=change.field)
+        row.values = change.values
+        row.source = FieldSource.RECRUITER
+        row.edited_by = change.decided_by
+        row.edited_at = change.decided_at
+        row.save()
+        _refresh(candidate)
+        _audit(actor, "candidate.change_accepted", candidate.pk, {"change_id": change.pk, "field": change.field})
+        jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
+        return row
+
+
+def candidate_dismiss_change(*, change_id: int, actor: Any) -> ProposedChange:
+    """Keep the recruiter's value; the same proposal is not made again."""
+    _authorize(actor, "candidate.edit")
+    with transaction.atomic():
+        candidate, change = _decide(change_id, actor)
+        change.status = ChangeStatus.DISMISSED
+        change.save()
+        _audit(actor, "candidate.change_dismissed", candidate.pk, {"change_id": change.pk, "field": change.field})
+        return change
+
+
+def _active(candidate_id: int) -> Candidate:
+    candidate = lock_candidates(candidate_id).get(candidate_id)
+    if candidate is None:
+        raise LookupError(f"candidate {candidate_id} does not exist")
+    if candidate.status != CandidateStatus.ACTIVE:
+        hint = f" into {candidate.merged_into_id}" if candidate.merged_into_id else ""
+        raise CandidateNotActive(f"candidate {candidate_id} is {candidate.status}{hint}")
     return candidate
+
+
+def _audit(actor: Any, action: str, candidate_id: int, payload: dict[str, Any]) -> None:
+    audit_api.audit_event_record(
+        actor=iam_api.actor_label(actor),
+        action=action,
+        object_type="candidate",
+        object_id=candidate_id,
+        payload=payload,
+    )
+
+
+# --- merge journal ----------------------------------------------------------------
+
+# Rows a merge may change, per table: (table, SQL condition over the two ids). Unmerge
+# deletes the current rows matching the condition and re-inserts the snapshot.
+_SNAPSHOT_TABLES = (
+    ("candidates_field", "candidate_id = ANY(%s)"),
+    ("candidates_document", "candidate_id = ANY(%s)"),
+    ("candidates_signal", "candidate_id = ANY(%s)"),
+    ("candidates_proposed_change", "candidate_id = ANY(%s)"),
+    ("candidate_duplicate_pair", "(candidate_low_id = ANY(%s) OR candidate_high_id = ANY(%s))"),
+)
+
+
+def _json(raw: Any) -> Any:
+    return json.loads(raw) if isinstance(raw, str | bytes) else raw
+
+
+def _snapshot(ids: list[int]) -> dict[str, Any]:
+    """Every row of both candidates, column for column (to_jsonb keeps exact timestamps)."""
+    snap: dict[str, Any] = {}
+    tables = (("candidates_candidate", "id = ANY(%s)"), *_SNAPSHOT_TABLES)
+    with connection.cursor() as cur:
+        for table, cond in tables:
+            cur.execute(
+                f"SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.id), '[]') FROM {table} t WHERE {cond}",
+                [ids] * cond.count("%s"),
+            )
+            snap[table] = _json(cur.fetchone()[0])
+    return snap
+
+
+def _restore(snap: dict[str, Any], ids: list[int]) -> None:
+    with connection.cursor() as cur:
+        for table, cond in reversed(_SNAPSHOT_TABLES):
+            cur.execute(f"DELETE FROM {table} WHERE {cond}", [ids] * cond.count("%s"))
+        cols = [str(c.column) for c in Candidate._meta.concrete_fields if c.column != "id"]
+        cur.execute(
+            f"UPDATE candidates_candidate c SET ({', '.join(cols)}) = ({', '.join('r.' + c for c in cols)})"
+            " FROM jsonb_populate_recordset(NULL::candidates_candidate, %s::jsonb) r WHERE c.id = r.id",
+            [json.dumps(snap["candidates_candidate"])],
+        )
+        for table, _ in _SNAPSHOT_TABLES:
+            cur.execute(
+                f"INSERT INTO {table} SELECT * FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb)",
+                [json.dumps(snap[table])],
+            )
+
+
+def candidate_merge(
+    *, survivor_id: int, merged_id: int, actor: Any, automatic: bool = False, reason: str = ""
+) -> CandidateMerge:
+    """Merge `merged_id` into `survivor_id` (the survivor keeps its id). One journal entry.
+
+    Documents move to the survivor, whose fields are re-derived over all documents; the
+    survivor's edits win, the merged candidate's edits fill fields the survivor never
+    edited. The pair between the two is marked merged; the merged candidate's other pairs
+    are dropped (dedupe of the survivor finds them again). Raises CandidateNotActive when
+    either side was merged away or erased meanwhile.
+    """
+    _authorize(actor, "candidate.merge")
+    if survivor_id == merged_id:
+        raise ValueError("a candidate cannot be merged into itself")
+    with transaction.atomic():
+        rows = lock_candidates(survivor_id, merged_id)
+        for cid in (survivor_id, merged_id):
+            if cid not in rows:
+                raise LookupError(f"candidate {cid} does not exist")
+            if rows[cid].status != CandidateStatus.ACTIVE:
+                hint = f" into {rows[cid].merged_into_id}" if rows[cid].merged_into_id else ""
+                raise CandidateNotActive(f"candidate {cid} is {rows[cid].status}{hint}")
+        survivor, merged = rows[survivor_id], rows[merged_id]
+        _test_pause("MERGE")
+        snap = _snapshot([survivor_id, merged_id])
+
+        CandidateDocument.objects.filter(candidate=merged).update(candidate=survivor)
+        survivor_edits = set(
+            CandidateField.objects.filter(candidate=survivor, source=FieldSource.RECRUITER).values_list(
+                "field", flat=True
+            )
+        )
+        for row in CandidateField.objects.filter(candidate=merged, source=FieldSource.RECRUITER):
+            if row.field not in survivor_edits:
+                CandidateField.objects.update_or_create(
+                    candidate=survivor,
+                    field=row.field,
+                    defaults={
+                        "values": row.values,
+                        "source": FieldSource.RECRUITER,
+                        "edited_by": row.edited_by,
+                        "edited_at": row.edited_at,
+                    },
+                )
+        low, high = sorted((survivor_id, merged_id))
+        DuplicatePair.objects.filter(candidate_low_id=low, candidate_high_id=high).update(status=PairStatus.MERGED)
+        others = DuplicatePair.objects.filter(candidate_low=merged) | DuplicatePair.objects.filter(
+            candidate_high=merged
+        )
+        others.exclude(candidate_low_id=low, candidate_high_id=high).delete()
+
+        merged.status = CandidateStatus.MERGED
+        merged.merged_into = survivor
+        merged.revision += 1
+        merged.save()
+        CandidateSignal.objects.filter(candidate=merged).delete()
+        if merged.document_text and not survivor.document_text:
+            survivor.document_text = merged.document_text
+        _recompute(survivor)
+
+        journal = CandidateMerge.objects.create(
+            survivor=survivor,
+            merged=merged,
+            actor=iam_api.actor_label(actor),
+            automatic=automatic,
+            reason=reason,
+            snapshot=snap,
+            survivor_revision=survivor.revision,
+        )
+        _audit(
+            actor,
+            "candidate.merged",
+            survivor.pk,
+            {"merge_id": journal.pk, "merged": merged.pk, "automatic": automatic, "reason": reason},
+        )
+        jobs_api.defer(DEDUPE, payload={"candidate_id": survivor.pk})
+        return journal
+
+
+def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
+    """Undo a merge exactly: every row of both candidates as it was before the merge.
+
+    Refused when the survivor changed after the merge (a new document, an edit, a later
+    merge): restoring the snapshot would silently drop that change. Undo those first.
+    """
+    _authorize(actor, "candidate.merge")
+    with transaction.atomic():
+        journal = CandidateMerge.objects.select_for_update().filter(pk=merge_id).first()
+        if journal is None:
+            raise LookupError(f"merge {merge_id} does not exist")
+        if journal.unmerged_at is not None:
+            raise ValueError(f"merge {merge_id} was already undone at {journal.unmerged_at:%Y-%m-%d %H:%M:%S}")
+        rows = lock_candidates(journal.survivor_id, journal.merged_id)
+        survivor, merged = rows[journal.survivor_id], rows[journal.merged_id]
+        if survivor.revision != journal.survivor_revision or survivor.status != CandidateStatus.ACTIVE:
+            raise ValueError(
+                f"candidate {survivor.pk} changed after merge {merge_id} (revision {survivor.revision}, "
+                f"was {journal.survivor_revision}); undo its later changes or merges first"
+            )
+        if merged.status != CandidateStatus.MERGED or merged.merged_into_id != survivor.pk:
+            raise ValueError(f"candidate {merged.pk} is no longer merged into {survivor.pk}")
+        _restore(journal.snapshot, [survivor.pk, merged.pk])
+        journal.unmerged_at = timezone.now()
+        journal.unmerged_by = iam_api.actor_label(actor)
+        journal.save(update_fields=["unmerged_at", "unmerged_by"])
+        _audit(actor, "candidate.unmerged", survivor.pk, {"merge_id": journal.pk, "restored": merged.pk})
+        return journal
+
+
+# --- duplicate detection ----------------------------------------------------------
+
+
+def _test_pause(step: str) -> None:
+    """Test seam for the forced-interleaving tests: sleep in the database at `step`
+    (ATS_TEST_<STEP>_PAUSE_S), holding whatever locks the step holds. Unset in every
+    deployed process."""
+    pause = os.environ.get(f"ATS_TEST_{step}_PAUSE_S")
+    if pause:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_sleep(%s)", [float(pause)])
+
+
+def _pair_row_locks() -> bool:
+    # Test seam: the concurrency test turns the row locks off to show what they prevent.
+    return os.environ.get("ATS_TEST_DEDUPE_NO_ROW_LOCK") != "1"
+
+
+def _contact_emails(candidate_id: int) -> set[str]:
+    out: set[str] = set()
+    for rec in _newest_records(candidate_id):
+        out |= {str(e).strip().lower() for e in rec.data.get("contact_emails", []) if e}
+    return out
+
+
+def candidate_dedupe(*, candidate_id: int) -> list[str]:
+    """Find and record this candidate's duplicates; auto-merge on identical contact e-mails.
+
+    Returns what happened (one line per pair) for logs and tests. A candidate that is gone,
+    merged away or erased makes this a logged no-op (ADR convention 5).
+    """
+    outcomes: list[str] = []
+    for _ in range(5):  # each auto-merge into this candidate changes its signals: look again
+        candidate = Candidate.objects.filter(pk=candidate_id).first()
+        if candidate is None or candidate.status != CandidateStatus.ACTIVE:
+            state = "missing" if candidate is None else candidate.status
+            logger.info("dedupe: candidate %s is %s: no-op", candidate_id, state)
+            outcomes.append(f"noop: candidate {candidate_id} is {state}")
+            return outcomes
+        merged_into_me = False
+        for match in dedupe_rules.find_matches(candidate_id):
+            outcome = _record_pair(candidate_id, match)
+            outcomes.append(outcome)
+            if outcome.startswith("merged"):
+                merged_into_me = f"into {candidate_id}" in outcome
+                break
+        else:
+            return outcomes
+        if not merged_into_me:
+            return outcomes
+    return outcomes
+
+
+def _record_pair(candidate_id: int, match: dedupe_rules.Match) -> str:
+    low, high = sorted((candidate_id, match.other_id))
+    with transaction.atomic(), jobs_api.db_budget():
+        if _pair_row_locks():
+            rows = lock_candidates(low, high)
+            if len(rows) < 2 or any(r.status != CandidateStatus.ACTIVE for r in rows.values()):
+                logger.info("dedupe: pair %s-%s: a side was merged or erased meanwhile: no-op", low, high)
+                return f"noop: {low}-{high} no longer both active"
+        pair = DuplicatePair.objects.filter(candidate_low_id=low, candidate_high_id=high).first()
+        if pair is not None:
+            if pair.kind == PairKind.POSSIBLE_DUPLICATE and match.kind == PairKind.SAME_PERSON:
+                pair.kind, pair.score, pair.reason, pair.evidence = (
+                    match.kind,
+                    match.score,
+                    match.reason,
+                    match.evidence,
+                )
+                pair.save(update_fields=["kind", "score", "reason", "evidence"])
+                result = f"upgraded: pair {pair.pk}"
+            else:
+                logger.info("dedupe: pair %s (%s-%s) already recorded: no-op", pair.pk, low, high)
+                result = f"noop: pair {pair.pk} exists"
+        else:
+            _test_pause("DEDUPE")
+            with connection.cursor() as cur:
+                # ON CONFLICT without a target: with the unique constraint a concurrent
+                # twin loses quietly here; the constraint, not this code, guarantees it.
+                cur.execute(
+                    "INSERT INTO candidate_duplicate_pair"
+                    " (candidate_low_id, candidate_high_id, kind, score, reason, evidence, status, created_at)"
+                    " VALUES (%s, %s, %s, %s, %s, %s::jsonb, 'open', now()) ON CONFLICT DO NOTHING RETURNING id",
+                    [low, high, match.kind, match.score, match.reason, json.dumps(match.evidence)],
+                )
+                got = cur.fetchone()
+            if got is None:
+                logger.info("dedupe: pair %s-%s inserted by a concurrent job (%s): no-op", low, high, PAIR_UNIQUE)
+                return f"noop: {low}-{high} lost the insert race"
+            pair = DuplicatePair.objects.get(pk=got[0])
+            result = f"created: pair {pair.pk} {match.kind}"
+        if match.kind == PairKind.SAME_PERSON and pair.status == PairStatus.OPEN and _auto_mergeable(low, high):
+            journal = candidate_merge(
+                survivor_id=low,
+                merged_id=high,
+                actor=SYSTEM_DEDUPE,
+                automatic=True,
+                reason=f"identical contact e-mail ({match.reason})",
+            )
+            return f"merged: {high} into {low} (merge {journal.pk})"
+        return result
+
+
+def _auto_mergeable(low: int, high: int) -> bool:
+    """Only when each CV's own contact block names the same address - never on a referee's
+    or an agency's address found elsewhere - and a recruiter has not undone this merge."""
+    if CandidateMerge.objects.filter(survivor_id__in=(low, high), merged_id__in=(low, high)).exists():
+        return False
+    return bool(_contact_emails(low) & _contact_emails(high))
+
+
+def candidate_dedupe_exhausted(*, candidate_id: int, reason_code: str, reason: str, **_: Any) -> None:
+    """Policy exhaustion handler: the next change of the candidate defers a new check."""
+    logger.warning("dedupe of candidate %s failed on every attempt: %s (%s)", candidate_id, reason, reason_code)
+    audit_api.audit_event_record(
+        actor="system:dedupe",
+        action="candidate.dedupe_failed",
+        object_type="candidate",
+        object_id=candidate_id,
+        payload={"reason_code": reason_code, "reason": reason},
+    )

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+import os
+
 from django.db import transaction
 
 from ats.candidates import services
+from ats.extraction import api as extraction_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+
+logger = logging.getLogger(__name__)
 
 
 @jobs_api.task("candidates.create_from_attachment")
@@ -15,7 +21,26 @@ def create_from_attachment(*, attachment_id: int, payload_version: int) -> None:
         doc = intake_api.parsed_document_for_update(attachment_id=attachment_id)
         if doc is None:
             return  # superseded, deleted or already done: nothing to do (convention 5)
-        candidate = services.candidate_create_from_document(
-            attachment_id=attachment_id, text=doc.text, filename=doc.filename
+        # Pure and bounded (no super-linear rules): safe inside the locked transaction.
+        extraction = extraction_api.extract(
+            doc.result, default_region=os.environ.get("ATS_EXTRACTION_DEFAULT_REGION", "GB")
         )
+        candidate = services.candidate_apply_document(
+            attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction, text=doc.text
+        )
+        if candidate is None:
+            intake_api.attachment_mark_candidate_failed(
+                attachment_id=attachment_id,
+                code="candidate_erased",
+                reason="The candidate this document belongs to was erased.",
+            )
+            return
         intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.pk)
+
+
+@jobs_api.task("candidates.dedupe")
+def dedupe(*, candidate_id: int, payload_version: int) -> None:
+    # The service re-checks the candidate (merged away / erased -> logged no-op) and locks
+    # each pair's two rows itself; per-pair transactions keep lock hold times short.
+    for outcome in services.candidate_dedupe(candidate_id=candidate_id):
+        logger.info("dedupe candidate %s: %s", candidate_id, outcome)

@@ -8,14 +8,27 @@ Extraction. `extract_naive()` is the baseline the evaluation measures beside it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from datetime import date
 from typing import Any
 
 from ats.extraction.data import FIELDS, SINGLE_FIELDS, Extraction, FieldValue, Source
 
-__all__ = ["FIELDS", "SINGLE_FIELDS", "Extraction", "FieldValue", "Source", "extract", "extract_naive"]
+__all__ = [
+    "EXTRACTOR_VERSION",
+    "FIELDS",
+    "NAIVE_VERSION",
+    "SINGLE_FIELDS",
+    "Extraction",
+    "FieldValue",
+    "Source",
+    "extract",
+    "extract_naive",
+]
 
 NAIVE_VERSION = "naive-1"
+# Bump when a rule changes what it extracts: stored values record the version that made them.
+EXTRACTOR_VERSION = "layout-1"
 # Bounded quantifiers: linear on hostile input.
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,24}")
 
@@ -33,6 +46,36 @@ def extract_naive(answer: Mapping[str, Any]) -> Extraction:
     return Extraction(extractor_version=NAIVE_VERSION, fields=fields)
 
 
-def extract(answer: Mapping[str, Any], *, default_region: str = "GB") -> Extraction:
-    """Layout-aware extraction (replaced by the real extractor; the naive rule until then)."""
-    return extract_naive(answer)
+def extract(answer: Mapping[str, Any], *, default_region: str = "GB", as_of: date | None = None) -> Extraction:
+    """Layout-aware extraction over a validated parse answer (schema 2, or 1 as a fallback).
+
+    ``default_region`` is the phone region when the document gives no hint (no +code, no
+    known country or city, no national e-mail domain); ``as_of`` is the date "Present"
+    means (today when None). Pure and linear in the input.
+    """
+    from ats.extraction import _layout, _rules
+
+    today = as_of or date.today()
+    lines = _layout.lines_of(answer)
+    fields: dict[str, tuple[FieldValue, ...]] = {}
+
+    def put(name: str, found: Iterable[_rules.Found]) -> None:
+        values = tuple(FieldValue(f.value, tuple(f.sources)) for f in found if f.sources)
+        if values:
+            fields[name] = values[:1] if name in SINGLE_FIELDS else values
+
+    found_name = _rules.name(lines)
+    put("name", [found_name] if found_name else [])
+    own_emails, contact_emails = _rules.emails(lines)
+    put("emails", own_emails)
+    region, _why = _rules.region_hint(lines, [str(f.value) for f in own_emails], default_region.upper())
+    put("phones", _rules.phones(lines, region))
+    put("links", _rules.links(lines))
+    found_location = _rules.location(lines)
+    put("location", [found_location] if found_location else [])
+    put("skills", _rules.skills(lines))
+    years = _rules.years_experience(lines, today)
+    put("years_experience", [years] if years else [])
+    put("education", _rules.education(lines))
+    put("languages", _rules.languages(lines))
+    return Extraction(extractor_version=EXTRACTOR_VERSION, fields=fields, contact_emails=tuple(contact_emails))

@@ -44,7 +44,24 @@ def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
     )
 
 
+def _original_of(att: Attachment) -> Attachment | None:
+    """The document a byte-identical duplicate repeats (the chain ends at a non-duplicate)."""
+    original = att
+    for _ in range(10):
+        if original.duplicate_of_id is None:
+            break
+        original = Attachment.objects.get(pk=original.duplicate_of_id)
+    return original if original.pk != att.pk else None
+
+
 def attachment_status(att: Attachment) -> dict[str, Any]:
+    candidate_id = att.candidate_id
+    awaiting_original = False
+    if att.state == State.DUPLICATE and (original := _original_of(att)) is not None:
+        # A byte-identical duplicate is not read again: it reports its original's candidate,
+        # and a caller waiting for it waits for the original to settle.
+        candidate_id = original.candidate_id
+        awaiting_original = not is_terminal(original.state)
     return {
         "attachment_id": att.pk,
         "raw_intake_id": att.raw_intake_id,
@@ -58,8 +75,9 @@ def attachment_status(att: Attachment) -> dict[str, Any]:
         "detected_type": att.detected_type or None,
         "virus_scan_status": att.virus_scan_status,
         "scan_signature": att.scan_signature or None,
-        "candidate_id": att.candidate_id,
+        "candidate_id": candidate_id,
         "duplicate_of": att.duplicate_of_id,
+        "awaiting_original": awaiting_original,
     }
 
 

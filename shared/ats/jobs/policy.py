@@ -197,6 +197,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(30, 5 * MIN),
         timeout_s=60,
         on_exhaustion="duplicate check marked failed on the candidate; retried on next change",
+        exhaustion_handler="ats.candidates.api.candidate_dedupe_exhausted",
         lock="dedupe:candidate:{candidate_id}",
         queueing_lock="dedupe:candidate:{candidate_id}",
         adr_row=False,

@@ -8,6 +8,20 @@ from ._text import normalize_text
 from .data import SCHEMA_VERSION, ErrorCode, ParseError, ParseLimits, WarningCode
 
 _MAX_WARNINGS = 50
+# A layout block is a paragraph or less; more lines than this is a table dump whose
+# remaining lines stay in the block text.
+MAX_LINES_PER_BLOCK = 200
+
+
+def _box(bbox: tuple[float, float, float, float] | list[float]) -> list[float]:
+    return [round(float(v), 1) for v in bbox]
+
+
+def _size(size: float) -> float:
+    size = float(size)
+    return round(size, 1) if 0 <= size < 10_000 else 0.0
+
+
 _WARNING_MAX_CHARS = 300
 
 
@@ -30,20 +44,42 @@ class Collector:
         if len(self.warnings) < _MAX_WARNINGS and entry not in self.warnings:
             self.warnings.append(entry)
 
-    def add_block(self, page: int, bbox: tuple[float, float, float, float], raw: str) -> None:
+    def add_block(
+        self,
+        page: int,
+        bbox: tuple[float, float, float, float],
+        raw: str,
+        lines: list[tuple[tuple[float, float, float, float], str, float]] | None = None,
+    ) -> None:
+        """One layout block; ``lines`` are its lines as (bbox, raw text, font size).
+
+        Schema 2: every block carries its lines with their own boxes (OCR lines too),
+        so an extracted value can point at the one line it came from.
+        """
         if self._blocks_full:
             return
         text, _ = normalize_text(raw)
         if not text:
             return
+        kept_lines: list[dict[str, Any]] = []
+        line_chars = 0
+        for line_bbox, line_raw, size in lines or ():
+            line_text = normalize_text(line_raw)[0].replace("\n", " ")
+            if line_text and len(kept_lines) < MAX_LINES_PER_BLOCK:
+                line_chars += len(line_text)
+                kept_lines.append({"bbox": _box(line_bbox), "text": line_text, "size": _size(size)})
         # Blocks repeat the text, so they share its character budget as well as
         # having their own count cap; otherwise a result could be twice the cap.
-        if len(self.blocks) >= self.limits.max_blocks or self._block_chars + len(text) > self.limits.max_text_chars:
+        # Lines repeat the block text again and count against the same budget.
+        if (
+            len(self.blocks) >= self.limits.max_blocks
+            or self._block_chars + len(text) + line_chars > self.limits.max_text_chars
+        ):
             self._blocks_full = True
             self.warn(WarningCode.BLOCKS_TRUNCATED, f"kept {len(self.blocks)}")
             return
-        self._block_chars += len(text)
-        self.blocks.append({"page": page, "bbox": [round(float(v), 1) for v in bbox], "text": text})
+        self._block_chars += len(text) + line_chars
+        self.blocks.append({"page": page, "bbox": _box(bbox), "text": text, "lines": kept_lines})
 
     def final_text(self, raw: str) -> str:
         text, truncated = normalize_text(raw, self.limits.max_text_chars)
@@ -66,6 +102,8 @@ class Collector:
             # Unit of block bboxes: PDF points (1/72 in) or source-image pixels.
             "bbox_unit": extra.pop("bbox_unit", None),
             "tables": extra.pop("tables", []),
+            # DOCX reading order with part/index/style (schema 2); [] for other kinds.
+            "elements": extra.pop("elements", []),
             "warnings": self.warnings,
             **extra,
         }

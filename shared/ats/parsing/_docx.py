@@ -36,6 +36,8 @@ _W_P, _W_TBL, _W_TR, _W_TC = _W + "p", _W + "tbl", _W + "tr", _W + "tc"
 _W_T, _W_TXBX = _W + "t", _W + "txbxContent"
 _W_TAB, _W_PTAB, _W_BR, _W_CR = _W + "tab", _W + "ptab", _W + "br", _W + "cr"
 _W_NB_HYPHEN = _W + "noBreakHyphen"
+_W_PPR, _W_PSTYLE, _W_VAL = _W + "pPr", _W + "pStyle", _W + "val"
+_STYLE_MAX = 64
 _W_TYPE = _W + "type"
 _W_RENDERED_BREAK = _W + "lastRenderedPageBreak"
 # Wrappers around rows/cells (content controls, custom XML) that hold no text themselves.
@@ -264,6 +266,12 @@ class _Walker:
         self.lines: list[str] = []
         self.paragraphs: list[str] = []
         self.tables: list[list[list[str]]] = []
+        # Schema 2: everything a reader sees, in reading order, with where it lives.
+        self.elements: list[dict[str, Any]] = []
+        self.part = "body"
+        self._part_counts: dict[str, int] = {}
+        self._in_box = 0
+        self._table_no = 0
         self._raw_chars = 0
         # Stop collecting well past the text cap; normalisation can only shrink.
         self._raw_budget = 4 * limits.max_text_chars + 1024
@@ -273,6 +281,14 @@ class _Walker:
     @property
     def full(self) -> bool:
         return self._raw_chars > self._raw_budget
+
+    def _element(self, part: str, text: str, **extra: Any) -> None:
+        if len(self.elements) >= self.limits.max_blocks:
+            self._truncated = True
+            return
+        index = self._part_counts.get(part, 0)
+        self._part_counts[part] = index + 1
+        self.elements.append({"part": part, "index": index, "text": text, **extra})
 
     def _emit(self, sink: list[str], text: str) -> None:
         self._raw_chars += len(text)
@@ -303,8 +319,13 @@ class _Walker:
                     self.paragraphs.append(normalised)
                 else:
                     self._truncated = True
+                self._element("textbox" if self._in_box else self.part, normalised, style=_style(p))
         for box in boxes:  # text boxes read as the paragraphs after their anchor
-            self.blocks(box, sink, top=top)
+            self._in_box += 1
+            try:
+                self.blocks(box, sink, top=top)
+            finally:
+                self._in_box -= 1
 
     def _inline(self, el: Any, parts: list[str], boxes: list[Any]) -> None:
         for child in el:
@@ -333,14 +354,21 @@ class _Walker:
 
     def table(self, tbl: Any, sink: list[str], *, top: bool) -> None:
         rows: list[list[str]] = []
-        for tr in self._children(tbl, _W_TR):
+        table_no = self._table_no
+        if top:
+            self._table_no += 1
+        # Body cells are part "table"; a table in a page header stays "header".
+        cell_part = "table" if self.part == "body" and not self._in_box else ("textbox" if self._in_box else self.part)
+        for row_no, tr in enumerate(self._children(tbl, _W_TR)):
             if self.full:
                 break
             cells: list[str] = []
-            for tc in self._children(tr, _W_TC):
+            for col_no, tc in enumerate(self._children(tr, _W_TC)):
                 cell_lines: list[str] = []
                 self.blocks(tc, cell_lines, top=False)
                 cells.append(normalize_text("\n".join(cell_lines))[0])
+                if top and cells[-1]:
+                    self._element(cell_part, cells[-1], table=table_no, row=row_no, col=col_no)
             # One string per w:tc: merged cells are not repeated by their span.
             self._emit(sink, " | ".join(c for c in cells if c))
             if top:
@@ -422,9 +450,12 @@ def _extract(document: Any, limits: ParseLimits, col: Collector) -> dict[str, An
                 seen.add(key)
                 walker.blocks(element, walker.lines, top=True)
 
+    walker.part = "header"
     walk_once(headers)
     body = document.element.body
+    walker.part = "body"
     walker.blocks(body, walker.lines, top=True)
+    walker.part = "footer"
     walk_once(footers)
     walker.finish()
 
@@ -439,4 +470,16 @@ def _extract(document: Any, limits: ParseLimits, col: Collector) -> dict[str, An
         ocr_pages=0,
         paragraphs=walker.paragraphs,
         tables=walker.tables,
+        elements=walker.elements,
     )
+
+
+def _style(p: Any) -> str | None:
+    """The paragraph's style id ("Title", "Heading1", ...), or None for the default."""
+    for ppr in p:
+        if ppr.tag == _W_PPR:
+            for child in ppr:
+                if child.tag == _W_PSTYLE:
+                    value = normalize_text(str(child.get(_W_VAL) or ""))[0].replace("\n", " ")
+                    return value[:_STYLE_MAX] or None
+    return None

@@ -168,6 +168,7 @@ def _ocr(page: pymupdf.Page, dpi: int, limits: ParseLimits) -> pymupdf.TextPage:
 
 
 Block = tuple[float, float, float, float, str]
+Line = tuple[tuple[float, float, float, float], str, float]  # bbox, text, font size
 
 # A vertical gap reads as a paragraph break when it is clearly wider than the
 # page's usual gap between blocks, and not tiny relative to the text size.
@@ -181,6 +182,27 @@ def _text_blocks(textpage: pymupdf.TextPage) -> list[Block]:
         for x0, y0, x1, y1, text, _, block_type in textpage.extractBLOCKS()
         if block_type == 0 and text.strip()  # 1 = image block
     ]
+
+
+def _block_lines(textpage: pymupdf.TextPage) -> dict[tuple[float, float, float, float], list[Line]]:
+    """Each text block's lines with their boxes and largest font size, keyed by block bbox.
+
+    Font size is what tells a name (set large) from the title line above it; for OCR
+    it is MuPDF's estimate from the glyph boxes.
+    """
+    out: dict[tuple[float, float, float, float], list[Line]] = {}
+    for block in textpage.extractDICT()["blocks"]:
+        if block.get("type") != 0:
+            continue
+        lines: list[Line] = []
+        for line in block["lines"]:
+            spans = line["spans"]
+            text = "".join(span["text"] for span in spans)
+            if text.strip():
+                size = max((float(span["size"]) for span in spans), default=0.0)
+                lines.append((tuple(line["bbox"]), text, size))  # type: ignore[arg-type]
+        out[tuple(block["bbox"])] = lines  # type: ignore[index]
+    return out
 
 
 def _page_text(blocks: list[Block]) -> str:
@@ -210,9 +232,22 @@ def _page_text(blocks: list[Block]) -> str:
     return "".join(parts)
 
 
-def _add_blocks(col: Collector, blocks: list[Block], page_no: int, sx: float = 1.0, sy: float = 1.0) -> None:
+def _add_blocks(
+    col: Collector,
+    blocks: list[Block],
+    page_no: int,
+    textpage: pymupdf.TextPage,
+    *,
+    sx: float = 1.0,
+    sy: float = 1.0,
+) -> None:
+    by_bbox = _block_lines(textpage)
     for x0, y0, x1, y1, text in blocks:
-        col.add_block(page_no, (x0 * sx, y0 * sy, x1 * sx, y1 * sy), text)
+        lines = [
+            ((lx0 * sx, ly0 * sy, lx1 * sx, ly1 * sy), line_text, size)
+            for (lx0, ly0, lx1, ly1), line_text, size in by_bbox.get((x0, y0, x1, y1), [])
+        ]
+        col.add_block(page_no, (x0 * sx, y0 * sy, x1 * sx, y1 * sy), text, lines)
 
 
 def _image_pixels_per_point(
@@ -307,7 +342,8 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
     skipped_for_cap = 0
     for pno in range(page_count):
         page = doc.load_page(pno)
-        blocks = _text_blocks(page.get_textpage(flags=_TEXT_FLAGS))
+        textpage = page.get_textpage(flags=_TEXT_FLAGS)
+        blocks = _text_blocks(textpage)
         text = _page_text(blocks)
         if _legible_chars(text) < limits.ocr_min_chars_per_page and _has_visual_content(page):
             if ocr_pages + len(ocr_failures) >= limits.max_ocr_pages:
@@ -325,9 +361,9 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
                     # Full-page OCR re-reads any digital text too, so it replaces
                     # the page only when it found more.
                     if _legible_chars(ocr_text) > _legible_chars(text):
-                        blocks, text = ocr_blocks, ocr_text
+                        blocks, text, textpage = ocr_blocks, ocr_text, ocr_textpage
         texts.append(text)
-        _add_blocks(col, blocks, pno + 1)
+        _add_blocks(col, blocks, pno + 1, textpage)
     if skipped_for_cap:
         col.warn(WarningCode.OCR_PAGE_CAP, f"{skipped_for_cap} scanned pages not OCRed")
 
@@ -409,7 +445,7 @@ def _parse_image_doc(
         texts.append(_page_text(blocks))
         # Image blocks are reported in source pixels (bbox_unit "px"), on the image
         # as displayed (after its orientation is applied).
-        _add_blocks(col, blocks, pno + 1, sx, sy)
+        _add_blocks(col, blocks, pno + 1, textpage, sx=sx, sy=sy)
     if page_count > limits.max_ocr_pages:
         col.warn(WarningCode.OCR_PAGE_CAP, f"{page_count - limits.max_ocr_pages} images not OCRed")
 

@@ -54,12 +54,17 @@ def parse_document(data: bytes, *, kind: str, limits: ParseLimits) -> dict[str, 
     (see ``ErrorCode``) for anything the input can cause. Returns (schema 1), JSON-
     serialisable and valid UTF-8::
 
-        schema              1
+        schema              2 (1 had no block lines and no elements)
         kind                as given
         text                normalised (see normalize_text), <= max_text_chars
         pages               PDF/TIFF pages, 1 for PNG/JPEG, estimate for DOCX
-        blocks              [{"page": 1-based, "bbox": [x0, y0, x1, y1], "text"}]
-                            PDF layout / OCR blocks; [] for DOCX
+        blocks              [{"page": 1-based, "bbox": [x0, y0, x1, y1], "text",
+                              "lines": [{"bbox", "text", "size"}]}]
+                            PDF layout / OCR blocks in reading order, each with its
+                            lines (OCR lines too) and their font size; [] for DOCX
+        elements            DOCX reading order: [{"part": header|body|table|textbox|
+                            footer, "index" (within the part), "text", and "style"
+                            (paragraphs) or "table", "row", "col" (cells)}]; []
         bbox_unit           "pt" (PDF, 1/72 in, origin top-left), "px" (images), None
         paragraphs          DOCX paragraphs (headers, body, text boxes, footers); []
         tables              DOCX top-level tables: rows of cell strings, one per
@@ -114,7 +119,10 @@ def prewarm() -> None:
     no_ocr = ParseLimits(max_ocr_pages=0)
     runs: list[tuple[str, str, ParseLimits]] = [
         ("pdf", "pdf", DEFAULT_LIMITS),
-        ("scanned_pdf", "pdf", ParseLimits(ocr_dpi=72)),
+        # Tesseract's code paths warm up the same with the small "eng" model; loading the
+        # Latin-script model here would add ~0.8 s to every zygote start, and each OCR
+        # call reads its traineddata again anyway.
+        ("scanned_pdf", "pdf", ParseLimits(ocr_dpi=72, ocr_language="eng")),
         ("png", "png", DEFAULT_LIMITS),
         ("jpeg", "jpeg", no_ocr),
         ("tiff", "tiff", no_ocr),

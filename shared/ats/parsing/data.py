@@ -12,7 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-SCHEMA_VERSION: Final = 1
+# 2: blocks carry their lines (bbox, text, font size); DOCX answers carry `elements`
+# (paragraphs with style, table cells, headers/footers, text boxes in reading order).
+SCHEMA_VERSION: Final = 2
+# Answers the trusted side still accepts (schema 1 for one release after the bump).
+ACCEPTED_SCHEMA_VERSIONS: Final = frozenset({1, 2})
 
 # The trusted side decides the kind from magic bytes; the extractor never guesses.
 KINDS: Final = frozenset({"pdf", "docx", "png", "jpeg", "tiff"})
@@ -116,6 +120,17 @@ def _default_tessdata_dir() -> str:
 
 DEFAULT_TESSDATA_DIR: Final = _default_tessdata_dir()
 
+
+def _default_ocr_language(tessdata_dir: str) -> str:
+    # Tesseract's Latin-script model (Debian tesseract-ocr-script-latn) reads the accents
+    # of every Latin-script language: with "eng", "Hélène Girard", "Michał" and "Begoña"
+    # came back as "Helene", "Michat" and "Begona" (extraction corpus, 2026-11). It costs
+    # ~2x the OCR time of "eng"; where it is not installed, "eng" is used.
+    return "Latin" if os.path.isfile(os.path.join(tessdata_dir, "Latin.traineddata")) else "eng"
+
+
+DEFAULT_OCR_LANGUAGE: Final = _default_ocr_language(DEFAULT_TESSDATA_DIR)
+
 # Tesseract builds a path from the language name; keep it to plain traineddata names.
 _LANGUAGE_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\+[A-Za-z][A-Za-z0-9_]*)*")
 
@@ -142,7 +157,7 @@ class ParseLimits:
     # Caps output size: PDF layout blocks, DOCX paragraphs and DOCX table rows each.
     max_blocks: int = 2000
     ocr_dpi: int = 300
-    ocr_language: str = "eng"
+    ocr_language: str = DEFAULT_OCR_LANGUAGE
     tessdata_dir: str = field(default=DEFAULT_TESSDATA_DIR)
     # OCR cost grows with pixels (~0.3 s for A4 at 300 dpi); larger renders are
     # downscaled to this budget rather than refused.

@@ -29,6 +29,7 @@ from ats.sandbox.data import (
 from ats.sandbox.forkserver import ForkServerSandbox, ZygoteError
 from ats.sandbox.inprocess import ALLOW_ENV, InProcessSandbox, SandboxRefused
 from ats.sandbox.policy import load_policy, policy_dir, policy_hash
+from ats.sandbox.validate import Invalid, validate_document
 
 __all__ = [
     "ALLOW_ENV",
@@ -40,6 +41,7 @@ __all__ = [
     "Failure",
     "ForkServerSandbox",
     "InProcessSandbox",
+    "Invalid",
     "Layer",
     "Sandbox",
     "SandboxPolicy",
@@ -51,6 +53,7 @@ __all__ = [
     "load_policy",
     "policy_dir",
     "policy_hash",
+    "validate_document",
 ]
 
 

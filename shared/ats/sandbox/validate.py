@@ -24,6 +24,11 @@ _DETAIL_MAX = 500
 _WARNINGS_MAX, _WARNING_CHARS = 50, 300
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 _DOCX_PAGES_MAX = 100_000  # a DOCX page count is an estimate from break markers
+_LINES_PER_BLOCK_MAX = 200  # ats.parsing._common.MAX_LINES_PER_BLOCK
+_STYLE_MAX = 64
+_PARTS = frozenset({"body", "table", "header", "footer", "textbox"})
+_PARAGRAPH_KEYS = frozenset({"part", "index", "text", "style"})
+_CELL_KEYS = frozenset({"part", "index", "text", "table", "row", "col"})
 
 
 class Invalid(Exception):
@@ -78,7 +83,7 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, An
 
     ``limits`` is the ats.parsing ParseLimits the child was given.
     """
-    from ats.parsing.data import SCHEMA_VERSION
+    from ats.parsing.data import ACCEPTED_SCHEMA_VERSIONS
 
     _check(isinstance(untrusted, dict), "document: not an object")
     known = {
@@ -95,14 +100,18 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, An
         "tables",
         "bbox_unit",
     }
+    schema = untrusted.get("schema")
+    # Schema 1 (no lines, no elements) is still accepted for one release after the bump.
+    _check(type(schema) is int and schema in ACCEPTED_SCHEMA_VERSIONS, "document: schema version")
+    if schema >= 2:
+        known.add("elements")
     extra = set(untrusted) - known
     _check(not extra, f"document: unexpected keys {sorted(extra)[:5]}")
-    _check(untrusted.get("schema") == SCHEMA_VERSION, "document: schema version")
     _check(untrusted.get("kind") == kind, "document: kind differs from the request")
     max_chars = limits.max_text_chars
     max_pages = _DOCX_PAGES_MAX if kind == "docx" else limits.max_pages
     out: dict[str, Any] = {
-        "schema": SCHEMA_VERSION,
+        "schema": schema,
         "kind": kind,
         "text": _string(untrusted.get("text"), max_chars, "text"),
         "pages": _int(untrusted.get("pages"), 0, max_pages, "pages"),
@@ -118,15 +127,23 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, An
     ]
     budget = max_chars  # blocks, paragraphs and tables repeat the text: they share one budget each
     blocks = []
+    block_keys = {"page", "bbox", "text", "lines"} if schema >= 2 else {"page", "bbox", "text"}
     for block in _list(untrusted.get("blocks", []), limits.max_blocks, "blocks"):
-        _check(isinstance(block, dict) and set(block) == {"page", "bbox", "text"}, "block: shape")
-        bbox = _list(block["bbox"], 4, "bbox")
-        _check(len(bbox) == 4 and all(type(v) in (int, float) and math.isfinite(v) for v in bbox), "bbox: 4 numbers")
+        _check(isinstance(block, dict) and set(block) == block_keys, "block: shape")
         text = _string(block["text"], budget, "block text")
         budget -= len(text)
-        blocks.append(
-            {"page": _int(block["page"], 0, max_pages, "block page"), "bbox": [float(v) for v in bbox], "text": text}
-        )
+        checked = {"page": _int(block["page"], 0, max_pages, "block page"), "bbox": _bbox(block["bbox"]), "text": text}
+        if schema >= 2:
+            lines = []
+            for line in _list(block["lines"], _LINES_PER_BLOCK_MAX, "lines"):
+                _check(isinstance(line, dict) and set(line) == {"bbox", "text", "size"}, "line: shape")
+                line_text = _string(line["text"], budget, "line text")
+                budget -= len(line_text)
+                size = line["size"]
+                _check(type(size) in (int, float) and 0 <= size < 10_000, "line size: not a number in [0, 10000)")
+                lines.append({"bbox": _bbox(line["bbox"]), "text": line_text, "size": float(size)})
+            checked["lines"] = lines
+        blocks.append(checked)
     out["blocks"] = blocks
     if "paragraphs" in untrusted or "tables" in untrusted:
         budget = max_chars
@@ -145,6 +162,39 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, An
                 rows.append(cells)
             tables.append(rows)
         out["paragraphs"], out["tables"] = paragraphs, tables
+    if schema >= 2:
+        out["elements"] = _elements(untrusted.get("elements", []), limits, max_chars)
+    return out
+
+
+def _bbox(value: Any) -> list[float]:
+    bbox = _list(value, 4, "bbox")
+    _check(len(bbox) == 4 and all(type(v) in (int, float) and math.isfinite(v) for v in bbox), "bbox: 4 numbers")
+    return [float(v) for v in bbox]
+
+
+def _elements(value: Any, limits: Any, budget: int) -> list[dict[str, Any]]:
+    """DOCX reading order: {part, index, text} plus style (paragraphs) or table/row/col (cells)."""
+    out = []
+    for element in _list(value, limits.max_blocks, "elements"):
+        _check(isinstance(element, dict), "element: not an object")
+        keys = set(element)
+        _check(keys in (_PARAGRAPH_KEYS, _CELL_KEYS), "element: shape")
+        _check(element["part"] in _PARTS, "element: unknown part")
+        text = _string(element["text"], budget, "element text")
+        budget -= len(text)
+        checked: dict[str, Any] = {
+            "part": element["part"],
+            "index": _int(element["index"], 0, limits.max_blocks, "element index"),
+            "text": text,
+        }
+        if keys == _PARAGRAPH_KEYS:
+            style = element["style"]
+            checked["style"] = None if style is None else _string(style, _STYLE_MAX, "element style")
+        else:
+            for key in ("table", "row", "col"):
+                checked[key] = _int(element[key], 0, 1_000_000, f"element {key}")
+        out.append(checked)
     return out
 
 

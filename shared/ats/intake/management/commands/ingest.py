@@ -101,7 +101,8 @@ class Command(BaseCommand):
             "raw_intake_id": raw.pk,
             "attachment_id": att.pk,
             "state": st["state"],
-            "terminal": st["terminal"],
+            # A duplicate is terminal at once but names its original's candidate: wait for it.
+            "terminal": st["terminal"] and not st["awaiting_original"],
             "reason": st["reason"],
             "candidate_id": st["candidate_id"],
         }

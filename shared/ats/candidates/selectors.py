@@ -1,0 +1,152 @@
+"""Reads of the candidates module: the `ats candidate show|list` shapes (a CLI contract)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q
+from django.db.models.expressions import RawSQL
+
+from ats.candidates import fields as F
+from ats.candidates.models import (
+    Candidate,
+    CandidateDocument,
+    CandidateField,
+    CandidateMerge,
+    CandidateStatus,
+    ChangeStatus,
+    DuplicatePair,
+    FieldSource,
+    ProposedChange,
+)
+from ats.extraction.data import SINGLE_FIELDS
+from ats.iam import api as iam_api
+
+
+def candidate_current_id(candidate_id: int) -> int:
+    """Follow merges to the candidate that holds the documents now."""
+    seen = {candidate_id}
+    current = candidate_id
+    while True:
+        nxt = Candidate.objects.filter(pk=current, status=CandidateStatus.MERGED).values_list("merged_into", flat=True)
+        target = next(iter(nxt), None)
+        if target is None or target in seen:
+            return current
+        seen.add(target)
+        current = target
+
+
+def _plain(name: str, values: list[dict[str, Any]]) -> Any:
+    plain = [v["value"] for v in values]
+    if name in SINGLE_FIELDS:
+        return plain[0] if plain else None
+    return plain
+
+
+class NotAllowed(PermissionError):
+    pass
+
+
+def _authorize_view(actor: Any) -> None:
+    # Hiring managers read candidates; recruiters and admins too (iam's one table).
+    if not iam_api.can(actor, "candidate.view"):
+        raise NotAllowed(f"{iam_api.actor_label(actor)} may not candidate.view")
+
+
+def candidate_detail(candidate_id: int, *, actor: Any) -> dict[str, Any] | None:
+    """`ats candidate show ID --json`: fields, provenance, duplicates, documents, versions."""
+    _authorize_view(actor)
+    c = Candidate.objects.filter(pk=candidate_id).first()
+    if c is None:
+        return None
+    rows = {f.field: f for f in CandidateField.objects.filter(candidate=c)}
+    out: dict[str, Any] = {"id": c.pk}
+    provenance: dict[str, list[dict[str, Any]]] = {}
+    for name in F.ALL_FIELDS:
+        values = rows[name].values if name in rows else []
+        out[name] = _plain(name, values)
+        # Every source of every value, each naming the value it explains.
+        provenance[name] = [{**src, "value": v["value"]} for v in values for src in v["sources"]]
+    out["provenance"] = provenance
+    pairs = DuplicatePair.objects.filter(Q(candidate_low=c) | Q(candidate_high=c)).order_by("pk")
+    out["duplicates"] = [
+        {
+            "pair_id": p.pk,
+            "other_candidate_id": p.candidate_high_id if p.candidate_low_id == c.pk else p.candidate_low_id,
+            "kind": p.kind,
+            "score": p.score,
+            "reason": p.reason,
+            "status": p.status,
+            "evidence": p.evidence,
+        }
+        for p in pairs
+    ]
+    docs = CandidateDocument.objects.filter(candidate=c).order_by("attachment_id")
+    out["documents"] = [d.attachment_id for d in docs]
+    out["extraction_version"] = c.extraction_version
+    out["edited_fields"] = sorted(n for n, r in rows.items() if r.source == FieldSource.RECRUITER)
+    out["proposed_changes"] = [
+        {
+            "change_id": pc.pk,
+            "field": pc.field,
+            "value": _plain(pc.field, pc.values),
+            "current": _plain(pc.field, rows[pc.field].values) if pc.field in rows else None,
+            "provenance": [src for v in pc.values for src in v["sources"]],
+            "extraction_id": pc.extraction_id,
+            "created_at": pc.created_at.isoformat(),
+        }
+        for pc in ProposedChange.objects.filter(candidate=c, status=ChangeStatus.OPEN).order_by("pk")
+    ]
+    out["status"] = c.status
+    out["merged_into"] = c.merged_into_id
+    out["revision"] = c.revision
+    out["merges"] = [
+        {
+            "merge_id": m.pk,
+            "survivor": m.survivor_id,
+            "merged": m.merged_id,
+            "automatic": m.automatic,
+            "actor": m.actor,
+            "reason": m.reason,
+            "undone": m.unmerged_at is not None,
+        }
+        for m in CandidateMerge.objects.filter(Q(survivor=c) | Q(merged=c)).order_by("pk")
+    ]
+    return out
+
+
+def candidate_search(query: str) -> Q:
+    """The search seam. Today a simple ILIKE over name, e-mail and skills; the full-text
+    search module (its own side table, another issue) replaces this one function."""
+    pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    skill_ids = RawSQL(
+        "SELECT f.candidate_id FROM candidates_field f, jsonb_array_elements(f.values) e"
+        " WHERE f.field = 'skills' AND e->>'value' ILIKE %s",
+        [pattern],
+    )
+    return Q(display_name__icontains=query) | Q(email__icontains=query) | Q(pk__in=skill_ids)
+
+
+def candidate_list(
+    *, actor: Any, search: str | None = None, include_inactive: bool = False, limit: int = 200
+) -> list[dict[str, Any]]:
+    _authorize_view(actor)
+    qs = Candidate.objects.all()
+    if not include_inactive:
+        qs = qs.filter(status=CandidateStatus.ACTIVE)
+    if search:
+        qs = qs.filter(candidate_search(search))
+    out = []
+    for c in qs.order_by("pk")[:limit]:
+        out.append(
+            {
+                "id": c.pk,
+                "name": c.display_name or None,
+                "email": c.email or None,
+                "status": c.status,
+                "merged_into": c.merged_into_id,
+                "extraction_version": c.extraction_version,
+                "created_at": c.created_at.isoformat(),
+            }
+        )
+    return out

@@ -1,0 +1,220 @@
+"""A parse answer as lines in reading order, each with where it came from and its section.
+
+Schema 2 answers give PDF/scan lines with boxes and font sizes and DOCX elements with
+part/index/style; schema 1 answers (accepted for one release) fall back to block text,
+DOCX paragraphs and table rows, or plain text lines.
+"""
+
+# ruff: noqa: RUF001 (CV text has typographic dashes, quotes and colons: the rules must read them)
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from ats.extraction._lexicon import HEADINGS
+from ats.extraction.data import Source
+
+# Bounds that keep every rule linear in the input: CV lines are short, so rules read at
+# most this much of a line and this many lines (emails and phones scan the whole text).
+MAX_LINE_CHARS = 2000
+MAX_LINES = 5000
+
+_HEADING_KIND = {name: kind for kind, names in HEADINGS.items() for name in names}
+_HEADING_STRIP = re.compile(r"^[\W\d_]{0,8}|[\W_]{0,8}$")
+_HEADING_SPLIT = re.compile(r"\s{0,3}(?:&|/|,|\+|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b|\bi\b)\s{0,3}")
+_LABEL = re.compile(r"^\s{0,4}([^\W\d_][^:：]{0,40}?)\s{0,3}[:：]\s{0,3}(\S.*)$")
+
+
+@dataclass(slots=True)
+class Line:
+    """One line of the document as the rules see it."""
+
+    text: str
+    n: int  # reading order
+    page: int | None = None
+    bbox: tuple[float, float, float, float] | None = None
+    part: str | None = None
+    index: int | None = None
+    size: float = 0.0
+    style: str | None = None
+    label: str | None = None  # the label cell before this cell in a table row ("E-Mail")
+    section: str = "top"
+    heading: str | None = None  # the section this line opens, if it is a heading
+
+    def source(self, rule: str, text: str | None = None) -> Source:
+        return Source(
+            text=(text if text is not None else self.text)[:500],
+            rule=rule,
+            page=self.page,
+            bbox=self.bbox,
+            part=self.part,
+            index=self.index,
+        )
+
+    @property
+    def in_contact(self) -> bool:
+        """Top of the CV, a contact section or a page header: the candidate's own details."""
+        return self.section in ("top", "contact", "header")
+
+
+def _clean(text: str) -> str:
+    return unicodedata.normalize("NFC", text[:MAX_LINE_CHARS]).strip()
+
+
+def _fold(text: str) -> str:
+    """Case- and accent-folded ("Références" -> "references")."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+_FOLDED_KIND = {_fold(name): kind for name, kind in _HEADING_KIND.items()}
+_FOLDED_NAMES = list(_FOLDED_KIND)
+
+
+def heading_kind(text: str) -> str | None:
+    """The section a heading line opens, or None when the line is not a heading.
+
+    Exact first; then accent-folded, then one edit away for headings of 8+ letters: OCR
+    reads "Références" as "Reéférences" and "Compétences" as "Competences".
+    """
+    if len(text) > 60:
+        return None
+    key = _HEADING_STRIP.sub("", text).casefold().strip()
+    key = " ".join(key.split())
+    if not key or len(key.split()) > 5:
+        return None
+    kind = _HEADING_KIND.get(key)
+    if kind is None:
+        first = _HEADING_SPLIT.split(key, maxsplit=1)[0].strip()
+        kind = _HEADING_KIND.get(first)
+    if kind is None:
+        folded = _fold(key)
+        kind = _FOLDED_KIND.get(folded)
+        if kind is None and len(folded) >= 8:
+            match = process.extractOne(folded, _FOLDED_NAMES, scorer=Levenshtein.distance, score_cutoff=1)
+            if match is not None:
+                kind = _FOLDED_KIND[match[0]]
+    return kind
+
+
+def label_of(text: str) -> tuple[str, str] | None:
+    """("label", "value") for a "Label: value" line."""
+    m = _LABEL.match(text[:300])
+    if not m:
+        return None
+    return m.group(1).strip().casefold(), m.group(2).strip()
+
+
+def _bbox(value: Any) -> tuple[float, float, float, float] | None:
+    if isinstance(value, list | tuple) and len(value) == 4:
+        return (float(value[0]), float(value[1]), float(value[2]), float(value[3]))
+    return None
+
+
+def _pdf_lines(blocks: Sequence[Mapping[str, Any]]) -> list[Line]:
+    out: list[Line] = []
+    for block in blocks:
+        page = int(block.get("page") or 1)
+        lines = block.get("lines")
+        if not lines:  # schema 1: the block's box for each of its lines
+            lines = [
+                {"bbox": block.get("bbox"), "text": t, "size": 0.0} for t in str(block.get("text", "")).split("\n")
+            ]
+        for line in lines:
+            text = _clean(str(line.get("text", "")))
+            if text:
+                out.append(
+                    Line(text, len(out), page=page, bbox=_bbox(line.get("bbox")), size=float(line.get("size") or 0))
+                )
+            if len(out) >= MAX_LINES:
+                return out
+    return out
+
+
+def _docx_lines(elements: Sequence[Mapping[str, Any]]) -> list[Line]:
+    # A table row "E-Mail | jane@example.com": the first cell labels the others.
+    row_label: dict[tuple[Any, ...], str] = {}
+    for el in elements:
+        if "row" in el and el.get("col") == 0:
+            text = str(el.get("text", "")).strip()
+            if 0 < len(text) <= 30 and not any(ch.isdigit() or ch == "@" for ch in text):
+                row_label[(el["part"], el["table"], el["row"])] = text.rstrip(":").strip()
+    out: list[Line] = []
+    for el in elements:
+        label = None
+        if "row" in el and el.get("col", 0) > 0:
+            label = row_label.get((el["part"], el["table"], el["row"]))
+        for raw in str(el.get("text", "")).split("\n"):
+            text = _clean(raw)
+            if text:
+                out.append(
+                    Line(
+                        text, len(out), part=str(el["part"]), index=int(el["index"]), style=el.get("style"), label=label
+                    )
+                )
+            if len(out) >= MAX_LINES:
+                return out
+    return out
+
+
+def _schema1_docx_lines(answer: Mapping[str, Any]) -> list[Line]:
+    elements: list[dict[str, Any]] = [
+        {"part": "body", "index": i, "text": p, "style": None} for i, p in enumerate(answer.get("paragraphs") or [])
+    ]
+    cell = 0
+    for t, table in enumerate(answer.get("tables") or []):
+        for r, row in enumerate(table):
+            for c, text in enumerate(row):
+                elements.append({"part": "table", "index": cell, "text": text, "table": t, "row": r, "col": c})
+                cell += 1
+    return _docx_lines(elements)
+
+
+def lines_of(answer: Mapping[str, Any]) -> list[Line]:
+    """The answer's lines in reading order, with sections assigned."""
+    if answer.get("elements"):
+        lines = _docx_lines(answer["elements"])
+    elif answer.get("blocks"):
+        lines = _pdf_lines(answer["blocks"])
+    elif answer.get("paragraphs") or answer.get("tables"):
+        lines = _schema1_docx_lines(answer)
+    else:
+        lines = []
+        for i, raw in enumerate(str(answer.get("text") or "").split("\n")[:MAX_LINES]):
+            text = _clean(raw)
+            if text:
+                lines.append(Line(text, len(lines), part="text", index=i))
+    _assign_sections(lines)
+    return lines
+
+
+def _assign_sections(lines: list[Line]) -> None:
+    section = "top"
+    prev: Line | None = None
+    for line in lines:
+        if line.part in ("header", "footer"):
+            line.section = line.part
+            continue
+        if prev is not None and _column_break(prev, line):
+            # A new column on the first page starts again at the top (a sidebar CV's
+            # main column holds the name after the sidebar's sections, or vice versa).
+            section = "top" if line.page == 1 else section
+        kind = heading_kind(line.text)
+        if kind is not None:
+            section = kind
+            line.heading = kind
+        line.section = section
+        prev = line
+
+
+def _column_break(prev: Line, line: Line) -> bool:
+    if prev.bbox is None or line.bbox is None or prev.page != line.page:
+        return False
+    return line.bbox[1] < prev.bbox[1] - 30 and abs(line.bbox[0] - prev.bbox[0]) > 60

@@ -1,0 +1,328 @@
+"""Words the extractor knows: section headings, dates, languages, places, cues.
+
+Hand-curated for the locales the project serves first (en, de, fr, es, it, nl, pl); add
+a locale by adding its words here. Everything is compared case-folded.
+"""
+
+# ruff: noqa: RUF001 (CV text has typographic dashes, quotes and colons: the rules must read them)
+
+from __future__ import annotations
+
+import csv
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+# Section headings -> section kind. A heading line is short and is one of these (after
+# stripping numbering, trailing ":" and surrounding symbols).
+HEADINGS: dict[str, tuple[str, ...]] = {
+    "experience": (
+        "experience", "work experience", "professional experience", "employment", "employment history",
+        "work history", "career history", "career", "relevant experience", "berufserfahrung", "erfahrung",
+        "beruflicher werdegang", "werdegang", "praxiserfahrung", "berufspraxis", "expérience",
+        "expériences", "expérience professionnelle", "expériences professionnelles", "parcours professionnel",
+        "parcours", "experiencia", "experiencia profesional", "experiencia laboral", "esperienza",
+        "esperienze", "esperienza professionale", "esperienze professionali", "esperienza lavorativa",
+        "werkervaring", "ervaring", "loopbaan", "doświadczenie", "doświadczenie zawodowe", "historia zatrudnienia",
+    ),
+    "education": (
+        "education", "qualifications", "academic background", "education and training", "ausbildung",
+        "bildungsweg", "studium", "schulbildung", "akademischer werdegang", "formation", "formations",
+        "diplômes", "études", "formación", "formación académica", "educación", "estudios", "istruzione",
+        "formazione", "istruzione e formazione", "titoli di studio", "opleiding", "opleidingen",
+        "wykształcenie", "edukacja",
+    ),
+    "skills": (
+        "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",
+        "skills and tools", "tools", "technologies", "tech stack", "expertise", "it skills", "kenntnisse",
+        "fähigkeiten", "it-kenntnisse", "edv-kenntnisse", "kompetenzen", "fachkenntnisse", "compétences",
+        "compétences techniques", "savoir-faire", "habilidades", "competencias", "conocimientos",
+        "aptitudes", "competenze", "competenze tecniche", "competenze digitali", "capacità", "vaardigheden",
+        "competenties", "kennis", "umiejętności", "kompetencje", "umiejętności techniczne",
+    ),
+    "languages": (
+        "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
+        "idiomas", "lenguas", "lingue", "competenze linguistiche", "conoscenze linguistiche", "talen",
+        "talenkennis", "języki", "języki obce", "znajomość języków",
+    ),
+    "references": ("references", "referees", "referenzen", "références", "referencias", "referenze", "referenties",
+                   "referencje"),
+    "summary": (
+        "profile", "summary", "professional summary", "personal statement", "objective", "about me", "about",
+        "profil", "über mich", "kurzprofil", "à propos", "perfil", "sobre mí", "perfil profesional", "profilo",
+        "chi sono", "profiel", "over mij", "o mnie", "podsumowanie",
+    ),
+    "contact": (
+        "contact", "contact details", "contact information", "personal details", "personal information",
+        "kontakt", "persönliche daten", "kontaktdaten", "coordonnées", "contacto", "datos personales",
+        "contatti", "informazioni personali", "dati personali", "persoonlijke gegevens", "contactgegevens",
+        "dane osobowe", "dane kontaktowe",
+    ),
+    "other": (
+        "projects", "certifications", "certificates", "publications", "interests", "hobbies", "awards",
+        "volunteering", "courses", "training", "projekte", "zertifikate", "interessen", "hobbys", "projets",
+        "certifications et formations", "centres d'intérêt", "loisirs", "proyectos", "certificaciones",
+        "intereses", "progetti", "certificazioni", "interessi", "projecten", "certificaten", "hobby's",
+        "projekty", "certyfikaty", "zainteresowania",
+    ),
+}  # fmt: skip
+
+# Lines that title the document instead of naming the person.
+DOCUMENT_TITLES = frozenset(
+    {
+        "curriculum vitae", "cv", "resume", "résumé", "lebenslauf", "curriculum", "currículum", "currículum vitae",
+        "curriculum vitae europass", "europass", "życiorys", "c.v.", "profil", "profile", "bewerbung",
+        "tabellarischer lebenslauf", "mon cv", "hoja de vida",
+    }
+)  # fmt: skip
+
+# Words that make a line a job title rather than a name.
+JOB_WORDS = frozenset(
+    {
+        "engineer", "developer", "manager", "scientist", "analyst", "consultant", "designer", "architect",
+        "lead", "director", "specialist", "administrator", "accountant", "officer", "assistant", "intern",
+        "head", "senior", "junior", "principal", "staff", "student", "graduate", "coordinator", "technician",
+        "ingenieur", "ingenieurin", "entwickler", "entwicklerin", "berater", "beraterin", "leiter", "leiterin",
+        "projektmanagerin", "projektmanager", "ingénieur", "ingénieure", "développeur", "développeuse", "chef",
+        "cheffe", "chargé", "chargée", "consultante", "ingeniero", "ingeniera", "desarrollador", "desarrolladora",
+        "programador", "analista", "jefe", "sviluppatore", "sviluppatrice", "ingegnere", "programista",
+        "inżynier", "kierownik", "ontwikkelaar", "adviseur", "beheerder", "software", "data", "devops", "full",
+        "stack", "backend", "frontend", "qa", "cloud", "product", "project", "team", "machine", "learning",
+        "reliability", "business", "site", "systems",
+    }
+)  # fmt: skip
+
+# Particles that stay lower case inside names.
+NAME_PARTICLES = frozenset(
+    {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "des", "la", "le", "y", "e", "zu", "ten",
+     "ter", "het", "'t", "dos", "das", "ní", "nic", "mac", "bin", "al"}
+)  # fmt: skip
+NAME_PREFIXES = (
+    "dr.", "dr", "prof.", "prof", "dipl.-ing.", "dipl.-ing", "dipl.-kfm.", "mr", "mr.", "mrs", "mrs.", "ms",
+    "ms.", "mag.", "ing.", "mgr", "mgr.", "inż.", "lic.", "m.sc.", "b.sc.",
+)  # fmt: skip
+NAME_LABELS = ("name", "full name", "nome", "naam", "nom", "nombre", "nom et prénom", "imię i nazwisko",
+               "vor- und nachname", "nome e cognome", "nombre y apellidos")  # fmt: skip
+ADDRESS_LABELS = (
+    "address", "location", "home", "based in", "residence", "adresse", "anschrift", "wohnort", "wohnhaft",
+    "adresse postale", "domicile", "dirección", "domicilio", "ubicación", "residencia", "indirizzo",
+    "residenza", "adres", "woonplaats", "locatie", "miejsce zamieszkania", "lokalizacja", "city", "ort",
+)  # fmt: skip
+
+# Cue words: a line holding one is about someone else, not the candidate.
+AGENCY_CUES = (
+    "submitted by", "presented by", "on behalf of", "recruitment", "recruiting", "recruiter", "agency",
+    "your contact", "vorgestellt von", "präsentiert von", "ansprechpartner", "personalberatung",
+    "personaldienstleist", "présenté par", "cabinet de recrutement", "presentado por", "presentato da",
+    "aangeboden door", "przedstawiony przez",
+)  # fmt: skip
+REFEREE_CUES = ("referee", "reference:", "references:", "referenz", "référence", "referencia", "referenza",
+                "referentie", "available on request")  # fmt: skip
+
+PRESENT_WORDS = (
+    "present", "current", "currently", "now", "today", "to date", "ongoing", "heute", "bis heute",
+    "jetzt", "aktuell", "dato", "aujourd'hui", "aujourd’hui", "présent", "à ce jour", "ce jour", "actualidad",
+    "la actualidad", "actual", "presente", "hoy", "oggi", "ad oggi", "in corso", "heden", "nu", "obecnie",
+    "teraz", "nadal", "obecny",
+)  # fmt: skip
+SINCE_WORDS = ("since", "seit", "depuis", "desde", "dal", "dall'", "sinds", "od", "from")
+
+# Month names and abbreviations (all locales share one table; none collide across months).
+MONTHS: dict[str, int] = {}
+for number, names in enumerate(
+    (
+        "jan january janv janvier januar jänner ene enero gen gennaio januari sty styczeń stycznia",
+        "feb february févr fevr février februar febrero febbraio februari lut luty lutego",
+        "mar march mars märz maerz marzo maart mrt marca marzec",
+        "apr april avr avril abr abril aprile kwi kwiecień kwietnia",
+        "may mai mayo mag maggio mei maj maja",
+        "jun june juin juni junio giu giugno cze czerwiec czerwca",
+        "jul july juil juillet juli julio lug luglio lip lipiec lipca",
+        "aug august août aout ago agosto augustus sie sierpień sierpnia",
+        "sep sept september septembre septiembre set settembre wrz wrzesień września",
+        "oct october okt oktober octobre octubre ott ottobre paź październik października",
+        "nov november novembre noviembre lis listopad listopada",
+        "dec december dez dezember déc décembre dic diciembre dicembre gru grudzień grudnia",
+    ),
+    start=1,
+):
+    for name in names.split():
+        MONTHS[name] = number
+
+# Human languages: every spelling (several locales) -> English name.
+LANGUAGES: dict[str, str] = {}
+for english, spellings in {
+    "English": "english englisch anglais inglés ingles inglese engels angielski",
+    "German": "german deutsch allemand alemán aleman tedesco duits niemiecki",
+    "French": "french französisch franzoesisch français francais francés frances francese frans francuski",
+    "Spanish": "spanish spanisch espagnol español espanol castellano spagnolo spaans hiszpański hiszpanski",
+    "Italian": "italian italienisch italien italiano italiaans włoski wloski",
+    "Dutch": "dutch niederländisch néerlandais neerlandés olandese nederlands niderlandzki flemish",
+    "Polish": "polish polnisch polonais polaco polacco pools polski",
+    "Portuguese": "portuguese portugiesisch portugais portugués portoghese portugees portugalski",
+    "Turkish": "turkish türkisch turc turco turks turecki",
+    "Russian": "russian russisch russe ruso russo russisch rosyjski",
+    "Arabic": "arabic arabisch arabe árabe arabo arabisch arabski",
+    "Chinese": "chinese mandarin chinesisch chinois chino cinese chinees chiński",
+    "Japanese": "japanese japanisch japonais japonés giapponese japans japoński",
+    "Swedish": "swedish schwedisch suédois sueco svedese zweeds szwedzki",
+    "Danish": "danish dänisch danois danés danese deens duński",
+    "Norwegian": "norwegian norwegisch norvégien noruego norvegese noors norweski",
+    "Finnish": "finnish finnisch finnois finlandés finlandese fins fiński",
+    "Greek": "greek griechisch grec griego greco grieks grecki",
+    "Czech": "czech tschechisch tchèque checo ceco tsjechisch czeski",
+    "Hungarian": "hungarian ungarisch hongrois húngaro ungherese hongaars węgierski",
+    "Romanian": "romanian rumänisch roumain rumano rumeno roemeens rumuński",
+    "Ukrainian": "ukrainian ukrainisch ukrainien ucraniano ucraino oekraïens ukraiński",
+    "Hindi": "hindi",
+    "Catalan": "catalan katalanisch catalán catalano catalaans kataloński",
+    "Welsh": "welsh walisisch gallois galés gallese welsh walijski",
+    "Irish": "irish gaeilge irisch irlandais irlandés irlandese iers irlandzki",
+}.items():
+    for spelling in spellings.split():
+        LANGUAGES[spelling] = english
+LANGUAGE_LABELS = (
+    "languages", "language", "sprachen", "langues", "idiomas", "lingue", "lingua madre", "altre lingue", "talen",
+    "języki", "mother tongue", "muttersprache", "langue maternelle",
+)  # fmt: skip
+
+# Places -> ISO region, for the phone number region hint. Countries (several spellings),
+# then larger cities. US states count as "US" after a comma ("Austin, TX").
+COUNTRIES: dict[str, str] = {}
+for region, spellings in {
+    "GB": "united kingdom|uk|u.k.|great britain|england|scotland|wales|northern ireland|großbritannien|royaume-uni",
+    "IE": "ireland|éire|irland|irlande|irlanda",
+    "US": "usa|u.s.a.|united states|united states of america|vereinigte staaten|états-unis|estados unidos",
+    "DE": "germany|deutschland|allemagne|alemania|germania|duitsland|niemcy",
+    "AT": "austria|österreich|autriche",
+    "CH": "switzerland|schweiz|suisse|svizzera|suiza",
+    "FR": "france|frankreich|francia|frankrijk|francja",
+    "BE": "belgium|belgien|belgique|belgië",
+    "ES": "spain|españa|espana|spanien|espagne|spagna|spanje|hiszpania",
+    "IT": "italy|italia|italien|italie|italië|włochy",
+    "NL": "netherlands|the netherlands|nederland|niederlande|pays-bas|países bajos|paesi bassi|holland",
+    "PL": "poland|polska|polen|pologne|polonia",
+    "PT": "portugal",
+    "SE": "sweden|sverige|schweden|suède",
+    "DK": "denmark|danmark|dänemark",
+    "CA": "canada|kanada",
+    "AU": "australia|australien",
+    "IN": "india|indien",
+}.items():
+    for spelling in spellings.split("|"):
+        COUNTRIES[spelling] = region
+US_STATES = frozenset(
+    [
+        "AL",
+        "AK",
+        "AZ",
+        "AR",
+        "CA",
+        "CO",
+        "CT",
+        "DE",
+        "DC",
+        "FL",
+        "GA",
+        "HI",
+        "ID",
+        "IL",
+        "IN",
+        "IA",
+        "KS",
+        "KY",
+        "LA",
+        "ME",
+        "MD",
+        "MA",
+        "MI",
+        "MN",
+        "MS",
+        "MO",
+        "MT",
+        "NE",
+        "NV",
+        "NH",
+        "NJ",
+        "NM",
+        "NY",
+        "NC",
+        "ND",
+        "OH",
+        "OK",
+        "OR",
+        "PA",
+        "RI",
+        "SC",
+        "SD",
+        "TN",
+        "TX",
+        "UT",
+        "VT",
+        "VA",
+        "WA",
+        "WV",
+        "WI",
+        "WY",
+    ]
+)
+CITIES: dict[str, str] = {}
+for region, names in {
+    "GB": "london|manchester|birmingham|bristol|leeds|liverpool|edinburgh|glasgow|cardiff|belfast|sheffield|"
+    "newcastle|nottingham|cambridge|oxford|brighton|reading|southampton|leicester|aberdeen|swansea|bath|york",
+    "IE": "dublin|cork|galway|limerick",
+    "US": "new york|san francisco|seattle|austin|chicago|boston|denver|los angeles|atlanta|portland|miami|"
+    "san diego|washington|philadelphia|houston|dallas|phoenix",
+    "DE": "berlin|münchen|munich|hamburg|köln|cologne|frankfurt|frankfurt am main|stuttgart|düsseldorf|leipzig|"
+    "dresden|hannover|nürnberg|bremen|essen|dortmund|bonn|mannheim|karlsruhe|heidelberg|freiburg|aachen",
+    "AT": "wien|vienna|graz|linz|salzburg|innsbruck",
+    "CH": "zürich|zurich|genf|genève|geneva|basel|bern|lausanne",
+    "FR": "paris|lyon|marseille|toulouse|nice|nantes|bordeaux|lille|strasbourg|montpellier|rennes|grenoble",
+    "BE": "bruxelles|brussels|brussel|antwerpen|anvers|gent|liège",
+    "ES": "madrid|barcelona|valencia|sevilla|seville|bilbao|málaga|malaga|zaragoza|granada|alicante|palma",
+    "IT": "milano|milan|roma|rome|torino|turin|napoli|naples|bologna|firenze|florence|genova|venezia|venice|"
+    "verona|padova|bari|palermo",
+    "NL": "amsterdam|utrecht|rotterdam|den haag|the hague|eindhoven|groningen|leiden|delft|haarlem|tilburg|"
+    "nijmegen|arnhem|breda",
+    "PL": "warszawa|warsaw|kraków|krakow|cracow|wrocław|wroclaw|gdańsk|gdansk|poznań|poznan|łódź|lodz|katowice|"
+    "lublin|szczecin",
+    "PT": "lisboa|lisbon|porto",
+}.items():
+    for city in names.split("|"):
+        CITIES[city] = region
+EMAIL_TLD_REGION = {
+    "uk": "GB", "ie": "IE", "de": "DE", "at": "AT", "ch": "CH", "fr": "FR", "be": "BE", "es": "ES", "it": "IT",
+    "nl": "NL", "pl": "PL", "pt": "PT", "se": "SE", "dk": "DK",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    canonical: str
+    category: str
+    strict: bool  # ambiguous outside a skills section (Go, R, Excel...)
+
+
+SKILLS_FILE = Path(__file__).with_name("skills.csv")
+
+
+@functools.cache
+def skills() -> dict[str, Skill]:
+    """Every spelling (case-folded; canonical name and aliases) -> its skill."""
+    out: dict[str, Skill] = {}
+    with SKILLS_FILE.open(encoding="utf-8") as fh:
+        rows = [line for line in fh if line.strip() and not line.startswith("#")]
+    for row in csv.DictReader(rows):
+        skill = Skill(row["canonical"].strip(), row["category"].strip(), row["strict"].strip() == "1")
+        for spelling in [skill.canonical, *(row["aliases"] or "").split("|")]:
+            key = " ".join(spelling.split()).casefold()
+            if key:
+                if key in out and out[key].canonical != skill.canonical:
+                    raise ValueError(f"skills.csv: {spelling!r} names two skills")
+                out[key] = skill
+    return out
+
+
+@functools.cache
+def max_skill_words() -> int:
+    return max(len(key.split()) for key in skills())

@@ -1,0 +1,71 @@
+"""Through real processes: `ats ingest --wait --json` -> workers -> `ats candidate show`;
+a byte-identical duplicate reports the original's candidate; a second CV of the same
+person gets a duplicate pair; a re-parse after a recruiter edit keeps the edit and
+records a proposed change."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import corpus
+from tests.jobs.helpers import wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def _ingest(ats_cli: Any, *paths: Path) -> list[dict[str, Any]]:
+    res = ats_cli("ingest", "--wait", "--json", "--timeout", "90", *map(str, paths), timeout=150)
+    assert res.returncode == 0, res.stderr + res.stdout
+    return [json.loads(line) for line in res.stdout.splitlines()]
+
+
+def _show(ats_cli: Any, cid: int) -> dict[str, Any]:
+    res = ats_cli("candidate", "show", str(cid), "--json")
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def test_ingest_show_duplicate_pair_and_reparse(stack: Any, ats_cli: Any, tmp_path: Path) -> None:
+    first, again, second = tmp_path / "cv.pdf", tmp_path / "cv-again.pdf", tmp_path / "cv-2pages.pdf"
+    first.write_bytes(corpus.text_pdf())
+    again.write_bytes(corpus.text_pdf())
+    second.write_bytes(corpus.text_pdf(pages=2))
+    original, duplicate = _ingest(ats_cli, first, again)
+    assert original["state"] == "candidate_created" and duplicate["state"] == "duplicate", (original, duplicate)
+    assert original["candidate_id"] and duplicate["candidate_id"] == original["candidate_id"]
+    cid = original["candidate_id"]
+
+    d = _show(ats_cli, cid)
+    assert d["name"] == corpus.CANDIDATE_NAME and d["emails"] == [corpus.CANDIDATE_EMAIL]
+    assert d["documents"] == [original["attachment_id"]] and d["extraction_version"] == 1
+    for field in ("name", "emails"):
+        [p] = d["provenance"][field]
+        assert p["attachment_id"] == original["attachment_id"] and p["parse_attempt"] == 1 and p["rule"]
+
+    [row] = _ingest(ats_cli, second)
+    other = row["candidate_id"]
+    assert row["state"] == "candidate_created" and other and other != cid
+    # The shared e-mail makes a same-person pair; it is merged automatically only when the
+    # extractor places that e-mail in each CV's own contact block (the naive one does not).
+    dup = wait_for(lambda: _show(ats_cli, cid)["duplicates"], 30, "the duplicate pair")
+    assert [(x["other_candidate_id"], x["kind"]) for x in dup] == [(other, "same_person")]
+    assert corpus.CANDIDATE_EMAIL in dup[0]["reason"] and dup[0]["status"] in ("open", "merged")
+
+    res = ats_cli("candidate", "edit", str(cid), "--field", "name", "--value", "Jane Q. Doe")
+    assert res.returncode == 0, res.stderr
+    res = ats_cli("reparse", str(original["attachment_id"]))
+    assert res.returncode == 0, res.stderr
+    d = wait_for(
+        lambda: (x := _show(ats_cli, cid))["extraction_version"] == 2 and x, 60, "the re-parse's extraction version"
+    )
+    assert d["name"] == "Jane Q. Doe" and d["edited_fields"] == ["name"]
+    [change] = d["proposed_changes"]
+    assert change["field"] == "name" and change["value"] == corpus.CANDIDATE_NAME
+    assert change["provenance"][0]["parse_attempt"] == 2
+    assert d["provenance"]["emails"][0]["parse_attempt"] == 2  # unedited fields follow the newest parse
+    verify = ats_cli("intake-verify", "--json")
+    assert verify.returncode == 0 and json.loads(verify.stdout)["lost"] == 0

@@ -1,0 +1,3 @@
+from tests.extraction.corpus import main
+
+raise SystemExit(main())
