@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "ats.intake",
     "ats.candidates",
     "ats.channels",
+    "ats.scoring",
     "ats.web",
     # Test-only apps (e.g. tests.testapp) are added by the test runner, never in images.
     *env.csv("ATS_EXTRA_APPS", default=""),

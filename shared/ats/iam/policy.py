@@ -45,6 +45,12 @@ RULES: dict[str, frozenset[Role]] = {
     "candidate.merge": frozenset({Role.RECRUITER, Role.ADMIN}),
     "jobs.view": frozenset({Role.RECRUITER, Role.ADMIN}),
     "ops.view": frozenset({Role.ADMIN}),
+    # Requisitions and applications: hiring managers read only the requisitions they are
+    # assigned to (the object-level filter lives in the scoring module's selectors).
+    "requisition.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
+    "requisition.edit": frozenset({Role.RECRUITER, Role.ADMIN}),
+    "application.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
+    "ai.invoke": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
 }
 
 

@@ -1,6 +1,6 @@
 """Facade of the jobs module: the one way to declare tasks, defer jobs and read job state."""
 
-from ats.jobs.deferral import NotInTransaction, defer
+from ats.jobs.deferral import NotInTransaction, defer, defer_many
 from ats.jobs.policy import (
     BUILTIN_QUEUE,
     DEFAULT_QUEUES,
@@ -10,7 +10,15 @@ from ats.jobs.policy import (
     TaskPolicy,
     policy_for,
 )
-from ats.jobs.queries import JobRef, job_detail, jobs_by_payload_key, queue_stats, stalled_after_s
+from ats.jobs.queries import (
+    JobRef,
+    active_job_for_lock,
+    job_detail,
+    job_status,
+    jobs_by_payload_key,
+    queue_stats,
+    stalled_after_s,
+)
 from ats.jobs.runtime import (
     Attempt,
     Deadline,
@@ -34,10 +42,13 @@ __all__ = [
     "NotInTransaction",
     "PermanentFailure",
     "TaskPolicy",
+    "active_job_for_lock",
     "current_attempt",
     "db_budget",
     "defer",
+    "defer_many",
     "job_detail",
+    "job_status",
     "jobs_by_payload_key",
     "policy_for",
     "queue_stats",
