@@ -305,9 +305,12 @@ def _no_row_lock() -> bool:
     return os.environ.get("ATS_TEST_SCORE_NO_ROW_LOCK") == "1"
 
 
-def _test_pause() -> None:
-    """Test seam: sleep in the database between "is there a result?" and the insert."""
-    pause = os.environ.get("ATS_TEST_SCORE_PAUSE_S")
+def _test_pause(step: str) -> None:
+    """Test seam for the forced-interleaving tests: sleep in the database at `step`
+    (ATS_TEST_<STEP>_PAUSE_S) holding whatever the step holds. Unset in deployed processes.
+    SCORE: between "is there a result for this fingerprint?" and the insert; RESCORE: in
+    the coordinator's transaction, after the summary row."""
+    pause = os.environ.get(f"ATS_TEST_{step}_PAUSE_S")
     if pause:
         with connection.cursor() as cur:
             cur.execute("SELECT pg_sleep(%s)", [float(pause)])
@@ -348,7 +351,7 @@ def application_score(*, application_id: int, run_id: int | None = None) -> str:
         existing = AtsResult.objects.filter(application=app, input_fingerprint=result.fingerprint).first()
         outcome = "unchanged"
         if existing is None:
-            _test_pause()
+            _test_pause("SCORE")
             existing = _insert_result(app, version, result)
             outcome = "scored" if existing is not None else "unchanged"
             if existing is None:  # lost the insert race to a concurrent twin: its row stands
@@ -525,6 +528,7 @@ def rescore_requisition_version(*, requisition_version_id: int, job_id: int | No
             state=RescoreState.RUNNING if app_ids else RescoreState.COMPLETED,
             completed_at=None if app_ids else timezone.now(),
         )
+        _test_pause("RESCORE")
         RescoreItem.objects.bulk_create([RescoreItem(run=run, application_id=a) for a in app_ids], batch_size=1000)
         jobs_api.defer_many(
             RESCORE_ONE,
