@@ -263,6 +263,20 @@ POLICIES: tuple[TaskPolicy, ...] = (
         timeout_s=45,
         on_exhaustion="circuit breaker opens; UI degrades with AI absent, never a fabricated result",
         priority=PRIORITY_INTERACTIVE,
+        exhaustion_handler="ats.ai.api.ai_run_exhausted",
+    ),
+    TaskPolicy(
+        # ADR §4: every 15 min, the circuit breaker's half-open probe.
+        task_name="ai.probe_breaker",
+        task_class="ai_breaker_probe",
+        queue="ai",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=45,
+        on_exhaustion="breaker stays open; the next scheduled probe retries",
+        lock="ai:breaker_probe",
+        queueing_lock="ai:breaker_probe",
+        adr_row=False,
     ),
     TaskPolicy(
         task_name="retention.purge",
