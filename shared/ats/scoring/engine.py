@@ -91,7 +91,9 @@ def _effective_weights(c: Criteria) -> dict[str, int]:
 
 def _evidence(sources: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     keep = ("text", "rule", "attachment_id", "parse_attempt", "page", "part", "index")
-    return [{k: s.get(k) for k in keep} for s in sources][:5]
+    # The strongest evidence first (a skills section before a mention in prose).
+    ordered = sorted(sources, key=lambda s: s.get("rule") not in CLEAR_RULES)
+    return [{k: s.get(k) for k in keep} for s in ordered][:5]
 
 
 def _skill_index(skills: Sequence[Mapping[str, Any]], canonical: Mapping[str, str]) -> dict[str, list[Any]]:
