@@ -3,6 +3,8 @@
     ats migrate | web | worker --deployable default|untrusted | ingest | status
     ats intake-verify | policy | reparse | <any Django management command>
     ats candidate show|list|merge|unmerge|edit|accept|dismiss   (docs/candidates.md)
+    ats requisition create|update|list|assign | application show|list | rescore
+    ats channel set-requisition | ai explain|summary|status      (docs/scoring.md)
 
 Run from a checkout with no environment it talks to the embedded stack `just up` started
 (the same default DATABASE_URL, see ats.config.env).

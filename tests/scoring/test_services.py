@@ -155,3 +155,15 @@ def test_lost_applications_are_reported() -> None:
         cur.execute("DELETE FROM procrastinate_jobs WHERE task_name = 'scoring.score_application'")
     [lost] = scoring_api.lost_applications()
     assert lost.application_id == app_id and "no score job" in lost.why
+
+
+def test_a_new_document_rescores_the_candidates_other_applications() -> None:
+    a, b = requisition(title="A"), requisition(title="B")
+    cid = candidate(skills=("Python",))
+    app_a = apply(cid, a.requisition_id)
+    scoring_api.application_score(application_id=app_a)
+    with transaction.atomic():
+        scoring_api.applications_for_document(attachment_id=-1, candidate_id=cid)  # a document with no routing
+    assert jobs("scoring.score_application", "application_id", app_a) == ["todo", "todo"]
+    assert scoring_api.Application.objects.filter(candidate_id=cid).count() == 1
+    assert b.requisition_id not in scoring_api.Application.objects.values_list("requisition_id", flat=True)

@@ -253,10 +253,17 @@ def applications_for_document(*, attachment_id: int, candidate_id: int) -> list[
     byte-identical duplicate of it) was sent for. Runs in the candidate step's transaction,
     which holds the document's row lock - the duplicate router takes the same lock, so a
     duplicate is routed by exactly one of the two (and twice is harmless anyway)."""
-    return [
+    routed = [
         application_apply(candidate_id=candidate_id, requisition_id=req_id, attachment_id=att_id)
         for att_id, req_id in intake_api.document_requisitions(attachment_id=attachment_id)
     ]
+    # A new document or re-parse may change the candidate's skills or years: the
+    # candidate's other applications are scored again (a no-op where nothing they use changed).
+    current = candidates_api.candidate_current_id(candidate_id)
+    others = Application.objects.filter(candidate_id=current).exclude(pk__in=[a.pk for a in routed])
+    for app_id in others.values_list("pk", flat=True):
+        jobs_api.defer(SCORE, payload={"application_id": app_id})
+    return routed
 
 
 def application_route_duplicate(*, attachment_id: int) -> Application | None:
