@@ -43,6 +43,7 @@ lint:
 bench: bootstrap
     {{PY}} bench/sandbox_bench.py
     {{PY}} bench/defer_bench.py 1000
+    {{PY}} bench/fanout_bench.py 500
     {{PY}} bench/paced_bench.py --count 60 --interval 0.4
 
 # The ats command (migrate, ingest, status, intake-verify, policy, reparse, ...), from any directory

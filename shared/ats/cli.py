@@ -4,6 +4,8 @@
     ats intake-verify | policy | reparse | retry-scan | retry-candidate | discard | user-add
     ats candidate show|list|merge|unmerge|edit|accept|dismiss   (docs/candidates.md)
     ats audit verify|export|partitions | evidence show ID | blobs reconcile | search QUERY
+    ats requisition create|update|list|assign | application show|list | rescore
+    ats channel set-requisition | ai explain|summary|status      (docs/scoring.md)
     ats <any Django management command>
 
 Run from a checkout with no environment it talks to the embedded stack `just up` started

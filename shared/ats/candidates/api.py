@@ -1,7 +1,12 @@
 """Facade of the candidates module."""
 
 from ats.candidates.models import Candidate, CandidateStatus, DuplicatePair, PairKind
-from ats.candidates.selectors import candidate_current_id, candidate_detail, candidate_list
+from ats.candidates.selectors import (
+    candidate_current_id,
+    candidate_detail,
+    candidate_list,
+    candidate_scoring_inputs,
+)
 from ats.candidates.services import (
     CandidateNotActive,
     NotAllowed,
@@ -32,5 +37,6 @@ __all__ = [
     "candidate_edit_field",
     "candidate_list",
     "candidate_merge",
+    "candidate_scoring_inputs",
     "candidate_unmerge",
 ]

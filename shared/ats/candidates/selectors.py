@@ -158,3 +158,21 @@ def candidate_list(
             }
         )
     return out
+
+
+# The only fields scoring may read. Protected or proxy attributes (name, photo, date of
+# birth, gender, nationality, address, location, languages...) are never handed out here,
+# so the scorer cannot use them even by mistake.
+SCORING_FIELDS = ("skills", "years_experience")
+
+
+def candidate_scoring_inputs(candidate_id: int) -> dict[str, Any] | None:
+    """The scoring inputs of a candidate (following merges): {candidate_id, status,
+    skills, years_experience}, each field as stored values with their provenance.
+    None when the candidate does not exist."""
+    current = candidate_current_id(candidate_id)
+    c = Candidate.objects.filter(pk=current).only("pk", "status").first()
+    if c is None:
+        return None
+    rows = {f.field: f.values for f in CandidateField.objects.filter(candidate_id=current, field__in=SCORING_FIELDS)}
+    return {"candidate_id": c.pk, "status": c.status, **{name: rows.get(name, []) for name in SCORING_FIELDS}}

@@ -11,6 +11,7 @@ from ats.candidates import services
 from ats.extraction import api as extraction_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.scoring import api as scoring_api
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,9 @@ def create_from_attachment(*, attachment_id: int, payload_version: int) -> None:
             )
             return
         intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.pk)
+        # The application step: one application per requisition the document (or a
+        # byte-identical duplicate) was sent for; none = talent pool.
+        scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.pk)
 
 
 @jobs_api.task("candidates.dedupe")

@@ -31,6 +31,7 @@ from ats.config.env import ats_settings
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.mail import api as mail_api
+from ats.scoring import api as scoring_api
 
 logger = logging.getLogger(__name__)
 
@@ -366,7 +367,12 @@ def _ledger_message(
                 for b in files
             ],
             source_ref=env.dedupe_key,
-            metadata=_metadata(env, item, collapsed=len(item.attachments) - len(files)),
+            metadata={
+                **_metadata(env, item, collapsed=len(item.attachments) - len(files)),
+                # The mailbox -> requisition mapping at receipt (None: talent pool).
+                "channel_id": channel.pk,
+                "requisition_id": scoring_api.channel_requisition_id(channel.pk),
+            },
         )
         raw_intake_id = raw.pk
         created = intake_api.raw_intake_attachments(raw.pk)

@@ -38,6 +38,8 @@ INSTALLED_APPS = [
     "ats.intake",
     "ats.candidates",
     "ats.channels",
+    "ats.scoring",
+    "ats.ai",
     "ats.web",
     "ats.observability",
     "ats.evidence",
@@ -210,6 +212,18 @@ MAIL_POLL_CRON = os.environ.get("ATS_MAIL_POLL_CRON", "*/2 * * * *")
 # Messages per Graph delta page. A page is one intake transaction and all its attachments
 # are held in memory together, so keep it small.
 MAIL_PAGE_SIZE = env.integer("ATS_MAIL_PAGE_SIZE", default=10)
+
+# --- AI provider (ats.ai) --------------------------------------------------------------
+# Any OpenAI-compatible chat-completions endpoint. Empty base URL = AI disabled (the
+# default): the product then says "AI unavailable" and never shows canned text.
+AI_BASE_URL = os.environ.get("ATS_AI_BASE_URL", "")
+AI_API_KEY = os.environ.get("ATS_AI_API_KEY", "")
+AI_MODEL = os.environ.get("ATS_AI_MODEL", "")
+AI_TIMEOUT_S = env.number("ATS_AI_TIMEOUT_S", default=30.0)  # inside the 45 s attempt budget
+# Consecutive failed calls that open the circuit breaker; the half-open probe runs on the
+# ADR's 15-minute health schedule.
+AI_BREAKER_THRESHOLD = env.integer("ATS_AI_BREAKER_THRESHOLD", default=3)
+AI_PROBE_CRON = os.environ.get("ATS_AI_PROBE_CRON", "*/15 * * * *")
 
 LOGGING = {
     "version": 1,

@@ -24,6 +24,7 @@ __all__ = [
     "Source",
     "extract",
     "extract_naive",
+    "skill_vocabulary",
 ]
 
 NAIVE_VERSION = "naive-1"
@@ -81,3 +82,11 @@ def extract(answer: Mapping[str, Any], *, default_region: str = "GB", as_of: dat
     put("education", _rules.education(lines))
     put("languages", _rules.languages(lines))
     return Extraction(extractor_version=EXTRACTOR_VERSION, fields=fields, contact_emails=tuple(contact_emails))
+
+
+def skill_vocabulary() -> dict[str, str]:
+    """Every spelling of a known skill (case-folded canonical name or alias) -> its canonical
+    name: what requisitions validate their skills against (the extractor's own vocabulary)."""
+    from ats.extraction import _lexicon
+
+    return {spelling: skill.canonical for spelling, skill in _lexicon.skills().items()}

@@ -52,6 +52,12 @@ RULES: dict[str, frozenset[Role]] = {
     "ops.act": frozenset({Role.OPERATOR, Role.ADMIN}),
     # The Django admin site (users, roles, read-only domain data, procrastinate's views).
     "admin.site": frozenset({Role.ADMIN}),
+    # Requisitions and applications: hiring managers read only the requisitions they are
+    # assigned to (the object-level filter lives in the scoring module's selectors).
+    "requisition.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
+    "requisition.edit": frozenset({Role.RECRUITER, Role.ADMIN}),
+    "application.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
+    "ai.invoke": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
 }
 
 

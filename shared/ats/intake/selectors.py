@@ -87,6 +87,29 @@ def attachment_status(att: Attachment) -> dict[str, Any]:
     }
 
 
+def document_requisitions(*, attachment_id: int) -> list[tuple[int, int]]:
+    """(attachment_id, requisition_id) for every requisition this document was sent for:
+    its own raw intake's, and those of its byte-identical duplicates (routing recorded in
+    the raw intake's metadata at receipt)."""
+    rows = Attachment.objects.filter(Q(pk=attachment_id) | Q(duplicate_of_id=attachment_id)).order_by("pk")
+    out: list[tuple[int, int]] = []
+    for pk, meta in rows.values_list("pk", "raw_intake__metadata"):
+        req = (meta or {}).get("requisition_id")
+        if req:
+            out.append((int(pk), int(req)))
+    return out
+
+
+def original_candidate_for_update(*, attachment_id: int) -> tuple[int, int | None] | None:
+    """For a byte-identical duplicate: lock its original and return (original id, its
+    candidate id or None while it has none). None when the document is not a duplicate."""
+    att = Attachment.objects.filter(pk=attachment_id).only("duplicate_of_id").first()
+    if att is None or att.duplicate_of_id is None:
+        return None
+    original = Attachment.objects.select_for_update().only("pk", "candidate_id").get(pk=att.duplicate_of_id)
+    return original.pk, original.candidate_id
+
+
 def raw_intake_attachments(raw_intake_id: int) -> list[Attachment]:
     return list(Attachment.objects.filter(raw_intake_id=raw_intake_id).order_by("pk"))
 

@@ -36,6 +36,7 @@ from ats.observability import api as observability_api
 
 logger = logging.getLogger(__name__)
 
+ROUTE_DUPLICATE = "scoring.route_duplicate"
 QUARANTINE = adapters.QUARANTINE
 DOCUMENTS = adapters.DOCUMENTS
 
@@ -226,6 +227,10 @@ def attachment_ingest(*, attachment_id: int) -> None:
                 reason=f"Byte-identical to document {original.pk} ({original.filename})",
             )
             _save(att, "sha256", "size_bytes", "detected_type", "virus_scan_status", "duplicate_of")
+            if (att.raw_intake.metadata or {}).get("requisition_id"):
+                # Sent for a requisition: the original's candidate applies to it (the
+                # scoring module routes it once the original has its candidate).
+                jobs_api.defer(ROUTE_DUPLICATE, payload={"attachment_id": att.pk})
             return
         if att.state == State.RECEIVED:
             _set_state(att, State.SCANNING)

@@ -1,6 +1,6 @@
 """Facade of the jobs module: the one way to declare tasks, defer jobs and read job state."""
 
-from ats.jobs.deferral import NotInTransaction, defer
+from ats.jobs.deferral import NotInTransaction, defer, defer_many
 from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.ops import (
     JobActionRefused,
@@ -32,8 +32,10 @@ from ats.jobs.queries import (
     QUEUE_TABLES,
     AttemptEvent,
     JobRef,
+    active_job_for_lock,
     attempt_events_since,
     job_detail,
+    job_status,
     jobs_by_payload_key,
     last_event_id,
     queue_signals,
@@ -73,17 +75,20 @@ __all__ = [
     "PeriodicJob",
     "PermanentFailure",
     "TaskPolicy",
+    "active_job_for_lock",
     "add_status_provider",
     "attempt_events_since",
     "current_attempt",
     "db_budget",
     "defer",
+    "defer_many",
     "job_cancel",
     "job_detail",
     "job_events_for",
     "job_retry",
     "job_row",
     "job_search",
+    "job_status",
     "jobs_by_payload_key",
     "last_event_id",
     "on_worker_start",

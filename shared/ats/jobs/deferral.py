@@ -10,7 +10,7 @@ thread keeps the job row in the caller's transaction everywhere.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -89,6 +89,39 @@ def _envelope(policy: TaskPolicy, payload: Mapping[str, Any]) -> dict[str, Any]:
         if rid:
             kwargs["rid"] = str(rid)
     return kwargs
+
+
+def defer_many(task_name: str, *, payloads: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Enqueue many jobs of one task in ONE statement, inside the caller's transaction.
+
+    The batch form of `defer` for fan-out (a batch rescore): procrastinate's own
+    `batch_defer` inside a worker goes through the worker's pool, outside the task's
+    transaction (measured-facts); this goes through the caller's Django connection like
+    `defer`. Tasks with a queueing lock are refused: one clash would abort the whole batch,
+    so per-entity serial work keeps using `defer` (one savepoint each).
+    """
+    if not connection.in_atomic_block:
+        raise NotInTransaction(
+            f"defer_many({task_name!r}) outside transaction.atomic(): enqueue in the transaction "
+            "that creates the referenced rows (ADR 0004 convention 2)"
+        )
+    policy = policy_for(task_name)
+    if policy.queueing_lock:
+        raise ValueError(f"{task_name} has a queueing lock: defer its jobs one by one with defer()")
+    if not payloads:
+        return []
+    jobs = [
+        Job(
+            queue=policy.queue,
+            priority=policy.priority,
+            lock=policy.lock_for(payload),
+            queueing_lock=None,
+            task_name=task_name,
+            task_kwargs=_envelope(policy, payload),
+        )
+        for payload in payloads
+    ]
+    return [int(j.id) for j in _manager.batch_defer_jobs(jobs=jobs) if j.id is not None]
 
 
 def _running(queueing_lock: str) -> bool:

@@ -219,6 +219,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         timeout_s=60,
         on_exhaustion="ats_result not written; application flagged scoring_failed",
         priority=PRIORITY_NORMAL,
+        exhaustion_handler="ats.scoring.api.application_score_exhausted",
     ),
     TaskPolicy(
         task_name="scoring.rescore_application",
@@ -230,6 +231,36 @@ POLICIES: tuple[TaskPolicy, ...] = (
         on_exhaustion="per-application failure recorded; batch completes with a partial-failure summary",
         priority=PRIORITY_BATCH,
         lock="rescore:requisition_version:{requisition_version_id}:application:{application_id}",
+        exhaustion_handler="ats.scoring.api.rescore_application_exhausted",
+    ),
+    TaskPolicy(
+        # The batch rescore coordinator: writes the summary row and fans out the
+        # per-application jobs in its own transaction. One at a time per version (ADR
+        # convention 3): two concurrent runs would race their ats_result inserts.
+        task_name="scoring.rescore_requisition_version",
+        task_class="batch_rescore",
+        queue="score",
+        attempts=3,
+        backoff=Backoff(30, 5 * MIN),
+        timeout_s=60,
+        on_exhaustion="no summary row written (the fan-out rolled back); the rescore can be requested again",
+        priority=PRIORITY_BATCH,
+        lock="rescore:requisition_version:{requisition_version_id}",
+        queueing_lock="rescore:requisition_version:{requisition_version_id}",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        # A byte-identical document sent for a requisition: apply its original's candidate.
+        task_name="scoring.route_duplicate",
+        task_class="application_route",
+        queue="score",
+        attempts=3,
+        backoff=Backoff(30, 5 * MIN),
+        timeout_s=60,
+        on_exhaustion="logged; the original's candidate step also routes its duplicates",
+        priority=PRIORITY_INTERACTIVE,
+        lock="attachment:{attachment_id}",
+        adr_row=False,
     ),
     TaskPolicy(
         task_name="ai.invoke",
@@ -240,6 +271,20 @@ POLICIES: tuple[TaskPolicy, ...] = (
         timeout_s=45,
         on_exhaustion="circuit breaker opens; UI degrades with AI absent, never a fabricated result",
         priority=PRIORITY_INTERACTIVE,
+        exhaustion_handler="ats.ai.api.ai_run_exhausted",
+    ),
+    TaskPolicy(
+        # ADR §4: every 15 min, the circuit breaker's half-open probe.
+        task_name="ai.probe_breaker",
+        task_class="ai_breaker_probe",
+        queue="ai",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=45,
+        on_exhaustion="breaker stays open; the next scheduled probe retries",
+        lock="ai:breaker_probe",
+        queueing_lock="ai:breaker_probe",
+        adr_row=False,
     ),
     TaskPolicy(
         task_name="retention.purge",

@@ -263,3 +263,22 @@ def last_event_id() -> int:
     with connection.cursor() as cur:
         cur.execute("SELECT COALESCE(max(id), 0) FROM procrastinate_events")
         return int(cur.fetchone()[0])
+
+
+def active_job_for_lock(queueing_lock: str) -> int | None:
+    """The waiting or running job holding `queueing_lock` (the one a coalesced defer joined)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT id FROM procrastinate_jobs WHERE (queueing_lock = %s OR lock = %s)"
+            " AND status IN ('todo', 'doing') ORDER BY id LIMIT 1",
+            [queueing_lock, queueing_lock],
+        )
+        row = cur.fetchone()
+    return int(row[0]) if row else None
+
+
+def job_status(job_id: int) -> str | None:
+    with connection.cursor() as cur:
+        cur.execute("SELECT status::text FROM procrastinate_jobs WHERE id = %s", [job_id])
+        row = cur.fetchone()
+    return str(row[0]) if row else None

@@ -6,6 +6,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_POST
 
 from ats.intake import api as intake_api
+from ats.scoring import api as scoring_api
 from ats.web.access import api_error, requires
 
 MAX_FILES_PER_UPLOAD = 20
@@ -27,11 +28,20 @@ def upload(request: HttpRequest) -> JsonResponse:
         return api_error(
             413, "too_large", f"file(s) over the {limit:,}-byte limit: {', '.join(str(n) for n in too_large)}"
         )
+    requisition = request.POST.get("requisition") or None
+    metadata = None
+    if requisition is not None:
+        # The upload form's requisition field: the document applies to it.
+        if not requisition.isdigit() or not scoring_api.requisition_exists(int(requisition)):
+            return JsonResponse({"error": f"requisition {requisition} does not exist"}, status=400)
+        metadata = {"requisition_id": int(requisition)}
     incoming = [
         intake_api.IncomingFile(filename=str(f.name or "unnamed"), data=f.read(), content_type=f.content_type or "")
         for f in files
     ]
-    raw = intake_api.intake_receive(channel="upload", files=incoming, source_ref="web", actor=request.user)
+    raw = intake_api.intake_receive(
+        channel="upload", files=incoming, source_ref="web", actor=request.user, metadata=metadata
+    )
     return JsonResponse(
         {
             "raw_intake_id": raw.pk,

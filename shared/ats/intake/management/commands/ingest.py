@@ -12,6 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from ats.intake import api as intake_api
+from ats.scoring import api as scoring_api
 
 # Exit status for a usage problem found before anything was ingested (argparse's too).
 EXIT_USAGE = 2
@@ -41,6 +42,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--json", action="store_true", help="exactly one JSON object per file on stdout (its final state)"
         )
+        parser.add_argument(
+            "--requisition",
+            type=int,
+            default=None,
+            help="apply to this requisition (with --wait: wait until the application is scored or failed)",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         # All or nothing: a batch with one bad path ingests none of it, so re-running the
@@ -52,6 +59,10 @@ class Command(BaseCommand):
                 f"nothing ingested: {len(bad)} of {len(opts['paths'])} path(s) cannot be read\n{listing}",
                 returncode=EXIT_USAGE,
             )
+        requisition = opts["requisition"]
+        if requisition is not None and not scoring_api.requisition_exists(requisition):
+            raise CommandError(f"nothing ingested: requisition {requisition} does not exist", returncode=EXIT_USAGE)
+        metadata = {"requisition_id": requisition} if requisition is not None else None
         limit = intake_api.max_upload_bytes()
         entries: list[tuple[str, Any]] = []  # (path, RawIntake)
         for raw_path in opts["paths"]:
@@ -67,15 +78,16 @@ class Command(BaseCommand):
                 channel=intake_api.Channel.CLI,
                 files=[intake_api.IncomingFile(filename=path.name, data=data)],
                 source_ref=f"cli:{os.getuid()}:{path.resolve()}",
+                metadata=metadata,
             )
             entries.append((raw_path, raw))
         progress = _Progress(enabled=opts["wait"] and sys.stderr.isatty())
         deadline = time.monotonic() + opts["timeout"]
-        results = [self._snapshot(p, raw) for p, raw in entries]
+        results = [self._snapshot(p, raw, requisition) for p, raw in entries]
         while opts["wait"] and not all(r["terminal"] for r in results) and time.monotonic() < deadline:
             progress.show(results)
             time.sleep(0.1)
-            results = [self._snapshot(p, raw) for p, raw in entries]
+            results = [self._snapshot(p, raw, requisition) for p, raw in entries]
         progress.done()
         for r in results:
             if opts["json"]:
@@ -85,6 +97,11 @@ class Command(BaseCommand):
                     f"{r['path']}: raw_intake {r['raw_intake_id']} {r['state']}"
                     + (f" ({r['reason']})" if r["reason"] else "")
                     + (f" candidate {r['candidate_id']}" if r["candidate_id"] else "")
+                    + (
+                        f" application {r['application_id']} {r['application_state']}"
+                        if r.get("application_id")
+                        else ""
+                    )
                     + "\n"
                 )
         sys.stdout.flush()
@@ -92,20 +109,29 @@ class Command(BaseCommand):
             raise CommandError("timed out before every file reached a terminal state")
 
     @staticmethod
-    def _snapshot(path: str, raw: Any) -> dict[str, Any]:
+    def _snapshot(path: str, raw: Any, requisition: int | None = None) -> dict[str, Any]:
         atts = intake_api.raw_intake_attachments(raw.pk)
         att = atts[0]
         st = intake_api.attachment_status(att)
-        return {
+        # A duplicate is terminal at once but names its original's candidate: wait for it.
+        terminal = st["terminal"] and not st["awaiting_original"]
+        row = {
             "path": path,
             "raw_intake_id": raw.pk,
             "attachment_id": att.pk,
             "state": st["state"],
-            # A duplicate is terminal at once but names its original's candidate: wait for it.
-            "terminal": st["terminal"] and not st["awaiting_original"],
+            "terminal": terminal,
             "reason": st["reason"],
             "candidate_id": st["candidate_id"],
         }
+        if requisition is not None:
+            app = scoring_api.application_for_attachment(att.pk)
+            row["application_id"], row["application_state"] = app if app else (None, None)
+            if terminal and st["candidate_id"]:
+                # The document made (or names) a candidate: the application follows; wait
+                # until it is scored or failed.
+                row["terminal"] = app is not None and app[1] != scoring_api.ApplicationState.APPLIED
+        return row
 
 
 class _Progress:

@@ -1,0 +1,28 @@
+"""Facade of the ai module."""
+
+from ats.ai.models import AiKind, AiRun, AiRunState, BreakerState
+from ats.ai.selectors import ai_run_detail
+from ats.ai.services import (
+    UNAVAILABLE,
+    NotAllowed,
+    ai_request,
+    ai_run_execute,
+    ai_run_exhausted,
+    breaker_probe,
+    breaker_status,
+)
+
+__all__ = [
+    "UNAVAILABLE",
+    "AiKind",
+    "AiRun",
+    "AiRunState",
+    "BreakerState",
+    "NotAllowed",
+    "ai_request",
+    "ai_run_detail",
+    "ai_run_execute",
+    "ai_run_exhausted",
+    "breaker_probe",
+    "breaker_status",
+]

@@ -1,0 +1,1 @@
+"""Requisitions (versioned), applications, explainable ATS scoring and batch rescore."""

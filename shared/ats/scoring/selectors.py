@@ -1,0 +1,232 @@
+"""Reads of the scoring module: the `ats requisition|application|rescore` shapes (a CLI contract).
+
+Hiring managers see only the requisitions they are assigned to (and those requisitions'
+applications); recruiters and admins see all; iam's `can()` decides the action first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import Count, QuerySet
+
+from ats.iam import api as iam_api
+from ats.jobs import api as jobs_api
+from ats.scoring.models import (
+    Application,
+    ApplicationDocument,
+    ApplicationState,
+    AtsResult,
+    ChannelRequisition,
+    ItemState,
+    Requisition,
+    RequisitionAssignment,
+    RequisitionVersion,
+    RescoreItem,
+    RescoreRun,
+)
+from ats.scoring.services import RESCORE_ONE, SCORE, NotAllowed
+
+
+def _visible_requisitions(actor: Any, action: str = "requisition.view") -> QuerySet[Requisition]:
+    if not iam_api.can(actor, action):
+        raise NotAllowed(f"{iam_api.actor_label(actor)} may not {action}")
+    qs = Requisition.objects.all()
+    if iam_api.role_of(actor) == iam_api.Role.HIRING_MANAGER:
+        assigned = RequisitionAssignment.objects.filter(user_id=actor.pk).values("requisition_id")
+        qs = qs.filter(pk__in=assigned)
+    return qs
+
+
+def _iso(dt: Any) -> str | None:
+    return dt.astimezone(tz=dt.tzinfo).isoformat().replace("+00:00", "Z") if dt else None
+
+
+def version_json(v: RequisitionVersion) -> dict[str, Any]:
+    return {
+        "id": v.requisition_id,
+        "version": v.version,
+        "requisition_version_id": v.pk,
+        "title": v.title,
+        "must_have": list(v.must_have),
+        "nice_to_have": list(v.nice_to_have),
+        "min_years": v.min_years,
+        "weights": dict(v.weights),
+        "created_at": _iso(v.created_at),
+    }
+
+
+def requisition_list(*, actor: Any) -> list[dict[str, Any]]:
+    reqs = _visible_requisitions(actor).annotate(n_apps=Count("applications")).order_by("pk")
+    current = {
+        (v.requisition_id, v.version): v
+        for v in RequisitionVersion.objects.filter(requisition__in=[r.pk for r in reqs])
+    }
+    out = []
+    for r in reqs:
+        v = current[(r.pk, r.current_version)]
+        out.append({**version_json(v), "applications": r.n_apps})
+    return out
+
+
+def requisition_exists(requisition_id: int) -> bool:
+    return Requisition.objects.filter(pk=requisition_id).exists()
+
+
+def channel_requisition_id(channel_id: int) -> int | None:
+    return ChannelRequisition.objects.filter(channel_id=channel_id).values_list("requisition_id", flat=True).first()
+
+
+def _app_json(app: Application, *, with_results: bool) -> dict[str, Any]:
+    result = app.current_result if app.state == ApplicationState.SCORED else None
+    out: dict[str, Any] = {
+        "id": app.pk,
+        "candidate_id": app.candidate_id,
+        "requisition_id": app.requisition_id,
+        "requisition_version": app.requisition_version.version,
+        "requisition_version_id": app.requisition_version_id,
+        "state": app.state,
+        # Never a default: a failed or not-yet-scored application has no score.
+        "score": result.score if result else None,
+        "reason": app.reason or None,
+        "reason_code": app.reason_code or None,
+        "explanation": (
+            [
+                {
+                    "criterion": e["criterion"],
+                    "contribution": e["contribution"],
+                    "evidence": e["evidence"],
+                    "status": e.get("status"),
+                    "max": e.get("max"),
+                }
+                for e in result.explanation
+            ]
+            if result
+            else []
+        ),
+        "fingerprint": result.input_fingerprint if result else None,
+        "config_version": result.config_version if result else None,
+    }
+    if with_results:
+        out["results"] = [
+            {
+                "fingerprint": r.input_fingerprint,
+                "score": r.score,
+                "created_at": _iso(r.created_at),
+                "requisition_version_id": r.requisition_version_id,
+                "config_version": r.config_version,
+            }
+            for r in AtsResult.objects.filter(application=app).order_by("created_at", "pk")
+        ]
+        out["documents"] = list(
+            ApplicationDocument.objects.filter(application=app)
+            .order_by("attachment_id")
+            .values_list("attachment_id", flat=True)
+        )
+    return out
+
+
+def application_detail(application_id: int, *, actor: Any) -> dict[str, Any] | None:
+    """`ats application show ID --json`."""
+    visible = _visible_requisitions(actor, "application.view")
+    app = (
+        Application.objects.select_related("requisition_version", "current_result")
+        .filter(pk=application_id, requisition__in=visible)
+        .first()
+    )
+    return _app_json(app, with_results=True) if app else None
+
+
+def application_list(*, requisition_id: int, actor: Any) -> list[dict[str, Any]]:
+    visible = _visible_requisitions(actor, "application.view")
+    apps = (
+        Application.objects.select_related("requisition_version", "current_result")
+        .filter(requisition_id=requisition_id, requisition__in=visible)
+        .order_by("pk")
+    )
+    return [_app_json(a, with_results=False) for a in apps]
+
+
+def application_for_attachment(attachment_id: int) -> tuple[int, str] | None:
+    """(application id, state) of the application a document brought, if any."""
+    row = (
+        ApplicationDocument.objects.filter(attachment_id=attachment_id)
+        .values_list("application_id", "application__state")
+        .first()
+    )
+    return (int(row[0]), str(row[1])) if row else None
+
+
+def rescore_summary(run: RescoreRun) -> dict[str, Any]:
+    """`ats rescore --json`: counts from the items, failures with their reasons."""
+    counts = dict(RescoreItem.objects.filter(run=run).values_list("state").annotate(n=Count("pk")))
+    failures = [
+        {"application_id": a, "reason": r}
+        for a, r in RescoreItem.objects.filter(run=run, state=ItemState.FAILED)
+        .order_by("application_id")
+        .values_list("application_id", "reason")
+    ]
+    return {
+        "id": run.pk,
+        "requisition_id": run.requisition_version.requisition_id,
+        "requisition_version": run.requisition_version.version,
+        "requisition_version_id": run.requisition_version_id,
+        "state": run.state,
+        "total": run.total,
+        "scored": counts.get(ItemState.SCORED, 0),
+        "unchanged": counts.get(ItemState.UNCHANGED, 0),
+        "failed": counts.get(ItemState.FAILED, 0),
+        "pending": counts.get(ItemState.PENDING, 0),
+        "failures": failures,
+        "config_version": run.config_version,
+        "created_at": _iso(run.created_at),
+        "completed_at": _iso(run.completed_at),
+    }
+
+
+def rescore_run_for_job(job_id: int) -> RescoreRun | None:
+    return RescoreRun.objects.select_related("requisition_version").filter(job_id=job_id).first()
+
+
+@dataclasses.dataclass(frozen=True)
+class LostApplication:
+    application_id: int
+    candidate_id: int
+    requisition_id: int
+    why: str
+
+    def as_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def lost_applications() -> list[LostApplication]:
+    """Applications left `applied` with no live score job (todo, or doing on a live worker).
+
+    One REPEATABLE READ snapshot for rows and jobs, like the lost-document detector.
+    """
+    if connection.in_atomic_block:
+        return _lost_applications()
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        return _lost_applications()
+
+
+def _lost_applications() -> list[LostApplication]:
+    waiting = list(Application.objects.filter(state=ApplicationState.APPLIED).order_by("pk"))
+    jobs = jobs_api.jobs_by_payload_key("application_id", [a.pk for a in waiting])
+    stalled_after = jobs_api.stalled_after_s()
+    lost = []
+    for app in waiting:
+        mine = [j for j in jobs.get(app.pk, []) if j.task_name in (SCORE, RESCORE_ONE)]
+        if any(j.is_backing(stalled_after) for j in mine):
+            continue
+        why = (
+            "applied but no score job exists"
+            if not mine
+            else f"job {mine[0].id} is {mine[0].status} but the application was never scored or failed"
+        )
+        lost.append(LostApplication(app.pk, app.candidate_id, app.requisition_id, why))
+    return lost

@@ -1,0 +1,566 @@
+"""Writes of the scoring module (`<entity>_<action>(*, ...)`).
+
+Every function that creates a row a job refers to defers that job in the same transaction
+(ADR 0004 convention 2). Scoring is keyed on `input_fingerprint` (convention 1): an
+unchanged input is an index lookup and no new row; the unique constraint on
+(application, input_fingerprint) is what makes racing inserts harmless.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+from rapidfuzz import fuzz, process
+
+from ats.audit import api as audit_api
+from ats.candidates import api as candidates_api
+from ats.extraction import api as extraction_api
+from ats.iam import api as iam_api
+from ats.intake import api as intake_api
+from ats.jobs import api as jobs_api
+from ats.scoring import engine
+from ats.scoring.models import (
+    Application,
+    ApplicationDocument,
+    ApplicationState,
+    AtsResult,
+    ChannelRequisition,
+    ItemState,
+    Requisition,
+    RequisitionAssignment,
+    RequisitionVersion,
+    RescoreItem,
+    RescoreRun,
+    RescoreState,
+    ScoringEvent,
+)
+
+logger = logging.getLogger("ats.scoring")
+
+SCORE = "scoring.score_application"
+RESCORE_ONE = "scoring.rescore_application"
+RESCORE = "scoring.rescore_requisition_version"
+ROUTE_DUPLICATE = "scoring.route_duplicate"
+
+
+class NotAllowed(PermissionError):
+    pass
+
+
+class UnknownSkill(ValueError):
+    """A requisition named a skill outside the vocabulary; the message lists close matches."""
+
+
+def _authorize(actor: Any, action: str) -> None:
+    if not iam_api.can(actor, action):
+        raise NotAllowed(f"{iam_api.actor_label(actor)} may not {action}")
+
+
+def rescore_lock(requisition_version_id: int) -> str:
+    return jobs_api.policy_for(RESCORE).queueing_lock_for({"requisition_version_id": requisition_version_id}) or ""
+
+
+# --- requisitions -----------------------------------------------------------------
+
+
+def canonical_skills(names: Iterable[str]) -> list[str]:
+    """Canonical names for `names` (case-insensitive, aliases accepted), in order, deduped.
+
+    Raises UnknownSkill naming every unknown one with its closest vocabulary matches.
+    """
+    vocab = extraction_api.skill_vocabulary()
+    out: list[str] = []
+    problems: list[str] = []
+    for raw in names:
+        key = " ".join(str(raw).split()).casefold()
+        if not key:
+            continue
+        canonical = vocab.get(key)
+        if canonical is None:
+            close = process.extract(key, list(vocab), scorer=fuzz.ratio, limit=8, score_cutoff=60)
+            suggestions = list(dict.fromkeys(vocab[m[0]] for m in close))[:5]
+            hint = f"did you mean {', '.join(suggestions)}?" if suggestions else "no close match in the vocabulary"
+            problems.append(f"unknown skill {raw!r}: {hint}")
+        elif canonical not in out:
+            out.append(canonical)
+    if problems:
+        raise UnknownSkill("; ".join(problems))
+    return out
+
+
+def _skills_both(must: Sequence[str] | None, nice: Sequence[str] | None) -> tuple[list[str] | None, list[str] | None]:
+    """Both lists checked before either is refused: one error names every unknown skill."""
+    out: list[list[str] | None] = []
+    problems: list[str] = []
+    for names in (must, nice):
+        try:
+            out.append(canonical_skills(names) if names is not None else None)
+        except UnknownSkill as exc:
+            problems.append(str(exc))
+            out.append(None)
+    if problems:
+        raise UnknownSkill("; ".join(problems))
+    return out[0], out[1]
+
+
+def _criteria_check(must_have: list[str], nice_to_have: list[str], min_years: float | None) -> None:
+    if not must_have:
+        raise ValueError("a requisition needs at least one must-have skill")
+    both = set(must_have) & set(nice_to_have)
+    if both:
+        raise ValueError(f"skill(s) both must-have and nice-to-have: {', '.join(sorted(both))}")
+    if min_years is not None and not 0 <= min_years <= 60:
+        raise ValueError("--min-years must be between 0 and 60")
+
+
+def requisition_create(
+    *,
+    title: str,
+    must_have: Sequence[str],
+    nice_to_have: Sequence[str] = (),
+    min_years: float | None = None,
+    weights: dict[str, int] | None = None,
+    actor: Any,
+) -> RequisitionVersion:
+    _authorize(actor, "requisition.edit")
+    title = title.strip()
+    if not title:
+        raise ValueError("a requisition needs a title")
+    checked_must, checked_nice = _skills_both(must_have, nice_to_have)
+    must, nice = checked_must or [], checked_nice or []
+    _criteria_check(must, nice, min_years)
+    w = engine.validate_weights(weights or engine.DEFAULT_WEIGHTS)
+    with transaction.atomic():
+        req = Requisition.objects.create(title=title[:255], current_version=1)
+        version = RequisitionVersion.objects.create(
+            requisition=req,
+            version=1,
+            title=req.title,
+            must_have=must,
+            nice_to_have=nice,
+            min_years=min_years,
+            weights=w,
+            created_by=iam_api.actor_label(actor),
+        )
+        _audit(actor, "requisition.created", req.pk, {"version": 1, "criteria": _criteria(version).values()})
+        return version
+
+
+_UNSET: Any = object()
+
+
+def requisition_update(
+    *,
+    requisition_id: int,
+    title: str | None = None,
+    must_have: Sequence[str] | None = None,
+    nice_to_have: Sequence[str] | None = None,
+    min_years: float | None = _UNSET,
+    weights: dict[str, int] | None = None,
+    actor: Any,
+) -> RequisitionVersion:
+    """A new version with only the given options changed; rescoring of every application
+    is deferred in the same transaction (a no-op per application whose inputs did not change)."""
+    _authorize(actor, "requisition.edit")
+    with transaction.atomic():
+        req = Requisition.objects.select_for_update().filter(pk=requisition_id).first()
+        if req is None:
+            raise LookupError(f"requisition {requisition_id} does not exist")
+        cur = RequisitionVersion.objects.get(requisition=req, version=req.current_version)
+        new_title = title.strip()[:255] if title is not None else cur.title
+        if not new_title:
+            raise ValueError("a requisition needs a title")
+        checked_must, checked_nice = _skills_both(must_have, nice_to_have)
+        must = checked_must if checked_must is not None else list(cur.must_have)
+        nice = checked_nice if checked_nice is not None else list(cur.nice_to_have)
+        years = cur.min_years if min_years is _UNSET else min_years
+        _criteria_check(must, nice, years)
+        w = engine.validate_weights(weights) if weights is not None else dict(cur.weights)
+        req.current_version += 1
+        req.title = new_title
+        req.save(update_fields=["current_version", "title", "updated_at"])
+        version = RequisitionVersion.objects.create(
+            requisition=req,
+            version=req.current_version,
+            title=new_title,
+            must_have=must,
+            nice_to_have=nice,
+            min_years=years,
+            weights=w,
+            created_by=iam_api.actor_label(actor),
+        )
+        _audit(
+            actor,
+            "requisition.updated",
+            req.pk,
+            {"version": version.version, "criteria": _criteria(version).values()},
+        )
+        jobs_api.defer(RESCORE, payload={"requisition_version_id": version.pk})
+        return version
+
+
+def requisition_assign(*, requisition_id: int, user_id: int, actor: Any) -> None:
+    _authorize(actor, "requisition.edit")
+    with transaction.atomic():
+        req = Requisition.objects.filter(pk=requisition_id).first()
+        if req is None:
+            raise LookupError(f"requisition {requisition_id} does not exist")
+        RequisitionAssignment.objects.get_or_create(requisition=req, user_id=user_id)
+        _audit(actor, "requisition.assigned", req.pk, {"user_id": user_id})
+
+
+def channel_set_requisition(*, channel_id: int, requisition_id: int | None, actor: Any) -> None:
+    """Route a mailbox channel's documents to a requisition (None: back to the talent pool)."""
+    _authorize(actor, "requisition.edit")
+    with transaction.atomic():
+        if requisition_id is None:
+            ChannelRequisition.objects.filter(channel_id=channel_id).delete()
+        else:
+            if not Requisition.objects.filter(pk=requisition_id).exists():
+                raise LookupError(f"requisition {requisition_id} does not exist")
+            ChannelRequisition.objects.update_or_create(
+                channel_id=channel_id, defaults={"requisition_id": requisition_id}
+            )
+        _audit(actor, "channel.requisition_set", requisition_id or 0, {"channel_id": channel_id})
+
+
+def _criteria(version: RequisitionVersion) -> engine.Criteria:
+    return engine.Criteria(
+        must_have=tuple(version.must_have),
+        nice_to_have=tuple(version.nice_to_have),
+        min_years=version.min_years,
+        weights=dict(version.weights),
+    )
+
+
+def _audit(actor: Any, action: str, object_id: int, payload: dict[str, Any]) -> None:
+    audit_api.audit_event_record(
+        actor=iam_api.actor_label(actor), action=action, object_type="requisition", object_id=object_id, payload=payload
+    )
+
+
+# --- applications ------------------------------------------------------------------
+
+
+def applications_for_document(*, attachment_id: int, candidate_id: int) -> list[Application]:
+    """The candidate step's hook: one application per requisition the document (or a
+    byte-identical duplicate of it) was sent for. Runs in the candidate step's transaction,
+    which holds the document's row lock - the duplicate router takes the same lock, so a
+    duplicate is routed by exactly one of the two (and twice is harmless anyway)."""
+    routed = [
+        application_apply(candidate_id=candidate_id, requisition_id=req_id, attachment_id=att_id)
+        for att_id, req_id in intake_api.document_requisitions(attachment_id=attachment_id)
+    ]
+    # A new document or re-parse may change the candidate's skills or years: the
+    # candidate's other applications are scored again (a no-op where nothing they use changed).
+    current = candidates_api.candidate_current_id(candidate_id)
+    others = Application.objects.filter(candidate_id=current).exclude(pk__in=[a.pk for a in routed])
+    for app_id in others.values_list("pk", flat=True):
+        jobs_api.defer(SCORE, payload={"application_id": app_id})
+    return routed
+
+
+def application_route_duplicate(*, attachment_id: int) -> Application | None:
+    """A byte-identical duplicate sent for a requisition: the original's candidate applies."""
+    with transaction.atomic():
+        original = intake_api.original_candidate_for_update(attachment_id=attachment_id)
+        if original is None or original[1] is None:
+            # Not a duplicate, or the original has no candidate yet: its candidate step
+            # routes this duplicate (it reads duplicates under the same row lock).
+            logger.info("route duplicate %s: original has no candidate yet (%s)", attachment_id, original)
+            return None
+        routes = dict(intake_api.document_requisitions(attachment_id=original[0]))
+        req_id = routes.get(attachment_id)
+        if req_id is None:
+            return None
+        return application_apply(candidate_id=original[1], requisition_id=req_id, attachment_id=attachment_id)
+
+
+def application_apply(*, candidate_id: int, requisition_id: int, attachment_id: int | None = None) -> Application:
+    """Create or refresh the application of (candidate, requisition) and defer its scoring."""
+    with transaction.atomic():
+        req = Requisition.objects.filter(pk=requisition_id).first()
+        if req is None:
+            raise LookupError(f"requisition {requisition_id} does not exist")
+        version = RequisitionVersion.objects.get(requisition=req, version=req.current_version)
+        candidate_id = candidates_api.candidate_current_id(candidate_id)
+        with connection.cursor() as cur:
+            # ON CONFLICT: two documents of one person for one requisition at once make
+            # one application, by the constraint.
+            cur.execute(
+                "INSERT INTO scoring_application (candidate_id, requisition_id, requisition_version_id, state,"
+                " reason_code, reason, created_at, updated_at)"
+                " VALUES (%s, %s, %s, 'applied', '', '', now(), now())"
+                " ON CONFLICT (candidate_id, requisition_id) DO NOTHING",
+                [candidate_id, req.pk, version.pk],
+            )
+        app = Application.objects.select_for_update().get(candidate_id=candidate_id, requisition=req)
+        if attachment_id is not None:
+            ApplicationDocument.objects.get_or_create(attachment_id=attachment_id, defaults={"application": app})
+        jobs_api.defer(SCORE, payload={"application_id": app.pk})
+        return app
+
+
+def _no_row_lock() -> bool:
+    # Test seam: the interleaving test turns the row lock off to show what it prevents.
+    return os.environ.get("ATS_TEST_SCORE_NO_ROW_LOCK") == "1"
+
+
+def _test_pause(step: str) -> None:
+    """Test seam for the forced-interleaving tests: sleep in the database at `step`
+    (ATS_TEST_<STEP>_PAUSE_S) holding whatever the step holds. Unset in deployed processes.
+    SCORE: between "is there a result for this fingerprint?" and the insert; RESCORE: in
+    the coordinator's transaction, after the summary row."""
+    pause = os.environ.get(f"ATS_TEST_{step}_PAUSE_S")
+    if pause:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_sleep(%s)", [float(pause)])
+
+
+class ScoringImpossible(Exception):
+    """Scoring cannot succeed on retry (e.g. the candidate was erased)."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"{code}: {reason}")
+        self.code = code
+        self.reason = reason
+
+
+def application_score(*, application_id: int, run_id: int | None = None) -> str:
+    """Score an application against its requisition's current version.
+
+    Returns "scored" (a new ats_result), "unchanged" (the fingerprint already has its
+    result: no new row) or "gone" (the application no longer exists). Raises
+    ScoringImpossible for a permanent problem; the task turns it into scoring_failed.
+    """
+    with transaction.atomic(), jobs_api.db_budget():
+        qs = Application.objects.filter(pk=application_id)
+        app = (qs if _no_row_lock() else qs.select_for_update()).first()
+        if app is None:
+            return "gone"
+        version = RequisitionVersion.objects.get(requisition_id=app.requisition_id, version=_current(app))
+        inputs = candidates_api.candidate_scoring_inputs(app.candidate_id)
+        if inputs is None or inputs["status"] != "active":
+            state = "missing" if inputs is None else inputs["status"]
+            raise ScoringImpossible("candidate_" + state, f"The candidate of this application is {state}.")
+        result = engine.score(
+            _criteria(version),
+            skills=inputs["skills"],
+            years_experience=inputs["years_experience"],
+            canonical=extraction_api.skill_vocabulary(),
+        )
+        existing = AtsResult.objects.filter(application=app, input_fingerprint=result.fingerprint).first()
+        outcome = "unchanged"
+        if existing is None:
+            _test_pause("SCORE")
+            existing = _insert_result(app, version, result)
+            outcome = "scored" if existing is not None else "unchanged"
+            if existing is None:  # lost the insert race to a concurrent twin: its row stands
+                existing = AtsResult.objects.get(application=app, input_fingerprint=result.fingerprint)
+        if (
+            app.current_result_id != existing.pk
+            or app.state != ApplicationState.SCORED
+            or app.requisition_version_id != version.pk
+        ):
+            app.current_result = existing
+            app.state = ApplicationState.SCORED
+            app.requisition_version = version
+            app.reason_code = app.reason = ""
+            app.save(
+                update_fields=["current_result", "state", "requisition_version", "reason_code", "reason", "updated_at"]
+            )
+        _log(
+            app.pk,
+            version_id=version.pk,
+            outcome=outcome,
+            fingerprint=result.fingerprint,
+            result_id=existing.pk,
+            run_id=run_id,
+            detail=f"score {existing.score}",
+        )
+        if run_id is not None:
+            _finish_item(run_id, app.pk, ItemState.SCORED if outcome == "scored" else ItemState.UNCHANGED)
+        return outcome
+
+
+def _current(app: Application) -> int:
+    return int(Requisition.objects.filter(pk=app.requisition_id).values_list("current_version", flat=True)[0])
+
+
+def _insert_result(app: Application, version: RequisitionVersion, result: engine.Result) -> AtsResult | None:
+    """INSERT ... ON CONFLICT DO NOTHING: the constraint, not this code, keeps one row per
+    fingerprint; None when a concurrent job inserted it first."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "INSERT INTO ats_result (application_id, requisition_version_id, input_fingerprint, config_version,"
+            " score, explanation, criteria, inputs, created_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb, clock_timestamp())"
+            " ON CONFLICT DO NOTHING RETURNING id",
+            [
+                app.pk,
+                version.pk,
+                result.fingerprint,
+                result.config_version,
+                result.score,
+                json.dumps(result.explanation),
+                json.dumps(_criteria(version).values()),
+                json.dumps(result.inputs),
+            ],
+        )
+        row = cur.fetchone()
+    return AtsResult.objects.get(pk=row[0]) if row else None
+
+
+def _log(
+    application_id: int,
+    *,
+    version_id: int | None,
+    outcome: str,
+    fingerprint: str,
+    result_id: int | None,
+    run_id: int | None,
+    detail: str,
+) -> None:
+    ScoringEvent.objects.create(
+        application_id=application_id,
+        requisition_version_id=version_id,
+        outcome=outcome,
+        input_fingerprint=fingerprint,
+        config_version=engine.CONFIG_VERSION,
+        result_id=result_id,
+        rescore_run_id=run_id,
+        detail=detail[:2000],
+    )
+    logger.info(
+        "scoring %s",
+        json.dumps(
+            {
+                "event": "scoring." + outcome,
+                "application_id": application_id,
+                "requisition_version_id": version_id,
+                "input_fingerprint": fingerprint,
+                "config_version": engine.CONFIG_VERSION,
+                "result_id": result_id,
+                "rescore_run_id": run_id,
+                "detail": detail,
+            }
+        ),
+    )
+
+
+def application_mark_failed(*, application_id: int, code: str, reason: str, run_id: int | None = None) -> None:
+    """The terminal failure: scoring_failed with the reason, never a default score."""
+    with transaction.atomic():
+        app = Application.objects.select_for_update().filter(pk=application_id).first()
+        if app is None:
+            return
+        app.state = ApplicationState.SCORING_FAILED
+        app.reason_code = code[:64]
+        app.reason = reason
+        app.current_result = None
+        app.save(update_fields=["state", "reason_code", "reason", "current_result", "updated_at"])
+        _log(
+            app.pk,
+            version_id=app.requisition_version_id,
+            outcome="failed",
+            fingerprint="",
+            result_id=None,
+            run_id=run_id,
+            detail=f"{code}: {reason}",
+        )
+        if run_id is not None:
+            _finish_item(run_id, app.pk, ItemState.FAILED, reason=reason)
+
+
+def application_score_exhausted(*, application_id: int, reason_code: str, reason: str, **_: Any) -> None:
+    application_mark_failed(application_id=application_id, code=reason_code, reason=reason)
+
+
+def rescore_application_exhausted(
+    *, application_id: int, run_id: int | None = None, reason_code: str, reason: str, **_: Any
+) -> None:
+    application_mark_failed(application_id=application_id, code=reason_code, reason=reason, run_id=run_id)
+
+
+# --- batch rescore -------------------------------------------------------------------
+
+
+def rescore_request(*, requisition_id: int, actor: Any) -> tuple[int, int]:
+    """Ask for a rescore of every application of the requisition's current version.
+
+    Returns (requisition_version_id, coordinator job id); a request while one is waiting or
+    running for the same version joins that one (the queueing lock).
+    """
+    _authorize(actor, "requisition.edit")
+    with transaction.atomic():
+        req = Requisition.objects.filter(pk=requisition_id).first()
+        if req is None:
+            raise LookupError(f"requisition {requisition_id} does not exist")
+        version = RequisitionVersion.objects.get(requisition=req, version=req.current_version)
+        job_id = jobs_api.defer(RESCORE, payload={"requisition_version_id": version.pk})
+        if job_id is None:
+            job_id = jobs_api.active_job_for_lock(rescore_lock(version.pk))
+        if job_id is None:
+            raise RuntimeError("the rescore job could not be queued nor found")
+        return version.pk, job_id
+
+
+def rescore_requisition_version(*, requisition_version_id: int, job_id: int | None) -> RescoreRun | None:
+    """The coordinator: the summary row, one item per application and their jobs - one
+    transaction, so a crash leaves either all of it or none (then the retry does it)."""
+    with transaction.atomic(), jobs_api.db_budget():
+        version = RequisitionVersion.objects.filter(pk=requisition_version_id).first()
+        if version is None:
+            return None
+        if job_id is not None:
+            done = RescoreRun.objects.filter(job_id=job_id).first()
+            if done is not None:
+                return done  # redelivered after commit: nothing to do
+        app_ids = list(
+            Application.objects.filter(requisition_id=version.requisition_id)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        run = RescoreRun.objects.create(
+            requisition_version=version,
+            job_id=job_id,
+            total=len(app_ids),
+            config_version=engine.CONFIG_VERSION,
+            state=RescoreState.RUNNING if app_ids else RescoreState.COMPLETED,
+            completed_at=None if app_ids else timezone.now(),
+        )
+        _test_pause("RESCORE")
+        RescoreItem.objects.bulk_create([RescoreItem(run=run, application_id=a) for a in app_ids], batch_size=1000)
+        jobs_api.defer_many(
+            RESCORE_ONE,
+            payloads=[{"run_id": run.pk, "requisition_version_id": version.pk, "application_id": a} for a in app_ids],
+        )
+        logger.info(
+            "rescore run %s: requisition version %s, %s application(s) fanned out", run.pk, version.pk, len(app_ids)
+        )
+        return run
+
+
+def _finish_item(run_id: int, application_id: int, state: str, *, reason: str = "") -> None:
+    """Record one application's outcome; the last one completes the run. The run row is
+    locked so two last items finishing together cannot both miss completing it."""
+    run = RescoreRun.objects.select_for_update().filter(pk=run_id).first()
+    if run is None:
+        return
+    updated = RescoreItem.objects.filter(run_id=run_id, application_id=application_id, state=ItemState.PENDING).update(
+        state=state, reason=reason, finished_at=timezone.now()
+    )
+    if (
+        updated
+        and run.state == RescoreState.RUNNING
+        and not RescoreItem.objects.filter(run_id=run_id, state=ItemState.PENDING).exists()
+    ):
+        run.state = RescoreState.COMPLETED
+        run.completed_at = timezone.now()
+        run.save(update_fields=["state", "completed_at"])
