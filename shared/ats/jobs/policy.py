@@ -462,7 +462,7 @@ PERIODIC: tuple[PeriodicJob, ...] = (
         env="ATS_MAIL_POLL_CRON",
     ),
     PeriodicJob(
-        "every 15 min", "Circuit-breaker health probe", "ai.breaker_probe", "*/15 * * * *", pending="scoring/AI issue"
+        "every 15 min", "Circuit-breaker health probe", "ai.probe_breaker", "*/15 * * * *", env="ATS_AI_PROBE_CRON"
     ),
     # Runs every 20 s, well inside the ADR's 15 min: it also rescues stalled parse jobs
     # within their 90 s budget.

@@ -27,6 +27,7 @@ from prometheus_client import Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from ats.ai import api as ai_api
 from ats.channels import api as channels_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
@@ -276,3 +277,16 @@ class DatabaseCollector(Collector):
         for status, n in channels_api.channel_status_counts().items():
             channels.add_metric([status], n)
         yield channels
+        yield from self._ai()
+
+    def _ai(self) -> Iterator[Metric]:
+        status = ai_api.breaker_status()
+        enabled = _gauge("ats_ai_enabled", "1 when an AI provider is configured (disabled by default)")
+        enabled.add_metric([], 1 if status["enabled"] else 0)
+        yield enabled
+        breaker = _gauge(
+            "ats_ai_breaker_state", "The AI provider's circuit breaker: 1 for its current state", ["state"]
+        )
+        for state in ai_api.BreakerState.values:
+            breaker.add_metric([state], 1 if status["state"] == state else 0)
+        yield breaker
