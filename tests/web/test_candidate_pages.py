@@ -21,6 +21,7 @@ from tests.web import helpers
 pytestmark = pytest.mark.django_db(transaction=True)
 
 VIEWER = iam_api.SystemActor("test:viewer")
+VIEWER_EDITOR = iam_api.SystemActor("test:recruiter")
 
 
 def detail(candidate_id: int) -> dict[str, Any]:
@@ -204,3 +205,27 @@ def test_candidate_api_is_the_cli_show_json(login: Any) -> None:
     missing = login("recruiter").get("/api/candidates/999999")
     assert missing.status_code == 404 and json.loads(missing.content) == {"error": "not found", "code": "not_found"}
     assert login("operator").get(f"/api/candidates/{a}").status_code == 403
+
+
+def test_candidate_api_response_matches_the_openapi_file(client: Any, users: dict[str, Any]) -> None:
+    """schemathesis's generated ids rarely hit a real candidate: check a real one here,
+    a merged one with a pair and a journal entry, against docs/api/openapi.yaml."""
+    from django.core.wsgi import get_wsgi_application
+
+    from tests.web.test_openapi import CHECKS, CSRF, schema
+
+    _, a, _, b = two_of_one_person()
+    candidates_api.candidate_edit_field(candidate_id=a, field="location", value="Leeds", actor=VIEWER_EDITOR)
+    candidates_api.candidate_merge(survivor_id=a, merged_id=b, actor=VIEWER_EDITOR)
+    client.force_login(users["recruiter"])
+    session = {
+        "cookies": {"sessionid": client.cookies["sessionid"].value, "csrftoken": CSRF},
+        "headers": {"X-CSRFToken": CSRF},
+    }
+    operation = schema["/api/candidates/{candidate_id}"]["GET"]
+    for cid in (a, b):
+        case = operation.Case(path_parameters={"candidate_id": cid})
+        response = case.call(app=get_wsgi_application(), **session)
+        assert response.status_code == 200, response.text
+        case.validate_response(response, checks=CHECKS)
+    assert response.json()["status"] == "merged" and response.json()["merged_into"] == a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -201,13 +202,17 @@ FIELD_LABELS: dict[str, str] = {
     "location": "Location",
     "skills": "Skills",
     "years_experience": "Years of experience",
+    "education": "Education",
+    "languages": "Languages",
 }
 EDIT_HINT = "One value; lists comma-separated (or JSON); empty clears the field."
 
 
 def _value_text(value: Any) -> str:
     if isinstance(value, dict):
-        return f"{value.get('kind', 'link')}: {value.get('url', '')}"
+        if "url" in value:
+            return f"{value.get('kind', 'link')}: {value['url']}"
+        return ", ".join(f"{k}: {v}" for k, v in value.items() if v not in (None, ""))
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -222,7 +227,9 @@ def _values_text(value: Any) -> list[str]:
 def _edit_text(value: Any) -> str:
     """The field as the edit box shows it (what parse_edit reads back unchanged)."""
     if isinstance(value, list):
-        return ", ".join(v.get("url", "") if isinstance(v, dict) else _value_text(v) for v in value)
+        if any(isinstance(v, dict) and "url" not in v for v in value):
+            return json.dumps(value)  # structured values (education) round-trip as JSON
+        return ", ".join(v["url"] if isinstance(v, dict) else _value_text(v) for v in value)
     return "" if value is None else _value_text(value)
 
 
@@ -277,7 +284,9 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
     ]
     names = {d["id"]: d["filename"] for d in documents}
     fields = []
-    for name, label in FIELD_LABELS.items():
+    # Every field the candidates module knows, in its order (new fields show up unlabelled).
+    for name in detail["provenance"]:
+        label = FIELD_LABELS.get(name, name.replace("_", " ").capitalize())
         value = detail.get(name)
         sources = [
             {
