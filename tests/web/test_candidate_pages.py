@@ -229,3 +229,15 @@ def test_candidate_api_response_matches_the_openapi_file(client: Any, users: dic
         assert response.status_code == 200, response.text
         case.validate_response(response, checks=CHECKS)
     assert response.json()["status"] == "merged" and response.json()["merged_into"] == a
+
+
+def test_possible_duplicate_shows_score_reason_and_evidence(login: Any) -> None:
+    a = helpers.candidate_from(helpers.parsed_ok(), name="Zofia Kowalska", emails=("z1@a.example",), location="Kraków")
+    b = helpers.candidate_from(helpers.parsed_ok(), name="Zofia Kowalska", emails=("z2@b.example",), location="Kraków")
+    candidates_api.candidate_dedupe(candidate_id=b)
+    [pair] = detail(a)["duplicates"]
+    assert pair["kind"] == "possible_duplicate" and pair["other_candidate_id"] == b
+    page = login("recruiter").get(f"/candidates/{a}").content.decode()
+    assert "possible duplicate" in page and pair["reason"] in page
+    assert "name: Zofia Kowalska / Zofia Kowalska (similarity 100.0)" in page
+    assert "location: " in page and f"{pair['score']:.2f}" in page

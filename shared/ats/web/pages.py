@@ -244,6 +244,20 @@ def _where(src: dict[str, Any]) -> str:
     return ""
 
 
+def _evidence(pair: dict[str, Any]) -> list[str]:
+    """A pair's evidence (dedupe's signals) in words: what the two candidates share."""
+    out = []
+    for e in pair.get("evidence") or []:
+        if not isinstance(e, dict):
+            continue
+        if "a" in e and "b" in e:
+            out.append(f"{e.get('signal')}: {e['a']} / {e['b']} (similarity {e.get('score')})")
+        else:
+            value = e.get("value")
+            out.append(f"{e.get('signal')}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
+    return out
+
+
 @requires("candidate.view")
 @require_GET
 def candidates(request: HttpRequest) -> HttpResponse:
@@ -333,7 +347,8 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "fields": fields,
             "documents": documents,
             "duplicates": [
-                {**d, "other_name": other_names.get(d["other_candidate_id"], "")} for d in detail["duplicates"]
+                {**d, "other_name": other_names.get(d["other_candidate_id"], ""), "evidence_text": _evidence(d)}
+                for d in detail["duplicates"]
             ],
             "merges": detail["merges"],
             "changes": changes,
