@@ -131,3 +131,28 @@ def audit_actions(att_id: int) -> list[tuple[str, str]]:
             [str(att_id)],
         )
         return [(a, b) for a, b in cur.fetchall()]
+
+
+def candidate_from(att: intake_api.Attachment, *, attempt: int = 1, **fields: Any) -> int:
+    """What the candidate task does for a parsed document, with chosen extracted fields
+    (tests.candidates.helpers.extraction): apply the extraction, mark the document."""
+    from ats.candidates import api as candidates_api
+    from tests.candidates.helpers import extraction
+
+    with transaction.atomic():
+        cand = candidates_api.candidate_apply_document(
+            attachment_id=att.pk, parse_attempt=attempt, extraction=extraction(**fields)
+        )
+        assert cand is not None
+        services.attachment_mark_candidate_created(attachment_id=att.pk, candidate_id=cand.pk)
+    settle_jobs(att.pk, CANDIDATE)
+    return cand.pk
+
+
+def audit_candidate(candidate_id: int) -> list[tuple[str, str]]:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT action, actor FROM audit_event WHERE object_type = 'candidate' AND object_id = %s ORDER BY id",
+            [str(candidate_id)],
+        )
+        return [(a, b) for a, b in cur.fetchall()]

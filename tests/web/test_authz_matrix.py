@@ -54,17 +54,18 @@ def test_every_routed_view_declares_its_rule() -> None:
 
 @pytest.fixture
 def ids(users: dict[str, Any]) -> dict[str, Any]:
-    from ats.candidates import api as candidates_api
     from ats.jobs import api as jobs_api
 
     att = helpers.parse_failed()
-    cand = candidates_api.Candidate.objects.create(source_attachment_id=att.pk, display_name="Jane Doe")
+    cand_id = helpers.candidate_from(helpers.parsed_ok(), name="Jane Doe", emails=("jane@example.org",))
     job_id = jobs_api.job_search(jobs_api.JobFilter(args_key="attachment_id", args_value=str(att.pk)))[0]["id"]
     return {
         "attachment_id": att.pk,
         "raw_intake_id": att.raw_intake_id,
-        "candidate_id": cand.pk,
+        "candidate_id": cand_id,
         "job_id": job_id,
+        "merge_id": 1,  # POST-only views: GET answers 405 after the check, never acts
+        "change_id": 1,
         "action": "__probe__",  # an action no view knows: never performs anything
     }
 

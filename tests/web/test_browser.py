@@ -1,8 +1,9 @@
 """The recruiter's and the operator's screens in a real browser (Debian's chromium via
 Playwright) against gunicorn on loopback and real workers: upload a CV and watch it
-become a candidate, see a malware-blocked document with its reason, re-parse and see
-attempt 2 in the timeline, retry a failed job from the ops console. axe-core runs on
-every main page: no serious or critical violation.
+become a candidate (a field's source shown, then edited by the recruiter), see a
+malware-blocked document with its reason, re-parse and see attempt 2 in the timeline,
+retry a failed job from the ops console. axe-core runs on every main page: no serious or
+critical violation.
 
 With ATS_SCREENSHOTS_DIR set (`just screenshots`) the same run writes the main pages as
 PNGs there; the normal test run writes nothing into the checkout.
@@ -114,7 +115,16 @@ def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path
     page.click("text=jane-doe.pdf")
     page.click("#doc-candidate")
     assert "Jane Doe" in page.locator("#candidate-name").inner_text()
+    # Where the name came from: the uploaded document, with the rule that read it.
+    assert "jane-doe.pdf" in page.locator("#field-name").inner_text()
     _check(page, "candidate", axe)
+    # The recruiter corrects a field: it is saved as recruiter-edited.
+    page.fill("#edit-location", "Leeds")
+    page.locator("#field-location button[type=submit]").click()
+    page.wait_for_load_state()
+    assert "Location saved" in page.locator(".messages").inner_text()
+    assert "(edited)" in page.locator("#field-location").inner_text()
+    assert "Leeds" in page.locator("#field-location").inner_text()
     page.goto("/candidates/")
     _check(page, "candidates", axe)
 

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from ats.intake import api as intake_api
 from tests.web import helpers
 from tests.web.conftest import PASSWORD
 
@@ -156,34 +155,6 @@ def test_intake_api_keeps_its_keys_and_adds_timeline_and_job_ids(login: Any, use
     assert any(t["job_id"] == a["job_ids"][0] and t["attempt"] == 1 for t in a["timeline"])
     missing = login("recruiter").get("/api/intake/999999")
     assert missing.status_code == 404 and json.loads(missing.content) == {"error": "not found", "code": "not_found"}
-
-
-def test_candidates_list_and_page(login: Any) -> None:
-    from ats.candidates import api as candidates_api
-
-    att = helpers.parsed_ok()
-    cand = candidates_api.Candidate.objects.create(
-        source_attachment_id=att.pk, display_name="Jane Doe", email="jane@example.org"
-    )
-    intake_api.Attachment.objects.filter(pk=att.pk).update(candidate_id=cand.pk)
-    c = login("hiring_manager")
-    assert "Jane Doe" in c.get("/candidates/?q=jane").content.decode()
-    assert "Jane Doe" not in c.get("/candidates/?q=nobody").content.decode()
-    page = c.get(f"/candidates/{cand.pk}").content.decode()
-    assert "jane@example.org" in page and att.filename in page
-    assert f'href="/documents/{att.pk}"' not in page  # hiring managers do not open intake documents
-    page = login("recruiter").get(f"/candidates/{cand.pk}").content.decode()
-    assert f'href="/documents/{att.pk}"' in page
-    api = json.loads(login("recruiter").get(f"/api/candidates/{cand.pk}").content)
-    assert api == {
-        "candidate_id": cand.pk,
-        "name": "Jane Doe",
-        "email": "jane@example.org",
-        "created_at": api["created_at"],
-        "document_ids": [att.pk],
-    }
-    helpers.settle_jobs(att.pk, helpers.CANDIDATE)
-    intake_api.Attachment.objects.filter(pk=att.pk).update(state="candidate_created")
 
 
 def test_admin_site_is_for_admins_and_domain_models_are_read_only(login: Any) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -187,46 +187,272 @@ def upload_page(request: HttpRequest) -> HttpResponse:
     )
 
 
-# --- candidates (minimal until the candidates module's reshaping lands) ----------------
+# --- candidates: list with search, the candidate page and its actions ------------------
+#
+# Reads go through candidates_api.candidate_list/candidate_detail (the `ats candidate
+# list|show` shapes), writes through its services, which check iam and audit with the
+# actor; the views check iam first so a denied role learns nothing and changes nothing.
+
+# The field order of the page (the CLI contract's order), with the recruiter's wording.
+FIELD_LABELS: dict[str, str] = {
+    "name": "Name",
+    "emails": "E-mails",
+    "phones": "Phones",
+    "links": "Links",
+    "location": "Location",
+    "skills": "Skills",
+    "years_experience": "Years of experience",
+    "education": "Education",
+    "languages": "Languages",
+}
+EDIT_HINT = "One value; lists comma-separated (or JSON); empty clears the field."
 
 
-def _candidate_row(c: Any) -> dict[str, Any]:
-    return {
-        "id": c.pk,
-        "name": getattr(c, "display_name", "") or f"Candidate {c.pk}",
-        "email": getattr(c, "email", ""),
-        "created_at": getattr(c, "created_at", None),
-    }
+def _value_text(value: Any) -> str:
+    if isinstance(value, dict):
+        if "url" in value:
+            return f"{value.get('kind', 'link')}: {value['url']}"
+        return ", ".join(f"{k}: {v}" for k, v in value.items() if v not in (None, ""))
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _values_text(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [_value_text(v) for v in (value if isinstance(value, list) else [value])]
+
+
+def _edit_text(value: Any) -> str:
+    """The field as the edit box shows it (what parse_edit reads back unchanged)."""
+    if isinstance(value, list):
+        if any(isinstance(v, dict) and "url" not in v for v in value):
+            return json.dumps(value)  # structured values (education) round-trip as JSON
+        return ", ".join(v["url"] if isinstance(v, dict) else _value_text(v) for v in value)
+    return "" if value is None else _value_text(value)
+
+
+def _where(src: dict[str, Any]) -> str:
+    """Where in the document a value was read: page + box for PDFs/scans, part + index for DOCX."""
+    if src.get("page") is not None:
+        bbox = src.get("bbox")
+        box = " box " + ", ".join(f"{float(x):.0f}" for x in bbox) if bbox else ""
+        return f"page {src['page']}{box}"
+    if src.get("part") is not None or src.get("index") is not None:
+        return f"{src.get('part') or 'body'} #{src.get('index')}"
+    return ""
+
+
+def _evidence(pair: dict[str, Any]) -> list[str]:
+    """A pair's evidence (dedupe's signals) in words: what the two candidates share."""
+    out = []
+    for e in pair.get("evidence") or []:
+        if not isinstance(e, dict):
+            continue
+        if "a" in e and "b" in e:
+            out.append(f"{e.get('signal')}: {e['a']} / {e['b']} (similarity {e.get('score')})")
+        else:
+            value = e.get("value")
+            out.append(f"{e.get('signal')}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
+    return out
 
 
 @requires("candidate.view")
 @require_GET
 def candidates(request: HttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()[:200]
-    qs = candidates_api.Candidate.objects.order_by("-pk")
-    if q:
-        qs = qs.filter(Q(display_name__icontains=q) | Q(email__icontains=q))
-    page = Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    include_inactive = request.GET.get("all") == "1"
+    rows = candidates_api.candidate_list(
+        actor=request.user, search=q or None, include_inactive=include_inactive, limit=1000
+    )
+    rows.reverse()  # newest first
+    for row in rows:
+        row["created"] = row["created_at"][:16].replace("T", " ")
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(
         request,
         "ats/candidates.html",
-        {"rows": [_candidate_row(c) for c in page.object_list], "page": page, "q": q},
+        {"rows": page.object_list, "page": page, "q": q, "all": include_inactive, "query": _without_page(request)},
     )
 
 
 @requires("candidate.view")
 @require_GET
 def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
-    c = candidates_api.Candidate.objects.filter(pk=candidate_id).first()
-    if c is None:
+    detail = candidates_api.candidate_detail(candidate_id, actor=request.user)
+    if detail is None:
         raise Http404("no such candidate")
-    docs = list(intake_api.Attachment.objects.filter(candidate_id=c.pk).order_by("pk"))
+    can_edit = iam_api.can(request.user, "candidate.edit")
+    can_merge = iam_api.can(request.user, "candidate.merge")
+    active = detail["status"] == candidates_api.CandidateStatus.ACTIVE
+    attachments = {a.pk: a for a in intake_api.Attachment.objects.filter(pk__in=detail["documents"])}
+    documents = [
+        {
+            "id": att_id,
+            "filename": a.filename if a else f"document {att_id}",
+            "state": a.get_state_display() if a else "",
+        }
+        for att_id in detail["documents"]
+        for a in [attachments.get(att_id)]
+    ]
+    names = {d["id"]: d["filename"] for d in documents}
+    fields = []
+    # Every field the candidates module knows, in its order (new fields show up unlabelled).
+    for name in detail["provenance"]:
+        label = FIELD_LABELS.get(name, name.replace("_", " ").capitalize())
+        value = detail.get(name)
+        sources = [
+            {
+                **src,
+                "value_text": _value_text(src.get("value")),
+                "where": _where(src),
+                "filename": names.get(src.get("attachment_id")),
+            }
+            for src in detail["provenance"].get(name, [])
+        ]
+        fields.append(
+            {
+                "name": name,
+                "label": label,
+                "values": _values_text(value),
+                "edit_text": _edit_text(value),
+                "edited": name in detail["edited_fields"],
+                "sources": sources,
+            }
+        )
+    others = {d["other_candidate_id"] for d in detail["duplicates"]} | {
+        m[k] for m in detail["merges"] for k in ("survivor", "merged")
+    }
+    # Names of the other candidates in pairs and merges (few; each read is iam-checked).
+    other_names = {}
+    for other in sorted(others)[:50]:
+        d = candidates_api.candidate_detail(other, actor=request.user)
+        other_names[other] = (d or {}).get("name") or f"Candidate {other}"
+    changes = [
+        {
+            **pc,
+            "value_text": ", ".join(_values_text(pc["value"])),
+            "current_text": ", ".join(_values_text(pc["current"])),
+        }
+        for pc in detail["proposed_changes"]
+    ]
     return render(
         request,
         "ats/candidate.html",
         {
-            "c": _candidate_row(c),
-            "documents": docs,
+            "c": detail,
+            "title": detail["name"] or f"Candidate {detail['id']}",
+            "active": active,
+            "fields": fields,
+            "documents": documents,
+            "duplicates": [
+                {**d, "other_name": other_names.get(d["other_candidate_id"], ""), "evidence_text": _evidence(d)}
+                for d in detail["duplicates"]
+            ],
+            "merges": detail["merges"],
+            "changes": changes,
             "can_see_documents": iam_api.can(request.user, "intake.view"),
+            "can_edit": can_edit and active,
+            "can_merge": can_merge,
+            "edit_hint": EDIT_HINT,
         },
     )
+
+
+def _back(candidate_id: int | None) -> HttpResponseRedirect:
+    url = reverse("candidate", args=[candidate_id]) if candidate_id else reverse("candidates")
+    return HttpResponseRedirect(url, status=303)
+
+
+def _back_to(request: HttpRequest) -> int | None:
+    """The candidate page a journal/change form was posted from (to return to on refusal)."""
+    try:
+        return int(request.POST.get("back_to", "")) or None
+    except ValueError:
+        return None
+
+
+def _candidate_action(request: HttpRequest, back_to: int | None, run: Any) -> HttpResponse:
+    """Run one candidate service for the signed-in user (`run` returns the message and the
+    candidate page to show next); refusals become an error message on the page."""
+    try:
+        text, target = run()
+    except candidates_api.NotAllowed:
+        return render(request, "ats/403.html", {"action": "candidate"}, status=403)
+    except LookupError as exc:
+        raise Http404(str(exc)) from exc
+    except ValueError as exc:  # CandidateNotActive, already undone, changed since, bad value
+        messages.error(request, str(exc))
+        return _back(back_to)
+    messages.success(request, text)
+    return _back(target)
+
+
+@requires("candidate.edit")
+@require_POST
+def candidate_edit(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    field = request.POST.get("field", "")
+    value = request.POST.get("value", "")[:2000]
+
+    def run() -> tuple[str, int]:
+        candidates_api.candidate_edit_field(candidate_id=candidate_id, field=field, value=value, actor=request.user)
+        return f"{FIELD_LABELS.get(field, field)} saved; it is recruiter-edited from now on.", candidate_id
+
+    return _candidate_action(request, candidate_id, run)
+
+
+@requires("candidate.merge")
+@require_POST
+def candidate_merge(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    """Merge the posted `merged_id` into this candidate (this one survives)."""
+    back_to = _back_to(request) or candidate_id
+    try:
+        merged_id = int(request.POST.get("merged_id", ""))
+    except ValueError:
+        messages.error(request, "Give the number of the candidate to merge.")
+        return _back(back_to)
+
+    def run() -> tuple[str, int]:
+        journal = candidates_api.candidate_merge(
+            survivor_id=candidate_id,
+            merged_id=merged_id,
+            actor=request.user,
+            reason=request.POST.get("reason", "")[:1000],
+        )
+        return f"Candidate {merged_id} merged into {candidate_id} (merge {journal.pk}).", candidate_id
+
+    return _candidate_action(request, back_to, run)
+
+
+@requires("candidate.merge")
+@require_POST
+def candidate_unmerge(request: HttpRequest, merge_id: int) -> HttpResponse:
+    def run() -> tuple[str, int]:
+        journal = candidates_api.candidate_unmerge(merge_id=merge_id, actor=request.user)
+        return f"Merge {merge_id} undone: candidate {journal.merged_id} is separate again.", journal.survivor_id
+
+    return _candidate_action(request, _back_to(request), run)
+
+
+def _decide(request: HttpRequest, change_id: int, accept: bool) -> HttpResponse:
+    def run() -> tuple[str, int]:
+        if accept:
+            row = candidates_api.candidate_accept_change(change_id=change_id, actor=request.user)
+            return f"Proposed {FIELD_LABELS.get(row.field, row.field)} accepted.", row.candidate_id
+        change = candidates_api.candidate_dismiss_change(change_id=change_id, actor=request.user)
+        return f"Proposed {FIELD_LABELS.get(change.field, change.field)} dismissed.", change.candidate_id
+
+    return _candidate_action(request, _back_to(request), run)
+
+
+@requires("candidate.edit")
+@require_POST
+def change_accept(request: HttpRequest, change_id: int) -> HttpResponse:
+    return _decide(request, change_id, accept=True)
+
+
+@requires("candidate.edit")
+@require_POST
+def change_dismiss(request: HttpRequest, change_id: int) -> HttpResponse:
+    return _decide(request, change_id, accept=False)

@@ -79,17 +79,8 @@ def api_raw_intake(request: HttpRequest, raw_intake_id: int) -> JsonResponse:
 @requires("candidate.view", api=True)
 @require_GET
 def api_candidate(request: HttpRequest, candidate_id: int) -> JsonResponse:
-    c = candidates_api.Candidate.objects.filter(pk=candidate_id).first()
-    if c is None:
+    """The same object as `ats candidate show ID --json` (the candidates module's contract)."""
+    detail = candidates_api.candidate_detail(candidate_id, actor=request.user)
+    if detail is None:
         return api_error(404, "not_found", "not found")
-    return JsonResponse(
-        {
-            "candidate_id": c.pk,
-            "name": getattr(c, "display_name", "") or None,
-            "email": getattr(c, "email", "") or None,
-            "created_at": _iso(getattr(c, "created_at", None)),
-            "document_ids": list(
-                intake_api.Attachment.objects.filter(candidate_id=c.pk).order_by("pk").values_list("pk", flat=True)
-            ),
-        }
-    )
+    return JsonResponse(detail)

@@ -1,0 +1,40 @@
+"""How the candidate page words provenance, values and pair evidence (pure helpers)."""
+
+from __future__ import annotations
+
+from ats.web import pages
+
+
+def test_where_names_page_and_box_or_docx_part_and_index() -> None:
+    assert pages._where({"page": 2, "bbox": [10.2, 20.7, 200.0, 34.0]}) == "page 2 box 10, 21, 200, 34"
+    assert pages._where({"page": 1, "bbox": None}) == "page 1"
+    assert pages._where({"page": None, "part": "header", "index": 0}) == "header #0"
+    assert pages._where({"page": None, "part": None, "index": 3}) == "body #3"
+    assert pages._where({"rule": "recruiter.edit"}) == ""
+
+
+def test_values_and_edit_text_round_trip_what_parse_edit_reads() -> None:
+    links = [{"kind": "github", "url": "https://github.com/jane"}, {"kind": "website", "url": "https://j.example"}]
+    assert pages._values_text(links) == ["github: https://github.com/jane", "website: https://j.example"]
+    assert pages._edit_text(links) == "https://github.com/jane, https://j.example"
+    assert pages._edit_text(7.0) == "7" and pages._values_text(7.5) == ["7.5"]
+    assert pages._edit_text(None) == "" and pages._values_text(None) == []
+    education = [{"degree": "MSc", "institution": "UCL", "year": None}]
+    assert pages._values_text(education) == ["degree: MSc, institution: UCL"]
+    assert pages._edit_text(education).startswith('[{"degree": "MSc"')
+
+
+def test_evidence_in_words() -> None:
+    pair = {
+        "evidence": [
+            {"signal": "name", "a": "Zofia Kowalska", "b": "Zofia Kowalski", "score": 92.9},
+            {"signal": "location", "value": "krakow"},
+            {"signal": "skills", "value": ["Python", "SQL", "Kubernetes"]},
+        ]
+    }
+    assert pages._evidence(pair) == [
+        "name: Zofia Kowalska / Zofia Kowalski (similarity 92.9)",
+        "location: krakow",
+        "skills: Python, SQL, Kubernetes",
+    ]
+    assert pages._evidence({"evidence": None}) == []
