@@ -61,3 +61,26 @@ down:
 # Remove the embedded state (database, local blobs) - asks nothing, deletes everything
 reset: down
     rm -rf .ats "$({{PY}} -m ats.devtools.pg_local datadir)"
+
+# --- containers (podman, no registry; docs/deploy.md). Separate from `just test`: CI runs
+# `just compose-smoke` as its own step, or `ATS_CONTAINER_TESTS=1 just test` includes it.
+
+# Build every image compose.yaml runs, locally (mmdebstrap base when missing; no registry)
+images: bootstrap-containers
+    scripts/containers/images.sh
+
+# Start compose.yaml with podman, health-gated (web on 127.0.0.1:18000)
+compose-up: images
+    source scripts/containers/env.sh && {{PY}} -m ats.devtools.compose_stack up
+
+# Stop and remove the compose stack (`just compose-down --volumes` also drops its data)
+compose-down *ARGS:
+    source scripts/containers/env.sh && {{PY}} -m ats.devtools.compose_stack down "$@"
+
+# Fresh images, the stack up, three CVs through the web API, isolation checks, worker replacement, down
+compose-smoke *ARGS: images
+    source scripts/containers/env.sh && ATS_CONTAINER_TESTS=1 {{PY}} -m pytest tests/containers -p no:cacheprovider -v "$@"
+
+# podman, podman-compose, mmdebstrap and friends (idempotent; needs root)
+bootstrap-containers: bootstrap
+    scripts/bootstrap.sh --containers

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `just images`: every image compose.yaml runs, built locally from this repository with
+# podman - nothing is pulled from a container registry.
+#
+#   localhost/ats-debian:bookworm     mmdebstrap base (base-image.sh), only when missing
+#   localhost/ats-base:dev            services/base.Dockerfile (runs `ats migrate`)
+#   localhost/ats-web:dev             services/web/Dockerfile
+#   localhost/ats-worker-default:dev  services/worker-default/Dockerfile
+#   localhost/ats-worker-untrusted:dev services/worker-untrusted/Dockerfile
+#   localhost/ats-dev-{postgres,redis,clamd,azurite}:dev   services/dev-images/*.Dockerfile
+#
+# Layer caching (and uv's/npm's cache mounts) make a warm rebuild take seconds. Timings go
+# to .ats/containers/images-timings.txt.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+# shellcheck source=env.sh
+. scripts/containers/env.sh
+BASE_IMAGE=${BASE_IMAGE:-localhost/ats-debian:bookworm}
+TAG=${ATS_IMAGE_TAG:-dev}
+log() { printf '[images] %s\n' "$*" >&2; }
+
+# The host's extra CAs (e.g. a TLS-intercepting proxy) for build-time HTTPS (uv, npm). Passed
+# as a build context that only the discarded build stages copy; empty when there are none.
+EXTRA_CA=$ROOT/.ats/containers/extra-ca
+rm -rf "$EXTRA_CA"; mkdir -p "$EXTRA_CA"
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$EXTRA_CA"/
+fi
+
+TIMINGS=$ROOT/.ats/containers/images-timings.txt
+: > "$TIMINGS"
+timed() {  # label, command...
+  local label=$1 start end; shift
+  start=$(date +%s%N)
+  "$@"
+  end=$(date +%s%N)
+  printf '%s %d.%01d s\n' "$label" $(( (end - start) / 1000000000 )) $(( (end - start) / 100000000 % 10 )) \
+    | tee -a "$TIMINGS" >&2
+}
+
+timed base-image scripts/containers/base-image.sh "$BASE_IMAGE"
+
+build() {  # image, dockerfile
+  local image=$1 dockerfile=$2
+  log "$image <- $dockerfile"
+  podman build --quiet --layers -f "$dockerfile" \
+    --build-arg "BASE_IMAGE=$BASE_IMAGE" --build-arg "ATS_BASE_IMAGE=localhost/ats-base:$TAG" \
+    --build-context "extra-ca=$EXTRA_CA" -t "$image" . >/dev/null
+}
+timed ats-base build "localhost/ats-base:$TAG" services/base.Dockerfile
+for svc in web worker-default worker-untrusted; do
+  timed "ats-$svc" build "localhost/ats-$svc:$TAG" "services/$svc/Dockerfile"
+done
+for svc in postgres redis clamd azurite; do
+  timed "ats-dev-$svc" build "localhost/ats-dev-$svc:$TAG" "services/dev-images/$svc.Dockerfile"
+done
+# Old layers of rebuilt images would otherwise pile up on every run.
+podman image prune -f >/dev/null
+podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E '^localhost/ats-' | sort >&2
