@@ -12,7 +12,6 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   rm -f "$pwfile"
   echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
   pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -c unix_socket_directories=/tmp" -w start >/dev/null
-  export PGHOST=/tmp
   if [ "$POSTGRES_DB" != postgres ]; then
     psql --no-psqlrc -v ON_ERROR_STOP=1 -U "$POSTGRES_USER" -d postgres -c "CREATE DATABASE \"$POSTGRES_DB\"" >/dev/null
   fi
@@ -20,7 +19,6 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     [ -e "$f" ] || continue
     echo "postgres-entrypoint: running $f"; sh "$f"
   done
-  unset PGHOST
   pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
 fi
 exec postgres -D "$PGDATA" -c listen_addresses='*' -c unix_socket_directories=/tmp "$@"

@@ -16,7 +16,9 @@ RUN groupadd --system --gid 70 postgres \
  && mkdir -p /var/lib/postgresql/data /docker-entrypoint-initdb.d \
  && chown -R 70:70 /var/lib/postgresql && chmod 0700 /var/lib/postgresql/data
 COPY --chmod=0555 services/dev-images/postgres-entrypoint.sh /usr/local/bin/postgres-entrypoint
+# psql/pg_isready in `podman exec` find the socket in /tmp (the entrypoint puts it there).
 ENV PATH=/usr/lib/postgresql/15/bin:$PATH \
+    PGHOST=/tmp \
     PGDATA=/var/lib/postgresql/data
 USER 70:70
 EXPOSE 5432
