@@ -22,10 +22,17 @@ log() { printf '[images] %s\n' "$*" >&2; }
 
 # The host's extra CAs (e.g. a TLS-intercepting proxy) for build-time HTTPS (uv, npm). Passed
 # as a build context that only the discarded build stages copy; empty when there are none.
+# Replaced only when the set of certificates changed, with their timestamps kept: buildah's
+# layer cache would otherwise see a new context and redo every step after the COPY.
 EXTRA_CA=$ROOT/.ats/containers/extra-ca
-rm -rf "$EXTRA_CA"; mkdir -p "$EXTRA_CA"
+staged=$(mktemp -d)
 if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
-  cp /usr/local/share/ca-certificates/*.crt "$EXTRA_CA"/
+  cp -p /usr/local/share/ca-certificates/*.crt "$staged"/
+fi
+if [ ! -d "$EXTRA_CA" ] || ! diff -rq "$staged" "$EXTRA_CA" >/dev/null 2>&1; then
+  rm -rf "$EXTRA_CA"; mv "$staged" "$EXTRA_CA"; chmod 0755 "$EXTRA_CA"
+else
+  rm -rf "$staged"
 fi
 
 TIMINGS=$ROOT/.ats/containers/images-timings.txt

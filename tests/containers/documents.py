@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pymupdf
 
-# The standard antivirus test file (not malware); clamd knows it from the project's
-# test signature (services/worker-default/clamav/ats-eicar.ndb).
-EICAR = rb"X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!H+H*"
+# The standard antivirus test file (not malware), assembled at runtime; clamd knows it from
+# the project's test signature (services/worker-default/clamav/ats-eicar.ndb).
+from tests.scanning.samples import EICAR, TEST_SIGNATURE
+
+__all__ = ["EICAR", "TEST_SIGNATURE", "scanned_cv", "text_cv"]
 
 
 def _lines(tag: str) -> tuple[str, ...]:
