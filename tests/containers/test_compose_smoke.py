@@ -19,6 +19,7 @@ import pytest
 from ats.devtools.compose_stack import podman
 from tests.containers.conftest import WebClient
 from tests.containers.documents import EICAR, TEST_SIGNATURE, scanned_cv, text_cv
+from tests.deploy.helpers import REPO
 
 # Secrets worker-untrusted must never see (blob storage, mail/Graph, Redis, the app's DB role).
 FORBIDDEN_ENV = ("ATS_AZURE_BLOB_CONNECTION_STRING", "ATS_GRAPH_CLIENT_SECRET", "ATS_GRAPH_CLIENT_ID", "REDIS_URL")
@@ -252,3 +253,29 @@ def test_replacing_worker_containers_mid_backlog_loses_nothing(stack: Any, web: 
     verify = podman("exec", stack.container("web"), "ats", "intake-verify", "--json", check=False)
     assert verify.returncode == 0 and json.loads(verify.stdout)["lost"] == 0, verify.stdout + verify.stderr
     print(f"{len(pending)} of {len(files)} pending at replacement; graceful stops took {stopped}")
+
+
+def test_keda_role_and_scaler_queries_against_the_live_database(stack: Any) -> None:
+    """components/keda: keda-role.sql applies after the migrations, each ScaledObject's query
+    runs as that role and returns a count, and the role cannot read job arguments."""
+    import subprocess
+
+    import yaml
+
+    postgres = stack.container("postgres")
+    sql = (REPO / "k8s" / "components" / "keda" / "keda-role.sql").read_text()
+    subprocess.run(
+        ["podman", "exec", "-i", postgres, "psql", "-U", "ats", "-d", "ats", "-v", "ON_ERROR_STOP=1",
+         "-v", "keda_password='keda-dev-only'"],
+        input=sql, text=True, capture_output=True, check=True, timeout=60,
+    )  # fmt: skip
+    url = "postgresql://ats_keda:keda-dev-only@127.0.0.1:5432/ats"
+    for so in ("worker-default", "worker-untrusted"):
+        doc = yaml.safe_load((REPO / "k8s" / "components" / "keda" / f"scaledobject-{so}.yaml").read_text())
+        query = doc["spec"]["triggers"][0]["metadata"]["query"]
+        count = podman("exec", postgres, "psql", url, "-tAc", query).stdout.strip()
+        assert count.isdigit(), (so, count)
+    denied = podman("exec", postgres, "psql", url, "-tAc", "SELECT args FROM procrastinate_jobs LIMIT 1", check=False)
+    assert denied.returncode != 0 and "permission denied" in denied.stderr, denied.stderr
+    readonly = podman("exec", postgres, "psql", url, "-tAc", "DELETE FROM procrastinate_jobs", check=False)
+    assert readonly.returncode != 0, readonly.stdout
