@@ -77,8 +77,8 @@ compose-up: images
 compose-down *ARGS:
     source scripts/containers/env.sh && {{PY}} -m ats.devtools.compose_stack down "$@"
 
-# Fresh images, the stack up, three CVs through the web API, isolation checks, worker replacement, down
-compose-smoke *ARGS: images
+# Fresh images, the stack up, three CVs through the web API, isolation checks, worker replacement, kube play, down
+compose-smoke *ARGS: bootstrap-containers
     source scripts/containers/env.sh && ATS_CONTAINER_TESTS=1 {{PY}} -m pytest tests/containers -p no:cacheprovider -v "$@"
 
 # podman, podman-compose, mmdebstrap and friends (idempotent; needs root)

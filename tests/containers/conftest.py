@@ -3,7 +3,8 @@
 Skipped unless ATS_CONTAINER_TESTS=1 (`just compose-smoke` sets it after `just images`), so
 `just test` on a machine without podman behaves exactly as before. Needs root (rootful
 podman, the firewall rule) and CONTAINERS_CONF from scripts/containers/env.sh.
-ATS_COMPOSE_REUSE=1 keeps a running stack (and leaves it up) - for iterating on the tests.
+ATS_COMPOSE_REUSE=1 keeps a running stack (and leaves it up) - for iterating on the tests;
+ATS_CONTAINER_SKIP_BUILD=1 skips the image build the session starts with.
 """
 
 from __future__ import annotations
@@ -12,15 +13,19 @@ import http.cookiejar
 import json
 import os
 import re
+import subprocess
 import time
 import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+REPO = Path(__file__).resolve().parents[2]
 
 ENABLED = os.environ.get("ATS_CONTAINER_TESTS") == "1"
 REUSE = os.environ.get("ATS_COMPOSE_REUSE") == "1"
@@ -44,10 +49,32 @@ def _settings_for_in_process_calls() -> None:
     return None
 
 
+def _podman_environment() -> None:
+    """CONTAINERS_CONF & co. from scripts/containers/env.sh, when the caller did not source it
+    (e.g. `ATS_CONTAINER_TESTS=1 just test`)."""
+    if os.environ.get("CONTAINERS_CONF"):
+        return
+    out = subprocess.run(
+        ["bash", "-c", ". scripts/containers/env.sh && env -0"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+        timeout=30,
+    ).stdout
+    for item in out.split(b"\0"):
+        key, _, value = item.decode().partition("=")
+        if key in {"CONTAINERS_CONF", "BUILDAH_FORMAT"}:
+            os.environ[key] = value
+
+
 @pytest.fixture(scope="session")
 def stack() -> Iterator[Any]:
     from ats.devtools.compose_stack import Stack
 
+    _podman_environment()
+    if not REUSE and os.environ.get("ATS_CONTAINER_SKIP_BUILD") != "1":
+        # Fresh images every run (layer-cached: seconds when nothing changed).
+        subprocess.run([str(REPO / "scripts" / "containers" / "images.sh")], cwd=REPO, check=True, timeout=3600)
     s = Stack()
     started = time.monotonic()
     if not REUSE:
