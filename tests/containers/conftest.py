@@ -34,8 +34,16 @@ SMOKE_USER = "smoke-" + uuid.uuid4().hex[:8]
 SMOKE_PASSWORD = "smoke-" + uuid.uuid4().hex
 
 
+# The session's first test carries the image build and the stack start (minutes on a
+# contended CI host); the suite-wide 300 s pytest-timeout would cut them off.
+STAGE_TIMEOUT_S = 1800
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if ENABLED:
+        for item in items:
+            if "tests/containers/" in str(item.fspath):
+                item.add_marker(pytest.mark.timeout(STAGE_TIMEOUT_S))
         return
     skip = pytest.mark.skip(reason="container stage: set ATS_CONTAINER_TESTS=1 (just compose-smoke)")
     for item in items:
