@@ -81,15 +81,20 @@ def kube_pod(stack: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[t
     path = Path(tmp_path_factory.mktemp("kube")) / "worker-untrusted.yaml"
     path.write_text(yaml.safe_dump(pod))
     podman("kube", "down", str(path), check=False)
+    # The pod takes over queue parse from the compose worker, whose connections would
+    # otherwise count against ats_parse's CONNECTION LIMIT 10 together with the pod's.
+    compose_worker = stack.container("worker-untrusted")
+    podman("stop", "-t", "100", compose_worker, timeout=200)
     podman("kube", "play", "--network", network, "--seccomp-profile-root", str(POLICY_DIR), str(path), timeout=300)
     container = f"{POD}-worker"
     try:
         yield container, pod
     finally:
         podman("kube", "down", str(path), check=False, timeout=200)
+        podman("start", compose_worker, check=False)
 
 
-def _wait_healthy(container: str, timeout: float = 120) -> None:
+def _wait_healthy(container: str, timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
@@ -99,7 +104,21 @@ def _wait_healthy(container: str, timeout: float = 120) -> None:
         last = proc.stderr + proc.stdout
         time.sleep(2)
     logs = podman("logs", "--tail", "30", container, check=False)
-    raise AssertionError(f"kube-played worker never healthy: {last}\n{logs.stdout}{logs.stderr}")
+    sessions = podman(
+        "exec",
+        "ats_postgres_1",
+        "psql",
+        "-U",
+        "ats",
+        "-d",
+        "ats",
+        "-tAc",
+        "SELECT usename, application_name, state FROM pg_stat_activity WHERE usename = 'ats_parse'",
+        check=False,
+    )
+    raise AssertionError(
+        f"kube-played worker never healthy: {last}\n{logs.stdout}{logs.stderr}\nats_parse sessions:\n{sessions.stdout}"
+    )
 
 
 def test_kube_played_worker_runs_and_reaches_postgres(kube_pod: tuple[str, dict[str, Any]]) -> None:
