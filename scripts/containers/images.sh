@@ -62,6 +62,7 @@ done
 for svc in postgres redis clamd azurite; do
   timed "ats-dev-$svc" build "localhost/ats-dev-$svc:$TAG" "services/dev-images/$svc.Dockerfile"
 done
-# Old layers of rebuilt images would otherwise pile up on every run.
-podman image prune -f >/dev/null
+# No `podman image prune` here: the untagged images of the build stages ARE the layer cache
+# (pruning them made every warm run redo uv sync and npm ci). Reclaim disk by hand with
+# `podman image prune` when needed.
 podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E '^localhost/ats-' | sort >&2
