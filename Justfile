@@ -66,6 +66,30 @@ reset: down
 # Write the main pages (triage, document, candidate, upload, ops, jobs) to docs/screenshots/ from a seeded test stack
 screenshots: bootstrap
     ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" {{PY}} -m pytest tests/web/test_browser.py -q -p no:cacheprovider
+
 # Extraction accuracy on the evaluation corpus, extractor beside the naive baseline (exit 1 below a held-out floor)
 eval-extraction *ARGS: bootstrap
     {{PY}} -m ats.extraction.eval "$@"
+
+# --- containers (podman, no registry; docs/deploy.md). Separate from `just test`: CI runs
+# `just compose-smoke` as its own step, or `ATS_CONTAINER_TESTS=1 just test` includes it.
+
+# Build every image compose.yaml runs, locally (mmdebstrap base when missing; no registry)
+images: bootstrap-containers
+    scripts/containers/images.sh
+
+# Start compose.yaml with podman, health-gated (web on 127.0.0.1:18000)
+compose-up: images
+    source scripts/containers/env.sh && {{PY}} -m ats.devtools.compose_stack up
+
+# Stop and remove the compose stack (`just compose-down --volumes` also drops its data)
+compose-down *ARGS:
+    source scripts/containers/env.sh && {{PY}} -m ats.devtools.compose_stack down "$@"
+
+# Fresh images, the stack up, three CVs through the web API, isolation checks, worker replacement, kube play, down
+compose-smoke *ARGS: bootstrap-containers
+    source scripts/containers/env.sh && ATS_CONTAINER_TESTS=1 {{PY}} -m pytest tests/containers -p no:cacheprovider -v "$@"
+
+# podman, podman-compose, mmdebstrap and friends (idempotent; needs root)
+bootstrap-containers: bootstrap
+    scripts/bootstrap.sh --containers

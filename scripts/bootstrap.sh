@@ -98,8 +98,25 @@ all() {
   fi
 }
 
+# The container stage (`just images`, `just compose-*`): rootful podman with runc (works on
+# hybrid cgroup hosts where crun does not), netavark networking, mmdebstrap for the local
+# Debian base image, iptables for the untrusted network's host firewall rule, and
+# podman-compose from PyPI (Debian's 1.0.3 silently ignores health conditions) in its own
+# venv. Only `just bootstrap-containers` runs this; `just test`/`just up` never need it.
+APT_CONTAINERS=(podman runc netavark aardvark-dns slirp4netns fuse-overlayfs uidmap catatonit iptables mmdebstrap)
+CONTAINER_TOOLS=/opt/ats/container-tools
+containers() {
+  apt_install "${APT_CONTAINERS[@]}"
+  if [ ! -x "$CONTAINER_TOOLS/bin/podman-compose" ]; then
+    log "container tool venv $CONTAINER_TOOLS (podman-compose)"
+    /usr/bin/python3.11 -m venv "$CONTAINER_TOOLS"
+    "$CONTAINER_TOOLS/bin/pip" install -q --disable-pip-version-check "podman-compose==1.6.*"
+  fi
+}
+
 case "${1:-all}" in
   --tools-only) tools ;;
+  --containers) containers ;;
   all) all ;;
-  *) echo "usage: $0 [--tools-only]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--tools-only|--containers]" >&2; exit 2 ;;
 esac

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
-OVERLAYS = ("dev", "production")
+OVERLAYS = ("dev", "production", "scaled")
 # kubectl 1.32 renders; validate against the same API version.
 K8S_VERSION = "1.32.0"
 NAMESPACE = "ats"
@@ -27,6 +27,12 @@ WORKERS = ("worker-default", "worker-untrusted")
 ADR_GRACE_S = 90
 # Secrets production provisions out of band (docs/deploy.md); the overlay never defines them.
 EXTERNAL_SECRETS = {"ats-app", "ats-untrusted", "ats-redis"}
+# ...and those the scaled overlay adds (PgBouncer's userlist, KEDA's read-only connection).
+SCALED_EXTERNAL_SECRETS = {"pgbouncer-auth", "ats-keda"}
+
+# Custom resources (kind -> apiVersion) validated against the offline schemas in k8s/crds/.
+CUSTOM_KINDS = {"ScaledObject": "keda.sh/v1alpha1", "TriggerAuthentication": "keda.sh/v1alpha1"}
+CRD_SCHEMAS = REPO / "k8s" / "crds" / "keda.sh_v1alpha1.yaml"
 
 POD_TEMPLATE_KINDS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"}
 
@@ -223,3 +229,32 @@ def load_seccomp_profile() -> dict[str, Any]:
     data = json.loads(SECCOMP_CONTAINER.read_text())
     assert isinstance(data, dict), "the seccomp profile must be a JSON object"
     return data
+
+
+def _strict(schema: Any) -> Any:
+    """Kubernetes structural-schema semantics, strictly: an object that lists properties
+    admits no others unless it says x-kubernetes-preserve-unknown-fields."""
+    if isinstance(schema, dict):
+        out = {k: _strict(v) for k, v in schema.items() if k != "x-kubernetes-preserve-unknown-fields"}
+        if (
+            schema.get("type") == "object"
+            and "properties" in schema
+            and not schema.get("x-kubernetes-preserve-unknown-fields")
+        ):
+            out.setdefault("additionalProperties", False)
+        return out
+    if isinstance(schema, list):
+        return [_strict(v) for v in schema]
+    return schema
+
+
+def validate_custom_resource(obj: dict[str, Any]) -> list[str]:
+    """Errors of a custom resource against its vendored schema ([] when valid)."""
+    import jsonschema
+
+    schemas = yaml.safe_load(CRD_SCHEMAS.read_text())
+    schema = schemas.get(obj["kind"])
+    if schema is None:
+        return [f"no vendored schema for {obj['kind']}"]
+    validator = jsonschema.Draft7Validator(_strict(schema))
+    return [f"{e.message} at {list(e.absolute_path)}" for e in validator.iter_errors(obj)]

@@ -3,6 +3,7 @@ worker-untrusted (own network with Postgres only, seccomp profile, own credentia
 
 from __future__ import annotations
 
+import ipaddress
 import tomllib
 from typing import Any
 
@@ -134,9 +135,38 @@ def test_redis_is_a_cache_not_a_broker(compose: dict[str, Any]) -> None:
 def test_images_build_from_the_repository_dockerfiles(compose: dict[str, Any]) -> None:
     services = compose["services"]
     assert services["migrate"]["build"]["dockerfile"] == "services/base.Dockerfile"
+    assert services["migrate"]["image"] == "localhost/ats-base:dev"
     for svc in ("web", "worker-default", "worker-untrusted"):
         build = services[svc]["build"]
         assert build["dockerfile"] == f"services/{svc}/Dockerfile"
         assert (REPO / build["dockerfile"]).is_file()
-        # The per-service Dockerfiles start FROM ats-base, which `migrate` builds.
-        assert build["additional_contexts"] == {"ats-base": "service:migrate"}
+        assert services[svc]["image"] == f"localhost/ats-{svc}:dev"
+        # The per-service Dockerfiles start FROM the base image `migrate` builds; buildah
+        # cannot resolve `additional_contexts: service:`, so the base is named explicitly.
+        assert build["args"] == {"ATS_BASE_IMAGE": services["migrate"]["image"]}
+
+
+def test_every_image_is_local_and_never_pulled(compose: dict[str, Any]) -> None:
+    for svc, conf in compose["services"].items():
+        assert str(conf["image"]).startswith("localhost/"), f"{svc}: {conf['image']} would come from a registry"
+        assert conf.get("pull_policy") == "never", f"{svc}: may be pulled"
+        assert (REPO / conf["build"]["dockerfile"]).is_file(), f"{svc}: no Dockerfile in the repository"
+
+
+def test_web_port_does_not_collide_with_just_up(compose: dict[str, Any]) -> None:
+    ports = compose["services"]["web"]["ports"]
+    assert ports[0] == "127.0.0.1:${ATS_COMPOSE_WEB_PORT:-18000}:8000", ports
+    published = {p.split(":")[1] for svc in compose["services"].values() for p in svc.get("ports", [])}
+    # `just up`'s web, Postgres, clamd and metrics ports.
+    assert not published & {"8000", "54329", "3311", "9100", "9101"}, published
+
+
+def test_untrusted_network_has_no_resolver_and_postgres_a_fixed_address(compose: dict[str, Any]) -> None:
+    net = compose["networks"]["untrusted"]
+    assert net["x-podman.disable_dns"] is True
+    subnet = ipaddress.ip_network(net["ipam"]["config"][0]["subnet"])
+    pg_address = compose["services"]["postgres"]["networks"]["untrusted"]["ipv4_address"]
+    assert ipaddress.ip_address(pg_address) in subnet
+    untrusted = compose["services"]["worker-untrusted"]
+    assert untrusted["dns"] == "none"
+    assert untrusted["environment"]["PGHOSTADDR"] == pg_address

@@ -35,7 +35,7 @@ def _final_user(path: Path, inherited: str) -> str:
     user = inherited
     for keyword, args in _instructions(path):
         if keyword == "FROM":
-            user = inherited if args.split()[0] == "ats-base" else "root"
+            user = inherited if args.split()[0] == "${ATS_BASE_IMAGE}" else "root"
         elif keyword == "USER":
             user = args
     return user.split(":")[0]
@@ -44,7 +44,9 @@ def _final_user(path: Path, inherited: str) -> str:
 def test_base_image_installs_the_lock_with_debian_python() -> None:
     text = BASE.read_text()
     froms = [args for keyword, args in _instructions(BASE) if keyword == "FROM"]
-    assert sum(f.startswith("debian:bookworm-slim") for f in froms) == 2, froms
+    # build + runtime from the locally built Debian base; the extra-ca stage is empty.
+    assert sum(f.startswith("${BASE_IMAGE} ") for f in froms) == 2, froms
+    assert ("ARG", "BASE_IMAGE=localhost/ats-debian:bookworm") in _instructions(BASE)
     assert "python3.11" in text
     assert "UV_PYTHON=/usr/bin/python3.11" in text
     assert "UV_PYTHON_DOWNLOADS=never" in text
@@ -61,7 +63,8 @@ def test_service_images_extend_the_base_and_stay_non_root(service: str) -> None:
     path = REPO / "services" / service / "Dockerfile"
     instructions = _instructions(path)
     froms = [args for keyword, args in instructions if keyword == "FROM"]
-    assert froms == ["ats-base"], f"{path}: {froms}"
+    assert froms == ["${ATS_BASE_IMAGE}"], f"{path}: {froms}"
+    assert ("ARG", "ATS_BASE_IMAGE=localhost/ats-base:dev") in instructions
     assert _final_user(path, "65532") not in {"root", "0"}, f"{path} ends as root"
     installs_ocr = any(keyword == "RUN" and "tesseract-ocr-eng" in args for keyword, args in instructions)
     assert installs_ocr == (service == "worker-untrusted")
@@ -74,6 +77,55 @@ def test_worker_images_default_to_the_graceful_worker_command() -> None:
         argv = re.findall(r'"([^"]*)"', cmd[-1])
         assert argv[:4] == ["ats", "worker", "--deployable", service.removeprefix("worker-")]
         assert carries_graceful_timeout(argv)
+
+
+def _dockerfiles() -> list[Path]:
+    services = REPO / "services"
+    return [BASE, *sorted(services.glob("*/Dockerfile")), *sorted(services.glob("*/*.Dockerfile"))]
+
+
+def test_no_stage_comes_from_a_registry() -> None:
+    """Every FROM / COPY --from names a stage of the same file, `scratch`, or a build arg whose
+    default is a localhost/ image (built by `just images`): no registry is ever contacted."""
+    for path in _dockerfiles():
+        instructions = _instructions(path)
+        args = dict(a.split("=", 1) for k, a in instructions if k == "ARG" and "=" in a)
+        stages: set[str] = {"scratch"}
+        for keyword, rest in instructions:
+            refs = []
+            if keyword == "FROM":
+                parts = rest.split()
+                refs.append(parts[0])
+                if len(parts) == 3 and parts[1].upper() == "AS":
+                    stages.add(parts[2])
+            elif keyword == "COPY":
+                refs += [p.split("=", 1)[1] for p in rest.split() if p.startswith("--from=")]
+            for ref in refs:
+                if ref in stages:
+                    continue
+                match = re.fullmatch(r"\$\{(\w+)\}", ref)
+                assert match, f"{path.relative_to(REPO)}: {keyword} {ref} is neither a stage nor a build arg"
+                default = args.get(match.group(1), "")
+                assert default.startswith("localhost/"), f"{path.relative_to(REPO)}: {ref} defaults to {default!r}"
+
+
+def test_uv_comes_from_pypi_and_extra_cas_stay_in_the_build_stage() -> None:
+    text = BASE.read_text()
+    assert 'pip install --no-cache-dir --disable-pip-version-check -q "uv==${UV_VERSION}"' in text
+    stages = re.split(r"^FROM ", text, flags=re.M)
+    runtime = stages[-1]
+    assert "extra-ca" not in runtime and "/usr/local/share/ca-certificates" not in runtime
+
+
+def test_untrusted_image_has_no_shell() -> None:
+    instructions = _instructions(REPO / "services" / "worker-untrusted" / "Dockerfile")
+    removal = [a for k, a in instructions if k == "RUN" and a.startswith('["/usr/bin/rm"')]
+    assert removal, "worker-untrusted keeps its shells"
+    for tool in ("/usr/bin/bash", "/usr/bin/dash", "/usr/bin/sh", "/usr/bin/perl", "/usr/bin/apt-get"):
+        assert f'"{tool}"' in removal[0]
+    # No shell-form RUN can follow (there is no shell left to run it).
+    after = instructions[[a for _, a in instructions].index(removal[0]) + 1 :]
+    assert all(not (k == "RUN" and not a.startswith("[")) for k, a in after)
 
 
 def test_images_ship_the_policy_read_only() -> None:

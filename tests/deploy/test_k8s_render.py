@@ -9,14 +9,17 @@ import kubernetes_validate
 import pytest
 
 from tests.deploy.helpers import (
+    CUSTOM_KINDS,
     EXTERNAL_SECRETS,
     K8S_VERSION,
     NAMESPACE,
     REPO,
+    SCALED_EXTERNAL_SECRETS,
     name,
     of_kind,
     pod_template,
     referenced_config,
+    validate_custom_resource,
     workloads,
 )
 
@@ -24,6 +27,10 @@ from tests.deploy.helpers import (
 def test_every_object_validates_strictly(docs: list[dict[str, Any]]) -> None:
     failures = []
     for obj in docs:
+        if obj["kind"] in CUSTOM_KINDS:
+            assert obj["apiVersion"] == CUSTOM_KINDS[obj["kind"]], obj["apiVersion"]
+            failures += [f"{obj['kind']}/{name(obj)}: {e}" for e in validate_custom_resource(obj)]
+            continue
         try:
             kubernetes_validate.validate(obj, K8S_VERSION, strict=True)
         except kubernetes_validate.ValidationError as exc:
@@ -103,7 +110,7 @@ def test_every_referenced_configmap_and_secret_is_accounted_for(overlay: str, do
         for cm in sorted(needed_cms - config_maps):
             problems.append(f"{obj['kind']}/{name(obj)} needs ConfigMap {cm}, which the overlay does not define")
         for secret in sorted(needed_secrets - secrets):
-            if overlay == "production" and secret in EXTERNAL_SECRETS:
+            if overlay in {"production", "scaled"} and secret in EXTERNAL_SECRETS | SCALED_EXTERNAL_SECRETS:
                 continue  # provisioned out of band, see the next test
             problems.append(f"{obj['kind']}/{name(obj)} needs Secret {secret}, which the overlay does not define")
     assert not problems, "\n".join(problems)
@@ -114,12 +121,19 @@ def test_production_defines_no_secrets_and_documents_the_ones_it_needs(
 ) -> None:
     docs = rendered["production"]
     assert not of_kind(docs, "Secret"), "production must not carry Secret values"
+    assert not of_kind(rendered["scaled"], "Secret"), "the scaled production overlay must not carry Secret values"
     needed: set[str] = set()
     for _, template in workloads(docs):
         needed |= referenced_config(template["spec"])[1]
     assert needed == EXTERNAL_SECRETS
+    scaled: set[str] = set()
+    for _, template in workloads(rendered["scaled"]):
+        scaled |= referenced_config(template["spec"])[1]
+    for auth in of_kind(rendered["scaled"], "TriggerAuthentication"):
+        scaled |= {ref["name"] for ref in auth["spec"].get("secretTargetRef", [])}
+    assert scaled == EXTERNAL_SECRETS | SCALED_EXTERNAL_SECRETS
     guide = (REPO / "docs" / "deploy.md").read_text()
-    for secret in sorted(needed):
+    for secret in sorted(scaled):
         assert f"`{secret}`" in guide, f"docs/deploy.md does not say how to provision Secret {secret}"
 
 

@@ -67,6 +67,9 @@ CHILD_ALLOWED = {
     "close",
     "fstat",
     "newfstatat",
+    # Same call, legacy number: Debian's python3.11 3.11.2-6+deb12u9 issues it (images).
+    "stat",
+    "lstat",
     "brk",
     "munmap",
     "mremap",

@@ -105,6 +105,12 @@ def _database_from_url(url: str) -> dict[str, object]:
 
 DATABASE_URL = env.database_url()
 DATABASES = {"default": _database_from_url(DATABASE_URL)}
+# Behind PgBouncer in transaction mode (k8s/components/pgbouncer, web only): consecutive
+# transactions may land on different server connections, so no server-side cursors (they
+# live across transactions) and no prepared statements (psycopg prepares per connection).
+if os.environ.get("ATS_DB_POOLER", "") == "transaction":
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None  # type: ignore[index]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
