@@ -38,7 +38,10 @@ def unique_pdf(name: str = "Jane Doe") -> bytes:
     doc = pymupdf.open()
     page = doc.new_page()
     n = next(_serial)
-    for i, line in enumerate([f"{name} {n}", f"jane{n}@example.org", "+44 20 7946 0958", "Python developer"]):
+    # The name line is the name alone (a real extractor rejects digits in names); the e-mail
+    # and phone make each call's bytes and contact details its own (no duplicate pairs).
+    lines = [name, f"jane{n}@example.org", f"+44 20 7946 {n % 1000:04d}", "Python developer"]
+    for i, line in enumerate(lines):
         page.insert_text((72, 72 + 20 * i), line, fontsize=14)
     return bytes(doc.tobytes())
 
