@@ -1,0 +1,87 @@
+"""Requisition and application pages: ranking, the explained score, who sees what, AI."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from ats.scoring import api as scoring_api
+from tests.scoring import helpers as sh
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def ranked() -> dict[str, Any]:
+    req = sh.requisition(must="Python,PostgreSQL", nice="Kubernetes", min_years=3, title="Backend")
+    other = sh.requisition(must="Java", nice="", min_years=None, title="Java dev")
+    strong = sh.candidate(skills=("Python", "PostgreSQL", "Kubernetes"), years=6, name="Strong")
+    weak = sh.candidate(skills=("Python",), prose_skills=("PostgreSQL",), years=1, name="Weak")
+    apps = {"strong": sh.apply(strong, req.pk), "weak": sh.apply(weak, req.pk)}
+    for app_id in apps.values():
+        assert scoring_api.application_score(application_id=app_id) == "scored"
+    return {"req": req.pk, "other": other.pk, **apps}
+
+
+def _scores(html: str) -> list[int]:
+    return [int(s) for s in re.findall(r'<td class="score">(\d+)</td>', html)]
+
+
+def test_recruiter_sees_ranked_applications(login: Any, ranked: dict[str, Any]) -> None:
+    client = login("recruiter")
+    res = client.get("/requisitions/")
+    assert res.status_code == 200
+    html = res.content.decode()
+    assert "Backend" in html and "Java dev" in html
+    res = client.get(f"/requisitions/{ranked['req']}/")
+    html = res.content.decode()
+    assert res.status_code == 200
+    scores = _scores(html)
+    assert len(scores) == 2 and scores == sorted(scores, reverse=True) and scores[0] > scores[1]
+    # The stronger candidate's application is listed first.
+    assert html.index(f"Application #{ranked['strong']}") < html.index(f"Application #{ranked['weak']}")
+    assert "Python, PostgreSQL" in html  # the current version's criteria
+
+
+def test_application_explanation_sums_to_score(login: Any, ranked: dict[str, Any]) -> None:
+    client = login("recruiter")
+    res = client.get(f"/applications/{ranked['weak']}/")
+    assert res.status_code == 200
+    html = res.content.decode()
+    score = int(re.search(r'<dd id="score">(\d+) / 100', html).group(1))  # type: ignore[union-attr]
+    contributions = [int(c) for c in re.findall(r'<td class="contribution">(\d+)', html)]
+    assert len(contributions) == 4  # two must-haves, one nice-to-have, years
+    assert sum(contributions) == score
+    assert 0 < score < 100
+    assert "skill.text" in html  # evidence is shown
+    assert 'id="results"' in html
+
+
+def test_hiring_manager_sees_only_assigned(login: Any, users: dict[str, Any], ranked: dict[str, Any]) -> None:
+    scoring_api.requisition_assign(requisition_id=ranked["other"], user_id=users["hiring_manager"].pk, actor=sh.ACTOR)
+    client = login("hiring_manager")
+    html = client.get("/requisitions/").content.decode()
+    assert "Java dev" in html and "Backend" not in html
+    assert client.get(f"/requisitions/{ranked['req']}/").status_code == 404
+    assert client.get(f"/applications/{ranked['strong']}/").status_code == 404
+    assert client.get(f"/requisitions/{ranked['other']}/").status_code == 200
+
+
+def test_ai_unavailable_when_disabled(login: Any, ranked: dict[str, Any]) -> None:
+    client = login("recruiter")
+    html = client.get(f"/applications/{ranked['strong']}/").content.decode()
+    assert '<p id="ai-unavailable">AI unavailable</p>' in html
+    assert "Ask AI" not in html  # no button to a provider that is not there
+    # Posting anyway records an unavailable run; the page shows "AI unavailable", never text.
+    res = client.post(f"/applications/{ranked['strong']}/explain")
+    assert res.status_code == 302 and "ai_run=" in res["Location"]
+    html = client.get(res["Location"]).content.decode()
+    assert 'id="ai-unavailable">AI unavailable' in html and 'id="ai-text"' not in html
+
+
+def test_upload_page_lists_requisitions(login: Any, ranked: dict[str, Any]) -> None:
+    html = login("recruiter").get("/upload/").content.decode()
+    assert f'<option value="{ranked["req"]}">Backend' in html
+    assert f'<option value="{ranked["other"]}">Java dev' in html
