@@ -85,3 +85,31 @@ def test_upload_page_lists_requisitions(login: Any, ranked: dict[str, Any]) -> N
     html = login("recruiter").get("/upload/").content.decode()
     assert f'<option value="{ranked["req"]}">Backend' in html
     assert f'<option value="{ranked["other"]}">Java dev' in html
+
+
+def test_ai_enabled_button_asks_and_page_shows_the_answer(settings: Any, login: Any, ranked: dict[str, Any]) -> None:
+    from ats.ai import api as ai_api
+    from tests.ai.fake_provider import FakeProvider
+
+    with FakeProvider() as fake:
+        settings.AI_BASE_URL = fake.url
+        settings.AI_MODEL = "test-model"
+        settings.AI_API_KEY = "sk-test"
+        settings.AI_TIMEOUT_S = 0.5
+        client = login("recruiter")
+        url = f"/applications/{ranked['strong']}/"
+        html = client.get(url).content.decode()
+        assert "Ask AI to explain this score" in html and "ai-unavailable" not in html
+        res = client.post(f"{url}explain")
+        assert res.status_code == 302
+        run_id = int(res["Location"].rsplit("ai_run=", 1)[1])
+        html = client.get(res["Location"]).content.decode()
+        assert 'id="ai-pending">Request pending' in html  # the run row exists before any call
+        # The worker's step, in-process: the page then shows the provider's answer.
+        assert ai_api.ai_run_execute(ai_run_id=run_id) == "succeeded"
+        html = client.get(res["Location"]).content.decode()
+        assert '<p id="ai-text">The score reflects Python found.</p>' in html
+        assert len(fake.requests) == 1
+        # Another user cannot read this run through the page.
+        other = login("admin").get(res["Location"]).content.decode()
+        assert "ai-text" not in other
