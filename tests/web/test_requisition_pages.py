@@ -113,3 +113,16 @@ def test_ai_enabled_button_asks_and_page_shows_the_answer(settings: Any, login: 
         # Another user cannot read this run through the page.
         other = login("admin").get(res["Location"]).content.decode()
         assert "ai-text" not in other
+
+
+def test_failed_application_shows_its_reason_never_a_score(login: Any, ranked: dict[str, Any]) -> None:
+    gone = sh.apply(sh.candidate(skills=("Python",), name="Gone"), ranked["req"])
+    scoring_api.application_mark_failed(application_id=gone, code="candidate_erased", reason="candidate was erased")
+    client = login("recruiter")
+    html = client.get(f"/requisitions/{ranked['req']}/").content.decode()
+    assert len(_scores(html)) == 2  # the failed one has no score...
+    assert "no score: candidate was erased" in html  # ...but its reason, ranked last
+    assert html.index(f"Application #{ranked['weak']}") < html.index(f"Application #{gone}")
+    html = client.get(f"/applications/{gone}/").content.decode()
+    assert '<dd id="state">scoring_failed</dd>' in html
+    assert '<dd id="score">none - candidate was erased</dd>' in html and 'id="explanation"' not in html
