@@ -66,6 +66,9 @@ def ids(users: dict[str, Any]) -> dict[str, Any]:
         "job_id": job_id,
         "merge_id": 1,  # POST-only views: GET answers 405 after the check, never acts
         "change_id": 1,
+        # No requisition/application exists: allowed roles get 404 after the check.
+        "requisition_id": 999_999,
+        "application_id": 999_999,
         "action": "__probe__",  # an action no view knows: never performs anything
     }
 

@@ -176,3 +176,32 @@ def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path
     assert len(axe) == 8
     assert {name: v for name, v in axe.items() if v} == {}
     print(f"axe-core: {len(axe)} pages, 0 serious/critical violations")
+
+
+def test_requisition_and_application_pages(web: str, chromium: Any) -> None:
+    """The ranked requisition page and the explained application in a real browser: axe
+    clean, no CSP violation, "AI unavailable" with the provider disabled."""
+    from ats.scoring import api as scoring_api
+    from tests.scoring import helpers as sh
+
+    req = sh.requisition(title="Backend engineer")
+    cand = sh.candidate(skills=("Python",), prose_skills=("PostgreSQL",), years=5, name="Ada Example")
+    app_id = sh.apply(cand, req.pk)
+    assert scoring_api.application_score(application_id=app_id) == "scored"
+    axe: dict[str, list[str]] = {}
+    page = _page(chromium, web, "recruiter")
+    csp_errors: list[str] = []
+    page.on("console", lambda m: csp_errors.append(m.text) if "Content Security Policy" in m.text else None)
+    page.click("nav >> text=Requisitions")
+    _check(page, "requisitions", axe)
+    page.click("text=Backend engineer")
+    _check(page, "requisition", axe)
+    page.click(f"text=Application #{app_id}")
+    contributions = [int(c.split("/")[0]) for c in page.locator("#explanation td.contribution").all_inner_texts()]
+    assert sum(contributions) == int(page.locator("#score").inner_text().split("/")[0])
+    assert page.locator("#ai-unavailable").inner_text() == "AI unavailable"
+    _check(page, "application", axe)
+    page.goto("/upload/")
+    assert "Backend engineer" in page.locator("#requisition").inner_text()
+    assert {name: v for name, v in axe.items() if v} == {}
+    assert csp_errors == []

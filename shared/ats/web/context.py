@@ -21,6 +21,8 @@ def nav(request: HttpRequest) -> dict[str, Any]:
             "upload": iam_api.can(user, "intake.upload"),
             "candidates": iam_api.can(user, "candidate.view"),
             "ops": iam_api.can(user, "ops.view"),
+            "requisitions": iam_api.can(user, "requisition.view"),
+            "ai": iam_api.can(user, "ai.invoke"),
             "admin": iam_api.can(user, "admin.site"),
         }
     }

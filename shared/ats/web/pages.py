@@ -17,6 +17,7 @@ from ats.candidates import api as candidates_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.web.access import LOGIN_ONLY, requires
+from ats.web.requisitions import visible_requisitions
 from ats.web.upload import MAX_FILES_PER_UPLOAD
 
 PAGE_SIZE = 50
@@ -183,6 +184,7 @@ def upload_page(request: HttpRequest) -> HttpResponse:
             "max_bytes": intake_api.max_upload_bytes(),
             "max_mb": intake_api.max_upload_bytes() / (1024 * 1024),
             "max_files": MAX_FILES_PER_UPLOAD,
+            "requisitions": visible_requisitions(request.user),
         },
     )
 

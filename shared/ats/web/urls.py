@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from ats.web import auth, ops, pages, upload, views
+from ats.web import auth, ops, pages, requisitions, upload, views
 from ats.web.converters import DbId
 
 register_converter(DbId, "id")
@@ -18,6 +18,10 @@ urlpatterns = [
     path("candidates/merges/<id:merge_id>/unmerge", pages.candidate_unmerge, name="candidate-unmerge"),
     path("candidates/changes/<id:change_id>/accept", pages.change_accept, name="candidate-change-accept"),
     path("candidates/changes/<id:change_id>/dismiss", pages.change_dismiss, name="candidate-change-dismiss"),
+    path("requisitions/", requisitions.requisitions, name="requisitions"),
+    path("requisitions/<id:requisition_id>/", requisitions.requisition, name="requisition"),
+    path("applications/<id:application_id>/", requisitions.application, name="application"),
+    path("applications/<id:application_id>/explain", requisitions.application_explain, name="application-explain"),
     path("ops/", ops.console, name="ops"),
     path("ops/jobs/", ops.jobs, name="ops-jobs"),
     path("ops/jobs/<id:job_id>", ops.job, name="ops-job"),

@@ -1,0 +1,128 @@
+"""Requisition and application pages: ranking, the explained score, who sees what, AI."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from ats.scoring import api as scoring_api
+from tests.scoring import helpers as sh
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def ranked() -> dict[str, Any]:
+    req = sh.requisition(must="Python,PostgreSQL", nice="Kubernetes", min_years=3, title="Backend")
+    other = sh.requisition(must="Java", nice="", min_years=None, title="Java dev")
+    strong = sh.candidate(skills=("Python", "PostgreSQL", "Kubernetes"), years=6, name="Strong")
+    weak = sh.candidate(skills=("Python",), prose_skills=("PostgreSQL",), years=1, name="Weak")
+    apps = {"strong": sh.apply(strong, req.pk), "weak": sh.apply(weak, req.pk)}
+    for app_id in apps.values():
+        assert scoring_api.application_score(application_id=app_id) == "scored"
+    return {"req": req.pk, "other": other.pk, **apps}
+
+
+def _scores(html: str) -> list[int]:
+    return [int(s) for s in re.findall(r'<td class="score">(\d+)</td>', html)]
+
+
+def test_recruiter_sees_ranked_applications(login: Any, ranked: dict[str, Any]) -> None:
+    client = login("recruiter")
+    res = client.get("/requisitions/")
+    assert res.status_code == 200
+    html = res.content.decode()
+    assert "Backend" in html and "Java dev" in html
+    res = client.get(f"/requisitions/{ranked['req']}/")
+    html = res.content.decode()
+    assert res.status_code == 200
+    scores = _scores(html)
+    assert len(scores) == 2 and scores == sorted(scores, reverse=True) and scores[0] > scores[1]
+    # The stronger candidate's application is listed first.
+    assert html.index(f"Application #{ranked['strong']}") < html.index(f"Application #{ranked['weak']}")
+    assert "Python, PostgreSQL" in html  # the current version's criteria
+
+
+def test_application_explanation_sums_to_score(login: Any, ranked: dict[str, Any]) -> None:
+    client = login("recruiter")
+    res = client.get(f"/applications/{ranked['weak']}/")
+    assert res.status_code == 200
+    html = res.content.decode()
+    score = int(re.search(r'<dd id="score">(\d+) / 100', html).group(1))  # type: ignore[union-attr]
+    contributions = [int(c) for c in re.findall(r'<td class="contribution">(\d+)', html)]
+    assert len(contributions) == 4  # two must-haves, one nice-to-have, years
+    assert sum(contributions) == score
+    assert 0 < score < 100
+    assert "skill.text" in html  # evidence is shown
+    assert 'id="results"' in html
+
+
+def test_hiring_manager_sees_only_assigned(login: Any, users: dict[str, Any], ranked: dict[str, Any]) -> None:
+    scoring_api.requisition_assign(requisition_id=ranked["other"], user_id=users["hiring_manager"].pk, actor=sh.ACTOR)
+    client = login("hiring_manager")
+    html = client.get("/requisitions/").content.decode()
+    assert "Java dev" in html and "Backend" not in html
+    assert client.get(f"/requisitions/{ranked['req']}/").status_code == 404
+    assert client.get(f"/applications/{ranked['strong']}/").status_code == 404
+    assert client.get(f"/requisitions/{ranked['other']}/").status_code == 200
+
+
+def test_ai_unavailable_when_disabled(login: Any, ranked: dict[str, Any]) -> None:
+    client = login("recruiter")
+    html = client.get(f"/applications/{ranked['strong']}/").content.decode()
+    assert '<p id="ai-unavailable">AI unavailable</p>' in html
+    assert "Ask AI" not in html  # no button to a provider that is not there
+    # Posting anyway records an unavailable run; the page shows "AI unavailable", never text.
+    res = client.post(f"/applications/{ranked['strong']}/explain")
+    assert res.status_code == 302 and "ai_run=" in res["Location"]
+    html = client.get(res["Location"]).content.decode()
+    assert 'id="ai-unavailable">AI unavailable' in html and 'id="ai-text"' not in html
+
+
+def test_upload_page_lists_requisitions(login: Any, ranked: dict[str, Any]) -> None:
+    html = login("recruiter").get("/upload/").content.decode()
+    assert f'<option value="{ranked["req"]}">Backend' in html
+    assert f'<option value="{ranked["other"]}">Java dev' in html
+
+
+def test_ai_enabled_button_asks_and_page_shows_the_answer(settings: Any, login: Any, ranked: dict[str, Any]) -> None:
+    from ats.ai import api as ai_api
+    from tests.ai.fake_provider import FakeProvider
+
+    with FakeProvider() as fake:
+        settings.AI_BASE_URL = fake.url
+        settings.AI_MODEL = "test-model"
+        settings.AI_API_KEY = "sk-test"
+        settings.AI_TIMEOUT_S = 0.5
+        client = login("recruiter")
+        url = f"/applications/{ranked['strong']}/"
+        html = client.get(url).content.decode()
+        assert "Ask AI to explain this score" in html and "ai-unavailable" not in html
+        res = client.post(f"{url}explain")
+        assert res.status_code == 302
+        run_id = int(res["Location"].rsplit("ai_run=", 1)[1])
+        html = client.get(res["Location"]).content.decode()
+        assert 'id="ai-pending">Request pending' in html  # the run row exists before any call
+        # The worker's step, in-process: the page then shows the provider's answer.
+        assert ai_api.ai_run_execute(ai_run_id=run_id) == "succeeded"
+        html = client.get(res["Location"]).content.decode()
+        assert '<p id="ai-text">The score reflects Python found.</p>' in html
+        assert len(fake.requests) == 1
+        # Another user cannot read this run through the page.
+        other = login("admin").get(res["Location"]).content.decode()
+        assert "ai-text" not in other
+
+
+def test_failed_application_shows_its_reason_never_a_score(login: Any, ranked: dict[str, Any]) -> None:
+    gone = sh.apply(sh.candidate(skills=("Python",), name="Gone"), ranked["req"])
+    scoring_api.application_mark_failed(application_id=gone, code="candidate_erased", reason="candidate was erased")
+    client = login("recruiter")
+    html = client.get(f"/requisitions/{ranked['req']}/").content.decode()
+    assert len(_scores(html)) == 2  # the failed one has no score...
+    assert "no score: candidate was erased" in html  # ...but its reason, ranked last
+    assert html.index(f"Application #{ranked['weak']}") < html.index(f"Application #{gone}")
+    html = client.get(f"/applications/{gone}/").content.decode()
+    assert '<dd id="state">scoring_failed</dd>' in html
+    assert '<dd id="score">none - candidate was erased</dd>' in html and 'id="explanation"' not in html
