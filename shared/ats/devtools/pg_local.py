@@ -109,9 +109,25 @@ def init(datadir: Path) -> None:
         raise RuntimeError(f"initdb failed: {res.stderr.strip()}")
 
 
+def _port_taken(port: int) -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
 def start(datadir: Path, port: int, *, db: str = "ats", role: str = "ats") -> str:
     init(datadir)
     if not is_running(datadir):
+        if _port_taken(port):
+            # Most often another checkout's embedded cluster (`just up` there, never `just down`).
+            raise SystemExit(
+                f"[up] port {port} is already in use on 127.0.0.1 (another checkout's `just up` cluster?).\n"
+                f"     Run `just down` in that checkout, or pick another port: ATS_EMBEDDED_PG_PORT=54330 just up"
+            )
         opts = (
             f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories='{datadir}' "
             "-c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
