@@ -228,11 +228,14 @@ class ForkServerSandbox:
             self._pool.put(slot)
             return self._result(Failure.SANDBOX_UNAVAILABLE, str(exc), started=started)
         limits = self.policy.child
+        # The document's wall cap starts once its zygote is ready: a replacement zygote's
+        # start-up (its own startup timeout) must not eat the document's budget.
+        ready = time.monotonic()
         try:
             outcome, untrusted_answer = slot.request(
                 kind,
                 data,
-                deadline=started + limits.wall_s + self.policy.reply_grace_s,
+                deadline=ready + limits.wall_s + self.policy.reply_grace_s,
                 max_answer=limits.max_result_bytes + protocol.LEN_SIZE,
             )
         except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
