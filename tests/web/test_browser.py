@@ -186,7 +186,7 @@ def test_requisition_and_application_pages(web: str, chromium: Any) -> None:
 
     req = sh.requisition(title="Backend engineer")
     cand = sh.candidate(skills=("Python",), prose_skills=("PostgreSQL",), years=5, name="Ada Example")
-    app_id = sh.apply(cand, req.pk)
+    app_id = sh.apply(cand, req.requisition_id)
     assert scoring_api.application_score(application_id=app_id) == "scored"
     axe: dict[str, list[str]] = {}
     page = _page(chromium, web, "recruiter")

@@ -19,10 +19,10 @@ def ranked() -> dict[str, Any]:
     other = sh.requisition(must="Java", nice="", min_years=None, title="Java dev")
     strong = sh.candidate(skills=("Python", "PostgreSQL", "Kubernetes"), years=6, name="Strong")
     weak = sh.candidate(skills=("Python",), prose_skills=("PostgreSQL",), years=1, name="Weak")
-    apps = {"strong": sh.apply(strong, req.pk), "weak": sh.apply(weak, req.pk)}
+    apps = {"strong": sh.apply(strong, req.requisition_id), "weak": sh.apply(weak, req.requisition_id)}
     for app_id in apps.values():
         assert scoring_api.application_score(application_id=app_id) == "scored"
-    return {"req": req.pk, "other": other.pk, **apps}
+    return {"req": req.requisition_id, "other": other.requisition_id, **apps}
 
 
 def _scores(html: str) -> list[int]:
