@@ -127,6 +127,47 @@ def test_byte_identical_resend_is_linked_not_reprocessed() -> None:
     assert jobs_for(second.pk, "intake.parse_attachment") == []
 
 
+def test_byte_identical_documents_ingested_at_once_give_one_original(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ingest jobs hash their bytes before either commits (forced with a barrier:
+    2 cores rarely interleave by chance). Without the content lock neither saw the other
+    and both became candidates; now exactly one is the original."""
+    import threading
+
+    from django.db import connections
+
+    data = corpus.text_pdf()
+    a, b = receive("cv.pdf", data), receive("cv-again.pdf", data)
+    barrier = threading.Barrier(2, timeout=20)
+    real_precheck = services.adapters.precheck
+
+    def precheck_then_wait(blob: bytes) -> Any:
+        verdict = real_precheck(blob)
+        barrier.wait()  # both have computed their sha256, neither has committed it
+        return verdict
+
+    monkeypatch.setattr(services.adapters, "precheck", precheck_then_wait)
+    errors: list[BaseException] = []
+
+    def run(att_id: int) -> None:
+        try:
+            services.attachment_ingest(attachment_id=att_id)
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(x.pk,)) for x in (a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    states = sorted(intake_api.Attachment.objects.filter(pk__in=[a.pk, b.pk]).values_list("state", flat=True))
+    assert states == ["duplicate", "promoted"], states
+    dup = intake_api.Attachment.objects.get(pk__in=[a.pk, b.pk], state="duplicate")
+    assert dup.duplicate_of_id in (a.pk, b.pk) and dup.duplicate_of_id != dup.pk
+
+
 @pytest.mark.slow
 def test_scanner_down_ends_in_scan_failed_after_the_retries(start_worker: Any) -> None:
     from ats.devtools.pg_local import free_port

@@ -176,6 +176,15 @@ def _locked(attachment_id: int) -> Attachment | None:
     return Attachment.objects.select_for_update().filter(pk=attachment_id).first()
 
 
+_CONTENT_LOCK_NAMESPACE = 0x61747331  # "ats1": keeps these keys apart from other advisory locks
+
+
+def _lock_content(sha256_hex: str) -> None:
+    key = int.from_bytes(bytes.fromhex(sha256_hex)[:4], "big", signed=True)
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_CONTENT_LOCK_NAMESPACE, key])
+
+
 def attachment_ingest(*, attachment_id: int) -> None:
     """Checksum, size, magic bytes, malware scan, promote + hand off to parse.
 
@@ -211,8 +220,14 @@ def attachment_ingest(*, attachment_id: int) -> None:
             _set_state(att, state, reason_code=code, reason=reason)
             _save(att, "sha256", "size_bytes", "detected_type", "virus_scan_status")
             return
+        # Two byte-identical documents ingested at once each run this check before the
+        # other's sha256 is committed, so neither would see the other: serialise on the
+        # content hash (released at commit), so the second to get here sees the first's
+        # committed row. The first committed is the original, whatever the ids' order.
+        _lock_content(att.sha256)
         original = (
-            Attachment.objects.filter(sha256=att.sha256, pk__lt=att.pk)
+            Attachment.objects.filter(sha256=att.sha256)
+            .exclude(pk=att.pk)
             .exclude(state__in=[State.DUPLICATE, State.SCAN_FAILED, State.REJECTED_TOO_LARGE, State.DISCARDED])
             .order_by("pk")
             .first()
