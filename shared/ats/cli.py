@@ -21,6 +21,7 @@ import sys
 
 from ats.jobs.data import DEFAULT_QUEUES, UNTRUSTED_QUEUES
 
+UNTRUSTED_SETTINGS = "ats.parse_worker.settings"
 SHUTDOWN_GRACE_S = 90  # ADR §6: the deploy grace period, equal to the parse wall timeout
 
 DEPLOYABLES = {
@@ -47,6 +48,9 @@ def _worker(argv: list[str]) -> None:
     # Must be set before Django loads settings: it picks the task modules to import.
     os.environ["ATS_DEPLOYABLE"] = args.deployable
     if args.deployable == "untrusted":
+        # Its own settings, whatever the environment names: procrastinate + ats.jobs +
+        # ats.parse_worker, no trusted app, no secret (ats/parse_worker/settings.py).
+        os.environ["DJANGO_SETTINGS_MODULE"] = UNTRUSTED_SETTINGS
         # The parse worker connects as the least-privilege role (policy/db-role.sql). In
         # containers its DATABASE_URL already is that role's; locally the stack sets this.
         parse_url = os.environ.get("ATS_PARSE_DATABASE_URL")
@@ -115,7 +119,9 @@ def _healthcheck(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     if args.deployable == "untrusted" and os.environ.get("ATS_PARSE_DATABASE_URL"):
         os.environ["DATABASE_URL"] = os.environ["ATS_PARSE_DATABASE_URL"]  # as the worker connects
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ats.config.settings")
+    # The probe reads rows with the trusted settings (no task module, see there), even in
+    # worker-untrusted's container, whose environment names the worker's own settings.
+    os.environ["DJANGO_SETTINGS_MODULE"] = "ats.config.settings"
     os.environ["ATS_PROCESS_NAME"] = "ats-healthcheck"
     os.environ["ATS_DEPLOYABLE"] = "healthcheck"  # settings: no task modules imported
     import django

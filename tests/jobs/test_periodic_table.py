@@ -102,4 +102,6 @@ def test_ats_policy_json_marks_task_registered(ats_cli) -> None:  # type: ignore
     assert {name for name, r in rows.items() if not r["task_registered"]} == PENDING_TASKS
     assert rows["audit.verify"]["task_registered"] is True
     assert rows["audit.verify"]["periodic"] == "15 3 * * *"
-    assert rows["intake.parse_attachment"]["task_registered"] is True  # a parse_tasks module counts
+    assert (
+        rows["intake.parse_attachment"]["task_registered"] is True
+    )  # ats.parse_worker.tasks counts (an app the trusted settings do not install)

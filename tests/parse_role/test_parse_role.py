@@ -15,9 +15,9 @@ import pytest
 from django.db import connection, transaction
 
 from ats.config.env import with_user
-from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from tests.jobs.helpers import defer, job, token, wait_for, wait_status
+from tests.parse_role.helpers import parse_job_for_new_document
 from tests.testapp.models import Marker
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -41,29 +41,6 @@ def _denied(conn: psycopg.Connection[Any], sql: str, params: Any = None) -> str:
     return str(err.value)
 
 
-def _parse_job_for_new_document() -> tuple[int, int]:
-    """A promoted document with its hand-off row and parse job (queued, not yet run)."""
-    with transaction.atomic():
-        raw = intake_api.intake_receive(channel="cli", files=[intake_api.IncomingFile("cv.pdf", b"%PDF-1.7")])
-        att = intake_api.raw_intake_attachments(raw.pk)[0]
-        with connection.cursor() as cur:
-            cur.execute("DELETE FROM procrastinate_jobs WHERE args->>'attachment_id' = %s", [str(att.pk)])
-            cur.execute(
-                "UPDATE intake_attachment SET state = 'promoted', detected_type = 'pdf' WHERE id = %s", [att.pk]
-            )
-        from ats.intake.models import Attachment
-        from ats.intake.services import _handoff_to_parse
-
-        _handoff_to_parse(Attachment.objects.get(pk=att.pk), b"%PDF-1.7")
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT id FROM procrastinate_jobs WHERE task_name = 'intake.parse_attachment'"
-            " AND args->>'attachment_id' = %s",
-            [str(att.pk)],
-        )
-        return att.pk, cur.fetchone()[0]
-
-
 def test_cannot_read_domain_tables(parse_role: Any) -> None:
     for table in (
         "candidates_candidate",
@@ -81,7 +58,7 @@ def test_cannot_read_domain_tables(parse_role: Any) -> None:
 
 
 def test_can_read_the_hand_off(parse_role: Any) -> None:
-    att, _ = _parse_job_for_new_document()
+    att, _ = parse_job_for_new_document()
     row = parse_role.execute("SELECT kind, data FROM intake_parse_handoff WHERE attachment_id = %s", [att]).fetchone()
     assert row == ("pdf", b"%PDF-1.7")
     _denied(parse_role, "DELETE FROM intake_parse_handoff")
@@ -106,7 +83,7 @@ def test_cannot_enqueue_or_see_other_queues(parse_role: Any) -> None:
 
 
 def test_cannot_move_a_parse_job_to_another_queue(parse_role: Any) -> None:
-    _, parse_job = _parse_job_for_new_document()
+    _, parse_job = parse_job_for_new_document()
     parse_role.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [parse_job])
     with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
         parse_role.execute("SELECT procrastinate_retry_job_v2(%s, now(), 0, 'score', NULL)", [parse_job])
@@ -163,7 +140,7 @@ def test_trap4_public_execute_is_revoked(parse_role: Any) -> None:
 
 
 def test_submit_accepts_only_the_running_job_and_validates(parse_role: Any) -> None:
-    att, parse_job = _parse_job_for_new_document()
+    att, parse_job = parse_job_for_new_document()
     args = [parse_job, att, 1, True, None, "", "Jane Doe", 1, json.dumps({"schema": 2, "pages": 1}), "ab" * 32]
     sql = "SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)"
     _denied(parse_role, sql, args)  # the job is not `doing`: no report yet

@@ -14,32 +14,51 @@ REPO = Path(__file__).resolve().parents[2]
 
 PROBE = """
 import json, os, sys
-os.environ["DJANGO_SETTINGS_MODULE"] = "ats.config.settings"
 import django
 django.setup()
 from procrastinate.contrib.django import app
 print(json.dumps({"modules": sorted(m for m in sys.modules if m.startswith("ats.") and m.endswith("tasks")),
+                  "apps": sorted(a.name for a in django.apps.apps.get_app_configs()),
                   "tasks": sorted(app.tasks)}))
 """
 
 
+SETTINGS = {"untrusted": "ats.parse_worker.settings", "default": "ats.config.settings"}
+
+
+def _probe(deployable: str, settings: str) -> subprocess.CompletedProcess[str]:
+    # ATS_EXTRA_APPS as in the test stack: the parse worker's settings must ignore it.
+    env = {**os.environ, "ATS_DEPLOYABLE": deployable, "ATS_EXTRA_APPS": "tests.testapp"}
+    env["DJANGO_SETTINGS_MODULE"] = settings
+    return subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=REPO, capture_output=True, text=True)
+
+
 def _loaded(deployable: str) -> dict[str, list[str]]:
-    env = {**os.environ, "ATS_DEPLOYABLE": deployable, "ATS_EXTRA_APPS": ""}
-    out = subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=REPO, capture_output=True, text=True, check=True)
+    out = _probe(deployable, SETTINGS[deployable])
+    assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def test_worker_untrusted_imports_only_the_parse_task_module() -> None:
     loaded = _loaded("untrusted")
-    assert loaded["modules"] == ["ats.intake.parse_tasks"]
+    assert loaded["modules"] == ["ats.parse_worker.tasks"]
+    # procrastinate and jobs only: no trusted app, no Django contrib app.
+    assert loaded["apps"] == ["ats.jobs", "ats.parse_worker", "procrastinate.contrib.django"]
     # procrastinate registers its own builtin task (queue builtin) in every app.
     ours = [t for t in loaded["tasks"] if not t.startswith(("builtin:", "procrastinate.builtin_tasks."))]
     assert ours == ["intake.parse_attachment"]
 
 
+def test_trusted_settings_refuse_to_run_the_untrusted_worker() -> None:
+    out = _probe("untrusted", "ats.config.settings")
+    assert out.returncode != 0
+    assert "ats.parse_worker.settings" in out.stderr
+
+
 def test_worker_default_has_every_trusted_task_and_not_parse() -> None:
     loaded = _loaded("default")
-    assert "ats.intake.parse_tasks" not in loaded["modules"]
+    assert "ats.parse_worker.tasks" not in loaded["modules"]
+    assert "ats.parse_worker" not in loaded["apps"]
     assert {
         "intake.ingest_attachment",
         "intake.apply_parse_result",

@@ -1,21 +1,24 @@
-"""Django settings for all three deployables: every knob comes from the environment, here.
+"""Django settings of the trusted deployables: every knob comes from the environment, here.
 
-`ATS_DEPLOYABLE` (web | default | untrusted | cli) decides which task modules a process
-imports: worker-untrusted must import only the parse task module (its attack surface), so
-procrastinate's autodiscovery is pointed at `parse_tasks` there and at `tasks` elsewhere.
+`ATS_DEPLOYABLE` (web | default | cli | healthcheck) decides which task modules a process
+imports. worker-untrusted never loads this file: it runs with `ats.parse_worker.settings`
+(no trusted app, no secret), and this file refuses to load as it.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from ats.config import env
+from ats.config.settings_db import database_from_url
 
 REPO_ROOT = env.REPO_ROOT
 STATE_DIR = env.STATE_DIR
 DEPLOYABLE = env.DEPLOYABLE
+if DEPLOYABLE == "untrusted":
+    # The untrusted worker must not load every trusted app and secret (issue 9).
+    raise RuntimeError("worker-untrusted runs with DJANGO_SETTINGS_MODULE=ats.parse_worker.settings")
 
 DEBUG = env.flag("ATS_DEBUG", default=False)
 SECRET_KEY = os.environ.get("ATS_SECRET_KEY") or env.dev_secret_key()
@@ -82,35 +85,8 @@ TEMPLATES = [
 ]
 
 
-def _database_from_url(url: str) -> dict[str, object]:
-    parts = urlsplit(url)
-    if parts.scheme not in {"postgres", "postgresql"}:
-        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, got scheme {parts.scheme!r}")
-    return {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": unquote(parts.path.lstrip("/")) or "ats",
-        "USER": unquote(parts.username or ""),
-        "PASSWORD": unquote(parts.password or ""),
-        "HOST": parts.hostname or "",
-        "PORT": str(parts.port or ""),
-        # Web keeps connections (ADR §5 budget: 2 workers x 4 threads); workers do not,
-        # because procrastinate's DjangoApp closes them around each task anyway.
-        "CONN_MAX_AGE": env.integer("ATS_CONN_MAX_AGE", default=60 if DEPLOYABLE == "web" else 0),
-        "CONN_HEALTH_CHECKS": True,
-        # Names connections in pg_stat_activity: ops see which process holds what.
-        "OPTIONS": {"application_name": os.environ.get("ATS_PROCESS_NAME", f"ats-{DEPLOYABLE}")[:63]},
-        "TEST": {"NAME": os.environ.get("ATS_TEST_DB_NAME") or None},
-    }
-
-
 DATABASE_URL = env.database_url()
-DATABASES = {"default": _database_from_url(DATABASE_URL)}
-# Behind PgBouncer in transaction mode (k8s/components/pgbouncer, web only): consecutive
-# transactions may land on different server connections, so no server-side cursors (they
-# live across transactions) and no prepared statements (psycopg prepares per connection).
-if os.environ.get("ATS_DB_POOLER", "") == "transaction":
-    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
-    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None  # type: ignore[index]
+DATABASES = {"default": database_from_url(DATABASE_URL, deployable=DEPLOYABLE)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -172,7 +148,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 20
 
 # --- procrastinate ---------------------------------------------------------------------
-PROCRASTINATE_AUTODISCOVER_MODULE_NAME = "parse_tasks" if DEPLOYABLE == "untrusted" else "tasks"
+PROCRASTINATE_AUTODISCOVER_MODULE_NAME = "tasks"
 if DEPLOYABLE == "healthcheck":
     # The probe reads rows, never runs or defers tasks: importing every task module (mail,
     # Graph, storage clients) would be most of its cost.

@@ -25,6 +25,27 @@ from ats.config import env
 COLORS = {"web": "36", "worker-default": "33", "worker-untrusted": "35"}
 
 
+# Trusted secrets worker-untrusted never needs (its settings do not read them either):
+# as in compose and Kubernetes, the local stack does not hand them to it.
+TRUSTED_SECRETS = (
+    "ATS_SECRET_KEY",
+    "ATS_AZURE_BLOB_CONNECTION_STRING",
+    "ATS_GRAPH_CLIENT_SECRET",
+    "ATS_AI_API_KEY",
+    "ATS_AUDIT_HMAC_KEY",
+    "ATS_METRICS_TOKEN",
+)
+
+
+def untrusted_env(environ: dict[str, str]) -> dict[str, str]:
+    """worker-untrusted's environment: its own settings and role, no trusted secret."""
+    out = {k: v for k, v in environ.items() if k not in TRUSTED_SECRETS}
+    out["DJANGO_SETTINGS_MODULE"] = "ats.parse_worker.settings"
+    if out.get("ATS_PARSE_DATABASE_URL"):
+        out["DATABASE_URL"] = out["ATS_PARSE_DATABASE_URL"]
+    return out
+
+
 def _pump(name: str, stream: IO[bytes]) -> None:
     color = COLORS.get(name, "0")
     prefix = f"\x1b[{color}m{name:>16}\x1b[0m | " if sys.stdout.isatty() else f"{name:>16} | "
@@ -125,6 +146,8 @@ def main() -> None:
         proc_env = dict(environ)
         if name in metrics_binds:
             proc_env["ATS_METRICS_BIND"] = metrics_binds[name]
+        if name == "worker-untrusted":
+            proc_env = untrusted_env(proc_env)
         p = subprocess.Popen(
             [sys.executable, "-m", "ats.cli", *args],
             env=proc_env,

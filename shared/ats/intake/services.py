@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import logging
 import uuid
 from typing import Any
@@ -471,36 +470,6 @@ def attachment_discard(*, attachment_id: int, reason: str, actor: Any = None) ->
             payload={"from_state": previous, "reason": reason[:1000]},
         )
         return att
-
-
-def parse_handoff_get(*, attachment_id: int, attempt_no: int) -> ParseHandoff | None:
-    return ParseHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
-
-
-def parse_result_submit(
-    *,
-    job_id: int,
-    attachment_id: int,
-    attempt_no: int,
-    ok: bool,
-    code: str | None,
-    detail: str,
-    text: str,
-    page_count: int | None,
-    result: dict[str, Any],
-    policy_hash: str,
-) -> bool:
-    """Report a parse outcome through ats_parse_submit() (the untrusted role's only write).
-
-    The function validates the report, records it and defers `intake.apply_parse_result`
-    in this transaction. Returns False when this attempt was already reported.
-    """
-    with transaction.atomic(), connection.cursor() as cur:
-        cur.execute(
-            "SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)",
-            [job_id, attachment_id, attempt_no, ok, code, detail, text, page_count, json.dumps(result), policy_hash],
-        )
-        return bool(cur.fetchone()[0])
 
 
 REASONS: dict[str, str] = {

@@ -8,6 +8,8 @@ from typing import Any
 
 from ats.jobs import health
 
+UNTRUSTED_TASKS = "ats.parse_worker.tasks"
+
 
 def on_app_ready(app: Any) -> None:
     # Task registration happens in each module's tasks.py via ats.jobs.api.task, which
@@ -21,14 +23,17 @@ def on_app_ready(app: Any) -> None:
 def registered_task_names() -> set[str]:
     """Names of every task this codebase registers, whichever deployable imports it.
 
-    A process imports only its own task modules (worker-untrusted: `parse_tasks`; the
-    rest: `tasks`), so both are imported here before reading procrastinate's registry.
+    A process imports only its own task modules (worker-untrusted: `ats.parse_worker.tasks`,
+    an app the trusted settings do not install; the rest: each app's `tasks`), so both are
+    imported here before reading procrastinate's registry.
     """
+    from importlib import import_module
+
     from django.utils.module_loading import autodiscover_modules
     from procrastinate.contrib.django import app
 
     autodiscover_modules("tasks")
-    autodiscover_modules("parse_tasks")
+    import_module(UNTRUSTED_TASKS)  # by name: jobs must not depend on the parse worker
     return set(app.tasks)
 
 

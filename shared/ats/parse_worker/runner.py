@@ -1,8 +1,8 @@
 """One parse attempt, in worker-untrusted: hand-off row -> sandbox -> ats_parse_submit().
 
 This process connects as the least-privilege parse role: it can read the hand-off row
-and call ats_parse_submit(), nothing else in the domain. The trusted
-`intake.apply_parse_result` task (worker-default) turns the report into states.
+and call ats_parse_submit() (`ats.parse_worker.handoff`), nothing else in the domain.
+The trusted `intake.apply_parse_result` task (worker-default) turns the report into states.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import os
 from typing import Any
 
 from ats.config.env import ats_settings
-from ats.intake import services
 from ats.jobs import api as jobs_api
+from ats.parse_worker import handoff as db
 from ats.sandbox import data as sandbox_data
 
 logger = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ def sandbox_status() -> dict[str, Any] | None:
 
 
 def run(*, attachment_id: int, attempt_no: int) -> None:
-    handoff = services.parse_handoff_get(attachment_id=attachment_id, attempt_no=attempt_no)
+    handoff = db.handoff_get(attachment_id=attachment_id, attempt_no=attempt_no)
     if handoff is None:
         return  # already reported and applied, or superseded: idempotent no-op
     attempt = jobs_api.current_attempt()
@@ -77,7 +77,7 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
     result = _sandbox().run(handoff.kind, bytes(handoff.data))
     if result.ok:
         doc = dict(result.document or {})
-        services.parse_result_submit(
+        db.result_submit(
             job_id=job_id,
             attachment_id=attachment_id,
             attempt_no=attempt_no,
@@ -93,7 +93,7 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
     code = result.error_code or "crashed"
     last = attempt is not None and attempt.is_last
     if code in PERMANENT or last:
-        services.parse_result_submit(
+        db.result_submit(
             job_id=job_id,
             attachment_id=attachment_id,
             attempt_no=attempt_no,

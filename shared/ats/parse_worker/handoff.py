@@ -1,0 +1,56 @@
+"""The parse role's two database calls: read a hand-off row, report through ats_parse_submit().
+
+Plain SQL on Django's connection: the intake models are not installed in this process
+(policy/db-role.sql grants the role exactly these two things on the domain side).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from django.db import connection, transaction
+
+
+@dataclasses.dataclass(frozen=True)
+class Handoff:
+    kind: str
+    data: bytes
+
+
+def handoff_get(*, attachment_id: int, attempt_no: int) -> Handoff | None:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT kind, data FROM intake_parse_handoff WHERE attachment_id = %s AND attempt_no = %s",
+            [attachment_id, attempt_no],
+        )
+        row = cur.fetchone()
+    return None if row is None else Handoff(kind=str(row[0]), data=bytes(row[1]))
+
+
+def result_submit(
+    *,
+    job_id: int,
+    attachment_id: int,
+    attempt_no: int,
+    ok: bool,
+    code: str | None,
+    detail: str,
+    text: str,
+    page_count: int | None,
+    result: dict[str, Any],
+    policy_hash: str,
+) -> bool:
+    """Report a parse outcome through ats_parse_submit() (the role's only write).
+
+    The function checks that this worker holds the job, validates the report, records it
+    and defers `intake.apply_parse_result` in this transaction. False when this attempt
+    was already reported.
+    """
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(
+            "SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)",
+            [job_id, attachment_id, attempt_no, ok, code, detail, text, page_count, json.dumps(result), policy_hash],
+        )
+        return bool(cur.fetchone()[0])
