@@ -144,7 +144,9 @@ def test_submit_accepts_only_the_running_job_and_validates(parse_role: Any) -> N
     args = [parse_job, att, 1, True, None, "", "Jane Doe", 1, json.dumps({"schema": 2, "pages": 1}), "ab" * 32]
     sql = "SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)"
     _denied(parse_role, sql, args)  # the job is not `doing`: no report yet
-    parse_role.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [parse_job])
+    # This worker holds it (what procrastinate_fetch_job_v2 writes).
+    own = parse_role.execute("SELECT procrastinate_register_worker_v1()").fetchone()[0]
+    parse_role.execute("UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s WHERE id = %s", [own, parse_job])
     _denied(parse_role, sql, [parse_job, att + 1, *args[2:]])  # another document
     for bad in ([True, "corrupt"], [False, None], [False, "Not A Code!"]):
         with pytest.raises(psycopg.errors.CheckViolation):

@@ -1,8 +1,10 @@
 -- Least-privilege Postgres role for worker-untrusted (the parse worker).
 --
--- Applied by migration intake.0003 with :role replaced by ATS_PARSE_DB_ROLE (default
--- ats_parse). Re-applied after every procrastinate upgrade (see docs/runbook/queue.md):
--- a new procrastinate function version needs its grant here.
+-- Applied by migration intake.0004 (and re-applied by later ones) with :role replaced by
+-- ATS_PARSE_DB_ROLE (default ats_parse) and each other colon-prefixed name by its value in limits.toml
+-- (ats.parse_worker.data.role_sql: one source for the bounds the sandbox's validator, the
+-- parse worker and this file enforce). Re-applied after every procrastinate upgrade (see
+-- docs/runbook/queue.md): a new procrastinate function version needs its grant here.
 --
 -- What the role can do: run procrastinate's worker protocol for queue `parse` only, read
 -- the parse hand-off rows, and report a result through ats_parse_submit(). What it
@@ -15,9 +17,29 @@ DO $$
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = ':role') THEN
         BEGIN
-            CREATE ROLE ":role" LOGIN NOINHERIT CONNECTION LIMIT 20;
+            CREATE ROLE ":role" LOGIN NOINHERIT;
         EXCEPTION WHEN insufficient_privilege THEN
             RAISE NOTICE 'role :role missing and cannot be created here: ask the DBA';
+        END;
+    END IF;
+END
+$$;
+
+-- 0b. Pinned on the role, server-side ([db_role] in limits.toml). The connection cap is
+--     enforced by the server and the role cannot change it (ALTER ROLE needs CREATEROLE).
+--     The timeouts are the role's defaults: a session of the role could still SET them
+--     (every user may); docs/security/parse-role.md says what that leaves open. Where the
+--     migrating role may not ALTER ROLE (a managed server), the DBA runs the same.
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_roles WHERE rolname = ':role') THEN
+        BEGIN
+            ALTER ROLE ":role" CONNECTION LIMIT :connection_limit;
+            ALTER ROLE ":role" SET statement_timeout = ':statement_timeout_ms';
+            ALTER ROLE ":role" SET lock_timeout = ':lock_timeout_ms';
+            ALTER ROLE ":role" SET idle_in_transaction_session_timeout = ':idle_in_transaction_timeout_ms';
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE NOTICE 'role :role: connection limit and timeouts cannot be pinned here: ask the DBA';
         END;
     END IF;
 END
@@ -57,9 +79,27 @@ ALTER TABLE procrastinate_jobs ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS ats_parse_select ON procrastinate_jobs;
 DROP POLICY IF EXISTS ats_parse_update ON procrastinate_jobs;
 CREATE POLICY ats_parse_select ON procrastinate_jobs FOR SELECT TO ":role" USING (queue_name = 'parse');
--- WITH CHECK stops retry_job_v2(..., 'score', ...) from moving a job to another queue.
+-- The worker protocol needs UPDATE on status, worker_id, lock, priority, scheduled_at
+-- (fetch, retry, finish), but procrastinate serialises jobs by `lock` ACROSS queues: a
+-- parse job given a trusted job's lock (the rescue's, the purge's) with the highest
+-- priority and an infinite schedule would stall that trusted job for ever. So a parse job
+-- may only carry its own lock (the policy row's template 'parse:attachment:{attachment_id}',
+-- NULL allowed), the policy row's priority, and a retry within a day
+-- (parse's longest backoff is 10 min). USING: the role may touch waiting jobs and jobs its
+-- own workers hold (or nobody holds), never a job another pod is running. WITH CHECK also
+-- stops retry_job_v2(..., 'score', ...) from moving a job to another queue.
 CREATE POLICY ats_parse_update ON procrastinate_jobs FOR UPDATE TO ":role"
-    USING (queue_name = 'parse') WITH CHECK (queue_name = 'parse');
+    USING (
+        queue_name = 'parse'
+        AND (status = 'todo' OR worker_id IS NULL OR worker_id IN (SELECT w.id FROM procrastinate_workers w))
+    )
+    WITH CHECK (
+        queue_name = 'parse'
+        AND (lock IS NULL OR lock = 'parse:attachment:' || (args ->> 'attachment_id'))
+        AND priority = :parse_priority
+        AND (scheduled_at IS NULL OR scheduled_at <= now() + interval '1 day')
+        AND (worker_id IS NULL OR worker_id IN (SELECT w.id FROM procrastinate_workers w))
+    );
 
 -- Events: only for parse jobs (no forged history for other queues).
 ALTER TABLE procrastinate_events ENABLE ROW LEVEL SECURITY;
@@ -69,13 +109,18 @@ CREATE POLICY ats_parse_insert ON procrastinate_events FOR INSERT TO ":role"
 
 -- Trap 1: prune_stalled_workers_v1 (called at worker start) would delete the trusted
 -- workers' rows, and the FK's ON DELETE SET NULL would make their running jobs look
--- stalled (so they would run twice). Each row records its owner; the role sees and
--- touches only its own.
+-- stalled (so they would run twice). Each row records its owner and the address it
+-- registered from (one pod); the role sees and touches only its own pod's rows, so one
+-- pod can neither prune another's worker nor claim the jobs it holds (the policies on
+-- jobs and ats_parse_submit() below rely on this). Behind NAT all pods share an address
+-- and the check narrows to the role (docs/security/parse-role.md).
 ALTER TABLE procrastinate_workers ADD COLUMN IF NOT EXISTS ats_owner name NOT NULL DEFAULT current_user;
+ALTER TABLE procrastinate_workers ADD COLUMN IF NOT EXISTS ats_client_addr inet DEFAULT inet_client_addr();
 ALTER TABLE procrastinate_workers ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS ats_parse_own ON procrastinate_workers;
 CREATE POLICY ats_parse_own ON procrastinate_workers FOR ALL TO ":role"
-    USING (ats_owner = current_user) WITH CHECK (ats_owner = current_user);
+    USING (ats_owner = current_user AND ats_client_addr IS NOT DISTINCT FROM inet_client_addr())
+    WITH CHECK (ats_owner = current_user AND ats_client_addr IS NOT DISTINCT FROM inet_client_addr());
 
 -- 4. The hand-off: read-only, bytes of promoted documents only.
 GRANT SELECT ON intake_parse_handoff TO ":role";
@@ -103,12 +148,17 @@ AS $fn$
 DECLARE
     inserted bigint;
 BEGIN
-    -- The caller may only report on the parse job it is running for this document.
+    -- The caller may only report on the parse job it is running for this document: the
+    -- job is `doing`, held by a worker row this login registered from this address (not
+    -- a job it marked `doing` by hand, nor one another pod runs).
     PERFORM 1 FROM public.procrastinate_jobs j
+      JOIN public.procrastinate_workers w ON w.id = j.worker_id
      WHERE j.id = p_job_id AND j.queue_name = 'parse' AND j.status = 'doing'
        AND j.task_name = 'intake.parse_attachment'
        AND (j.args->>'attachment_id')::bigint = p_attachment_id
-       AND (j.args->>'attempt_no')::integer = p_attempt_no;
+       AND (j.args->>'attempt_no')::integer = p_attempt_no
+       AND w.ats_owner = session_user
+       AND w.ats_client_addr IS NOT DISTINCT FROM inet_client_addr();
     IF NOT FOUND THEN
         RAISE EXCEPTION 'ats_parse_submit: job % is not the running parse job of attachment % attempt %',
             p_job_id, p_attachment_id, p_attempt_no USING ERRCODE = 'insufficient_privilege';
@@ -119,9 +169,11 @@ BEGIN
     IF p_code IS NOT NULL AND p_code !~ '^[a-z_]{1,32}$' THEN
         RAISE EXCEPTION 'ats_parse_submit: malformed code' USING ERRCODE = 'check_violation';
     END IF;
-    IF length(coalesce(p_text, '')) > 2000000 OR length(coalesce(p_detail, '')) > 2000
-       OR pg_column_size(p_result) > 4000000
-       OR (p_page_count IS NOT NULL AND (p_page_count < 0 OR p_page_count > 10000))
+    -- Bounds from limits.toml, the same numbers the sandbox's validator and the parse
+    -- worker check first (tests/parse_role/test_limits.py), so a valid answer never fails here.
+    IF length(coalesce(p_text, '')) > :max_text_chars OR length(coalesce(p_detail, '')) > :max_detail_chars
+       OR octet_length(p_result::text) > :max_result_bytes
+       OR (p_page_count IS NOT NULL AND (p_page_count < 0 OR p_page_count > :max_page_count))
        OR (p_result IS NOT NULL AND jsonb_typeof(p_result) <> 'object')
        OR coalesce(p_policy_hash, '') !~ '^[0-9a-f]{0,64}$' THEN
         RAISE EXCEPTION 'ats_parse_submit: result out of range' USING ERRCODE = 'check_violation';

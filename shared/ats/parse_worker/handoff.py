@@ -10,7 +10,11 @@ import dataclasses
 import json
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
+
+
+class ReportRefused(Exception):
+    """ats_parse_submit() refused the report's content (check_violation): final for it."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,9 +52,10 @@ def result_submit(
     and defers `intake.apply_parse_result` in this transaction. False when this attempt
     was already reported.
     """
-    with transaction.atomic(), connection.cursor() as cur:
-        cur.execute(
-            "SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)",
-            [job_id, attachment_id, attempt_no, ok, code, detail, text, page_count, json.dumps(result), policy_hash],
-        )
-        return bool(cur.fetchone()[0])
+    try:
+        with transaction.atomic(), connection.cursor() as cur:
+            args = [job_id, attachment_id, attempt_no, ok, code, detail, text, page_count, json.dumps(result)]
+            cur.execute("SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)", [*args, policy_hash])
+            return bool(cur.fetchone()[0])
+    except IntegrityError as exc:  # check_violation: the content, not the moment, is wrong
+        raise ReportRefused(str(exc).splitlines()[0]) from exc

@@ -8,12 +8,15 @@ The trusted `intake.apply_parse_result` task (worker-default) turns the report i
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import os
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
 from ats.config.env import ats_settings
 from ats.jobs import api as jobs_api
+from ats.parse_worker import data
 from ats.parse_worker import handoff as db
 from ats.sandbox import data as sandbox_data
 
@@ -66,6 +69,11 @@ def sandbox_status() -> dict[str, Any] | None:
     return status
 
 
+@functools.cache
+def _limits() -> data.ReportLimits:
+    return data.report_limits(Path(ats_settings()["SANDBOX_POLICY_DIR"]))
+
+
 def run(*, attachment_id: int, attempt_no: int) -> None:
     handoff = db.handoff_get(attachment_id=attachment_id, attempt_no=attempt_no)
     if handoff is None:
@@ -74,42 +82,53 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
     job_id = attempt.job_id if attempt else None
     if job_id is None:
         raise RuntimeError("parse runs only as a job (its id authorises the report)")
+    report = functools.partial(db.result_submit, job_id=job_id, attachment_id=attachment_id, attempt_no=attempt_no)
     result = _sandbox().run(handoff.kind, bytes(handoff.data))
     if result.ok:
         doc = dict(result.document or {})
-        db.result_submit(
-            job_id=job_id,
-            attachment_id=attachment_id,
-            attempt_no=attempt_no,
-            ok=True,
-            code=None,
-            detail="",
-            text=str(doc.get("text", "")),
-            page_count=int(doc.get("pages", 0)),
-            result={**doc, "sandbox": result.to_dict()},
-            policy_hash=result.policy_hash,
-        )
-        return
+        payload = {**doc, "sandbox": result.to_dict()}
+        try:
+            # The validator already held the answer to limits.toml; the size of the whole
+            # report is checked here too, so only a disagreement reaches the SQL check.
+            size = len(json.dumps(payload).encode())
+            if size > _limits().max_result_bytes:
+                raise db.ReportRefused(f"result out of range: {size} bytes > {_limits().max_result_bytes}")
+            report(
+                ok=True,
+                code=None,
+                detail="",
+                text=str(doc.get("text", "")),
+                page_count=int(doc.get("pages", 0)),
+                result=payload,
+                policy_hash=result.policy_hash,
+            )
+            return
+        except db.ReportRefused as exc:
+            # A report ats_parse_submit() refuses would fail the same way on every retry:
+            # the document ends in a typed state instead (never an untyped error).
+            code = "output_too_large" if "out of range" in str(exc) else "protocol_error"
+            _report_failure(report, code, f"report refused: {exc}", result)
     code = result.error_code or "crashed"
     last = attempt is not None and attempt.is_last
     if code in PERMANENT or last:
-        db.result_submit(
-            job_id=job_id,
-            attachment_id=attachment_id,
-            attempt_no=attempt_no,
-            ok=False,
-            code=code,
-            detail=result.error_detail[:2000],
-            text="",
-            page_count=None,
-            result={"sandbox": result.to_dict()},
-            policy_hash=result.policy_hash,
-        )
-        # The job ends failed (visible in job stats); the document's state comes from the
-        # report, applied by the trusted side.
-        raise jobs_api.PermanentFailure(code, result.error_detail or code)
+        _report_failure(report, code, result.error_detail, result)
     # Transient (timeouts, memory, crash): retried per policy.
     raise SandboxFailure(code, result.error_detail)
+
+
+def _report_failure(report: Any, code: str, detail: str, result: Any) -> NoReturn:
+    report(
+        ok=False,
+        code=code,
+        detail=detail[: _limits().max_detail_chars],
+        text="",
+        page_count=None,
+        result={"sandbox": result.to_dict()},
+        policy_hash=result.policy_hash,
+    )
+    # The job ends failed (visible in job stats); the document's state comes from the
+    # report, applied by the trusted side.
+    raise jobs_api.PermanentFailure(code, detail or code)
 
 
 class SandboxFailure(Exception):

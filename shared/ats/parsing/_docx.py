@@ -459,6 +459,9 @@ def _extract(document: Any, limits: ParseLimits, col: Collector) -> dict[str, An
     walk_once(footers)
     walker.finish()
 
+    pages = _page_estimate(body)
+    if pages > limits.max_docx_pages:
+        raise ParseError(ErrorCode.TOO_MANY_PAGES, f"{pages} pages (estimated) > {limits.max_docx_pages}")
     text = col.final_text("\n".join(walker.lines))
     if not text:
         if any(rel.reltype == _IMAGE_REL for rel in rels):
@@ -466,7 +469,7 @@ def _extract(document: Any, limits: ParseLimits, col: Collector) -> dict[str, An
         raise empty_error("DOCX has no text")
     return col.result(
         text=text,
-        pages=_page_estimate(body),
+        pages=pages,
         ocr_pages=0,
         paragraphs=walker.paragraphs,
         tables=walker.tables,

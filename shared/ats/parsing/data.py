@@ -146,6 +146,10 @@ class ParseLimits:
     """
 
     max_pages: int = 20
+    # A DOCX has no pages: its count is an estimate from break markers, so it gets its own,
+    # looser cap (more is `too_many_pages`). The same number bounds page_count in SQL
+    # (ats_parse_submit, from policy/limits.toml).
+    max_docx_pages: int = 10_000
     max_bytes: int = 20 * MiB
     # 40 MP covers A4 scanned at 600 dpi (34.8 MP) and 12-24 MP phone photos.
     max_pixels_per_page: int = 40_000_000
@@ -170,6 +174,7 @@ class ParseLimits:
     def __post_init__(self) -> None:
         for name in (
             "max_pages",
+            "max_docx_pages",
             "max_bytes",
             "max_pixels_per_page",
             "max_text_chars",

@@ -23,7 +23,6 @@ from ats.sandbox.data import CHILD_REPORTABLE, Failure
 _DETAIL_MAX = 500
 _WARNINGS_MAX, _WARNING_CHARS = 50, 300
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-_DOCX_PAGES_MAX = 100_000  # a DOCX page count is an estimate from break markers
 _LINES_PER_BLOCK_MAX = 200  # ats.parsing._common.MAX_LINES_PER_BLOCK
 _STYLE_MAX = 64
 _PARTS = frozenset({"body", "table", "header", "footer", "textbox"})
@@ -109,7 +108,8 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, An
     _check(not extra, f"document: unexpected keys {sorted(extra)[:5]}")
     _check(untrusted.get("kind") == kind, "document: kind differs from the request")
     max_chars = limits.max_text_chars
-    max_pages = _DOCX_PAGES_MAX if kind == "docx" else limits.max_pages
+    # A DOCX page count is an estimate from break markers: its own cap (limits.toml [parse]).
+    max_pages = limits.max_docx_pages if kind == "docx" else limits.max_pages
     out: dict[str, Any] = {
         "schema": schema,
         "kind": kind,

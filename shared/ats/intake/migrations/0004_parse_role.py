@@ -5,7 +5,6 @@ this migration only substitutes the role name (ATS_PARSE_DB_ROLE, default ats_pa
 """
 
 import os
-import re
 from pathlib import Path
 
 from django.db import migrations
@@ -14,11 +13,15 @@ from ats.config.env import REPO_ROOT
 
 
 def policy_sql() -> str:
+    # Always the current file with the current limits.toml: every later migration that
+    # re-applies it calls this, so applying an old migration on a fresh database runs the
+    # newest SQL (the file is idempotent).
+    from ats.jobs.data import policy_for
+    from ats.parse_worker.data import PARSE_TASK, role_sql
+
     policy_dir = Path(os.environ.get("ATS_SANDBOX_POLICY_DIR") or REPO_ROOT / "services" / "worker-untrusted" / "policy")
     role = os.environ.get("ATS_PARSE_DB_ROLE", "ats_parse")
-    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", role):
-        raise ValueError(f"ATS_PARSE_DB_ROLE {role!r} is not a plain lower-case identifier")
-    return (policy_dir / "db-role.sql").read_text().replace(":role", role)
+    return role_sql(policy_dir, role, parse_priority=policy_for(PARSE_TASK).priority)
 
 
 def apply(apps, schema_editor):  # type: ignore[no-untyped-def]
