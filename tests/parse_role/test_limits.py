@@ -1,0 +1,116 @@
+"""One source for every bound of a parse report: services/worker-untrusted/policy/limits.toml.
+
+The sandbox's validator (ats.sandbox.validate, through ParseLimits), the parse worker
+(ats.parse_worker.runner) and ats_parse_submit() (db-role.sql, written by the migration)
+used to disagree: DOCX pages 100,000 vs 10,000, answers 4 MiB vs pg_column_size 4,000,000.
+A harmless DOCX with 10,001 page breaks then made every submit raise, three attempts in a
+row, and ended as an untyped error. Here: each side is held to the file, and that DOCX
+runs through the real workers and ends typed on its first attempt.
+"""
+
+from __future__ import annotations
+
+import io
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import docx
+import pytest
+import yaml
+from django.db import connection
+
+from ats.intake.models import ParseAttempt
+from ats.parse_worker.data import report_limits, role_limits
+from ats.sandbox import api as sandbox_api
+from tests.jobs.helpers import wait_for
+from tests.parse_role.helpers import parse_job_for_new_document
+
+REPO = Path(__file__).resolve().parents[2]
+POLICY = REPO / "services" / "worker-untrusted" / "policy"
+TOML = tomllib.loads((POLICY / "limits.toml").read_text())
+
+
+def _function_source() -> str:
+    with connection.cursor() as cur:
+        cur.execute("SELECT prosrc FROM pg_proc WHERE proname = 'ats_parse_submit'")
+        [(src,)] = cur.fetchall()
+    return str(src)
+
+
+@pytest.mark.django_db
+def test_installed_submit_function_uses_the_limits_file() -> None:
+    limits = report_limits(POLICY)
+    src = _function_source()
+    assert f"p_page_count > {limits.max_page_count}" in src
+    assert f"length(coalesce(p_text, '')) > {limits.max_text_chars}" in src
+    assert f"length(coalesce(p_detail, '')) > {limits.max_detail_chars}" in src
+    assert f"octet_length(p_result::text) > {limits.max_result_bytes}" in src
+    assert limits.max_page_count == TOML["parse"]["max_docx_pages"] == 10_000
+    assert limits.max_text_chars == TOML["parse"]["max_text_chars"]
+
+
+def test_validator_uses_the_limits_file() -> None:
+    policy = sandbox_api.load_policy(POLICY)
+    from ats.parsing.data import ParseLimits
+
+    parse = ParseLimits(**policy.parse)
+    assert parse.max_docx_pages == TOML["parse"]["max_docx_pages"]
+    answer = {"schema": 2, "kind": "docx", "text": "Jane", "ocr_used": False, "ocr_pages": 0, "warnings": []}
+    sandbox_api.validate_document({**answer, "pages": parse.max_docx_pages}, kind="docx", limits=parse)
+    with pytest.raises(sandbox_api.Invalid, match="pages"):
+        sandbox_api.validate_document({**answer, "pages": parse.max_docx_pages + 1}, kind="docx", limits=parse)
+    # Every answer the zygote lets through fits the report bound, re-encoded by Postgres
+    # (jsonb prints ", " and ": " and may lengthen numbers): twice the answer cap.
+    assert report_limits(POLICY).max_result_bytes >= 2 * TOML["child"]["max_result_bytes"]
+    assert report_limits(POLICY).max_detail_chars >= 500  # the validator's own detail cap
+
+
+@pytest.mark.django_db
+def test_parse_role_connection_limit_and_timeouts_are_pinned() -> None:
+    pinned = role_limits(POLICY)
+    with connection.cursor() as cur:
+        cur.execute("SELECT rolconnlimit, rolconfig FROM pg_roles WHERE rolname = 'ats_parse'")
+        limit, config = cur.fetchone()
+    assert limit == pinned.connection_limit
+    assert {
+        f"statement_timeout={pinned.statement_timeout_ms}",
+        f"lock_timeout={pinned.lock_timeout_ms}",
+        f"idle_in_transaction_session_timeout={pinned.idle_in_transaction_timeout_ms}",
+    } <= set(config)
+    # Two pods at the KEDA maximum, each 2 x concurrency + LISTEN + a health check probe.
+    keda = yaml.safe_load((REPO / "k8s/components/keda/scaledobject-worker-untrusted.yaml").read_text())
+    from ats.cli import DEPLOYABLES
+
+    per_pod = 2 * DEPLOYABLES["untrusted"][1] + 1 + 1
+    assert pinned.connection_limit >= keda["spec"]["maxReplicaCount"] * per_pod
+    # Idle-in-transaction stays above the parse wall so a slow parse is never cut off.
+    assert pinned.idle_in_transaction_timeout_ms > 1000 * TOML["child"]["wall_s"]
+
+
+def _docx_with_page_breaks(n: int) -> bytes:
+    document = docx.Document()
+    document.add_paragraph("Jane Doe - Senior Engineer")
+    paragraph = document.add_paragraph("Experience")
+    run = paragraph.add_run()
+    for _ in range(n):
+        run.add_break(docx.enum.text.WD_BREAK.PAGE)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_docx_with_10001_page_breaks_ends_typed_on_its_first_attempt(stack: Any) -> None:
+    att, parse_job = parse_job_for_new_document(_docx_with_page_breaks(10_001), "docx")
+
+    def finished() -> Any:
+        attempt = ParseAttempt.objects.filter(attachment_id=att, attempt_no=1).first()
+        return attempt if attempt is not None and attempt.state != "pending" else None
+
+    attempt = wait_for(finished, 90, "the parse attempt's terminal state")
+    with connection.cursor() as cur:
+        cur.execute("SELECT status::text, attempts FROM procrastinate_jobs WHERE id = %s", [parse_job])
+        job = cur.fetchone()
+    assert (attempt.state, attempt.error_code, job) == ("failed", "too_many_pages", ("failed", 1))
+    assert "more pages than a CV" in attempt.reason
