@@ -63,6 +63,17 @@ def _save(att: Attachment, *extra: str) -> None:
     att.save(update_fields=["state", "state_changed_at", "reason_code", "reason", "updated_at", *extra])
 
 
+def _move(att: Attachment, new: State, *also: str, reason_code: str = "", reason: str = "", **fields: Any) -> None:
+    """Set `fields`, move to `new` (checked) and save them with the state, in one UPDATE.
+
+    `also` names fields already set on `att` that must be saved too.
+    """
+    for name, value in fields.items():
+        setattr(att, name, value)
+    _set_state(att, new, reason_code=reason_code, reason=reason)
+    _save(att, *also, *fields)
+
+
 def intake_receive(
     *,
     channel: str,
@@ -175,6 +186,13 @@ def _locked(attachment_id: int) -> Attachment | None:
     return Attachment.objects.select_for_update().filter(pk=attachment_id).first()
 
 
+def _locked_in(attachment_id: int, *states: State) -> Attachment | None:
+    """The row, locked, if it exists and is in one of `states` (else a redelivered job or
+    a concurrent action got there first: nothing to do)."""
+    att = _locked(attachment_id)
+    return att if att is not None and att.state in states else None
+
+
 _CONTENT_LOCK_NAMESPACE = 0x61747331  # "ats1": keeps these keys apart from other advisory locks
 
 
@@ -190,65 +208,10 @@ def attachment_ingest(*, attachment_id: int) -> None:
     Idempotent: re-running on an attachment already past scanning is a no-op, and the
     scan itself is repeatable, so redelivery after a crash is harmless.
     """
-    with transaction.atomic():
-        att = _locked(attachment_id)
-        if att is None or att.state not in (State.RECEIVED, State.SCANNING):
-            return  # deleted or already handled: a redelivered job has nothing to do
-        try:
-            # One byte over the limit is enough to know the file is too large.
-            data = adapters.blob_store().get(att.storage_container, att.storage_key, max_bytes=max_upload_bytes() + 1)
-        except adapters.BlobTooLarge:
-            att.virus_scan_status = VirusScanStatus.NOT_SCANNED
-            _set_state(
-                att,
-                State.REJECTED_TOO_LARGE,
-                reason_code="too_large",
-                reason=f"The file is larger than the {max_upload_bytes():,}-byte limit.",
-            )
-            _save(att, "virus_scan_status")
-            return
-        att.sha256 = hashlib.sha256(data).hexdigest()
-        att.size_bytes = len(data)
-        verdict = adapters.precheck(data)
-        att.detected_type = verdict.detected
-        # Empty/oversized files are rejected unscanned. An unsupported type is still
-        # scanned first: malware must surface as malware, not as "wrong file type".
-        if verdict.rejection is not None and verdict.rejection[0] != State.REJECTED_UNSUPPORTED_TYPE:
-            state, code, reason = verdict.rejection
-            att.virus_scan_status = VirusScanStatus.NOT_SCANNED
-            _set_state(att, state, reason_code=code, reason=reason)
-            _save(att, "sha256", "size_bytes", "detected_type", "virus_scan_status")
-            return
-        # Two byte-identical documents ingested at once each run this check before the
-        # other's sha256 is committed, so neither would see the other: serialise on the
-        # content hash (released at commit), so the second to get here sees the first's
-        # committed row. The first committed is the original, whatever the ids' order.
-        _lock_content(att.sha256)
-        original = (
-            Attachment.objects.filter(sha256=att.sha256)
-            .exclude(pk=att.pk)
-            .exclude(state__in=[State.DUPLICATE, State.SCAN_FAILED, State.REJECTED_TOO_LARGE, State.DISCARDED])
-            .order_by("pk")
-            .first()
-        )
-        if original is not None:
-            att.duplicate_of = original
-            att.virus_scan_status = VirusScanStatus.NOT_SCANNED
-            _set_state(
-                att,
-                State.DUPLICATE,
-                reason_code="duplicate",
-                reason=f"Byte-identical to document {original.pk} ({original.filename})",
-            )
-            _save(att, "sha256", "size_bytes", "detected_type", "virus_scan_status", "duplicate_of")
-            if (att.raw_intake.metadata or {}).get("requisition_id"):
-                # Sent for a requisition: the original's candidate applies to it (the
-                # scoring module routes it once the original has its candidate).
-                jobs_api.defer(ROUTE_DUPLICATE, payload={"attachment_id": att.pk})
-            return
-        if att.state == State.RECEIVED:
-            _set_state(att, State.SCANNING)
-        _save(att, "sha256", "size_bytes", "detected_type")
+    checked = _ingest_check(attachment_id)
+    if checked is None:
+        return
+    storage_key, data, verdict = checked
 
     # The scan is network I/O to clamd: outside any transaction, bounded by the attempt.
     scan = adapters.scan(data)  # raises adapters.ScannerUnavailable -> retried per policy
@@ -262,60 +225,114 @@ def attachment_ingest(*, attachment_id: int) -> None:
                 att.save(update_fields=["scan_engine", "updated_at"])
             attachment_mark_scan_failed(attachment_id=attachment_id, reason=scan.reason)
         return
-
     if scan.status == "infected":
-        with transaction.atomic():
-            att = _locked(attachment_id)
-            if att is None or att.state != State.SCANNING:
-                return
-            att.virus_scan_status = VirusScanStatus.INFECTED
-            att.scan_signature = scan.signature[:255]
-            att.scan_engine = scan.engine[:255]
-            _set_state(
-                att,
-                State.BLOCKED_MALWARE,
-                reason_code="malware",
-                reason=f"Malware detected: {scan.signature}. The file is kept in quarantine and never opened.",
-            )
-            _save(att, "virus_scan_status", "scan_signature", "scan_engine")
-            audit_api.audit_event_record(
-                actor="system:ingest",
-                action="intake.blocked_malware",
-                object_type="attachment",
-                object_id=att.pk,
-                payload={
-                    "signature": scan.signature,
-                    "engine": scan.engine,
-                    **_scan_evidence(att, "infected", scan.engine),
-                },
-            )
+        _ingest_block_malware(attachment_id, scan)
         return
-
-    if verdict.rejection is not None:
-        with transaction.atomic():
-            att = _locked(attachment_id)
-            if att is None or att.state != State.SCANNING:
-                return
-            state, code, reason = verdict.rejection
-            att.virus_scan_status = VirusScanStatus.CLEAN
-            att.scan_engine = scan.engine[:255]
-            _set_state(att, state, reason_code=code, reason=reason)  # bytes stay in quarantine
-            _save(att, "virus_scan_status", "scan_engine")
-            _record_scan(att, "clean", scan.engine)
-        return
-
-    adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)
+    if verdict.rejection is None:
+        adapters.blob_store().promote(QUARANTINE, storage_key, DOCUMENTS)
     with transaction.atomic():
-        att = _locked(attachment_id)
-        if att is None or att.state != State.SCANNING:
+        att = _locked_in(attachment_id, State.SCANNING)
+        if att is None:
             return
-        att.virus_scan_status = VirusScanStatus.CLEAN
-        att.scan_engine = scan.engine[:255]
-        att.storage_container = DOCUMENTS
-        _set_state(att, State.PROMOTED)
-        _save(att, "virus_scan_status", "scan_engine", "storage_container")
+        clean = {"virus_scan_status": VirusScanStatus.CLEAN, "scan_engine": scan.engine[:255]}
+        if verdict.rejection is not None:
+            state, code, reason = verdict.rejection
+            _move(att, state, reason_code=code, reason=reason, **clean)  # bytes stay in quarantine
+            _record_scan(att, "clean", scan.engine)
+            return
+        _move(att, State.PROMOTED, storage_container=DOCUMENTS, **clean)
         _record_scan(att, "clean", scan.engine)
         _handoff_to_parse(att, data)
+
+
+def _ingest_check(attachment_id: int) -> tuple[str, bytes, Any] | None:
+    """Read, checksum and type the bytes; end here (rejected or duplicate) or go on to the
+    scan in `scanning`. Returns (storage key, bytes, precheck verdict) to scan, or None."""
+    with transaction.atomic():
+        att = _locked_in(attachment_id, State.RECEIVED, State.SCANNING)
+        if att is None:
+            return None  # deleted or already handled: a redelivered job has nothing to do
+        try:
+            # One byte over the limit is enough to know the file is too large.
+            data = adapters.blob_store().get(att.storage_container, att.storage_key, max_bytes=max_upload_bytes() + 1)
+        except adapters.BlobTooLarge:
+            _move(
+                att,
+                State.REJECTED_TOO_LARGE,
+                reason_code="too_large",
+                reason=f"The file is larger than the {max_upload_bytes():,}-byte limit.",
+                virus_scan_status=VirusScanStatus.NOT_SCANNED,
+            )
+            return None
+        att.sha256 = hashlib.sha256(data).hexdigest()
+        att.size_bytes = len(data)
+        verdict = adapters.precheck(data)
+        att.detected_type = verdict.detected
+        checked = ("sha256", "size_bytes", "detected_type")
+        # Empty/oversized files are rejected unscanned. An unsupported type is still
+        # scanned first: malware must surface as malware, not as "wrong file type".
+        if verdict.rejection is not None and verdict.rejection[0] != State.REJECTED_UNSUPPORTED_TYPE:
+            state, code, reason = verdict.rejection
+            _move(att, state, *checked, reason_code=code, reason=reason, virus_scan_status=VirusScanStatus.NOT_SCANNED)
+            return None
+        # Two byte-identical documents ingested at once each run this check before the
+        # other's sha256 is committed, so neither would see the other: serialise on the
+        # content hash (released at commit), so the second to get here sees the first's
+        # committed row. The first committed is the original, whatever the ids' order.
+        _lock_content(att.sha256)
+        original = (
+            Attachment.objects.filter(sha256=att.sha256)
+            .exclude(pk=att.pk)
+            .exclude(state__in=[State.DUPLICATE, State.SCAN_FAILED, State.REJECTED_TOO_LARGE, State.DISCARDED])
+            .order_by("pk")
+            .first()
+        )
+        if original is not None:
+            _move(
+                att,
+                State.DUPLICATE,
+                *checked,
+                reason_code="duplicate",
+                reason=f"Byte-identical to document {original.pk} ({original.filename})",
+                virus_scan_status=VirusScanStatus.NOT_SCANNED,
+                duplicate_of=original,
+            )
+            if (att.raw_intake.metadata or {}).get("requisition_id"):
+                # Sent for a requisition: the original's candidate applies to it (the
+                # scoring module routes it once the original has its candidate).
+                jobs_api.defer(ROUTE_DUPLICATE, payload={"attachment_id": att.pk})
+            return None
+        if att.state == State.RECEIVED:
+            _set_state(att, State.SCANNING)
+        _save(att, *checked)
+        return att.storage_key, data, verdict
+
+
+def _ingest_block_malware(attachment_id: int, scan: Any) -> None:
+    with transaction.atomic():
+        att = _locked_in(attachment_id, State.SCANNING)
+        if att is None:
+            return
+        _move(
+            att,
+            State.BLOCKED_MALWARE,
+            reason_code="malware",
+            reason=f"Malware detected: {scan.signature}. The file is kept in quarantine and never opened.",
+            virus_scan_status=VirusScanStatus.INFECTED,
+            scan_signature=scan.signature[:255],
+            scan_engine=scan.engine[:255],
+        )
+        audit_api.audit_event_record(
+            actor="system:ingest",
+            action="intake.blocked_malware",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={
+                "signature": scan.signature,
+                "engine": scan.engine,
+                **_scan_evidence(att, "infected", scan.engine),
+            },
+        )
 
 
 def _scan_evidence(att: Attachment, verdict: str, engine: str) -> dict[str, Any]:
@@ -351,18 +368,17 @@ def _handoff_to_parse(att: Attachment, data: bytes) -> ParseAttempt:
 
 def attachment_mark_scan_failed(*, attachment_id: int, reason: str) -> None:
     """Exhaustion of the malware-scan policy: blocked from parse, visible in triage."""
-    att = _locked(attachment_id)
-    if att is None or att.state not in (State.RECEIVED, State.SCANNING):
+    att = _locked_in(attachment_id, State.RECEIVED, State.SCANNING)
+    if att is None:
         return
-    att.virus_scan_status = VirusScanStatus.SCAN_FAILED
-    _set_state(
+    _move(
         att,
         State.SCAN_FAILED,
         reason_code="scan_failed",
         reason=f"The malware scanner could not be reached after all attempts ({reason}). "
         "The document is blocked from reading until the scan is retried.",
+        virus_scan_status=VirusScanStatus.SCAN_FAILED,
     )
-    _save(att, "virus_scan_status")
 
 
 def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt:
@@ -401,10 +417,7 @@ def attachment_retry_scan(*, attachment_id: int, actor: Any = None) -> Attachmen
             raise ActionRefused(f"attachment {attachment_id} is {att.state}; only a failed scan can be retried")
         if att.storage_container != QUARANTINE or not att.storage_key:
             raise ActionRefused(f"attachment {attachment_id} has no bytes in quarantine to scan again")
-        att.virus_scan_status = VirusScanStatus.PENDING
-        att.scan_signature = ""
-        _set_state(att, State.RECEIVED)
-        _save(att, "virus_scan_status", "scan_signature")
+        _move(att, State.RECEIVED, virus_scan_status=VirusScanStatus.PENDING, scan_signature="")
         job_id = jobs_api.defer(INGEST, payload={"attachment_id": att.pk})
         audit_api.audit_event_record(
             actor=_actor_label(actor, "cli"),
@@ -601,12 +614,10 @@ def parse_attempt_record_failure(
 
 
 def attachment_mark_candidate_created(*, attachment_id: int, candidate_id: int) -> None:
-    att = _locked(attachment_id)
-    if att is None or att.state != State.PARSED:
+    att = _locked_in(attachment_id, State.PARSED)
+    if att is None:
         return
-    att.candidate_id = candidate_id
-    _set_state(att, State.CANDIDATE_CREATED)
-    _save(att, "candidate_id")
+    _move(att, State.CANDIDATE_CREATED, candidate_id=candidate_id)
     # The document is now findable under its candidate: index both with this commit.
     from ats.search import api as search_api
 
@@ -627,11 +638,10 @@ def attachments_set_candidate(*, attachment_ids: list[int], candidate_id: int) -
 
 
 def attachment_mark_candidate_failed(*, attachment_id: int, code: str, reason: str) -> None:
-    att = _locked(attachment_id)
-    if att is None or att.state != State.PARSED:
+    att = _locked_in(attachment_id, State.PARSED)
+    if att is None:
         return
-    _set_state(att, State.CANDIDATE_FAILED, reason_code=code, reason=reason)
-    _save(att)
+    _move(att, State.CANDIDATE_FAILED, reason_code=code, reason=reason)
 
 
 def max_upload_bytes() -> int:
