@@ -82,7 +82,7 @@ def kube_pod(stack: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[t
     path.write_text(yaml.safe_dump(pod))
     podman("kube", "down", str(path), check=False)
     # The pod takes over queue parse from the compose worker, whose connections would
-    # otherwise count against ats_parse's CONNECTION LIMIT 10 together with the pod's.
+    # otherwise count against ats_parse's CONNECTION LIMIT (16) together with the pod's.
     compose_worker = stack.container("worker-untrusted")
     podman("stop", "-t", "100", compose_worker, timeout=200)
     podman("kube", "play", "--network", network, "--seccomp-profile-root", str(POLICY_DIR), str(path), timeout=300)

@@ -114,3 +114,22 @@ def test_docx_with_10001_page_breaks_ends_typed_on_its_first_attempt(stack: Any)
         job = cur.fetchone()
     assert (attempt.state, attempt.error_code, job) == ("failed", "too_many_pages", ("failed", 1))
     assert "more pages than a CV" in attempt.reason
+
+
+@pytest.mark.django_db
+def test_residual_risk_a_session_can_lift_its_own_timeouts() -> None:
+    """Documented residual (docs/security/parse-role.md): the role's timeouts are defaults
+    every session may SET; only the connection limit is out of its reach. If Postgres ever
+    refuses this, the doc can say the timeouts are pinned too."""
+    import psycopg
+
+    from ats.config.env import with_user
+
+    s = connection.settings_dict
+    url = with_user(f"postgresql://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}", "ats_parse")
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SHOW statement_timeout").fetchone() == ("30s",)
+        conn.execute("SET statement_timeout = 0")
+        assert conn.execute("SHOW statement_timeout").fetchone() == ("0",)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("ALTER ROLE ats_parse CONNECTION LIMIT -1")

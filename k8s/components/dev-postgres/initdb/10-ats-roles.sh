@@ -14,8 +14,10 @@ psql --no-psqlrc -v ON_ERROR_STOP=1 \
   --username "$POSTGRES_USER" --dbname "$POSTGRES_DB" \
   -v db="$POSTGRES_DB" -v app_role="$POSTGRES_USER" -v parse_password="$ATS_PARSE_PASSWORD" <<'SQL'
 -- NOINHERIT + a connection cap: the parse worker needs concurrency 2 + 1 LISTEN + up to one
--- Django connection per executor thread; 10 bounds what a compromised worker can hold.
-CREATE ROLE ats_parse LOGIN NOINHERIT CONNECTION LIMIT 10 PASSWORD :'parse_password';
+-- Django connection per executor thread, per pod, two pods at most; 16 ([db_role] in
+-- services/worker-untrusted/policy/limits.toml, which the migrations apply) bounds what
+-- a compromised worker can hold.
+CREATE ROLE ats_parse LOGIN NOINHERIT CONNECTION LIMIT 16 PASSWORD :'parse_password';
 
 -- PUBLIC may create temp tables by default; a pg_temp object can hijack unqualified names
 -- in SECURITY DEFINER functions. Grant CONNECT explicitly, then take TEMP away from PUBLIC.
@@ -29,5 +31,6 @@ ALTER DEFAULT PRIVILEGES FOR ROLE :"app_role" REVOKE EXECUTE ON FUNCTIONS FROM P
 -- Bound a stuck or hostile session. Idle-in-transaction stays above the 90 s parse wall
 -- timeout so a task that keeps a transaction open across one parse is not cut off.
 ALTER ROLE ats_parse SET statement_timeout = '30s';
+ALTER ROLE ats_parse SET lock_timeout = '10s';
 ALTER ROLE ats_parse SET idle_in_transaction_session_timeout = '120s';
 SQL
