@@ -93,9 +93,13 @@ class Worker:
         self.name = name
         self.log = Path(env["ATS_STATE_DIR"]) / f"{name}.log"
         self._fh = self.log.open("ab")
+        env = {**env, "ATS_PROCESS_NAME": name}
+        if deployable == "untrusted":
+            # As its image, compose and Kubernetes set it (`ats worker` forces it as well).
+            env["DJANGO_SETTINGS_MODULE"] = "ats.parse_worker.settings"
         self.proc = subprocess.Popen(
             [*ATS, "worker", f"--deployable={deployable}", f"--name={name}", *extra],
-            env={**env, "ATS_PROCESS_NAME": name},
+            env=env,
             stdout=self._fh,
             stderr=subprocess.STDOUT,
             cwd=REPO,

@@ -86,3 +86,15 @@ def test_payload_versions_outside_the_window_fail_permanently() -> None:
     task.func(context, attachment_id=-1, v=1)
     with pytest.raises(jobs_api.PermanentFailure, match="outside the supported window"):
         task.func(context, attachment_id=-1, v=99)
+
+
+def test_just_up_hands_the_untrusted_worker_its_own_settings_and_no_trusted_secret() -> None:
+    from ats.devtools.up import TRUSTED_SECRETS, untrusted_env
+
+    trusted = {name: "secret" for name in TRUSTED_SECRETS}
+    env = untrusted_env(
+        {**trusted, "DATABASE_URL": "postgresql://ats@h/ats", "ATS_PARSE_DATABASE_URL": "postgresql://ats_parse@h/ats"}
+    )
+    assert not set(TRUSTED_SECRETS) & set(env)
+    assert env["DJANGO_SETTINGS_MODULE"] == "ats.parse_worker.settings"
+    assert env["DATABASE_URL"] == "postgresql://ats_parse@h/ats"
