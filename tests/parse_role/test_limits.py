@@ -133,3 +133,33 @@ def test_residual_risk_a_session_can_lift_its_own_timeouts() -> None:
         assert conn.execute("SHOW statement_timeout").fetchone() == ("0",)
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("ALTER ROLE ats_parse CONNECTION LIMIT -1")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_report_the_sql_refuses_ends_typed_on_its_first_attempt(
+    start_worker: Any, tmp_path: Path, stack_env: dict[str, str]
+) -> None:
+    """The safety net behind the single source: a worker whose limits file disagrees with
+    the installed function (here it lets 20,000 DOCX pages through, the SQL 10,000) gets
+    check_violation from ats_parse_submit() and reports a typed failure at once."""
+    import os
+    import shutil
+
+    policy = tmp_path / "policy"
+    shutil.copytree(POLICY, policy)
+    os.chmod(tmp_path, 0o755)
+    limits = policy / "limits.toml"
+    limits.write_text(limits.read_text().replace("max_docx_pages = 10000", "max_docx_pages = 20000"))
+    start_worker("untrusted", env={"ATS_SANDBOX_POLICY_DIR": str(policy)})
+    start_worker("default", extra=["--queues=ingest"])
+    att, parse_job = parse_job_for_new_document(_docx_with_page_breaks(10_001), "docx")
+
+    def finished() -> Any:
+        attempt = ParseAttempt.objects.filter(attachment_id=att, attempt_no=1).first()
+        return attempt if attempt is not None and attempt.state != "pending" else None
+
+    attempt = wait_for(finished, 90, "the parse attempt's terminal state")
+    with connection.cursor() as cur:
+        cur.execute("SELECT status::text, attempts FROM procrastinate_jobs WHERE id = %s", [parse_job])
+        job = cur.fetchone()
+    assert (attempt.state, attempt.error_code, job) == ("failed", "output_too_large", ("failed", 1))

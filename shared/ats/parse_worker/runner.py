@@ -90,7 +90,7 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
         try:
             # The validator already held the answer to limits.toml; the size of the whole
             # report is checked here too, so only a disagreement reaches the SQL check.
-            size = len(json.dumps(payload).encode())
+            size = len(json.dumps(payload, ensure_ascii=False).encode())  # as Postgres prints it: UTF-8
             if size > _limits().max_result_bytes:
                 raise db.ReportRefused(f"result out of range: {size} bytes > {_limits().max_result_bytes}")
             report(
