@@ -9,6 +9,7 @@ Pure: no Django, database, queue or HTTP client. See docs/security/sandbox.md.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any, Protocol
@@ -53,6 +54,7 @@ __all__ = [
     "load_policy",
     "policy_dir",
     "policy_hash",
+    "shipped_profile_hash",
     "status_problems",
     "validate_document",
 ]
@@ -115,4 +117,15 @@ def status_problems(status: dict[str, Any]) -> list[str]:
     loaded = status.get("loaded_policy_hash")
     if loaded is not None and loaded != policy_hash(Path(status["policy_dir"])):
         problems.append("the zygotes' loaded sandbox policy differs from the shipped policy files")
+    if loaded is not None:  # started: the zygotes must say what they compiled
+        compiled = status.get("loaded_profile_hash")
+        if compiled is None:
+            problems.append("the zygotes did not report the seccomp profile they compiled")
+        elif compiled != shipped_profile_hash(Path(status["policy_dir"])):
+            problems.append("the zygotes' compiled seccomp-child.json differs from the shipped one")
     return problems
+
+
+def shipped_profile_hash(directory: Path | None = None) -> str:
+    """sha256 of seccomp-child.json as shipped (compare with status()["loaded_profile_hash"])."""
+    return hashlib.sha256(((directory or policy_dir()) / "seccomp-child.json").read_bytes()).hexdigest()

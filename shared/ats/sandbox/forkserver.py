@@ -192,10 +192,19 @@ class ForkServerSandbox:
             "kind": self.name,
             "policy_dir": str(self.policy.policy_dir),
             "loaded_policy_hash": self.last_hello.get("policy_hash"),
+            "loaded_profile_hash": self.loaded_profile_hash(),
             "zygote_pids": [z.proc.pid for z in idle if z is not None],
             "unstarted": sum(1 for z in idle if z is None),
             "restarts": self.restarts,
         }
+
+    def loaded_profile_hash(self) -> str | None:
+        """sha256 of the seccomp-child.json bytes the zygotes compiled (None if unknown
+        or if two zygotes disagree, which the health check reports as a problem)."""
+        with self._pool.mutex:
+            hashes = {z.hello.get("profile_hash") for z in self._pool.queue if z is not None}
+        hashes.add(self.last_hello.get("profile_hash"))
+        return hashes.pop() if len(hashes) == 1 else None
 
     def close(self) -> None:
         while not self._pool.empty():

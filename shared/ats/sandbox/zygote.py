@@ -84,6 +84,7 @@ class Zygote:
         # One answer buffer for the zygote's lifetime (cap + 1 byte to detect overflow),
         # scrubbed after each document.
         self.answer_buf = bytearray(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
+        self.answer_dirty = 0  # bytes of answer_buf written since the last scrub
         # The parser supplies its own trusted warm-up documents (see the spare child below).
         self.warmup_samples = self.parser.warmup_documents() if config.get("warmup", True) else []
         self.max_document_bytes = int(self.policy.parse.get("max_bytes", 20 * 1024 * 1024))
@@ -96,7 +97,11 @@ class Zygote:
                 sys.path.insert(0, config["probes_path"])
             self.probes = importlib.import_module(config["probes"])
 
-        seccomp, self.seccomp_skipped = oci.load_profile(Path(self.policy.policy_dir) / "seccomp-child.json")
+        # Checked (allow-like actions refused), compiled and hashed from one read of the file:
+        # the hash in hello is the profile these children really run under.
+        seccomp, self.seccomp_skipped, self.profile_hash = oci.load_child_profile(
+            Path(self.policy.policy_dir) / "seccomp-child.json"
+        )
         self.seccomp = oci.CompiledFilter(seccomp)
         self.plan = hardening.prepare_zygote()
         gc.collect()
@@ -113,6 +118,7 @@ class Zygote:
             "skipped": self.plan.skipped,
             "seccomp_skipped": self.seccomp_skipped,
             "policy_hash": self.policy.policy_hash,
+            "profile_hash": self.profile_hash,
             "vm_bytes": hardening.address_space_bytes(),
             "prewarm_ms": round(self.prewarm_ms, 1),
         }
@@ -258,6 +264,9 @@ class Zygote:
             if received > cap:
                 end = "output_too_large"
                 break
+        # Everything read so far is scrubbed after the reply, answered or not: a child
+        # stopped for overflow or at the deadline left its bytes in our buffer too.
+        self.answer_dirty = max(self.answer_dirty, received)
         child.close_doc()
         if end is None and not exited:
             # A complete answer and EOF: the child is done. Kill it in case it is not,
@@ -318,7 +327,8 @@ class Zygote:
                 # Every later child is a fork of this process: no byte of this document
                 # or its answer may survive in our heap for the next spare to find.
                 _scrub(document)
-                _scrub(self.answer_buf, len(answer))
+                _scrub(self.answer_buf, max(len(answer), self.answer_dirty))
+                self.answer_dirty = 0
                 del document, answer
                 if pending is not None:
                     self.reap(pending)  # overlaps with the worker validating the answer
