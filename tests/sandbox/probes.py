@@ -190,7 +190,7 @@ def probe_abort(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
 
 def probe_segfault(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
     preflight(context)
-    ctypes.string_at(0, 16)
+    ctypes.string_at(8, 16)  # string_at(0, n) would allocate, not read
     raise AssertionError("unreachable")
 
 

@@ -132,6 +132,9 @@ class SandboxPolicy:
     reply_grace_s: float
     policy_dir: str
     policy_hash: str  # sha256 over the policy files' bytes, sorted by file name
+    # Re-exec a zygote after this many documents (and after any child killed by a
+    # memory-corruption signal or SIGSYS): fresh layout, canary and heap shape.
+    recycle_after_documents: int = 500
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,15 @@ class ZygoteError(Exception):
     pass
 
 
+# A child killed by one of these may have been probing the zygote's layout (a failed
+# exploit attempt, or a parser bug an attacker is steering): recycle the zygote.
+_RECYCLE_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGSYS})
+
+
+def _memory_fault(outcome: dict[str, Any]) -> bool:
+    return outcome.get("end") == "signaled" and outcome.get("signal") in _RECYCLE_SIGNALS
+
+
 class _Zygote:
     """One ``python -m ats.sandbox.zygote`` process and its two pipes."""
 
@@ -82,6 +91,9 @@ class _Zygote:
         if not self.hello.get("ok"):
             self.kill()
             raise ZygoteError(f"zygote refused to start: {self.hello.get('error')}")
+        self.documents = 0  # served so far (the recycle count)
+        self.replacing = False  # a replacement is warming up in the background
+        self.retired = False  # replaced while busy: close instead of returning it to the pool
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -152,9 +164,13 @@ class ForkServerSandbox:
         self._pool: queue.LifoQueue[_Zygote | None] = queue.LifoQueue()
         for _ in range(pool_size):
             self._pool.put(None)  # started on first use
-        self.restarts = 0
+        self.restarts = 0  # unplanned: a zygote died, hung or broke the protocol
+        self.recycles = 0  # planned: replaced after N documents or a crashed child
         self._restarts_reported = 0
         self._restarts_lock = threading.Lock()
+        # Guards the hand-over between a recycled zygote and its replacement.
+        self._lifecycle = threading.Lock()
+        self._replacers: list[threading.Thread] = []
         self.last_hello: dict[str, Any] = {}
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -196,6 +212,7 @@ class ForkServerSandbox:
             "zygote_pids": [z.proc.pid for z in idle if z is not None],
             "unstarted": sum(1 for z in idle if z is None),
             "restarts": self.restarts,
+            "recycles": self.recycles,
         }
 
     def loaded_profile_hash(self) -> str | None:
@@ -206,7 +223,51 @@ class ForkServerSandbox:
         hashes.add(self.last_hello.get("profile_hash"))
         return hashes.pop() if len(hashes) == 1 else None
 
+    def replacing(self) -> bool:
+        """Whether a replacement zygote is still warming up (tests, shutdown)."""
+        return any(t.is_alive() for t in self._replacers)
+
+    def _give_back(self, slot: _Zygote) -> None:
+        with self._lifecycle:
+            if not slot.retired:
+                self._pool.put(slot)
+                return
+        slot.close()  # its replacement took its place while it was busy
+
+    def _recycle(self, slot: _Zygote) -> None:
+        """Start a replacement in the background; the old zygote serves until it is ready."""
+        with self._lifecycle:
+            if slot.replacing:
+                return
+            slot.replacing = True
+        self._replacers = [t for t in self._replacers if t.is_alive()]
+        thread = threading.Thread(target=self._replace, args=(slot,), name="zygote-recycle", daemon=True)
+        self._replacers.append(thread)
+        thread.start()
+
+    def _replace(self, old: _Zygote) -> None:
+        try:
+            new = self._spawn()
+        except ZygoteError:
+            with self._lifecycle:
+                old.replacing = False  # keep serving with the old one; retried on its next document
+                if old.retired:  # it died meanwhile and left its slot to us
+                    self._pool.put(None)
+            return
+        with self._lifecycle:
+            with self._pool.mutex:
+                idle = old in self._pool.queue
+                if idle:
+                    self._pool.queue.remove(old)
+            old.retired = True
+            self._pool.put(new)
+            self.recycles += 1
+        if idle:
+            old.close()
+
     def close(self) -> None:
+        for thread in list(self._replacers):
+            thread.join(self._startup_timeout_s)
         while not self._pool.empty():
             slot = self._pool.get_nowait()
             if slot is not None:
@@ -251,10 +312,17 @@ class ForkServerSandbox:
             # A zygote that does not answer in time or breaks the protocol is replaced.
             slot.kill()
             self.restarts += 1
-            self._pool.put(None)
+            with self._lifecycle:
+                if slot.replacing and not slot.retired:
+                    slot.retired = True  # the replacement warming up takes this slot
+                else:
+                    self._pool.put(None)
             failure = Failure.TIMEOUT_WALL if isinstance(exc, TimeoutError) else Failure.CRASHED
             return self._result(failure, f"zygote failed: {type(exc).__name__}", started=started, hello=slot.hello)
-        self._pool.put(slot)
+        slot.documents += 1
+        if slot.documents >= self.policy.recycle_after_documents or _memory_fault(outcome):
+            self._recycle(slot)
+        self._give_back(slot)
         try:
             return self._judge(kind, outcome, untrusted_answer, started, slot.hello)
         except Exception as exc:  # a bug here must cost one document, not the worker
