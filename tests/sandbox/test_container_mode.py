@@ -107,4 +107,5 @@ def test_remaining_layers_hold(report: dict[str, Any]) -> None:
     assert probes["cpu_spin"]["failure"] == "timeout_cpu"
     assert probes["memory_bomb"]["failure"] == "memory"
     assert probes["raw_flood"]["failure"] == "output_too_large"
-    assert report["restarts"] == 0 and report["same_zygote"]
+    # No unplanned zygote death; the SIGSYS kills recycled it (planned, test_recycle.py).
+    assert report["restarts"] == 0 and report["recycles"] >= 1

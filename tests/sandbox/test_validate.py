@@ -157,3 +157,13 @@ def test_child_errors_only_from_the_closed_set() -> None:
     assert ok[:2] == (Failure.ENCRYPTED, "needs a?password")  # control characters neutralised
     for code in ("timeout_wall", "seccomp_violation", "sandbox_unavailable", "nope"):
         assert _decode(_framed({"status": "error", "code": code, "detail": ""}))[0] == Failure.PROTOCOL_ERROR
+
+
+def test_warnings_are_made_printable_and_bounded() -> None:
+    """Warnings reach logs and the recruiters' triage page: no terminal escapes, line
+    breaks or bidi overrides from a hostile child, and each one bounded."""
+    hostile = ["\x1b[2J\x1b[31mOK\r\nfake log line", "name\u202egpj.exe", "tab\there", "\u2028sep", "x" * 300]
+    failure, _, document = _decode(_framed({"status": "ok", "document": _document(warnings=hostile)}))
+    assert failure is None
+    assert document["warnings"][:4] == ["?[2J?[31mOK??fake log line", "name?gpj.exe", "tab?here", "?sep"]
+    assert all(w.isprintable() and len(w) <= 300 for w in document["warnings"])

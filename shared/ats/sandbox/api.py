@@ -28,7 +28,7 @@ from ats.sandbox.data import (
     SandboxResult,
 )
 from ats.sandbox.forkserver import ForkServerSandbox, ZygoteError
-from ats.sandbox.inprocess import ALLOW_ENV, InProcessSandbox, SandboxRefused
+from ats.sandbox.inprocess import ALLOW_ENV, InProcessSandbox, SandboxRefused, refuse_in_untrusted_deployable
 from ats.sandbox.policy import load_policy, policy_dir, policy_hash
 from ats.sandbox.validate import Invalid, validate_document
 
@@ -82,6 +82,7 @@ def default_sandbox(
     """
     policy = load_policy(Path(policy_dir)) if policy_dir else load_policy()
     if allow_inprocess:
+        refuse_in_untrusted_deployable()
         return InProcessSandbox(allow=True, policy=policy)
     return ForkServerSandbox(policy=policy, pool_size=pool_size)
 
@@ -92,7 +93,11 @@ def harden_worker_process() -> None:
     In container mode the parse child keeps the worker's uid; non-dumpable makes
     /proc/<worker>/{environ,mem,...} root-owned and refuses ptrace from same-uid
     processes (Landlock, where present, blocks /proc/<worker> anyway).
+
+    Also refuses ATS_SANDBOX_ALLOW_INPROCESS=1 there (SandboxRefused): the worker must
+    not start at all rather than parse unconfined.
     """
+    refuse_in_untrusted_deployable()
     prctl.set_dumpable(False)
 
 

@@ -122,8 +122,11 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, An
     _check(untrusted.get("bbox_unit") in (None, "pt", "px"), "bbox_unit: not pt/px/null")
     out["bbox_unit"] = untrusted.get("bbox_unit")
     out["thumbnail_png_b64"] = _thumbnail(untrusted.get("thumbnail_png_b64"), limits.thumbnail_width)
+    # Shown in logs and the triage page: printable only (no escapes, line breaks, bidi
+    # overrides), like the error detail. The length was checked before the replacement.
     out["warnings"] = [
-        _string(w, _WARNING_CHARS, "warning") for w in _list(untrusted.get("warnings"), _WARNINGS_MAX, "warnings")
+        _printable(_string(w, _WARNING_CHARS, "warning"), _WARNING_CHARS)
+        for w in _list(untrusted.get("warnings"), _WARNINGS_MAX, "warnings")
     ]
     budget = max_chars  # blocks, paragraphs and tables repeat the text: they share one budget each
     blocks = []
@@ -236,6 +239,7 @@ def decode_answer(
         return Failure.PROTOCOL_ERROR, f"validator: {type(exc).__name__}", None
 
 
-def _printable(text: str) -> str:
-    # Details end up in logs and the triage UI: no control characters, no escapes.
-    return "".join(ch if ch.isprintable() else "?" for ch in text)[:_DETAIL_MAX]
+def _printable(text: str, max_chars: int = _DETAIL_MAX) -> str:
+    # Details and warnings end up in logs and the triage UI: no control characters, no
+    # escapes, no format characters (bidi overrides): str.isprintable() is False for all.
+    return "".join(ch if ch.isprintable() else "?" for ch in text[:max_chars])
