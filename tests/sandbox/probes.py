@@ -331,3 +331,12 @@ def _try_read(path: str, size: int = 4096) -> dict[str, Any]:
     finally:
         os.close(fd)
     return {"refused": False, "bytes": len(got), "sample": got[:64].decode("latin-1")}
+
+
+def probe_ipc_kind(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """What the result fd is: a socket cannot be reopened through /proc/<pid>/fd (ENXIO)."""
+    import stat
+
+    preflight(context)
+    mode = os.fstat(context["result_fd"]).st_mode
+    return answer(context, "ipc_kind", socket=stat.S_ISSOCK(mode), fifo=stat.S_ISFIFO(mode))

@@ -120,3 +120,17 @@ def test_same_uid_proc_sweep_reads_nothing(probes: ForkServerSandbox) -> None:
         assert found["environ"]["refused"] and found["environ"]["errno"] == EACCES, (pid, found)
         assert set(found) == {"environ"}, (pid, found)  # no fd of any neighbour opened
     _still_serving(probes)
+
+
+def test_ipc_uses_sockets_not_pipes(probes: ForkServerSandbox) -> None:
+    """A pipe can be reopened through /proc/<pid>/fd/N by anyone who may open that link
+    (a same-uid process while a fresh zygote is still dumpable); a socket cannot (ENXIO)."""
+    seen = _seen(probes.run("probe:ipc_kind", b""))
+    assert seen["socket"] and not seen["fifo"]
+    zygote = int(probes.status()["zygote_pids"][0])
+    links = {fd: os.readlink(f"/proc/{zygote}/fd/{fd}") for fd in os.listdir(f"/proc/{zygote}/fd")}
+    pipes = {fd: link for fd, link in links.items() if link.startswith("pipe:")}
+    assert pipes == {}, links
+    with pytest.raises(OSError) as refused:
+        os.open(f"/proc/{zygote}/fd/{next(fd for fd, link in links.items() if link.startswith('socket:'))}", os.O_RDWR)
+    assert refused.value.errno == 6  # ENXIO

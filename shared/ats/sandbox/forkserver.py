@@ -12,6 +12,7 @@ import contextlib
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -50,7 +51,7 @@ def _memory_fault(outcome: dict[str, Any]) -> bool:
 
 
 class _Zygote:
-    """One ``python -m ats.sandbox.zygote`` process and its two pipes."""
+    """One ``python -m ats.sandbox.zygote`` process and the socket to it."""
 
     def __init__(self, config: dict[str, Any], *, probes: bool, startup_timeout_s: float) -> None:
         env = dict(_ZYGOTE_ENV)
@@ -67,20 +68,29 @@ class _Zygote:
         if probes:
             env[PROBES_ENV] = "1"
             argv.append("--test-probes")
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            close_fds=True,
-            # Own session: a Ctrl-C or SIGTERM aimed at the worker's group does not hit
-            # the zygote mid-document; it exits on EOF when the worker goes away.
-            start_new_session=True,
-        )
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.in_fd, self.out_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        os.set_blocking(self.in_fd, False)
-        os.set_blocking(self.out_fd, False)
+        # One AF_UNIX stream socket as the zygote's stdin and stdout, not two pipes: a pipe
+        # can be reopened through /proc/<zygote>/fd/0 (while the fresh zygote is still
+        # dumpable, any same-uid process could inject a config or read the documents);
+        # a socket cannot be opened that way (ENXIO).
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=theirs.fileno(),
+                stdout=theirs.fileno(),
+                env=env,
+                close_fds=True,
+                # Own session: a Ctrl-C or SIGTERM aimed at the worker's group does not hit
+                # the zygote mid-document; it exits on EOF when the worker goes away.
+                start_new_session=True,
+            )
+        except BaseException:
+            self.sock.close()
+            raise
+        finally:
+            theirs.close()
+        self.in_fd = self.out_fd = self.sock.fileno()
+        self.sock.setblocking(False)
         deadline = time.monotonic() + startup_timeout_s
         try:
             protocol.send_json(self.in_fd, config, deadline)
@@ -112,19 +122,16 @@ class _Zygote:
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.kill()
         self.proc.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe is not None:
-                pipe.close()
+        self.sock.close()
 
     def close(self, timeout_s: float = 5.0) -> None:
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()  # EOF: the zygote finishes the current child and exits
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_WR)  # EOF: the zygote finishes the current child and exits
         try:
             self.proc.wait(timeout_s)
         except subprocess.TimeoutExpired:
             self.kill()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        self.sock.close()
 
 
 class ForkServerSandbox:

@@ -3,7 +3,8 @@
 Started by ForkServerSandbox as a fresh, single-threaded process (the worker has
 threads and an event loop; forking *it* could copy a held lock into the child). It
 imports and pre-warms the parser, freezes the heap, then serves one request at a time
-on its stdin/stdout pipes:
+on the AF_UNIX socket the worker gave it as stdin and stdout (a socket, not pipes: see
+``_stream_pair``):
 
   worker -> zygote   config (JSON frame, once), then per document:
                      request (JSON frame: kind) + document (raw frame)
@@ -194,8 +195,11 @@ class Zygote:
     def fork_spare(self) -> _Child:
         """Fork the next child now, while idle: fork and hardening (~3 ms) are then off the
         document's critical path. The spare is fully confined before it sees any input."""
-        doc_r, doc_w = os.pipe2(os.O_CLOEXEC)
-        answer_r, answer_w = os.pipe2(os.O_CLOEXEC)
+        # Socket pairs, not pipes: a pipe can be reopened through /proc/<pid>/fd/N by any
+        # process allowed to open that link; a socket cannot (ENXIO). Each pair is used in
+        # one direction only, as the pipes were (EOF = the writer closed its end).
+        doc_r, doc_w = _stream_pair()
+        answer_r, answer_w = _stream_pair()
         vm_bytes = hardening.address_space_bytes()
         pid = os.fork()
         if pid == 0:
@@ -338,6 +342,14 @@ class Zygote:
             if self.spare is not None:
                 signal.pidfd_send_signal(self.spare.pidfd, signal.SIGKILL)
                 self.reap(self.spare)
+
+
+def _stream_pair() -> tuple[int, int]:
+    """(read end, write end) of a close-on-exec AF_UNIX stream pair, as raw fds."""
+    import socket
+
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    return left.detach(), right.detach()  # socket.socketpair sets SOCK_CLOEXEC already
 
 
 def _read_into(fd: int, view: memoryview) -> None:
