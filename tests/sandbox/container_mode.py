@@ -15,6 +15,7 @@ import ctypes
 import json
 import os
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -95,8 +96,7 @@ def _echo_server() -> tuple[str, int]:
 
 
 def inside() -> dict[str, Any]:
-    from ats.sandbox.api import ForkServerSandbox, harden_worker_process, load_policy
-    from ats.sandbox.check import _tiny_pdf
+    from ats.sandbox.api import harden_worker_process, load_policy
     from ats.sandbox.zygote import PROBES_ENV
 
     harden_worker_process()
@@ -111,7 +111,48 @@ def inside() -> dict[str, Any]:
     report["asyncio_ok"] = asyncio.run(_asyncio_roundtrip())
 
     os.environ[PROBES_ENV] = "1"
-    policy = load_policy(cpu_soft_s=2, cpu_hard_s=3, wall_s=4.0, address_space_budget_mb=256)
+    # wall 8 s: the 2 s CPU spin must reach its CPU cap first even on a loaded machine
+    policy = load_policy(cpu_soft_s=2, cpu_hard_s=3, wall_s=8.0, address_space_budget_mb=256)
+    # A same-uid neighbour that is dumpable and holds a secret in its environment, like
+    # an exec'd health check or a `kubectl exec` shell: only a file boundary (Landlock)
+    # keeps a parse child from reading /proc/<it>/environ.
+    neighbour = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(120)"],
+        env={"PATH": "/usr/bin:/bin", "ATS_TEST_SECRET": "hunter2-neighbour"},
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        return _with_sandbox(report, policy, neighbour.pid)
+    finally:
+        neighbour.kill()
+        neighbour.wait()
+
+
+def _sweep(sandbox: Any, neighbour: int) -> dict[str, Any]:
+    result = sandbox.run("probe:proc_sweep", json.dumps([neighbour]).encode())
+    seen = json.loads(result.document["text"]) if result.ok and result.document else None
+    return {"failure": result.failure, "detail": result.detail, "seen": seen}
+
+
+def _with_sandbox(report: dict[str, Any], policy: Any, neighbour: int) -> dict[str, Any]:
+    from ats.sandbox.api import ForkServerSandbox, ZygoteError
+    from ats.sandbox.check import _tiny_pdf
+
+    if os.environ.get("ATS_SANDBOX_TEST_NO_LANDLOCK") == "1":
+        # As on a kernel without Landlock: the child keeps our uid and nothing else stands
+        # between it and same-uid neighbours' /proc files. The sandbox must refuse.
+        with ForkServerSandbox(policy=policy, probes="probes", probes_path=str(HERE)) as sandbox:
+            try:
+                report["hello"] = sandbox.start()
+            except ZygoteError as exc:
+                report["start_error"] = str(exc)
+            report["document"] = sandbox.run("pdf", _tiny_pdf()).failure
+            report["sweep"] = _sweep(sandbox, neighbour)
+        check = subprocess.run(
+            [sys.executable, "-m", "ats.sandbox.check", "--json"], capture_output=True, text=True, timeout=100
+        )
+        report["check"] = {"exit": check.returncode, "report": json.loads(check.stdout) if check.stdout else None}
+        return report
     with ForkServerSandbox(policy=policy, probes="probes", probes_path=str(HERE)) as sandbox:
         hello = sandbox.start()
         report["layers"], report["skipped"] = hello["layers"], hello["skipped"]
@@ -149,6 +190,7 @@ def inside() -> dict[str, Any]:
         report["pdf"] = {"failure": parsed.failure, "text": parsed.document["text"] if parsed.document else None}
         report["restarts"] = sandbox.restarts
         report["recycles"] = sandbox.recycles  # planned: after each SIGSYS
+        report["sweep"] = _sweep(sandbox, neighbour)
     return report
 
 

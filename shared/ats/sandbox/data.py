@@ -93,6 +93,17 @@ REQUIRED_LAYERS: Final = frozenset(
 )
 # In root mode the uid change and the network namespace are required too.
 REQUIRED_AS_ROOT: Final = REQUIRED_LAYERS | {Layer.NETNS, Layer.SETUID, Layer.CAPBSET, Layer.SECUREBITS}
+# Without a uid change the child shares the worker's uid: only Landlock then keeps it out
+# of same-uid processes' /proc files (environ, fds) and the files the uid can read. One of
+# the two file boundaries is mandatory; the zygote refuses to start without both.
+FILE_BOUNDARY: Final = frozenset({Layer.SETUID, Layer.LANDLOCK})
+
+
+def required_layers(active: frozenset[Layer] | set[Layer], *, root: bool) -> frozenset[Layer]:
+    """What a host must give: root mode needs the uid change; otherwise Landlock."""
+    if root:
+        return REQUIRED_AS_ROOT
+    return REQUIRED_LAYERS | ({Layer.LANDLOCK} if Layer.SETUID not in active else set())
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from ats.sandbox.policy import load_policy
 from ats.sandbox.validate import decode_answer
 from ats.sandbox.zygote import PROBES_ENV
 
+NO_LANDLOCK_TEST_ENV = "ATS_SANDBOX_TEST_NO_LANDLOCK"
 _MAX_OUTCOME = 1 << 16
 _MAX_HELLO = 1 << 20
 # The zygote gets no secrets: its environment is built from scratch, never copied.
@@ -38,7 +39,9 @@ _OVERRIDABLE = ("cpu_soft_s", "cpu_hard_s", "wall_s", "address_space_budget_mb",
 
 
 class ZygoteError(Exception):
-    pass
+    def __init__(self, message: str, hello: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.hello = hello or {}  # what a zygote that refused to start said about the host
 
 
 # A child killed by one of these may have been probing the zygote's layout (a failed
@@ -100,7 +103,7 @@ class _Zygote:
             raise ZygoteError(f"zygote did not start: {type(exc).__name__}") from exc
         if not self.hello.get("ok"):
             self.kill()
-            raise ZygoteError(f"zygote refused to start: {self.hello.get('error')}")
+            raise ZygoteError(f"zygote refused to start: {self.hello.get('error')}", self.hello)
         self.documents = 0  # served so far (the recycle count)
         self.replacing = False  # a replacement is warming up in the background
         self.retired = False  # replaced while busy: close instead of returning it to the pool
@@ -164,6 +167,8 @@ class ForkServerSandbox:
             "parser": parser,
             "probes": probes,
             "probes_path": str(Path(probes_path).resolve()) if probes_path else None,
+            # Test-only, like the probes (the zygote refuses it without them).
+            "test_without_landlock": bool(probes) and os.environ.get(NO_LANDLOCK_TEST_ENV) == "1",
         }
         self._probes = bool(probes)
         self._parse_limits = ParseLimits(**self.policy.parse)

@@ -39,7 +39,7 @@ from typing import Any
 import prctl
 
 from ats.sandbox import hardening, oci, protocol
-from ats.sandbox.data import Failure
+from ats.sandbox.data import FILE_BOUNDARY, Failure, Layer
 from ats.sandbox.policy import load_policy
 
 PROBES_ENV = "ATS_SANDBOX_TEST_PROBES"
@@ -104,15 +104,34 @@ class Zygote:
             Path(self.policy.policy_dir) / "seccomp-child.json"
         )
         self.seccomp = oci.CompiledFilter(seccomp)
-        self.plan = hardening.prepare_zygote()
+        # Test-only (like the probes): behave as on a kernel without Landlock, to prove the
+        # sandbox then refuses to run rather than run without a file boundary.
+        no_landlock = bool(config.get("test_without_landlock"))
+        if no_landlock and not probes_enabled:
+            raise RuntimeError("test_without_landlock requested but probes are not enabled")
+        self.plan = hardening.prepare_zygote(without_landlock=no_landlock)
         gc.collect()
         gc.freeze()  # keep the pre-warmed heap out of the child's GC: fewer copy-on-write faults
         self.threads = len(os.listdir("/proc/self/task"))
 
+    def _refusal(self) -> str | None:
+        if self.threads != 1:
+            return f"{self.threads} threads after prewarm: forking is unsafe"
+        if not FILE_BOUNDARY & set(self.plan.layers):
+            # The child would keep our uid with nothing between it and same-uid processes'
+            # /proc/<pid>/environ and fds (health check, kubectl exec shells): refuse.
+            return (
+                f"no file boundary: the child keeps uid {os.geteuid()} and Landlock is missing "
+                f"({self.plan.skipped.get(Layer.LANDLOCK, '?')}); run on a kernel with Landlock, or "
+                "give the zygote a real uid change (root in a user namespace, hostUsers: false)"
+            )
+        return None
+
     def hello(self) -> dict[str, Any]:
+        refusal = self._refusal()
         return {
-            "ok": self.threads == 1,
-            "error": None if self.threads == 1 else f"{self.threads} threads after prewarm: forking is unsafe",
+            "ok": refusal is None,
+            "error": refusal,
             "pid": self.pid,
             "uid": os.geteuid(),
             "layers": [layer.value for layer in self.plan.layers],
