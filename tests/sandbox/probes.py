@@ -136,13 +136,16 @@ def probe_invented_code(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
 
 
 def probe_bad_thumbnail(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
-    """A "thumbnail" that is 4000 x 4000: the size is in the PNG header, checked before use."""
+    """A raw "thumbnail" that claims 4000 x 4000: the size is checked before any use."""
     import base64
-    import struct
 
     document = answer(context, "bad_thumbnail")
-    ihdr = struct.pack(">II", 4000, 4000) + b"\x08\x02\x00\x00\x00"
-    document["thumbnail_png_b64"] = base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR" + ihdr).decode()
+    document["thumbnail"] = {
+        "width": 4000,
+        "height": 4000,
+        "channels": 3,
+        "pixels_b64": base64.b64encode(b"\0" * 48).decode(),
+    }
     return document
 
 

@@ -11,6 +11,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+# Stdlib-only like this module: the web serves stored thumbnails with it, without
+# importing the sandbox's seccomp/prctl machinery (ats.sandbox.api).
+from ats.sandbox.thumbnail import is_plain_png
+
+__all__ = [
+    "CHILD_REPORTABLE",
+    "FILE_BOUNDARY",
+    "PARSE_FAILURES",
+    "REQUIRED_AS_ROOT",
+    "REQUIRED_LAYERS",
+    "SANDBOX_FAILURES",
+    "ChildLimits",
+    "Failure",
+    "Layer",
+    "SandboxPolicy",
+    "SandboxResult",
+    "is_plain_png",
+    "required_layers",
+]
+
 
 class Failure(enum.StrEnum):
     """Closed set of ways a sandboxed parse can fail.
