@@ -24,6 +24,24 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 UID = 65534
+RAW_SYSCALLS = (
+    "x32_getpid",
+    "io_uring_setup",
+    "userfaultfd",
+    "memfd_create",
+    "bpf",
+    "perf_event_open",
+    "keyctl",
+    "process_vm_readv",
+    "personality",
+    "tgkill_zygote",
+    "prlimit64_zygote",
+    "prlimit64_raise_own",
+    "mprotect_exec",
+    "pkey_mprotect",
+    "remap_file_pages",
+    "mremap_then_exec",
+)
 CLONE_NEWUSER = 0x10000000
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -188,6 +206,16 @@ def _with_sandbox(report: dict[str, Any], policy: Any, neighbour: int) -> dict[s
         report["probes"] = outcomes
         parsed = sandbox.run("pdf", _tiny_pdf())
         report["pdf"] = {"failure": parsed.failure, "text": parsed.document["text"] if parsed.document else None}
+        # The review's raw-syscall sweep, memory hygiene and abort, here with the child
+        # keeping our uid (tests/sandbox/test_review_probes.py runs them in root mode).
+        sweep: dict[str, Any] = {}
+        for call in RAW_SYSCALLS:
+            result = sandbox.run("probe:raw_syscall", call.encode())
+            sweep[call] = result.failure
+        report["raw_syscalls"] = sweep
+        mappings = sandbox.run("probe:mappings", b"")
+        report["mappings"] = json.loads(mappings.document["text"]) if mappings.ok and mappings.document else None
+        report["abort"] = sandbox.run("probe:abort", b"").failure
         report["restarts"] = sandbox.restarts
         report["recycles"] = sandbox.recycles  # planned: after each SIGSYS
         report["sweep"] = _sweep(sandbox, neighbour)

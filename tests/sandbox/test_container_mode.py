@@ -149,3 +149,12 @@ def test_without_landlock_the_sandbox_refuses_to_parse(without_landlock: dict[st
     assert check["exit"] == 1 and check["report"] is not None
     assert "landlock" in check["report"]["required_missing"]
     assert check["report"]["ok"] is False
+
+
+def test_review_probes_hold_with_the_workers_uid(report: dict[str, Any]) -> None:
+    assert report["raw_syscalls"] and set(report["raw_syscalls"].values()) == {"seccomp_violation"}, report[
+        "raw_syscalls"
+    ]
+    assert report["mappings"]["wx"] == [] and report["mappings"]["shared_writable"] == []
+    assert report["abort"] == "crashed"
+    assert report["restarts"] == 0  # the zygote survived tgkill/prlimit64 aimed at it
