@@ -299,3 +299,13 @@ def test_container_socket_families_compile_to_four_rules() -> None:
     for family in (AF_UNIX, AF_INET, AF_INET6, AF_NETLINK):
         assert f"$a0.lo32 == {family}" in socket_rules, family
     assert "$a0.lo32 < 17" not in socket_rules and "$a0.lo32 >= 17" not in socket_rules
+
+
+def test_shipped_child_profile_passes_the_load_time_guard() -> None:
+    child = _profile("seccomp-child.json")
+    oci.check_child_profile(child)  # raises UnsafeProfile otherwise; the zygote would not start
+    assert FORBIDDEN <= oci.CHILD_NEVER_ALLOWED  # the guard knows every call this file forbids
+    for action in ("SCMP_ACT_LOG", "SCMP_ACT_TRACE", "SCMP_ACT_NOTIFY", "SCMP_ACT_USER_NOTIF"):
+        weakened = {**child, "syscalls": [*child["syscalls"], {"names": ["getdents64"], "action": action}]}
+        with pytest.raises(oci.UnsafeProfile, match="allow-like"):
+            oci.check_child_profile(weakened)
