@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ats.sandbox import oci
-from ats.sandbox.api import Failure, ForkServerSandbox, ZygoteError, harden_worker_process
+from ats.sandbox.api import Failure, ForkServerSandbox, ZygoteError, harden_worker_process, shipped_profile_hash
 from ats.sandbox.data import Layer, SandboxResult, required_layers
 from ats.sandbox.policy import load_policy
 from ats.sandbox.zygote import PROBES_ENV
@@ -52,6 +52,12 @@ def run_checks() -> dict[str, Any]:
             # E.g. no file boundary (no uid change, no Landlock): a FAILURE of the check,
             # never a skipped layer - the worker would refuse every document here too.
             return _refused_report(policy, exc)
+        verify(
+            "seccomp",
+            "zygote compiled the shipped seccomp-child.json",
+            hello.get("profile_hash") == shipped_profile_hash(Path(policy.policy_dir)),
+            hello.get("profile_hash"),
+        )
         identity = sandbox.run("probe:identity", b"")
         facts = _observed(identity)
         verify(
