@@ -216,6 +216,14 @@ def _with_sandbox(report: dict[str, Any], policy: Any, neighbour: int) -> dict[s
         mappings = sandbox.run("probe:mappings", b"")
         report["mappings"] = json.loads(mappings.document["text"]) if mappings.ok and mappings.document else None
         report["abort"] = sandbox.run("probe:abort", b"").failure
+        # Remnant of an answer the zygote gave up on (overflow), in the next child.
+        marker = os.urandom(32)
+        flood = sandbox.run("probe:flood_data", os.urandom(100) + marker + os.urandom(100))
+        found = sandbox.run("probe:find_remnant", marker[:16] + bytes(b ^ 0xFF for b in marker[16:]))
+        report["remnant"] = {
+            "flood": flood.failure,
+            "seen": json.loads(found.document["text"]) if found.ok and found.document else found.failure,
+        }
         report["restarts"] = sandbox.restarts
         report["recycles"] = sandbox.recycles  # planned: after each SIGSYS
         report["sweep"] = _sweep(sandbox, neighbour)

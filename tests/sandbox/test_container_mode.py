@@ -157,4 +157,7 @@ def test_review_probes_hold_with_the_workers_uid(report: dict[str, Any]) -> None
     ]
     assert report["mappings"]["wx"] == [] and report["mappings"]["shared_writable"] == []
     assert report["abort"] == "crashed"
+    remnant = report["remnant"]
+    assert remnant["flood"] == "output_too_large" and remnant["seen"]["hits"] == 0, remnant
+    assert remnant["seen"]["scanned_mb"] > 50
     assert report["restarts"] == 0  # the zygote survived tgkill/prlimit64 aimed at it
