@@ -16,10 +16,10 @@ pytestmark = pytest.mark.timeout(60)
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def untrusted(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(params=["1", "true", "YES", " on "])
+def untrusted(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     monkeypatch.setenv("ATS_DEPLOYABLE", "untrusted")
-    monkeypatch.setenv(ALLOW_ENV, "1")
+    monkeypatch.setenv(ALLOW_ENV, request.param)  # every spelling settings reads as true
 
 
 def test_untrusted_worker_refuses_in_process_parsing(untrusted: None) -> None:

@@ -38,7 +38,10 @@ def refuse_in_untrusted_deployable() -> None:
     documents it would remove every layer at once, so it is a start-up error there
     (never silently ignored: someone set it believing it does something).
     """
-    if os.environ.get(DEPLOYABLE_ENV) == "untrusted" and os.environ.get(ALLOW_ENV) == "1":
+    # Any value settings would read as true ("1", "true", "yes", "on", any case) - and any
+    # value we do not recognise as false: refuse rather than guess.
+    value = os.environ.get(ALLOW_ENV, "").strip().lower()
+    if os.environ.get(DEPLOYABLE_ENV) == "untrusted" and value not in {"", "0", "false", "no", "off"}:
         raise SandboxRefused(f"{ALLOW_ENV}=1 is refused in the untrusted deployable: unset it")
 
 

@@ -434,6 +434,9 @@ def _killpg(pid: int) -> None:
 
 
 def main() -> int:
+    # First thing: execve made us dumpable again; a same-uid process must not read our
+    # memory or /proc files while we start (Zygote.__init__ repeats it for clarity).
+    prctl.set_dumpable(False)
     probes_enabled = "--test-probes" in sys.argv[1:] and os.environ.get(PROBES_ENV) == "1"
     # Keep the protocol pipes off 0/1: a stray print() from a library must not corrupt
     # the stream. stdout goes to stderr (logs), stdin to /dev/null.
