@@ -296,13 +296,14 @@ class Zygote:
             # read its CPU time before the reap, and let the caller reap after replying.
             cpu_s, rss_kb = _proc_usage(child.pid)
             signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
+            pending: _Child | None = child
             if not rss_kb:
                 # It exited between its EOF and our look (a zombie has no VmHWM): its
                 # rusage is final, so reap it now rather than report a peak of 0.
                 _, usage = self.reap(child)
-                cpu_s, rss_kb, child = usage.ru_utime + usage.ru_stime, usage.ru_maxrss, None
+                cpu_s, rss_kb, pending = usage.ru_utime + usage.ru_stime, usage.ru_maxrss, None
             outcome = {"end": "answered", "cpu_s": cpu_s, "maxrss_kb": rss_kb, "wall_s": time.monotonic() - started}
-            return outcome, answer[:received], child
+            return outcome, answer[:received], pending
         if end is not None:
             signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
         status, usage = self.reap(child)
