@@ -193,7 +193,7 @@ def test_untrusted_process_is_confined_by_the_project_profile(probes: dict[str, 
 def test_untrusted_root_is_read_only_and_limits_apply(probes: dict[str, dict[str, Any]]) -> None:
     u = probes["untrusted"]
     assert u["rootfs"] == {"/opt/ats/probe": "EROFS", "/etc/probe": "EROFS", "/probe": "EROFS", "/tmp/probe": "written"}
-    assert int(u["memory_limit"]) == 2560 * 2**20, u["memory_limit"]
+    assert int(u["memory_limit"]) == 3200 * 2**20, u["memory_limit"]
     assert u["pids_max"] == "256", u["pids_max"]
 
 

@@ -132,7 +132,7 @@ def test_kube_play_honours_the_pod_security_context(kube_pod: tuple[str, dict[st
     assert data["Config"]["User"].split(":")[0] == "65532"
     assert data["HostConfig"]["ReadonlyRootfs"] is True
     limit = pod["spec"]["containers"][0]["resources"]["limits"]["memory"]
-    assert limit == "2560Mi" and data["HostConfig"]["Memory"] == 2560 * 2**20
+    assert limit == "3200Mi" and data["HostConfig"]["Memory"] == 3200 * 2**20
     script = (
         "import ctypes, errno, json\n"
         "s = dict(l.split(':', 1) for l in open('/proc/1/status') if ':' in l)\n"

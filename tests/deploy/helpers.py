@@ -258,3 +258,17 @@ def validate_custom_resource(obj: dict[str, Any]) -> list[str]:
         return [f"no vendored schema for {obj['kind']}"]
     validator = jsonschema.Draft7Validator(_strict(schema))
     return [f"{e.message} at {list(e.absolute_path)}" for e in validator.iter_errors(obj)]
+
+
+def untrusted_memory_bound() -> int:
+    """Bytes worker-untrusted may use at its concurrency (policy/limits.toml [memory]): the
+    worker, one zygote per concurrent parse, and per zygote one child that can map at most
+    RLIMIT_AS = zygote mapped + address_space_budget_mb (copy-on-write pages included)."""
+    import tomllib
+
+    from ats.sandbox.api import policy_dir
+
+    limits = tomllib.loads((policy_dir() / "limits.toml").read_text())
+    memory, budget = limits["memory"], limits["child"]["address_space_budget_mb"]
+    per_parse = memory["zygote_rss_mb"] + memory["zygote_mapped_mb"] + budget
+    return int((memory["worker_mb"] + memory["concurrency"] * per_parse) * 2**20)

@@ -4,19 +4,18 @@ worker-untrusted (own network with Postgres only, seccomp profile, own credentia
 from __future__ import annotations
 
 import ipaddress
-import tomllib
 from typing import Any
 
 import yaml
 
 from tests.deploy.helpers import (
     ADR_GRACE_S,
-    POLICY_DIR,
     REPO,
     SECCOMP_CONTAINER,
     carries_graceful_timeout,
     compose_bytes,
     compose_seconds,
+    untrusted_memory_bound,
 )
 
 APP_SERVICES = {"migrate", "web", "worker-default", "worker-untrusted"}
@@ -118,10 +117,8 @@ def test_worker_untrusted_has_its_own_credentials(compose: dict[str, Any]) -> No
 
 
 def test_worker_untrusted_memory_fits_two_sandboxed_parses(compose: dict[str, Any]) -> None:
-    limits = tomllib.loads((POLICY_DIR / "limits.toml").read_text())
-    budget = limits["child"]["address_space_budget_mb"] * 2**20
     limit = compose_bytes(compose["services"]["worker-untrusted"]["mem_limit"])
-    assert limit >= 2 * budget + 384 * 2**20
+    assert limit >= untrusted_memory_bound()
 
 
 def test_redis_is_a_cache_not_a_broker(compose: dict[str, Any]) -> None:

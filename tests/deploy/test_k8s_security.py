@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import base64
 import ipaddress
-import tomllib
 from typing import Any
 
 from tests.deploy.helpers import (
     ADR_GRACE_S,
     NAME_LABEL,
-    POLICY_DIR,
     SECCOMP_CHILD_NAME,
     SECCOMP_CONTAINER,
     WORKERS,
@@ -29,6 +27,7 @@ from tests.deploy.helpers import (
     port_set,
     quantity_bytes,
     selector_matches,
+    untrusted_memory_bound,
     workload,
     workloads,
 )
@@ -256,13 +255,10 @@ def test_worker_untrusted_sees_only_its_own_credentials(overlay: str, docs: list
 def test_worker_untrusted_memory_fits_two_sandboxed_parses(docs: list[dict[str, Any]]) -> None:
     """The limit must exceed 2 x the per-child RLIMIT_AS budget + worker and zygote, so a
     greedy document fails inside the sandbox instead of getting the worker OOM-killed."""
-    limits = tomllib.loads((POLICY_DIR / "limits.toml").read_text())
-    budget = limits["child"]["address_space_budget_mb"] * 2**20
     _, c = _untrusted(docs)
     limit = quantity_bytes(c["resources"]["limits"]["memory"])
-    assert limit >= 2 * budget + 384 * 2**20, (
-        f"memory limit {limit / 2**20:.0f} MiB < 2 x {budget / 2**20:.0f} MiB + 384 MiB"
-    )
+    bound = untrusted_memory_bound()
+    assert limit >= bound, f"memory limit {limit / 2**20:.0f} MiB < {bound / 2**20:.0f} MiB (limits.toml [memory])"
 
 
 def test_only_postgres_pods_accept_worker_untrusted(docs: list[dict[str, Any]]) -> None:

@@ -79,6 +79,15 @@ def test_untrusted_probe_sees_dead_zygote_and_changed_policy(
     res = ats_cli("healthcheck", "--deployable=untrusted", f"--name={w.name}")
     assert res.returncode == 1 and "policy differs" in res.stderr, res.stderr
     limits.write_bytes(original)
+    # The profile delivered to the node is not the one the zygotes compiled (their hash of
+    # the exact bytes they loaded is in the worker's status).
+    profile = policy / "seccomp-child.json"
+    compiled = profile.read_bytes()
+    profile.write_bytes(compiled + b"\n")
+    res = ats_cli("healthcheck", "--deployable=untrusted", f"--name={w.name}")
+    assert res.returncode == 1 and "compiled seccomp-child.json differs" in res.stderr, res.stderr
+    profile.write_bytes(compiled)
+    assert ats_cli("healthcheck", "--deployable=untrusted", f"--name={w.name}").returncode == 0
 
     pid = _status(w)["sandbox"]["zygote_pids"][0]
     os.kill(pid, signal.SIGKILL)

@@ -7,7 +7,6 @@ import dataclasses
 import json
 import pickle
 
-import pymupdf
 import pytest
 
 from ats.parsing.api import ERROR_CODES, KINDS, ErrorCode, ParseError, ParseLimits, parse_document
@@ -26,14 +25,14 @@ RESULT_KEYS = {
     "elements",
     "ocr_used",
     "ocr_pages",
-    "thumbnail_png_b64",
+    "thumbnail",
     "warnings",
 }
 
 
 def _check_result_shape(result: dict, kind: str, limits: ParseLimits) -> None:
     assert set(result) == RESULT_KEYS
-    assert result["schema"] == 2
+    assert result["schema"] == 3
     assert result["kind"] == kind
     assert json.loads(json.dumps(result)) == result
     json.dumps(result, ensure_ascii=False).encode("utf-8")  # no lone surrogates
@@ -50,13 +49,14 @@ def _check_result_shape(result: dict, kind: str, limits: ParseLimits) -> None:
     if kind != "docx":
         assert result["elements"] == []
     assert all(isinstance(w, str) for w in result["warnings"])
-    thumb = result["thumbnail_png_b64"]
+    thumb = result["thumbnail"]
     if kind == "docx":
         assert thumb is None
-    else:
-        pix = pymupdf.Pixmap(base64.b64decode(thumb))
-        assert 0 < pix.width <= limits.thumbnail_width
-        assert 0 < pix.height <= 2 * limits.thumbnail_width
+    else:  # raw RGB samples (schema 3); the trusted side encodes the PNG
+        assert set(thumb) == {"width", "height", "channels", "pixels_b64"} and thumb["channels"] == 3
+        assert 0 < thumb["width"] <= limits.thumbnail_width
+        assert 0 < thumb["height"] <= 2 * limits.thumbnail_width
+        assert len(base64.b64decode(thumb["pixels_b64"])) == thumb["width"] * thumb["height"] * 3
 
 
 def test_text_pdf(limits: ParseLimits) -> None:

@@ -15,13 +15,33 @@ import ctypes
 import json
 import os
 import socket
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 UID = 65534
+RAW_SYSCALLS = (
+    "x32_getpid",
+    "io_uring_setup",
+    "userfaultfd",
+    "memfd_create",
+    "bpf",
+    "perf_event_open",
+    "keyctl",
+    "process_vm_readv",
+    "personality",
+    "tgkill_zygote",
+    "prlimit64_zygote",
+    "prlimit64_raise_own",
+    "mprotect_exec",
+    "pkey_mprotect",
+    "remap_file_pages",
+    "mremap_then_exec",
+)
 CLONE_NEWUSER = 0x10000000
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -94,8 +114,7 @@ def _echo_server() -> tuple[str, int]:
 
 
 def inside() -> dict[str, Any]:
-    from ats.sandbox.api import ForkServerSandbox, harden_worker_process, load_policy
-    from ats.sandbox.check import _tiny_pdf
+    from ats.sandbox.api import harden_worker_process, load_policy
     from ats.sandbox.zygote import PROBES_ENV
 
     harden_worker_process()
@@ -110,7 +129,48 @@ def inside() -> dict[str, Any]:
     report["asyncio_ok"] = asyncio.run(_asyncio_roundtrip())
 
     os.environ[PROBES_ENV] = "1"
-    policy = load_policy(cpu_soft_s=2, cpu_hard_s=3, wall_s=4.0, address_space_budget_mb=256)
+    # wall 8 s: the 2 s CPU spin must reach its CPU cap first even on a loaded machine
+    policy = load_policy(cpu_soft_s=2, cpu_hard_s=3, wall_s=8.0, address_space_budget_mb=256)
+    # A same-uid neighbour that is dumpable and holds a secret in its environment, like
+    # an exec'd health check or a `kubectl exec` shell: only a file boundary (Landlock)
+    # keeps a parse child from reading /proc/<it>/environ.
+    neighbour = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(120)"],
+        env={"PATH": "/usr/bin:/bin", "ATS_TEST_SECRET": "hunter2-neighbour"},
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        return _with_sandbox(report, policy, neighbour.pid)
+    finally:
+        neighbour.kill()
+        neighbour.wait()
+
+
+def _sweep(sandbox: Any, neighbour: int) -> dict[str, Any]:
+    result = sandbox.run("probe:proc_sweep", json.dumps([neighbour]).encode())
+    seen = json.loads(result.document["text"]) if result.ok and result.document else None
+    return {"failure": result.failure, "detail": result.detail, "seen": seen}
+
+
+def _with_sandbox(report: dict[str, Any], policy: Any, neighbour: int) -> dict[str, Any]:
+    from ats.sandbox.api import ForkServerSandbox, ZygoteError
+    from ats.sandbox.check import _tiny_pdf
+
+    if os.environ.get("ATS_SANDBOX_TEST_NO_LANDLOCK") == "1":
+        # As on a kernel without Landlock: the child keeps our uid and nothing else stands
+        # between it and same-uid neighbours' /proc files. The sandbox must refuse.
+        with ForkServerSandbox(policy=policy, probes="probes", probes_path=str(HERE)) as sandbox:
+            try:
+                report["hello"] = sandbox.start()
+            except ZygoteError as exc:
+                report["start_error"] = str(exc)
+            report["document"] = sandbox.run("pdf", _tiny_pdf()).failure
+            report["sweep"] = _sweep(sandbox, neighbour)
+        check = subprocess.run(
+            [sys.executable, "-m", "ats.sandbox.check", "--json"], capture_output=True, text=True, timeout=100
+        )
+        report["check"] = {"exit": check.returncode, "report": json.loads(check.stdout) if check.stdout else None}
+        return report
     with ForkServerSandbox(policy=policy, probes="probes", probes_path=str(HERE)) as sandbox:
         hello = sandbox.start()
         report["layers"], report["skipped"] = hello["layers"], hello["skipped"]
@@ -138,14 +198,35 @@ def inside() -> dict[str, Any]:
             "memory_bomb",
             "raw_flood",
         ):
+            while sandbox.replacing():  # a zygote recycled after SIGSYS warms up: CPU caps are short here
+                time.sleep(0.05)
             result = sandbox.run(f"probe:{probe}", b"")
             seen = json.loads(result.document["text"]) if result.ok and result.document else None
             outcomes[probe] = {"failure": result.failure, "seen": seen}
         report["probes"] = outcomes
         parsed = sandbox.run("pdf", _tiny_pdf())
         report["pdf"] = {"failure": parsed.failure, "text": parsed.document["text"] if parsed.document else None}
+        # The review's raw-syscall sweep, memory hygiene and abort, here with the child
+        # keeping our uid (tests/sandbox/test_review_probes.py runs them in root mode).
+        sweep: dict[str, Any] = {}
+        for call in RAW_SYSCALLS:
+            result = sandbox.run("probe:raw_syscall", call.encode())
+            sweep[call] = result.failure
+        report["raw_syscalls"] = sweep
+        mappings = sandbox.run("probe:mappings", b"")
+        report["mappings"] = json.loads(mappings.document["text"]) if mappings.ok and mappings.document else None
+        report["abort"] = sandbox.run("probe:abort", b"").failure
+        # Remnant of an answer the zygote gave up on (overflow), in the next child.
+        marker = os.urandom(32)
+        flood = sandbox.run("probe:flood_data", os.urandom(100) + marker + os.urandom(100))
+        found = sandbox.run("probe:find_remnant", marker[:16] + bytes(b ^ 0xFF for b in marker[16:]))
+        report["remnant"] = {
+            "flood": flood.failure,
+            "seen": json.loads(found.document["text"]) if found.ok and found.document else found.failure,
+        }
         report["restarts"] = sandbox.restarts
-        report["same_zygote"] = sandbox.last_hello["pid"] == zygote
+        report["recycles"] = sandbox.recycles  # planned: after each SIGSYS
+        report["sweep"] = _sweep(sandbox, neighbour)
     return report
 
 

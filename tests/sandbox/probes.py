@@ -136,13 +136,16 @@ def probe_invented_code(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
 
 
 def probe_bad_thumbnail(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
-    """A "thumbnail" that is 4000 x 4000: the size is in the PNG header, checked before use."""
+    """A raw "thumbnail" that claims 4000 x 4000: the size is checked before any use."""
     import base64
-    import struct
 
     document = answer(context, "bad_thumbnail")
-    ihdr = struct.pack(">II", 4000, 4000) + b"\x08\x02\x00\x00\x00"
-    document["thumbnail_png_b64"] = base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR" + ihdr).decode()
+    document["thumbnail"] = {
+        "width": 4000,
+        "height": 4000,
+        "channels": 3,
+        "pixels_b64": base64.b64encode(b"\0" * 48).decode(),
+    }
     return document
 
 
@@ -176,3 +179,167 @@ def probe_find_remnant(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
             at = chunk.find(head, at + 1)
         del chunk
     return answer(context, "find_remnant", hits=hits, scanned_mb=scanned // (1 << 20))
+
+
+# -- issue 9: crashes, remnants, memory hygiene, raw syscalls, same-uid /proc ------------
+
+
+def probe_abort(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """glibc abort(): tgkill(self, SIGABRT) - a crash of the parser, not an attack."""
+    preflight(context)
+    _libc.abort()
+    raise AssertionError("unreachable")
+
+
+def probe_segfault(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    preflight(context)
+    ctypes.string_at(8, 16)  # string_at(0, n) would allocate, not read
+    raise AssertionError("unreachable")
+
+
+def probe_flood_data(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """Write ``data`` (holding a candidate's marker) into the result pipe past the cap."""
+    preflight(context)
+    chunk = bytes(data) * max(1, 65536 // max(len(data), 1))
+    while True:
+        os.write(context["result_fd"], chunk)
+
+
+def probe_partial_then_block(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """Half an answer holding ``data``, then hang: only the wall deadline ends it."""
+    preflight(context)
+    os.write(context["result_fd"], (1 << 20).to_bytes(8, "big") + bytes(data))
+    probe_block(data, context)
+    raise AssertionError("unreachable")
+
+
+def probe_mappings(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """No mapping may be writable and executable, none shared and writable."""
+    preflight(context)
+    wx, shared_w = [], []
+    with open("/proc/self/maps") as fh:
+        for line in fh:
+            fields = line.split()
+            perms = fields[1]
+            if "w" in perms and "x" in perms:
+                wx.append(line.strip())
+            if perms[1] == "w" and perms[3] == "s":
+                shared_w.append(line.strip())
+    return answer(context, "mappings", wx=wx, shared_writable=shared_w)
+
+
+_PROT_READ, _PROT_WRITE, _PROT_EXEC = 1, 2, 4
+_MAP_PRIVATE_ANON = 0x02 | 0x20
+_NR = {  # x86_64
+    "mprotect": 10,
+    "mremap": 25,
+    "getpid": 39,
+    "personality": 135,
+    "remap_file_pages": 216,
+    "tgkill": 234,
+    "keyctl": 250,
+    "perf_event_open": 298,
+    "prlimit64": 302,
+    "process_vm_readv": 310,
+    "memfd_create": 319,
+    "bpf": 321,
+    "userfaultfd": 323,
+    "pkey_mprotect": 329,
+    "io_uring_setup": 425,
+}
+_X32_BIT = 0x40000000
+
+
+def _syscall(nr: int, *args: int) -> tuple[int, int]:
+    fn = _libc.syscall
+    fn.restype = ctypes.c_long
+    rc = fn(ctypes.c_long(nr), *(ctypes.c_ulong(a) for a in args))
+    return rc, ctypes.get_errno()
+
+
+def _rw_page() -> int:
+    mmap_fn = _libc.mmap
+    mmap_fn.restype = ctypes.c_void_p
+    mmap_fn.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
+    addr = mmap_fn(None, 8192, _PROT_READ | _PROT_WRITE, _MAP_PRIVATE_ANON, -1, 0)
+    ctypes.memset(addr, 0xC3, 8192)  # "ret": shellcode-shaped bytes
+    return int(addr)
+
+
+def probe_raw_syscall(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """One raw syscall named by ``data``; every one of these must kill the child (SIGSYS)."""
+    preflight(context)
+    name = data.decode()
+    zygote = context["zygote_pid"]
+    buf = ctypes.create_string_buffer(64)
+    calls: dict[str, Any] = {
+        "x32_getpid": lambda: _syscall(_X32_BIT | _NR["getpid"]),
+        "io_uring_setup": lambda: _syscall(_NR["io_uring_setup"], 1, ctypes.addressof(buf)),
+        "userfaultfd": lambda: _syscall(_NR["userfaultfd"], 0),
+        "memfd_create": lambda: _syscall(_NR["memfd_create"], ctypes.addressof(buf), 0),
+        "bpf": lambda: _syscall(_NR["bpf"], 0, ctypes.addressof(buf), 48),
+        "perf_event_open": lambda: _syscall(_NR["perf_event_open"], ctypes.addressof(buf), 0, -1 & 0xFFFFFFFF, -1, 0),
+        "keyctl": lambda: _syscall(_NR["keyctl"], 0, -3 & 0xFFFFFFFFFFFFFFFF, 0),  # GET_KEYRING_ID(user)
+        "process_vm_readv": lambda: _syscall(_NR["process_vm_readv"], zygote, ctypes.addressof(buf), 1, 0, 0, 0),
+        "personality": lambda: _syscall(_NR["personality"], 0x0400000),  # READ_IMPLIES_EXEC
+        "tgkill_zygote": lambda: _syscall(_NR["tgkill"], zygote, zygote, 9),
+        "prlimit64_zygote": lambda: _syscall(_NR["prlimit64"], zygote, 0, 0, ctypes.addressof(buf)),
+        "prlimit64_raise_own": lambda: _syscall(_NR["prlimit64"], 0, 0, ctypes.addressof(buf), 0),
+        "mprotect_exec": lambda: _syscall(_NR["mprotect"], _rw_page(), 4096, _PROT_READ | _PROT_EXEC),
+        "pkey_mprotect": lambda: _syscall(_NR["pkey_mprotect"], _rw_page(), 4096, _PROT_READ, 0),
+        "remap_file_pages": lambda: _syscall(_NR["remap_file_pages"], _rw_page(), 4096, 0, 0, 0),
+        "mremap_then_exec": lambda: _syscall(
+            _NR["mprotect"], _syscall(_NR["mremap"], _rw_page(), 8192, 16384, 1)[0], 4096, _PROT_READ | _PROT_EXEC
+        ),
+    }
+    rc, err = calls[name]()
+    return answer(context, "raw_syscall", call=name, rc=rc, errno=err)
+
+
+def probe_tgkill_zygote_sigabrt(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """SIGABRT via tgkill is refused with EPERM (the abort() path), never delivered."""
+    preflight(context)
+    zygote = context["zygote_pid"]
+    rc, err = _syscall(_NR["tgkill"], zygote, zygote, 6)
+    return answer(context, "tgkill_zygote_sigabrt", rc=rc, errno=err)
+
+
+def probe_proc_sweep(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """Try every neighbour's environ and fds 0-15 (pids in ``data``, plus zygote and worker).
+
+    getdents64 is fatal here, so pids cannot be listed; the test names its neighbours.
+    """
+    preflight(context)
+    pids = [context["zygote_pid"], context["worker_pid"], *json.loads(data or b"[]")]
+    found: dict[str, Any] = {}
+    for pid in pids:
+        seen: dict[str, Any] = {"environ": _try_read(f"/proc/{pid}/environ")}
+        for fd in range(16):
+            outcome = _try_read(f"/proc/{pid}/fd/{fd}", size=1)
+            if not outcome.get("refused") or outcome.get("errno") not in (2, 13):
+                seen[f"fd{fd}"] = outcome
+        found[str(pid)] = seen
+    return answer(context, "proc_sweep", pids=found)
+
+
+def _try_read(path: str, size: int = 4096) -> dict[str, Any]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        return {"refused": True, "errno": exc.errno}
+    try:
+        got = os.read(fd, size)
+    except OSError as exc:
+        return {"refused": False, "read_errno": exc.errno}
+    finally:
+        os.close(fd)
+    return {"refused": False, "bytes": len(got), "sample": got[:64].decode("latin-1")}
+
+
+def probe_ipc_kind(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """What the result fd is: a socket cannot be reopened through /proc/<pid>/fd (ENXIO)."""
+    import stat
+
+    preflight(context)
+    mode = os.fstat(context["result_fd"]).st_mode
+    return answer(context, "ipc_kind", socket=stat.S_ISSOCK(mode), fifo=stat.S_ISFIFO(mode))

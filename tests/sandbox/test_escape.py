@@ -35,9 +35,14 @@ def _seen(result: SandboxResult) -> dict[str, Any]:
 
 
 def _still_serving(sandbox: ForkServerSandbox, zygote_pid: int) -> None:
+    deadline = time.monotonic() + 30
+    while sandbox.replacing() and time.monotonic() < deadline:
+        time.sleep(0.05)  # a recycled zygote's replacement warms up: let it, CPU caps are short here
     after = sandbox.run("probe:identity", b"")
     assert after.ok, (after.failure, after.detail)
-    assert sandbox.last_hello["pid"] == zygote_pid and sandbox.restarts == 0
+    # No unplanned zygote death. A child killed by SIGSYS/SIGSEGV makes the sandbox
+    # recycle its zygote (test_recycle.py): planned, counted in `recycles`, not here.
+    assert sandbox.restarts == 0, zygote_pid
 
 
 @pytest.fixture

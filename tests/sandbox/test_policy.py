@@ -103,6 +103,7 @@ CHILD_ALLOWED = {
 DELIBERATELY_SKIPPED = {"mseal"}
 PROT_EXEC, O_ACCMODE, O_CREAT, O_TRUNC = 4, 3, 0o100, 0o1000
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
 
 
 def _profile(name: str) -> dict[str, Any]:
@@ -183,8 +184,13 @@ def test_container_profile_blocks_user_namespaces_by_argument() -> None:
         assert arg["op"] == "SCMP_CMP_MASKED_EQ" and arg.get("valueTwo", 0) == 0
         assert arg["value"] & CLONE_NEWUSER, f"{name} must mask CLONE_NEWUSER"
     assert not _entries(container)["unshare"]["args"][0]["value"] & CLONE_NEWNET  # the child's netns
-    (socket_arg,) = entries["socket"]["args"]
-    assert (socket_arg["op"], socket_arg["value"]) == ("SCMP_CMP_LT", 17)  # below AF_PACKET
+    # Exactly AF_UNIX, AF_INET, AF_INET6, AF_NETLINK (getaddrinfo): one EQ per family on
+    # argument 0, each its own rule (OR). "< 17" let AX.25, IPX, AppleTalk, X.25, DECnet,
+    # ROSE, NETROM, BRIDGE, ATMPVC, KEY, SECURITY - legacy kernel code - through.
+    socket_args = entries["socket"]["args"]
+    assert all((a["index"], a["op"], a.get("valueTwo", 0)) == (0, "SCMP_CMP_EQ", 0) for a in socket_args)
+    assert sorted(a["value"] for a in socket_args) == [AF_UNIX, AF_INET, AF_INET6, AF_NETLINK]
+    assert entries["socket"]["action"] == "SCMP_ACT_ALLOW"
     needed = {
         "socket",
         "connect",
@@ -285,3 +291,21 @@ def test_loader_rules() -> None:
                 ],
             }
         )
+
+
+def test_container_socket_families_compile_to_four_rules() -> None:
+    pfc = _pfc(_profile("seccomp-container.json"))
+    socket_rules = pfc.split('# filter for syscall "socket"')[1].split("# filter for syscall")[0]
+    for family in (AF_UNIX, AF_INET, AF_INET6, AF_NETLINK):
+        assert f"$a0.lo32 == {family}" in socket_rules, family
+    assert "$a0.lo32 < 17" not in socket_rules and "$a0.lo32 >= 17" not in socket_rules
+
+
+def test_shipped_child_profile_passes_the_load_time_guard() -> None:
+    child = _profile("seccomp-child.json")
+    oci.check_child_profile(child)  # raises UnsafeProfile otherwise; the zygote would not start
+    assert FORBIDDEN <= oci.CHILD_NEVER_ALLOWED  # the guard knows every call this file forbids
+    for action in ("SCMP_ACT_LOG", "SCMP_ACT_TRACE", "SCMP_ACT_NOTIFY", "SCMP_ACT_USER_NOTIF"):
+        weakened = {**child, "syscalls": [*child["syscalls"], {"names": ["getdents64"], "action": action}]}
+        with pytest.raises(oci.UnsafeProfile, match="allow-like"):
+            oci.check_child_profile(weakened)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 
-from ats.sandbox.api import ForkServerSandbox, SandboxPolicy, status_problems
+from ats.sandbox.api import ForkServerSandbox, SandboxPolicy, shipped_profile_hash, status_problems
 from tests.corpus import text_pdf
 
 
@@ -34,6 +35,7 @@ def test_changed_policy_files_are_a_problem(policy: SandboxPolicy) -> None:
         "kind": "forkserver",
         "policy_dir": policy.policy_dir,
         "loaded_policy_hash": "0" * 64,
+        "loaded_profile_hash": shipped_profile_hash(Path(policy.policy_dir)),
         "zygote_pids": [],
     }
     assert status_problems(status) == ["the zygotes' loaded sandbox policy differs from the shipped policy files"]

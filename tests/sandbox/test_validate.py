@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from ats.parsing.data import ParseLimits
 from ats.sandbox import protocol
 from ats.sandbox.api import Failure
+from ats.sandbox.thumbnail import encode_png, is_plain_png
 from ats.sandbox.validate import decode_answer
 
 pytestmark = pytest.mark.timeout(60)
@@ -87,7 +89,7 @@ def test_a_good_document_passes_and_is_copied() -> None:
     [
         {"admin": True},  # unknown key
         {"kind": "docx"},  # not what was asked for
-        {"schema": 3},
+        {"schema": 4},
         {"schema": 0},
         {"schema": True},
         {"schema": "2"},
@@ -134,14 +136,16 @@ def test_schema_2_layout_passes() -> None:
     assert document["elements"] == elements
 
 
-def test_schema_1_is_still_accepted_for_one_release() -> None:
+def test_schema_2_is_still_accepted_for_one_release_and_schema_1_no_more() -> None:
+    failure, _, document = _decode(_framed({"status": "ok", "document": _document()}))
+    assert failure is None and document["schema"] == 2
+    # ... but in its own shape: schema 2 has no raw thumbnail.
+    assert _decode(_framed({"status": "ok", "document": {**_document(), "thumbnail": None}}))[0] == (
+        Failure.PROTOCOL_ERROR
+    )
     old = _document(schema=1, blocks=[{"page": 1, "bbox": [0, 0, 1, 1], "text": "Jane"}])
     del old["elements"]
-    failure, _, document = _decode(_framed({"status": "ok", "document": old}))
-    assert failure is None and document["schema"] == 1 and document["blocks"][0]["text"] == "Jane"
-    # ... but in its own shape: schema 1 has no elements and no lines.
-    for bad in ({**old, "elements": []}, {**old, "blocks": [{**_BLOCK, "lines": []}]}):
-        assert _decode(_framed({"status": "ok", "document": bad}))[0] == Failure.PROTOCOL_ERROR
+    assert _decode(_framed({"status": "ok", "document": old}))[0] == Failure.PROTOCOL_ERROR
 
 
 def test_framing_and_size() -> None:
@@ -157,3 +161,90 @@ def test_child_errors_only_from_the_closed_set() -> None:
     assert ok[:2] == (Failure.ENCRYPTED, "needs a?password")  # control characters neutralised
     for code in ("timeout_wall", "seccomp_violation", "sandbox_unavailable", "nope"):
         assert _decode(_framed({"status": "error", "code": code, "detail": ""}))[0] == Failure.PROTOCOL_ERROR
+
+
+def test_warnings_are_made_printable_and_bounded() -> None:
+    """Warnings reach logs and the recruiters' triage page: no terminal escapes, line
+    breaks or bidi overrides from a hostile child, and each one bounded."""
+    hostile = ["\x1b[2J\x1b[31mOK\r\nfake log line", "name\u202egpj.exe", "tab\there", "\u2028sep", "x" * 300]
+    failure, _, document = _decode(_framed({"status": "ok", "document": _document(warnings=hostile)}))
+    assert failure is None
+    assert document["warnings"][:4] == ["?[2J?[31mOK??fake log line", "name?gpj.exe", "tab?here", "?sep"]
+    assert all(w.isprintable() and len(w) <= 300 for w in document["warnings"])
+
+
+# -- thumbnails: raw pixels from the child, PNG encoded only on the trusted side (schema 3) --
+
+
+def _raw_thumb(width: int = 4, height: int = 3, channels: int = 3, pixels: bytes | None = None) -> dict[str, Any]:
+    data = pixels if pixels is not None else bytes(i % 256 for i in range(width * height * channels))
+    return {"width": width, "height": height, "channels": channels, "pixels_b64": base64.b64encode(data).decode()}
+
+
+def _schema3(**changes: Any) -> dict[str, Any]:
+    doc = _document(schema=3, **changes)
+    doc.pop("thumbnail_png_b64")
+    doc.setdefault("thumbnail", None)
+    return doc
+
+
+def test_raw_thumbnail_is_encoded_to_png_on_the_trusted_side() -> None:
+    import pymupdf
+
+    for channels in (1, 3):
+        thumb = _raw_thumb(channels=channels)
+        failure, detail, document = _decode(_framed({"status": "ok", "document": _schema3(thumbnail=thumb)}))
+        assert failure is None, detail
+        assert "thumbnail" not in document
+        png = base64.b64decode(document["thumbnail_png_b64"])
+        assert is_plain_png(png)
+        pix = pymupdf.Pixmap(png)  # decoded here, in the test only
+        assert (pix.width, pix.height, pix.n) == (4, 3, channels)
+        assert pix.samples == base64.b64decode(thumb["pixels_b64"])
+
+
+@pytest.mark.parametrize(
+    "thumb",
+    [
+        _raw_thumb(width=LIMITS.thumbnail_width + 1, height=1),
+        _raw_thumb(width=1, height=2 * LIMITS.thumbnail_width + 2),
+        _raw_thumb(width=0, height=0, pixels=b""),
+        _raw_thumb(channels=4),  # no alpha, no CMYK
+        _raw_thumb(pixels=b"\0" * 35),  # one byte short of 4 x 3 x 3
+        {**_raw_thumb(), "png": "x"},
+        {**_raw_thumb(), "width": True},
+        {**_raw_thumb(), "pixels_b64": "not base64!"},
+        "iVBORw0KGgo=",  # a PNG string where pixels belong
+    ],
+)
+def test_bad_raw_thumbnails_are_protocol_errors(thumb: Any) -> None:
+    failure, _, document = _decode(_framed({"status": "ok", "document": _schema3(thumbnail=thumb)}))
+    assert (failure, document) == (Failure.PROTOCOL_ERROR, None)
+
+
+def test_schema_3_has_no_child_png() -> None:
+    doc = {**_schema3(), "thumbnail_png_b64": None}
+    assert _decode(_framed({"status": "ok", "document": doc}))[0] == Failure.PROTOCOL_ERROR
+
+
+def test_schema_2_png_from_the_child_is_dropped_not_served() -> None:
+    """One release of schema 2 answers: accepted, but their child-made PNG (attacker-chosen
+    chunks) never reaches a browser - the trusted side cannot re-encode it without a decoder."""
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    )
+    failure, _, document = _decode(
+        _framed({"status": "ok", "document": _document(thumbnail_png_b64=base64.b64encode(png).decode())})
+    )
+    assert failure is None and document["thumbnail_png_b64"] is None
+
+
+def test_is_plain_png_refuses_ancillary_chunks() -> None:
+    png = encode_png(2, 2, 1, b"\0\1\2\3")
+    assert is_plain_png(png)
+    text_chunk = b"tEXt" + b"Comment\0<script>alert(1)</script>"
+    chunk = (len(text_chunk) - 4).to_bytes(4, "big") + text_chunk + zlib.crc32(text_chunk).to_bytes(4, "big")
+    assert not is_plain_png(png[:33] + chunk + png[33:])  # after IHDR
+    assert not is_plain_png(png + b"trailing")
+    assert not is_plain_png(png[:-1])
+    assert not is_plain_png(b"<svg onload=alert(1)>")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 from typing import Any
 
 import pytest
@@ -89,6 +90,13 @@ def test_thumbnail_is_served_as_a_strict_image(login: Any) -> None:
     assert res.status_code == 200 and res.content == png
     assert res["Content-Type"] == "image/png" and res["X-Content-Type-Options"] == "nosniff"
     assert "sandbox" in res["Content-Security-Policy"]
+    # A PNG with an ancillary chunk (attacker-chosen text, ICC profile, ...) is not what
+    # the trusted encoder writes: not served either (stored before schema 3).
+    text = b"tEXt" + b"Comment\0<script>alert(1)</script>"
+    chunk = (len(text) - 4).to_bytes(4, "big") + text + zlib.crc32(text).to_bytes(4, "big")
+    attempt.result = {**attempt.result, "thumbnail_png_b64": base64.b64encode(png[:33] + chunk + png[33:]).decode()}
+    attempt.save()
+    assert c.get(f"/documents/{att.pk}/thumbnail.png").status_code == 404
     # Anything that is not a PNG is never served, whatever the sandbox claimed.
     attempt.result = {**attempt.result, "thumbnail_png_b64": base64.b64encode(b"<svg onload=alert(1)>").decode()}
     attempt.save()

@@ -18,6 +18,7 @@ from ats.audit import api as audit_api
 from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, ParseResult, RawIntake, VerificationRun
 from ats.intake.states import DISCARDABLE, INFO, TERMINAL, WAITING, Kind, State, is_terminal
 from ats.jobs import api as jobs_api
+from ats.sandbox import data as sandbox_data
 
 
 @dataclasses.dataclass(frozen=True)
@@ -296,7 +297,9 @@ def attachment_thumbnail_png(attachment_id: int) -> bytes | None:
         png = base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):
         return None
-    return png if png.startswith(b"\x89PNG\r\n\x1a\n") else None
+    # Exactly the chunks the trusted encoder writes (schema 3 results always pass; an older
+    # child-made PNG with ancillary chunks is not served). Chunk walk only, no decoding.
+    return png if sandbox_data.is_plain_png(png) else None
 
 
 def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:

@@ -96,7 +96,8 @@ class Collector:
             "blocks": self.blocks,
             "ocr_used": ocr_pages > 0,
             "ocr_pages": ocr_pages,
-            "thumbnail_png_b64": extra.pop("thumbnail_png_b64", None),
+            # Raw pixels (schema 3): the trusted side encodes the PNG.
+            "thumbnail": extra.pop("thumbnail", None),
             # Present for every kind so consumers need no per-kind key checks.
             "paragraphs": extra.pop("paragraphs", []),
             # Unit of block bboxes: PDF points (1/72 in) or source-image pixels.

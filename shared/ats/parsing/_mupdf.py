@@ -360,7 +360,9 @@ def _image_pixels_per_point(
     return width / rect_width, height / rect_height
 
 
-def _thumbnail(page: pymupdf.Page, limits: ParseLimits, col: Collector) -> str | None:
+def _thumbnail(page: pymupdf.Page, limits: ParseLimits, col: Collector) -> dict[str, Any] | None:
+    """First page as raw 8-bit RGB samples (schema 3). Not a PNG: the trusted side encodes
+    it, so nothing this process chose about the file format reaches a browser."""
     rect = page.rect
     if not (rect.width > 0 and rect.height > 0):
         return None
@@ -368,12 +370,16 @@ def _thumbnail(page: pymupdf.Page, limits: ParseLimits, col: Collector) -> str |
     # Height capped at twice the width so a ribbon-shaped page stays small.
     zoom = min(width / rect.width, 2 * width / rect.height)
     try:
-        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-        png = pix.tobytes("png")
+        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False)
+        w, h = min(pix.width, width), min(pix.height, 2 * width)
+        samples = bytes(pix.samples)
+        stride = pix.stride
+        # Rounding may add a pixel column/row past the cap: crop, row by row (stride).
+        pixels = b"".join(samples[row * stride : row * stride + 3 * w] for row in range(h))
     except Exception as exc:
         col.warn(WarningCode.THUMBNAIL_FAILED, str(exc))
         return None
-    return base64.b64encode(png).decode("ascii")
+    return {"width": w, "height": h, "channels": 3, "pixels_b64": base64.b64encode(pixels).decode("ascii")}
 
 
 def _finish(col: Collector, texts: list[str], ocr_failures: list[str], *, repaired: bool = False) -> str:
@@ -458,7 +464,7 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
         text=text,
         pages=page_count,
         ocr_pages=ocr_pages,
-        thumbnail_png_b64=thumbnail,
+        thumbnail=thumbnail,
         bbox_unit="pt",
     )
 
@@ -539,7 +545,7 @@ def _parse_image_doc(
         text=text,
         pages=page_count,
         ocr_pages=ocr_pages,
-        thumbnail_png_b64=thumbnail,
+        thumbnail=thumbnail,
         bbox_unit="px",
     )
 

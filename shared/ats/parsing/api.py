@@ -70,8 +70,10 @@ def parse_document(data: bytes, *, kind: str, limits: ParseLimits) -> dict[str, 
         tables              DOCX top-level tables: rows of cell strings, one per
                             w:tc (merged cells are not repeated); []
         ocr_used, ocr_pages whether/how many pages came from Tesseract
-        thumbnail_png_b64   first page, <= thumbnail_width wide and 2x that high;
-                            None for DOCX or if rendering failed
+        thumbnail           first page as raw pixels {"width" <= thumbnail_width,
+                            "height" <= 2x that, "channels": 3 (RGB), "pixels_b64"};
+                            None for DOCX or if rendering failed. The trusted side
+                            (ats.sandbox.validate) encodes it as `thumbnail_png_b64`
         warnings            ["code" | "code: detail"], codes from WarningCode
     """
     if kind not in KINDS:

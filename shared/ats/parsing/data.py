@@ -14,9 +14,13 @@ from typing import Any, Final
 
 # 2: blocks carry their lines (bbox, text, font size); DOCX answers carry `elements`
 # (paragraphs with style, table cells, headers/footers, text boxes in reading order).
-SCHEMA_VERSION: Final = 2
-# Answers the trusted side still accepts (schema 1 for one release after the bump).
-ACCEPTED_SCHEMA_VERSIONS: Final = frozenset({1, 2})
+# 3: the first-page thumbnail is raw pixels (`thumbnail`: width, height, channels 1|3,
+# pixels_b64), no longer a PNG made by the child (`thumbnail_png_b64`): the trusted side
+# encodes the PNG itself, so no attacker-chosen chunk reaches a browser.
+SCHEMA_VERSION: Final = 3
+# Answers the trusted side still accepts (the previous schema for one release after the
+# bump; a schema 2 answer's child-made PNG is dropped, see ats.sandbox.validate).
+ACCEPTED_SCHEMA_VERSIONS: Final = frozenset({2, 3})
 
 # The trusted side decides the kind from magic bytes; the extractor never guesses.
 KINDS: Final = frozenset({"pdf", "docx", "png", "jpeg", "tiff"})

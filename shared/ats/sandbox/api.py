@@ -9,6 +9,7 @@ Pure: no Django, database, queue or HTTP client. See docs/security/sandbox.md.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,7 +28,7 @@ from ats.sandbox.data import (
     SandboxResult,
 )
 from ats.sandbox.forkserver import ForkServerSandbox, ZygoteError
-from ats.sandbox.inprocess import ALLOW_ENV, InProcessSandbox, SandboxRefused
+from ats.sandbox.inprocess import ALLOW_ENV, InProcessSandbox, SandboxRefused, refuse_in_untrusted_deployable
 from ats.sandbox.policy import load_policy, policy_dir, policy_hash
 from ats.sandbox.validate import Invalid, validate_document
 
@@ -53,6 +54,7 @@ __all__ = [
     "load_policy",
     "policy_dir",
     "policy_hash",
+    "shipped_profile_hash",
     "status_problems",
     "validate_document",
 ]
@@ -80,6 +82,7 @@ def default_sandbox(
     """
     policy = load_policy(Path(policy_dir)) if policy_dir else load_policy()
     if allow_inprocess:
+        refuse_in_untrusted_deployable()
         return InProcessSandbox(allow=True, policy=policy)
     return ForkServerSandbox(policy=policy, pool_size=pool_size)
 
@@ -90,7 +93,11 @@ def harden_worker_process() -> None:
     In container mode the parse child keeps the worker's uid; non-dumpable makes
     /proc/<worker>/{environ,mem,...} root-owned and refuses ptrace from same-uid
     processes (Landlock, where present, blocks /proc/<worker> anyway).
+
+    Also refuses ATS_SANDBOX_ALLOW_INPROCESS=1 there (SandboxRefused): the worker must
+    not start at all rather than parse unconfined.
     """
+    refuse_in_untrusted_deployable()
     prctl.set_dumpable(False)
 
 
@@ -115,4 +122,15 @@ def status_problems(status: dict[str, Any]) -> list[str]:
     loaded = status.get("loaded_policy_hash")
     if loaded is not None and loaded != policy_hash(Path(status["policy_dir"])):
         problems.append("the zygotes' loaded sandbox policy differs from the shipped policy files")
+    if loaded is not None:  # started: the zygotes must say what they compiled
+        compiled = status.get("loaded_profile_hash")
+        if compiled is None:
+            problems.append("the zygotes did not report the seccomp profile they compiled")
+        elif compiled != shipped_profile_hash(Path(status["policy_dir"])):
+            problems.append("the zygotes' compiled seccomp-child.json differs from the shipped one")
     return problems
+
+
+def shipped_profile_hash(directory: Path | None = None) -> str:
+    """sha256 of seccomp-child.json as shipped (compare with status()["loaded_profile_hash"])."""
+    return hashlib.sha256(((directory or policy_dir()) / "seccomp-child.json").read_bytes()).hexdigest()

@@ -11,6 +11,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+# Stdlib-only like this module: the web serves stored thumbnails with it, without
+# importing the sandbox's seccomp/prctl machinery (ats.sandbox.api).
+from ats.sandbox.thumbnail import is_plain_png
+
+__all__ = [
+    "CHILD_REPORTABLE",
+    "FILE_BOUNDARY",
+    "PARSE_FAILURES",
+    "REQUIRED_AS_ROOT",
+    "REQUIRED_LAYERS",
+    "SANDBOX_FAILURES",
+    "ChildLimits",
+    "Failure",
+    "Layer",
+    "SandboxPolicy",
+    "SandboxResult",
+    "is_plain_png",
+    "required_layers",
+]
+
 
 class Failure(enum.StrEnum):
     """Closed set of ways a sandboxed parse can fail.
@@ -93,6 +113,17 @@ REQUIRED_LAYERS: Final = frozenset(
 )
 # In root mode the uid change and the network namespace are required too.
 REQUIRED_AS_ROOT: Final = REQUIRED_LAYERS | {Layer.NETNS, Layer.SETUID, Layer.CAPBSET, Layer.SECUREBITS}
+# Without a uid change the child shares the worker's uid: only Landlock then keeps it out
+# of same-uid processes' /proc files (environ, fds) and the files the uid can read. One of
+# the two file boundaries is mandatory; the zygote refuses to start without both.
+FILE_BOUNDARY: Final = frozenset({Layer.SETUID, Layer.LANDLOCK})
+
+
+def required_layers(active: frozenset[Layer] | set[Layer], *, root: bool) -> frozenset[Layer]:
+    """What a host must give: root mode needs the uid change; otherwise Landlock."""
+    if root:
+        return REQUIRED_AS_ROOT
+    return REQUIRED_LAYERS | ({Layer.LANDLOCK} if Layer.SETUID not in active else set())
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +163,9 @@ class SandboxPolicy:
     reply_grace_s: float
     policy_dir: str
     policy_hash: str  # sha256 over the policy files' bytes, sorted by file name
+    # Re-exec a zygote after this many documents (and after any child killed by a
+    # memory-corruption signal or SIGSYS): fresh layout, canary and heap shape.
+    recycle_after_documents: int = 500
 
 
 @dataclass(frozen=True, slots=True)

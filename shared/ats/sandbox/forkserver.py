@@ -12,6 +12,7 @@ import contextlib
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +29,7 @@ from ats.sandbox.policy import load_policy
 from ats.sandbox.validate import decode_answer
 from ats.sandbox.zygote import PROBES_ENV
 
+NO_LANDLOCK_TEST_ENV = "ATS_SANDBOX_TEST_NO_LANDLOCK"
 _MAX_OUTCOME = 1 << 16
 _MAX_HELLO = 1 << 20
 # The zygote gets no secrets: its environment is built from scratch, never copied.
@@ -37,11 +39,22 @@ _OVERRIDABLE = ("cpu_soft_s", "cpu_hard_s", "wall_s", "address_space_budget_mb",
 
 
 class ZygoteError(Exception):
-    pass
+    def __init__(self, message: str, hello: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.hello = hello or {}  # what a zygote that refused to start said about the host
+
+
+# A child killed by one of these may have been probing the zygote's layout (a failed
+# exploit attempt, or a parser bug an attacker is steering): recycle the zygote.
+_RECYCLE_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGSYS})
+
+
+def _memory_fault(outcome: dict[str, Any]) -> bool:
+    return outcome.get("end") == "signaled" and outcome.get("signal") in _RECYCLE_SIGNALS
 
 
 class _Zygote:
-    """One ``python -m ats.sandbox.zygote`` process and its two pipes."""
+    """One ``python -m ats.sandbox.zygote`` process and the socket to it."""
 
     def __init__(self, config: dict[str, Any], *, probes: bool, startup_timeout_s: float) -> None:
         env = dict(_ZYGOTE_ENV)
@@ -58,20 +71,29 @@ class _Zygote:
         if probes:
             env[PROBES_ENV] = "1"
             argv.append("--test-probes")
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            close_fds=True,
-            # Own session: a Ctrl-C or SIGTERM aimed at the worker's group does not hit
-            # the zygote mid-document; it exits on EOF when the worker goes away.
-            start_new_session=True,
-        )
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.in_fd, self.out_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        os.set_blocking(self.in_fd, False)
-        os.set_blocking(self.out_fd, False)
+        # One AF_UNIX stream socket as the zygote's stdin and stdout, not two pipes: a pipe
+        # can be reopened through /proc/<zygote>/fd/0 (while the fresh zygote is still
+        # dumpable, any same-uid process could inject a config or read the documents);
+        # a socket cannot be opened that way (ENXIO).
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=theirs.fileno(),
+                stdout=theirs.fileno(),
+                env=env,
+                close_fds=True,
+                # Own session: a Ctrl-C or SIGTERM aimed at the worker's group does not hit
+                # the zygote mid-document; it exits on EOF when the worker goes away.
+                start_new_session=True,
+            )
+        except BaseException:
+            self.sock.close()
+            raise
+        finally:
+            theirs.close()
+        self.in_fd = self.out_fd = self.sock.fileno()
+        self.sock.setblocking(False)
         deadline = time.monotonic() + startup_timeout_s
         try:
             protocol.send_json(self.in_fd, config, deadline)
@@ -81,7 +103,10 @@ class _Zygote:
             raise ZygoteError(f"zygote did not start: {type(exc).__name__}") from exc
         if not self.hello.get("ok"):
             self.kill()
-            raise ZygoteError(f"zygote refused to start: {self.hello.get('error')}")
+            raise ZygoteError(f"zygote refused to start: {self.hello.get('error')}", self.hello)
+        self.documents = 0  # served so far (the recycle count)
+        self.replacing = False  # a replacement is warming up in the background
+        self.retired = False  # replaced while busy: close instead of returning it to the pool
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -100,19 +125,16 @@ class _Zygote:
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.kill()
         self.proc.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe is not None:
-                pipe.close()
+        self.sock.close()
 
     def close(self, timeout_s: float = 5.0) -> None:
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()  # EOF: the zygote finishes the current child and exits
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_WR)  # EOF: the zygote finishes the current child and exits
         try:
             self.proc.wait(timeout_s)
         except subprocess.TimeoutExpired:
             self.kill()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        self.sock.close()
 
 
 class ForkServerSandbox:
@@ -145,6 +167,8 @@ class ForkServerSandbox:
             "parser": parser,
             "probes": probes,
             "probes_path": str(Path(probes_path).resolve()) if probes_path else None,
+            # Test-only, like the probes (the zygote refuses it without them).
+            "test_without_landlock": bool(probes) and os.environ.get(NO_LANDLOCK_TEST_ENV) == "1",
         }
         self._probes = bool(probes)
         self._parse_limits = ParseLimits(**self.policy.parse)
@@ -152,9 +176,13 @@ class ForkServerSandbox:
         self._pool: queue.LifoQueue[_Zygote | None] = queue.LifoQueue()
         for _ in range(pool_size):
             self._pool.put(None)  # started on first use
-        self.restarts = 0
+        self.restarts = 0  # unplanned: a zygote died, hung or broke the protocol
+        self.recycles = 0  # planned: replaced after N documents or a crashed child
         self._restarts_reported = 0
         self._restarts_lock = threading.Lock()
+        # Guards the hand-over between a recycled zygote and its replacement.
+        self._lifecycle = threading.Lock()
+        self._replacers: list[threading.Thread] = []
         self.last_hello: dict[str, Any] = {}
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -192,12 +220,66 @@ class ForkServerSandbox:
             "kind": self.name,
             "policy_dir": str(self.policy.policy_dir),
             "loaded_policy_hash": self.last_hello.get("policy_hash"),
+            "loaded_profile_hash": self.loaded_profile_hash(),
             "zygote_pids": [z.proc.pid for z in idle if z is not None],
             "unstarted": sum(1 for z in idle if z is None),
             "restarts": self.restarts,
+            "recycles": self.recycles,
         }
 
+    def loaded_profile_hash(self) -> str | None:
+        """sha256 of the seccomp-child.json bytes the zygotes compiled (None if unknown
+        or if two zygotes disagree, which the health check reports as a problem)."""
+        with self._pool.mutex:
+            hashes = {z.hello.get("profile_hash") for z in self._pool.queue if z is not None}
+        hashes.add(self.last_hello.get("profile_hash"))
+        return hashes.pop() if len(hashes) == 1 else None
+
+    def replacing(self) -> bool:
+        """Whether a replacement zygote is still warming up (tests, shutdown)."""
+        return any(t.is_alive() for t in self._replacers)
+
+    def _give_back(self, slot: _Zygote) -> None:
+        with self._lifecycle:
+            if not slot.retired:
+                self._pool.put(slot)
+                return
+        slot.close()  # its replacement took its place while it was busy
+
+    def _recycle(self, slot: _Zygote) -> None:
+        """Start a replacement in the background; the old zygote serves until it is ready."""
+        with self._lifecycle:
+            if slot.replacing:
+                return
+            slot.replacing = True
+        self._replacers = [t for t in self._replacers if t.is_alive()]
+        thread = threading.Thread(target=self._replace, args=(slot,), name="zygote-recycle", daemon=True)
+        self._replacers.append(thread)
+        thread.start()
+
+    def _replace(self, old: _Zygote) -> None:
+        try:
+            new = self._spawn()
+        except ZygoteError:
+            with self._lifecycle:
+                old.replacing = False  # keep serving with the old one; retried on its next document
+                if old.retired:  # it died meanwhile and left its slot to us
+                    self._pool.put(None)
+            return
+        with self._lifecycle:
+            with self._pool.mutex:
+                idle = old in self._pool.queue
+                if idle:
+                    self._pool.queue.remove(old)
+            old.retired = True
+            self._pool.put(new)
+            self.recycles += 1
+        if idle:
+            old.close()
+
     def close(self) -> None:
+        for thread in list(self._replacers):
+            thread.join(self._startup_timeout_s)
         while not self._pool.empty():
             slot = self._pool.get_nowait()
             if slot is not None:
@@ -242,10 +324,17 @@ class ForkServerSandbox:
             # A zygote that does not answer in time or breaks the protocol is replaced.
             slot.kill()
             self.restarts += 1
-            self._pool.put(None)
+            with self._lifecycle:
+                if slot.replacing and not slot.retired:
+                    slot.retired = True  # the replacement warming up takes this slot
+                else:
+                    self._pool.put(None)
             failure = Failure.TIMEOUT_WALL if isinstance(exc, TimeoutError) else Failure.CRASHED
             return self._result(failure, f"zygote failed: {type(exc).__name__}", started=started, hello=slot.hello)
-        self._pool.put(slot)
+        slot.documents += 1
+        if slot.documents >= self.policy.recycle_after_documents or _memory_fault(outcome):
+            self._recycle(slot)
+        self._give_back(slot)
         try:
             return self._judge(kind, outcome, untrusted_answer, started, slot.hello)
         except Exception as exc:  # a bug here must cost one document, not the worker

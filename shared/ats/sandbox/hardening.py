@@ -65,7 +65,7 @@ class Plan:
     in_zygote: frozenset[Layer] = frozenset({Layer.NETNS, Layer.CAPBSET, Layer.SECUREBITS})
 
 
-def prepare_zygote() -> Plan:
+def prepare_zygote(*, without_landlock: bool = False) -> Plan:
     """In the zygote, once: apply the zygote-wide layers and decide which ones children apply.
 
     Children then fail hard on any planned layer, so the plan is the truth about them.
@@ -98,8 +98,10 @@ def prepare_zygote() -> Plan:
     else:
         skipped[Layer.SETUID] = f"not root (uid {os.geteuid()}): the child keeps the zygote's uid"
     layers += [Layer.PDEATHSIG, Layer.NONDUMPABLE, Layer.NO_NEW_PRIVS]
-    abi = landlock.abi_version()
-    if abi > 0:
+    abi = 0 if without_landlock else landlock.abi_version()
+    if without_landlock:
+        skipped[Layer.LANDLOCK] = "disabled for a test (as on a kernel without Landlock)"
+    elif abi > 0:
         layers.append(Layer.LANDLOCK)
     else:
         skipped[Layer.LANDLOCK] = "kernel has no Landlock"

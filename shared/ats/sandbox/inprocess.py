@@ -26,12 +26,33 @@ class SandboxRefused(RuntimeError):
     pass
 
 
+# How a process knows it is the untrusted worker: `ats worker --deployable untrusted`
+# sets this before anything else (and settings pick the task modules from it).
+DEPLOYABLE_ENV = "ATS_DEPLOYABLE"
+
+
+def refuse_in_untrusted_deployable() -> None:
+    """Raise SandboxRefused when in-process parsing is requested in worker-untrusted.
+
+    The variable is a development convenience; in the deployable that parses hostile
+    documents it would remove every layer at once, so it is a start-up error there
+    (never silently ignored: someone set it believing it does something).
+    """
+    # Any value settings would read as true ("1", "true", "yes", "on", any case) - and any
+    # value we do not recognise as false: refuse rather than guess.
+    value = os.environ.get(ALLOW_ENV, "").strip().lower()
+    if os.environ.get(DEPLOYABLE_ENV) == "untrusted" and value not in {"", "0", "false", "no", "off"}:
+        raise SandboxRefused(f"{ALLOW_ENV}=1 is refused in the untrusted deployable: unset it")
+
+
 class InProcessSandbox:
     name = "inprocess"
 
     def __init__(
         self, *, allow: bool = False, policy: SandboxPolicy | None = None, parser: str = "ats.parsing.api"
     ) -> None:
+        if os.environ.get(DEPLOYABLE_ENV) == "untrusted":
+            raise SandboxRefused(f"{ALLOW_ENV}=1 is refused in the untrusted deployable: no in-process parsing")
         if not (allow or os.environ.get(ALLOW_ENV) == "1"):
             raise SandboxRefused(f"InProcessSandbox parses untrusted input unconfined; set {ALLOW_ENV}=1 (dev only)")
         self.policy = policy or load_policy()

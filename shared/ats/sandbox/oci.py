@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -53,6 +54,154 @@ def _action(name: str, errno_ret: int | None) -> int:
     return simple[name]  # KeyError: an action we do not implement is a policy error
 
 
+# The child's profile may only deny: its default must kill, and a non-default rule may
+# allow only calls that are not on this list. Allow-like actions are refused outright:
+# SCMP_ACT_LOG means "allow and log", SCMP_ACT_TRACE allows when no tracer is attached,
+# SCMP_ACT_NOTIFY hands the decision to a supervisor we do not run.
+CHILD_DEFAULTS = frozenset({"SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL", "SCMP_ACT_KILL_THREAD"})
+CHILD_RULE_ACTIONS = frozenset({"SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", *CHILD_DEFAULTS})
+# Never SCMP_ACT_ALLOW in the child, whatever the arguments: each is an escape or a
+# kernel attack surface a parser never needs (docs/security/sandbox.md).
+CHILD_NEVER_ALLOWED = frozenset(
+    {
+        "execve",
+        "execveat",
+        "fork",
+        "vfork",
+        "clone",
+        "clone3",
+        "kill",
+        "tkill",
+        "tgkill",
+        "ptrace",
+        "process_vm_readv",
+        "process_vm_writev",
+        "pidfd_open",
+        "pidfd_getfd",
+        "pidfd_send_signal",
+        "setuid",
+        "setgid",
+        "setreuid",
+        "setregid",
+        "setresuid",
+        "setresgid",
+        "setgroups",
+        "setfsuid",
+        "setfsgid",
+        "capset",
+        "prctl",
+        "seccomp",
+        "unshare",
+        "setns",
+        "mount",
+        "umount2",
+        "pivot_root",
+        "chroot",
+        "bpf",
+        "keyctl",
+        "add_key",
+        "request_key",
+        "perf_event_open",
+        "userfaultfd",
+        "io_uring_setup",
+        "io_uring_enter",
+        "io_uring_register",
+        "memfd_create",
+        "memfd_secret",
+        "personality",
+        "pkey_mprotect",
+        "pkey_alloc",
+        "remap_file_pages",
+        "kexec_load",
+        "kexec_file_load",
+        "init_module",
+        "finit_module",
+        "delete_module",
+        "open_by_handle_at",
+        "name_to_handle_at",
+        "iopl",
+        "ioperm",
+        "kcmp",
+        "socket",
+        "socketpair",
+        "connect",
+        "bind",
+        "listen",
+        "accept",
+        "accept4",
+        "sendto",
+        "sendmsg",
+        "ioctl",
+        "pipe",
+        "pipe2",
+        "open",
+        "creat",
+        "openat2",
+        "getdents64",
+        "mknod",
+        "mknodat",
+        "symlink",
+        "link",
+        "unlink",
+        "unlinkat",
+        "rename",
+        "renameat",
+        "renameat2",
+        "truncate",
+        "ftruncate",
+        "chmod",
+        "fchmod",
+        "fchmodat",
+        "chown",
+        "fchown",
+        "fchownat",
+        "lchown",
+        "landlock_create_ruleset",
+        "landlock_add_rule",
+        "landlock_restrict_self",
+        "modify_ldt",
+        "arch_prctl",
+        "set_mempolicy",
+        "mbind",
+        "move_pages",
+        "migrate_pages",
+        "fsopen",
+        "fsmount",
+        "fsconfig",
+        "fspick",
+        "move_mount",
+        "open_tree",
+        "reboot",
+        "swapon",
+        "swapoff",
+        "vmsplice",
+        "splice",
+        "tee",
+        "sendfile",
+        "fanotify_init",
+        "inotify_init1",
+    }
+)
+
+
+class UnsafeProfile(ValueError):
+    """A child profile that would allow more than it says: refused at load time."""
+
+
+def check_child_profile(profile: dict[str, Any]) -> None:
+    """Raise UnsafeProfile unless the profile only denies (see CHILD_NEVER_ALLOWED)."""
+    if profile.get("defaultAction") not in CHILD_DEFAULTS:
+        raise UnsafeProfile(f"defaultAction {profile.get('defaultAction')!r} does not kill")
+    for entry in profile.get("syscalls", []):
+        action = entry.get("action")
+        if action not in CHILD_RULE_ACTIONS:
+            raise UnsafeProfile(f"action {action!r} for {entry.get('names')} is allow-like or unknown")
+        if action == "SCMP_ACT_ALLOW":
+            dangerous = sorted(set(entry.get("names", ())) & CHILD_NEVER_ALLOWED)
+            if dangerous:
+                raise UnsafeProfile(f"SCMP_ACT_ALLOW for {dangerous}")
+
+
 def is_known(name: str) -> bool:
     """Whether this libseccomp knows the syscall name (on any architecture)."""
     return sc.resolve_syscall(sc.Arch.NATIVE, name) != _NR_SCMP_ERROR
@@ -91,6 +240,19 @@ def build_filter(profile: dict[str, Any]) -> tuple[sc.SyscallFilter, list[str]]:
 
 def load_profile(path: Path) -> tuple[sc.SyscallFilter, list[str]]:
     return build_filter(json.loads(path.read_bytes()))
+
+
+def load_child_profile(path: Path) -> tuple[sc.SyscallFilter, list[str], str]:
+    """The child's profile: checked (check_child_profile), compiled, and the sha256 of
+    exactly the bytes compiled - what the health check compares with the shipped file."""
+    raw = path.read_bytes()
+    profile = json.loads(raw)
+    try:
+        check_child_profile(profile)
+    except UnsafeProfile as exc:
+        raise UnsafeProfile(f"{path.name}: {exc}") from None
+    filt, skipped = build_filter(profile)
+    return filt, skipped, hashlib.sha256(raw).hexdigest()
 
 
 class CompiledFilter:

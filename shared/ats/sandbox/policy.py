@@ -50,10 +50,15 @@ def load_policy(directory: Path | None = None, **child_overrides: Any) -> Sandbo
     child = dict(raw["child"])
     child["read_only_paths"] = tuple(child.get("read_only_paths", ()))
     child.update(child_overrides)
+    zygote = raw.get("zygote", {})
+    recycle = int(zygote.get("recycle_after_documents", 500))
+    if recycle < 1:
+        raise ValueError("[zygote] recycle_after_documents must be >= 1")
     return SandboxPolicy(
         child=ChildLimits(**child),
         parse=dict(raw.get("parse", {})),
-        reply_grace_s=float(raw.get("zygote", {}).get("reply_grace_s", 10)),
+        reply_grace_s=float(zygote.get("reply_grace_s", 10)),
+        recycle_after_documents=recycle,
         policy_dir=str(directory),
         policy_hash=policy_hash(directory),
     )

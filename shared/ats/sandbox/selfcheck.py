@@ -71,14 +71,14 @@ def preflight(context: dict[str, Any]) -> dict[str, Any]:
 def answer(context: dict[str, Any], name: str, **observed: Any) -> dict[str, Any]:
     observed["preflight"] = preflight(context)
     return {
-        "schema": 1,
+        "schema": 3,
         "kind": f"probe:{name}",
         "text": json.dumps(observed, default=str),
         "pages": 0,
         "blocks": [],
         "ocr_used": False,
         "ocr_pages": 0,
-        "thumbnail_png_b64": None,
+        "thumbnail": None,
         "warnings": [],
     }
 

@@ -3,8 +3,8 @@
 Everything here starts as ``untrusted_*``: the bytes came from a process that parsed
 attacker-controlled input and may have been taken over. The answer is size-capped by
 the zygote already; here it must be one frame of JSON with exactly the shape of an
-``ats.parsing`` result (closed set of keys, types, lengths, page counts, a small PNG
-thumbnail) or a typed error. Anything else is ``protocol_error``.
+``ats.parsing`` result (closed set of keys, types, lengths, page counts, a small raw-pixel
+thumbnail that is PNG-encoded here) or a typed error. Anything else is ``protocol_error``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 from ats.sandbox import protocol
 from ats.sandbox.data import CHILD_REPORTABLE, Failure
+from ats.sandbox.thumbnail import encode_png
 
 _DETAIL_MAX = 500
 _WARNINGS_MAX, _WARNING_CHARS = 50, 300
@@ -61,7 +62,29 @@ def _list(value: Any, max_len: int, what: str) -> list[Any]:
     return list(value)
 
 
+def _raw_thumbnail(value: Any, width: int) -> str | None:
+    """Schema 3: {width, height, channels (1 grey | 3 RGB), pixels_b64} -> base64 of a PNG
+    encoded here (ats.sandbox.thumbnail), never the child's bytes in an image format."""
+    if value is None:
+        return None
+    _check(isinstance(value, dict) and set(value) == {"width", "height", "channels", "pixels_b64"}, "thumbnail: shape")
+    w = _int(value["width"], 1, width, "thumbnail width")
+    h = _int(value["height"], 1, 2 * width + 1, "thumbnail height")
+    channels = _int(value["channels"], 1, 3, "thumbnail channels")
+    _check(channels in (1, 3), "thumbnail channels: grey or RGB only")
+    size = w * h * channels
+    encoded = _string(value["pixels_b64"], (size * 4) // 3 + 4, "thumbnail pixels")
+    try:
+        pixels = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise Invalid("thumbnail pixels: not base64") from None
+    _check(len(pixels) == size, f"thumbnail pixels: {len(pixels)} bytes, {w}x{h}x{channels} declared")
+    return base64.b64encode(encode_png(w, h, channels, pixels)).decode("ascii")
+
+
 def _thumbnail(value: Any, width: int) -> str | None:
+    """Schema 2 (one release): the child's PNG is checked as before, then dropped - it
+    may carry attacker-chosen chunks, and re-encoding it would need a decoder here."""
     if value is None:
         return None
     # Worst case a 256 x 512 RGB PNG that did not compress: ~400 KB; base64 is 4/3 of that.
@@ -74,7 +97,7 @@ def _thumbnail(value: Any, width: int) -> str | None:
     _check(png.startswith(_PNG_MAGIC) and png[12:16] == b"IHDR", "thumbnail_png_b64: not a PNG")
     w, h = struct.unpack(">II", png[16:24])
     _check(0 < w <= width and 0 < h <= 2 * width + 1, f"thumbnail_png_b64: {w}x{h} too big")
-    return encoded
+    return None
 
 
 def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, Any]:
@@ -104,6 +127,8 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, An
     _check(type(schema) is int and schema in ACCEPTED_SCHEMA_VERSIONS, "document: schema version")
     if schema >= 2:
         known.add("elements")
+    if schema >= 3:  # raw thumbnail pixels instead of a PNG made by the child
+        known = (known - {"thumbnail_png_b64"}) | {"thumbnail"}
     extra = set(untrusted) - known
     _check(not extra, f"document: unexpected keys {sorted(extra)[:5]}")
     _check(untrusted.get("kind") == kind, "document: kind differs from the request")
@@ -121,9 +146,18 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any) -> dict[str, An
     out["ocr_used"] = bool(untrusted["ocr_used"])
     _check(untrusted.get("bbox_unit") in (None, "pt", "px"), "bbox_unit: not pt/px/null")
     out["bbox_unit"] = untrusted.get("bbox_unit")
-    out["thumbnail_png_b64"] = _thumbnail(untrusted.get("thumbnail_png_b64"), limits.thumbnail_width)
+    # The checked document always carries `thumbnail_png_b64` (what consumers serve), and
+    # from schema 3 on it is a PNG the trusted side encoded from the child's raw pixels.
+    if schema >= 3:
+        _check("thumbnail" in untrusted, "thumbnail: missing")
+        out["thumbnail_png_b64"] = _raw_thumbnail(untrusted["thumbnail"], limits.thumbnail_width)
+    else:
+        out["thumbnail_png_b64"] = _thumbnail(untrusted.get("thumbnail_png_b64"), limits.thumbnail_width)
+    # Shown in logs and the triage page: printable only (no escapes, line breaks, bidi
+    # overrides), like the error detail. The length was checked before the replacement.
     out["warnings"] = [
-        _string(w, _WARNING_CHARS, "warning") for w in _list(untrusted.get("warnings"), _WARNINGS_MAX, "warnings")
+        _printable(_string(w, _WARNING_CHARS, "warning"), _WARNING_CHARS)
+        for w in _list(untrusted.get("warnings"), _WARNINGS_MAX, "warnings")
     ]
     budget = max_chars  # blocks, paragraphs and tables repeat the text: they share one budget each
     blocks = []
@@ -236,6 +270,7 @@ def decode_answer(
         return Failure.PROTOCOL_ERROR, f"validator: {type(exc).__name__}", None
 
 
-def _printable(text: str) -> str:
-    # Details end up in logs and the triage UI: no control characters, no escapes.
-    return "".join(ch if ch.isprintable() else "?" for ch in text)[:_DETAIL_MAX]
+def _printable(text: str, max_chars: int = _DETAIL_MAX) -> str:
+    # Details and warnings end up in logs and the triage UI: no control characters, no
+    # escapes, no format characters (bidi overrides): str.isprintable() is False for all.
+    return "".join(ch if ch.isprintable() else "?" for ch in text[:max_chars])

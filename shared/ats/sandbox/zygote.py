@@ -3,7 +3,8 @@
 Started by ForkServerSandbox as a fresh, single-threaded process (the worker has
 threads and an event loop; forking *it* could copy a held lock into the child). It
 imports and pre-warms the parser, freezes the heap, then serves one request at a time
-on its stdin/stdout pipes:
+on the AF_UNIX socket the worker gave it as stdin and stdout (a socket, not pipes: see
+``_stream_pair``):
 
   worker -> zygote   config (JSON frame, once), then per document:
                      request (JSON frame: kind) + document (raw frame)
@@ -38,7 +39,7 @@ from typing import Any
 import prctl
 
 from ats.sandbox import hardening, oci, protocol
-from ats.sandbox.data import Failure
+from ats.sandbox.data import FILE_BOUNDARY, Failure, Layer
 from ats.sandbox.policy import load_policy
 
 PROBES_ENV = "ATS_SANDBOX_TEST_PROBES"
@@ -84,6 +85,7 @@ class Zygote:
         # One answer buffer for the zygote's lifetime (cap + 1 byte to detect overflow),
         # scrubbed after each document.
         self.answer_buf = bytearray(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
+        self.answer_dirty = 0  # bytes of answer_buf written since the last scrub
         # The parser supplies its own trusted warm-up documents (see the spare child below).
         self.warmup_samples = self.parser.warmup_documents() if config.get("warmup", True) else []
         self.max_document_bytes = int(self.policy.parse.get("max_bytes", 20 * 1024 * 1024))
@@ -96,23 +98,47 @@ class Zygote:
                 sys.path.insert(0, config["probes_path"])
             self.probes = importlib.import_module(config["probes"])
 
-        seccomp, self.seccomp_skipped = oci.load_profile(Path(self.policy.policy_dir) / "seccomp-child.json")
+        # Checked (allow-like actions refused), compiled and hashed from one read of the file:
+        # the hash in hello is the profile these children really run under.
+        seccomp, self.seccomp_skipped, self.profile_hash = oci.load_child_profile(
+            Path(self.policy.policy_dir) / "seccomp-child.json"
+        )
         self.seccomp = oci.CompiledFilter(seccomp)
-        self.plan = hardening.prepare_zygote()
+        # Test-only (like the probes): behave as on a kernel without Landlock, to prove the
+        # sandbox then refuses to run rather than run without a file boundary.
+        no_landlock = bool(config.get("test_without_landlock"))
+        if no_landlock and not probes_enabled:
+            raise RuntimeError("test_without_landlock requested but probes are not enabled")
+        self.plan = hardening.prepare_zygote(without_landlock=no_landlock)
         gc.collect()
         gc.freeze()  # keep the pre-warmed heap out of the child's GC: fewer copy-on-write faults
         self.threads = len(os.listdir("/proc/self/task"))
 
+    def _refusal(self) -> str | None:
+        if self.threads != 1:
+            return f"{self.threads} threads after prewarm: forking is unsafe"
+        if not FILE_BOUNDARY & set(self.plan.layers):
+            # The child would keep our uid with nothing between it and same-uid processes'
+            # /proc/<pid>/environ and fds (health check, kubectl exec shells): refuse.
+            return (
+                f"no file boundary: the child keeps uid {os.geteuid()} and Landlock is missing "
+                f"({self.plan.skipped.get(Layer.LANDLOCK, '?')}); run on a kernel with Landlock, or "
+                "give the zygote a real uid change (root in a user namespace, hostUsers: false)"
+            )
+        return None
+
     def hello(self) -> dict[str, Any]:
+        refusal = self._refusal()
         return {
-            "ok": self.threads == 1,
-            "error": None if self.threads == 1 else f"{self.threads} threads after prewarm: forking is unsafe",
+            "ok": refusal is None,
+            "error": refusal,
             "pid": self.pid,
             "uid": os.geteuid(),
             "layers": [layer.value for layer in self.plan.layers],
             "skipped": self.plan.skipped,
             "seccomp_skipped": self.seccomp_skipped,
             "policy_hash": self.policy.policy_hash,
+            "profile_hash": self.profile_hash,
             "vm_bytes": hardening.address_space_bytes(),
             "prewarm_ms": round(self.prewarm_ms, 1),
         }
@@ -188,8 +214,11 @@ class Zygote:
     def fork_spare(self) -> _Child:
         """Fork the next child now, while idle: fork and hardening (~3 ms) are then off the
         document's critical path. The spare is fully confined before it sees any input."""
-        doc_r, doc_w = os.pipe2(os.O_CLOEXEC)
-        answer_r, answer_w = os.pipe2(os.O_CLOEXEC)
+        # Socket pairs, not pipes: a pipe can be reopened through /proc/<pid>/fd/N by any
+        # process allowed to open that link; a socket cannot (ENXIO). Each pair is used in
+        # one direction only, as the pipes were (EOF = the writer closed its end).
+        doc_r, doc_w = _stream_pair()
+        answer_r, answer_w = _stream_pair()
         vm_bytes = hardening.address_space_bytes()
         pid = os.fork()
         if pid == 0:
@@ -258,14 +287,23 @@ class Zygote:
             if received > cap:
                 end = "output_too_large"
                 break
+        # Everything read so far is scrubbed after the reply, answered or not: a child
+        # stopped for overflow or at the deadline left its bytes in our buffer too.
+        self.answer_dirty = max(self.answer_dirty, received)
         child.close_doc()
         if end is None and not exited:
             # A complete answer and EOF: the child is done. Kill it in case it is not,
             # read its CPU time before the reap, and let the caller reap after replying.
             cpu_s, rss_kb = _proc_usage(child.pid)
             signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
+            pending: _Child | None = child
+            if not rss_kb:
+                # It exited between its EOF and our look (a zombie has no VmHWM): its
+                # rusage is final, so reap it now rather than report a peak of 0.
+                _, usage = self.reap(child)
+                cpu_s, rss_kb, pending = usage.ru_utime + usage.ru_stime, usage.ru_maxrss, None
             outcome = {"end": "answered", "cpu_s": cpu_s, "maxrss_kb": rss_kb, "wall_s": time.monotonic() - started}
-            return outcome, answer[:received], child
+            return outcome, answer[:received], pending
         if end is not None:
             signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
         status, usage = self.reap(child)
@@ -318,7 +356,8 @@ class Zygote:
                 # Every later child is a fork of this process: no byte of this document
                 # or its answer may survive in our heap for the next spare to find.
                 _scrub(document)
-                _scrub(self.answer_buf, len(answer))
+                _scrub(self.answer_buf, max(len(answer), self.answer_dirty))
+                self.answer_dirty = 0
                 del document, answer
                 if pending is not None:
                     self.reap(pending)  # overlaps with the worker validating the answer
@@ -328,6 +367,14 @@ class Zygote:
             if self.spare is not None:
                 signal.pidfd_send_signal(self.spare.pidfd, signal.SIGKILL)
                 self.reap(self.spare)
+
+
+def _stream_pair() -> tuple[int, int]:
+    """(read end, write end) of a close-on-exec AF_UNIX stream pair, as raw fds."""
+    import socket
+
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    return left.detach(), right.detach()  # socket.socketpair sets SOCK_CLOEXEC already
 
 
 def _read_into(fd: int, view: memoryview) -> None:
@@ -388,6 +435,9 @@ def _killpg(pid: int) -> None:
 
 
 def main() -> int:
+    # First thing: execve made us dumpable again; a same-uid process must not read our
+    # memory or /proc files while we start (Zygote.__init__ repeats it for clarity).
+    prctl.set_dumpable(False)
     probes_enabled = "--test-probes" in sys.argv[1:] and os.environ.get(PROBES_ENV) == "1"
     # Keep the protocol pipes off 0/1: a stray print() from a library must not corrupt
     # the stream. stdout goes to stderr (logs), stdin to /dev/null.
