@@ -153,12 +153,12 @@ def test_submit_accepts_only_the_running_job_and_validates(parse_role: Any) -> N
             parse_role.execute(sql, [*args[:3], *bad, *args[5:]])
     with pytest.raises(psycopg.errors.CheckViolation):
         parse_role.execute(sql, [*args[:8], json.dumps([1, 2]), args[9]])  # result must be an object
-    for schema in (None, 3, "2"):  # a successful answer names a schema the trusted side knows
+    for schema in (None, 1, 4, "2"):  # a successful answer names a schema the trusted side knows
         with pytest.raises(psycopg.errors.CheckViolation):
             parse_role.execute(sql, [*args[:8], json.dumps({"schema": schema, "pages": 1}), args[9]])
-    # Schema 1 answers are still accepted for one release after the bump to 2 (real schema 2
+    # Schema 2 answers are still accepted for one release after the bump to 3 (real schema 3
     # answers go through this function in every pipeline test).
-    args[8] = json.dumps({"schema": 1, "pages": 1})
+    args[8] = json.dumps({"schema": 2, "pages": 1})
     assert parse_role.execute(sql, args).fetchone() == (True,)
     assert parse_role.execute(sql, args).fetchone() == (False,)  # idempotent: reported once
     with connection.cursor() as cur:

@@ -178,10 +178,10 @@ BEGIN
        OR coalesce(p_policy_hash, '') !~ '^[0-9a-f]{0,64}$' THEN
         RAISE EXCEPTION 'ats_parse_submit: result out of range' USING ERRCODE = 'check_violation';
     END IF;
-    -- A successful parse reports a known answer schema (ats.parsing.data.SCHEMA_VERSION = 2;
-    -- schema 1 is still accepted for one release). Keep in step with
-    -- ats.parsing.data.ACCEPTED_SCHEMA_VERSIONS and ats.sandbox.validate.
-    IF p_ok AND coalesce(p_result -> 'schema', 'null'::jsonb) NOT IN ('1'::jsonb, '2'::jsonb) THEN
+    -- A successful parse reports a known answer schema: :accepted_schemas is filled from
+    -- ats.parsing.data.ACCEPTED_SCHEMA_VERSIONS (the current one and the previous, for one
+    -- release), the same set ats.sandbox.validate accepts.
+    IF p_ok AND coalesce(p_result -> 'schema', 'null'::jsonb) NOT IN (:accepted_schemas) THEN
         RAISE EXCEPTION 'ats_parse_submit: unknown answer schema' USING ERRCODE = 'check_violation';
     END IF;
 

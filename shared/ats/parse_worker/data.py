@@ -14,6 +14,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from ats.parsing.data import ACCEPTED_SCHEMA_VERSIONS
+
 PARSE_TASK = "intake.parse_attachment"
 # ats.jobs' policy row for PARSE_TASK formats its lock from this template; the SQL pins it.
 PARSE_LOCK_PREFIX = "parse:attachment:"
@@ -63,6 +65,9 @@ def role_sql(policy_dir: Path, role: str, *, parse_priority: int) -> str:
     values: dict[str, str] = {"role": role, "parse_priority": str(int(parse_priority))}
     values |= {k: str(v) for k, v in dataclasses.asdict(report_limits(policy_dir)).items()}
     values |= {k: str(v) for k, v in dataclasses.asdict(role_limits(policy_dir)).items()}
+    # The answer schemas the trusted validator accepts (the current one and the previous,
+    # for one release): one source, so SQL and Python cannot disagree.
+    values["accepted_schemas"] = ", ".join(f"'{v}'::jsonb" for v in sorted(ACCEPTED_SCHEMA_VERSIONS))
     sql = (policy_dir / "db-role.sql").read_text()
 
     def sub(match: re.Match[str]) -> str:
