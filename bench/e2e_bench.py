@@ -279,7 +279,13 @@ def noop_rounds(env: dict[str, str], state: Path, *, n: int, rounds: int) -> dic
     finally:
         pb.stop_processes([worker])
     bare, wrapped = statistics.median(per["bare"]), statistics.median(per["wrapped"])
+    call = wrapper_call_cost_us()
     return {
+        # The same two task objects called in this process, no queue: what the wrapper
+        # itself costs per job, robust to the machine's load (the rounds above are not).
+        "call_us": call,
+        "wrapper_added_us": round(call["wrapped"] - call["bare"], 1),
+        "wrapper_added_pct_of_bare_job": round((call["wrapped"] - call["bare"]) / (1e6 / bare) * 100, 2),
         "jobs_per_round": n,
         "rounds": rounds,
         "bare_jobs_per_s": round(bare, 1),
@@ -291,18 +297,40 @@ def noop_rounds(env: dict[str, str], state: Path, *, n: int, rounds: int) -> dic
     }
 
 
+def wrapper_call_cost_us(n: int = 20_000) -> dict[str, float]:
+    """Median-of-5 cost of one call, wrapped vs bare, in microseconds."""
+    from bench.benchapp.tasks import BARE, BENCH_QUEUE, WRAPPED
+    from procrastinate import JobContext
+    from procrastinate.contrib.django import app
+    from procrastinate.jobs import Job
+
+    wrapped, bare = app.tasks[WRAPPED], app.tasks[BARE]
+    job = Job(id=1, queue=BENCH_QUEUE, lock=None, queueing_lock=None, task_name=WRAPPED, attempts=0)
+    ctx = JobContext(app=app, job=job, start_timestamp=time.time(), abort_reason=lambda: None)
+    out: dict[str, list[float]] = {"wrapped": [], "bare": []}
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            wrapped(ctx, i=1, v=1)
+        out["wrapped"].append((time.perf_counter() - t0) / n * 1e6)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            bare(i=1)
+        out["bare"].append((time.perf_counter() - t0) / n * 1e6)
+    return {k: round(statistics.median(v), 2) for k, v in out.items()}
+
+
 # --- backlog ------------------------------------------------------------------------
 
 BACKLOG_SQL = """
-SELECT count(*), EXTRACT(EPOCH FROM max(c.created_at) - min(r.received_at))
+SELECT count(*), EXTRACT(EPOCH FROM max(c.created_at)) - %(t0)s
   FROM intake_raw_intake r
   JOIN intake_attachment a ON a.raw_intake_id = r.id
   JOIN candidates_candidate c ON c.id = a.candidate_id
- WHERE r.id > %s AND a.state = 'candidate_created'
+ WHERE r.id > %(raw)s AND a.state = 'candidate_created'
 """
 SCORED_SQL = """
-SELECT count(DISTINCT ap.id),
-       EXTRACT(EPOCH FROM max(ar.first_at) - (SELECT min(received_at) FROM intake_raw_intake WHERE id > %(raw)s))
+SELECT count(DISTINCT ap.id), EXTRACT(EPOCH FROM max(ar.first_at)) - %(t0)s
   FROM intake_raw_intake r
   JOIN intake_attachment a ON a.raw_intake_id = r.id
   JOIN scoring_application ap ON ap.candidate_id = a.candidate_id
@@ -315,7 +343,7 @@ SELECT count(*) FROM procrastinate_jobs WHERE id > %s AND status = 'succeeded'
 
 
 def backlog(n: int, docs: list[bytes], sampler: Sampler, *, settle_s: float) -> dict[str, Any]:
-    from django.db import connection
+    from django.db import connection, transaction
 
     from ats.iam import api as iam_api
     from ats.scoring import api as scoring_api
@@ -330,14 +358,18 @@ def backlog(n: int, docs: list[bytes], sampler: Sampler, *, settle_s: float) -> 
     first_job, first_raw = pb.max_ids()
     sampler.start()
     t0 = time.monotonic()
-    raws = [pb.receive(docs[i], f"backlog{i}.pdf", meta) for i in range(n)]
+    # At once: every document (one upload each) commits in one transaction, so the
+    # workers see the whole backlog together - not the front door's own pace.
+    with transaction.atomic():
+        raws = [pb.receive(docs[i], f"backlog{i}.pdf", meta) for i in range(n)]
+    committed_at = time.time()
     received_s = time.monotonic() - t0
     states = pb.wait_terminal(raws, settle_s)
     # Scoring follows the candidate step: wait for it too (bounded).
     deadline = time.monotonic() + 60 + n / 5
     while time.monotonic() < deadline:
         with connection.cursor() as cur:
-            cur.execute(SCORED_SQL, {"raw": first_raw})
+            cur.execute(SCORED_SQL, {"raw": first_raw, "t0": committed_at})
             scored, _ = cur.fetchone()
         if scored >= n:
             break
@@ -346,16 +378,16 @@ def backlog(n: int, docs: list[bytes], sampler: Sampler, *, settle_s: float) -> 
     sampler.stop.set()
     sampler.join()
     with connection.cursor() as cur:
-        cur.execute(BACKLOG_SQL, [first_raw])
+        cur.execute(BACKLOG_SQL, {"raw": first_raw, "t0": committed_at})
         done, span = cur.fetchone()
-        cur.execute(SCORED_SQL, {"raw": first_raw})
+        cur.execute(SCORED_SQL, {"raw": first_raw, "t0": committed_at})
         scored, scored_span = cur.fetchone()
         cur.execute(JOBS_SQL, [first_job])
         jobs = cur.fetchone()[0]
     span = float(span or 0) or 1e-6
     return {
         "documents": n,
-        "receive_s": round(received_s, 2),
+        "receive_s": round(received_s, 2),  # storing the bytes + the one commit (not counted)
         "terminal_states": sorted({s["state"] for s in states}),
         "candidates": int(done),
         "to_candidate_s": round(span, 2),
@@ -469,10 +501,18 @@ def table(r: dict[str, Any]) -> str:
         ),
         (
             "task wrapper overhead",
-            f"{noop['wrapper_overhead_pct']}%",
-            f"wrapped {noop['wrapped_jobs_per_s']} vs bare {noop['bare_jobs_per_s']} jobs/s",
+            f"{noop['wrapper_overhead_pct']}% (throughput)",
+            f"wrapped {noop['wrapped_jobs_per_s']} vs bare {noop['bare_jobs_per_s']} jobs/s (median of rounds)",
             "<= 10%",
             ok(noop["wrapper_overhead_pct"] <= TARGETS["wrapper_overhead_pct"]),
+        ),
+        (
+            "task wrapper, per call",
+            f"+{noop['wrapper_added_us']} us",
+            f"= {noop['wrapper_added_pct_of_bare_job']}% of a bare no-op job "
+            f"({noop['call_us']['wrapped']} vs {noop['call_us']['bare']} us in-process)",
+            "<= 10%",
+            ok(noop["wrapper_added_pct_of_bare_job"] <= TARGETS["wrapper_overhead_pct"]),
         ),
         (
             "paced upload -> candidate",
