@@ -404,6 +404,18 @@ def backlog(n: int, docs: list[bytes], sampler: Sampler, *, settle_s: float) -> 
 # --- the run --------------------------------------------------------------------------
 
 
+def connections_by_process() -> dict[str, int]:
+    """Database connections per application_name (ADR §5's budget), this process excluded."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT application_name, count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1 ORDER BY 1"
+        )
+        return {str(name or "-"): int(n) for name, n in cur.fetchall()}
+
+
 def _load() -> list[float]:
     return [round(v, 2) for v in os.getloadavg()]
 
@@ -443,6 +455,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         report["memory_under_backlog"]["samples"] = sampler.samples
         report["child_private_max_mb"] = round(sampler.child_private_max_kb / 1024, 1)
 
+        report["connections_after_backlog"] = connections_by_process()
         time.sleep(3)
         paced_docs = docs[args.backlog : args.backlog + args.paced]
         report["paced"] = pb.paced(args.paced, args.interval, paced_docs, settle_s=120)
@@ -559,8 +572,9 @@ def table(r: dict[str, Any]) -> str:
                 f"  {d}/{role} x{m['count']:<3}{'':<{max(0, 33 - len(d) - len(role))}}{m['pss_mb']:>10}"
                 f"{pk.get('pss_mb', ''):>10}   private {m['private_mb_each']}"
             )
+    conns = ", ".join(f"{k} {v}" for k, v in r.get("connections_after_backlog", {}).items())
     load = f"load average before {r['load_before']}, after {r['load_after']} on {r['cpus']} CPUs"
-    return "\n".join([*lines, *hops, *mem, "", load])
+    return "\n".join([*lines, *hops, *mem, "", f"database connections after the backlog: {conns}", load])
 
 
 def plot(r: dict[str, Any], path: Path) -> None:
