@@ -39,12 +39,13 @@ lint:
     {{VENV}}/bin/mypy
     {{VENV}}/bin/lint-imports pyproject.toml
 
-# Benchmarks, each side by side with its baseline, reported as ratios
-bench: bootstrap
-    {{PY}} bench/sandbox_bench.py
-    {{PY}} bench/defer_bench.py 1000
-    {{PY}} bench/fanout_bench.py 500
-    {{PY}} bench/paced_bench.py --count 60 --interval 0.4
+# Benchmarks, each side by side with its baseline, reported as ratios; the end-to-end table last
+# (`just bench --tiny`: the end-to-end run only, in seconds, to check the scripts)
+bench *ARGS: bootstrap
+    if [[ " $* " != *" --tiny "* ]]; then \
+        {{PY}} bench/sandbox_bench.py && {{PY}} bench/defer_bench.py 1000 && {{PY}} bench/fanout_bench.py 500 && \
+        {{PY}} bench/paced_bench.py --count 60 --interval 0.4; fi
+    {{PY}} bench/e2e_bench.py "$@"
 
 # The ats command (migrate, ingest, status, intake-verify, policy, reparse, ...), from any directory
 [no-cd]

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ SELECT j.task_name,
        EXTRACT(EPOCH FROM max(e.at) FILTER (WHERE e.type = 'succeeded')
                         - max(e.at) FILTER (WHERE e.type = 'started')) * 1000 AS work_ms
   FROM procrastinate_jobs j JOIN procrastinate_events e ON e.job_id = j.id
- WHERE j.id > %s AND j.queue_name IN ('ingest', 'parse')
+ WHERE j.id > %s
  GROUP BY j.id, j.task_name
 HAVING count(*) FILTER (WHERE e.type = 'succeeded') > 0
 """
@@ -74,32 +75,122 @@ def summary(values: list[float]) -> dict[str, float]:
     }
 
 
+_FIRST = [
+    "Aisha",
+    "Ben",
+    "Carlos",
+    "Dana",
+    "Elif",
+    "Farid",
+    "Grace",
+    "Hugo",
+    "Ines",
+    "Jonas",
+    "Kofi",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quentin",
+    "Rosa",
+    "Sven",
+    "Tara",
+    "Umar",
+    "Vera",
+    "Wei",
+    "Ximena",
+    "Yusuf",
+    "Zofia",
+    "Arjun",
+    "Bea",
+    "Chidi",
+    "Dmitri",
+]
+_LAST = [
+    "Okafor",
+    "Lindqvist",
+    "Moreau",
+    "Tanaka",
+    "Haddad",
+    "Kowalski",
+    "Fernandes",
+    "Nguyen",
+    "Adeyemi",
+    "Schmidt",
+    "Rossi",
+    "Novak",
+    "Dubois",
+    "Kaur",
+    "Petrov",
+    "Mensah",
+    "Larsen",
+    "Costa",
+    "Yilmaz",
+    "Murphy",
+    "Horvat",
+    "Sato",
+    "Alvarez",
+    "Ncube",
+    "Brennan",
+    "Varga",
+    "Hughes",
+    "Iqbal",
+    "Jensen",
+    "Keller",
+]
+_DOMAINS = ("gmail.com", "outlook.com", "yahoo.co.uk", "proton.me", "hotmail.com")
+_SKILLS = ("Python", "PostgreSQL", "Django", "Kubernetes", "React", "Go", "Terraform", "SQL", "Java", "AWS")
+
+
 def distinct_cv(i: int) -> bytes:
-    """A one-page text CV, byte-distinct per i (identical bytes would end as duplicates)."""
+    """A one-page text CV of a distinct person per i: own name, e-mail, phone and skills.
+
+    Realistic intake is mostly distinct people; identical bytes would end as duplicates,
+    and a shared phone or name on every CV would make each one a duplicate pair of all
+    the others (dedupe then does O(documents) pair writes per document).
+    """
     import pymupdf
 
+    first, last = _FIRST[i % len(_FIRST)], _LAST[(i // len(_FIRST)) % len(_LAST)]
+    if i >= len(_FIRST) * len(_LAST):
+        last = f"{last}-{_LAST[(i * 7) % len(_LAST)]}"
+    skills = ", ".join(_SKILLS[(i + k * 3) % len(_SKILLS)] for k in range(3))
+    lines = [
+        f"{first} {last}",
+        f"{first.lower()}.{last.lower()}{i}@{_DOMAINS[i % len(_DOMAINS)]}",
+        f"+44 20 7{i // 10000 % 10}{i // 1000 % 10}{i // 100 % 10} {i % 100:02d}{(i * 37) % 100:02d}",
+        "Experience",
+        f"Software Engineer, Example Ltd {2015 + i % 8} - Present",
+        "Skills",
+        skills,
+    ]
     doc = pymupdf.open()
     page = doc.new_page()
-    lines = [f"Candidate Number{i}", f"candidate{i}@example.org", "+44 20 7946 0958", "Python, PostgreSQL"]
     for n, line in enumerate(lines):
         page.insert_text((72, 72 + 20 * n), line, fontsize=12)
     return doc.tobytes(deflate=True, garbage=3)
 
 
-def run(args: argparse.Namespace, *, fix: bool) -> dict[str, Any]:
-    """One stack, one paced run; `fix=False` runs the workers on upstream's fetch loop."""
+@contextlib.contextmanager
+def stack(
+    *, fix: bool = True, keep: bool = False, extra_env: dict[str, str] | None = None, web: bool = False
+) -> Iterator[dict[str, Any]]:
+    """Ephemeral Postgres + local clamd + worker-default + worker-untrusted (+ web), migrated,
+    with Django set up in this process against it. Yields {"env", "state", "procs"}:
+    procs maps deployable -> Popen (each in its own session, for the memory census)."""
     from ats.devtools import pg_local
     from ats.devtools.clamd_local import ClamdLocal
 
-    with contextlib.ExitStack() as stack:
-        if args.keep:
+    with contextlib.ExitStack() as es:
+        if keep:
             state = Path(tempfile.mkdtemp(prefix="ats-bench-"))
             print(f"state and worker logs kept in {state}", file=sys.stderr)
         else:
-            state = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ats-bench-")))
+            state = Path(es.enter_context(tempfile.TemporaryDirectory(prefix="ats-bench-")))
         state.chmod(0o755)
-        url = stack.enter_context(pg_local.ephemeral())
-        clamd = stack.enter_context(ClamdLocal(state_dir=state / "clamd"))
+        url = es.enter_context(pg_local.ephemeral())
+        clamd = es.enter_context(ClamdLocal(state_dir=state / "clamd"))
         from ats.config.env import with_user
 
         env = {
@@ -114,6 +205,7 @@ def run(args: argparse.Namespace, *, fix: bool) -> dict[str, Any]:
             "ATS_PROCRASTINATE_LOG_LEVEL": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING"),
             "DJANGO_SETTINGS_MODULE": "ats.config.settings",
             "ATS_WORKER_WAKEUP_FIX": "1" if fix else "0",
+            **(extra_env or {}),
         }
         os.environ.update(env)
         subprocess.run([sys.executable, "-m", "ats.cli", "migrate", "-v0"], env=env, check=True)
@@ -121,102 +213,137 @@ def run(args: argparse.Namespace, *, fix: bool) -> dict[str, Any]:
 
         django.setup()
         from django.conf import settings
-        from django.db import connection, connections
-
-        from ats.intake import api as intake_api
+        from django.db import connections
 
         settings.ATS["STORAGE_LOCAL_ROOT"] = state / "blobs"
         settings.ATS["CLAMD_PORT"] = clamd.port
 
-        procs = []
-        for deployable in ("default", "untrusted"):
+        procs: dict[str, subprocess.Popen[bytes]] = {}
+        commands = {d: ["worker", f"--deployable={d}"] for d in ("default", "untrusted")}
+        if web:
+            commands["web"] = ["web"]
+        for deployable, argv in commands.items():
             log = (state / f"{deployable}.log").open("ab")
-            procs.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "ats.cli", "worker", f"--deployable={deployable}"],
-                    env={**env, "ATS_PROCESS_NAME": f"bench-{deployable}"},
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
+            procs[deployable] = subprocess.Popen(
+                [sys.executable, "-m", "ats.cli", *argv],
+                env={**env, "ATS_PROCESS_NAME": f"bench-{deployable}"},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
+        es.callback(connections.close_all)
+        es.callback(stop_processes, list(procs.values()))
+        yield {"env": env, "state": state, "procs": procs}
 
-        def stop_workers() -> None:
-            for p in procs:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(p.pid, signal.SIGTERM)
-            for p in procs:
-                try:
-                    p.wait(100)
-                except subprocess.TimeoutExpired:
-                    os.killpg(p.pid, signal.SIGKILL)
 
-        stack.callback(stop_workers)
-        with connection.cursor() as cur:
-            cur.execute("SELECT coalesce(max(id), 0) FROM procrastinate_jobs")
-            first_job = cur.fetchone()[0]
-            cur.execute("SELECT coalesce(max(id), 0) FROM intake_raw_intake")
-            first_raw = cur.fetchone()[0]
+def stop_processes(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in procs:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(100)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+
+
+def max_ids() -> tuple[int, int]:
+    """(last job id, last raw intake id): what a measurement after this point reads."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT coalesce(max(id), 0) FROM procrastinate_jobs")
+        first_job = cur.fetchone()[0]
+        cur.execute("SELECT coalesce(max(id), 0) FROM intake_raw_intake")
+        first_raw = cur.fetchone()[0]
+    return int(first_job), int(first_raw)
+
+
+def receive(doc: bytes, name: str, metadata: dict[str, Any] | None = None) -> Any:
+    from ats.intake import api as intake_api
+
+    return intake_api.intake_receive(
+        channel=intake_api.Channel.CLI,
+        files=[intake_api.IncomingFile(filename=name, data=doc)],
+        source_ref=f"bench:{name}",
+        metadata=metadata,
+    )
+
+
+def wait_terminal(raws: list[Any], timeout_s: float) -> list[dict[str, Any]]:
+    from ats.intake import api as intake_api
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        states = [intake_api.attachment_status(intake_api.raw_intake_attachments(r.pk)[0]) for r in raws]
+        if all(s["terminal"] for s in states) or time.monotonic() > deadline:
+            return states
+        time.sleep(0.2)
+
+
+def warm_up(docs: list[bytes]) -> None:
+    """Workers' first jobs import modules and open connections: not measured."""
+    for i, doc in enumerate(docs):
+        receive(doc, f"warm{i}.pdf")
+
+
+def hops_report(first_job: int, first_raw: int) -> dict[str, Any]:
+    """End to end (received -> candidate row) and per hop (pickup, work) since the ids."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute(HOPS_SQL, [first_job])
+        hop_rows = cur.fetchall()
+        cur.execute(E2E_SQL, [first_raw])
+        e2e = [float(r[0]) for r in cur.fetchall()]
+    poll_s = float(os.environ.get("ATS_POLL_INTERVAL_S", "5"))
+    hops: dict[str, dict[str, list[float]]] = {}
+    for task, pickup, work in hop_rows:
+        h = hops.setdefault(task, {"pickup": [], "work": []})
+        h["pickup"].append(float(pickup))
+        h["work"].append(float(work))
+    return {
+        "end_to_end_ms": summary(e2e),
+        "end_to_end_samples_ms": sorted(round(v, 1) for v in e2e),
+        "hops": {
+            task: {
+                "pickup_ms": summary(h["pickup"]),
+                "work_ms": summary(h["work"]),
+                "pickups_over_1s": sum(1 for v in h["pickup"] if v > 1000),
+            }
+            for task, h in sorted(hops.items())
+        },
+        "missed_wakeups": sum(1 for h in hops.values() for v in h["pickup"] if v >= poll_s * 1000 * 0.9),
+    }
+
+
+def paced(count: int, interval: float, docs: list[bytes], *, settle_s: float = 120) -> dict[str, Any]:
+    """`count` documents, one every `interval` seconds; waits until all are terminal."""
+    first_job, first_raw = max_ids()
+    raws = []
+    next_at = time.monotonic()
+    for i in range(count):
+        raws.append(receive(docs[i], f"cv{i}.pdf"))
+        next_at += interval
+        time.sleep(max(0.0, next_at - time.monotonic()))
+    states = wait_terminal(raws, settle_s)
+    time.sleep(1)  # let the last jobs' succeeded events land
+    return {
+        "count": count,
+        "interval_s": interval,
+        "terminal_states": sorted({s["state"] for s in states}),
+        **hops_report(first_job, first_raw),
+    }
+
+
+def run(args: argparse.Namespace, *, fix: bool) -> dict[str, Any]:
+    """One stack, one paced run; `fix=False` runs the workers on upstream's fetch loop."""
+    with stack(fix=fix, keep=args.keep):
         docs = [distinct_cv(i) for i in range(args.count + 3)]
-        # Warm-up (workers' first jobs import and open pools), not measured.
-        for i in range(3):
-            intake_api.intake_receive(
-                channel=intake_api.Channel.CLI,
-                files=[intake_api.IncomingFile(filename=f"warm{i}.pdf", data=docs[args.count + i])],
-                source_ref=f"bench:warm:{i}",
-            )
+        warm_up(docs[args.count :])
         time.sleep(8)
-        with connection.cursor() as cur:
-            cur.execute("SELECT coalesce(max(id), 0) FROM procrastinate_jobs")
-            first_job = cur.fetchone()[0]
-            cur.execute("SELECT coalesce(max(id), 0) FROM intake_raw_intake")
-            first_raw = cur.fetchone()[0]
-        raws = []
-        next_at = time.monotonic()
-        for i in range(args.count):
-            raws.append(
-                intake_api.intake_receive(
-                    channel=intake_api.Channel.CLI,
-                    files=[intake_api.IncomingFile(filename=f"cv{i}.pdf", data=docs[i])],
-                    source_ref=f"bench:{i}",
-                )
-            )
-            next_at += args.interval
-            time.sleep(max(0.0, next_at - time.monotonic()))
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            states = [intake_api.attachment_status(intake_api.raw_intake_attachments(r.pk)[0]) for r in raws]
-            if all(s["terminal"] for s in states):
-                break
-            time.sleep(0.2)
-        time.sleep(1)  # let the last jobs' succeeded events land
-        with connection.cursor() as cur:
-            cur.execute(HOPS_SQL, [first_job])
-            hop_rows = cur.fetchall()
-            cur.execute(E2E_SQL, [first_raw])
-            e2e = [float(r[0]) for r in cur.fetchall()]
-        poll_s = float(os.environ.get("ATS_POLL_INTERVAL_S", "5"))
-        hops: dict[str, dict[str, list[float]]] = {}
-        for task, pickup, work in hop_rows:
-            h = hops.setdefault(task, {"pickup": [], "work": []})
-            h["pickup"].append(float(pickup))
-            h["work"].append(float(work))
-        report: dict[str, Any] = {
-            "count": args.count,
-            "interval_s": args.interval,
-            "terminal_states": sorted({s["state"] for s in states}),
-            "end_to_end_ms": summary(e2e),
-            "hops": {
-                task: {
-                    "pickup_ms": summary(h["pickup"]),
-                    "work_ms": summary(h["work"]),
-                    "pickups_over_1s": sum(1 for v in h["pickup"] if v > 1000),
-                }
-                for task, h in sorted(hops.items())
-            },
-            "missed_wakeups": sum(1 for h in hops.values() for v in h["pickup"] if v >= poll_s * 1000 * 0.9),
-        }
-        connections.close_all()
+        report = paced(args.count, args.interval, docs)
+        report.pop("end_to_end_samples_ms")
         return report
 
 

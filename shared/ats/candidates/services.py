@@ -156,6 +156,8 @@ def _recompute(candidate: Candidate, *, new_record: ExtractionRecord | None = No
     extraction that disagrees with an edit becomes a proposed change."""
     derived = _derived(candidate.pk)
     current = {f.field: f for f in CandidateField.objects.filter(candidate=candidate)}
+    after = {name: row.values for name, row in current.items()}
+    added: list[CandidateField] = []
     for name in F.ALL_FIELDS:
         new_values = derived.get(name, [])
         row = current.get(name)
@@ -165,13 +167,18 @@ def _recompute(candidate: Candidate, *, new_record: ExtractionRecord | None = No
             continue
         if new_values:
             if row is None:
-                CandidateField.objects.create(candidate=candidate, field=name, values=new_values)
+                added.append(CandidateField(candidate=candidate, field=name, values=new_values))
             elif row.values != new_values:
                 row.values = new_values
                 row.save(update_fields=["values"])
+            after[name] = new_values
         elif row is not None:
             row.delete()
-    _refresh(candidate)
+            after.pop(name, None)
+    # One INSERT for a new document's fields (was one per field), and the refresh below
+    # uses the values just written instead of reading them back.
+    CandidateField.objects.bulk_create(added)
+    _refresh(candidate, values=after)
 
 
 def _propose(candidate: Candidate, name: str, values: list[dict[str, Any]], record: ExtractionRecord) -> None:
@@ -190,9 +197,13 @@ def _current_values(candidate_id: int) -> dict[str, list[dict[str, Any]]]:
     return {f.field: f.values for f in CandidateField.objects.filter(candidate_id=candidate_id)}
 
 
-def _refresh(candidate: Candidate) -> None:
-    """Mirror columns, the dedupe index and the revision after any field/document change."""
-    values = _current_values(candidate.pk)
+def _refresh(candidate: Candidate, *, values: dict[str, list[dict[str, Any]]] | None = None) -> None:
+    """Mirror columns, the dedupe index and the revision after any field/document change.
+
+    `values`: the candidate's fields as just written (read from the table when None).
+    """
+    if values is None:
+        values = _current_values(candidate.pk)
     names = values.get("name") or []
     emails = values.get("emails") or []
     candidate.display_name = str(names[0]["value"])[:255] if names else ""

@@ -19,9 +19,15 @@ def database_from_url(url: str, *, deployable: str) -> dict[str, object]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
-        # Web keeps connections (ADR §5 budget: 2 workers x 4 threads); workers do not,
-        # because procrastinate's DjangoApp closes them around each task anyway.
-        "CONN_MAX_AGE": env.integer("ATS_CONN_MAX_AGE", default=60 if deployable == "web" else 0),
+        # Web and workers keep connections (ADR §5 budget: web 2 workers x 4 threads,
+        # a worker one per task thread). procrastinate's DjangoApp middleware keeps a
+        # healthy persistent connection between tasks (close_old_connections honours
+        # CONN_MAX_AGE); with 0 every task paid a fresh connect, i.e. a new backend process
+        # (~20 ms under load, 4 times on a document's critical path - docs/benchmarks.md).
+        # Short-lived processes (CLI, migrations) gain nothing and close at exit.
+        "CONN_MAX_AGE": env.integer(
+            "ATS_CONN_MAX_AGE", default=60 if deployable in {"web", "default", "untrusted"} else 0
+        ),
         "CONN_HEALTH_CHECKS": True,
         # Names connections in pg_stat_activity: ops see which process holds what.
         "OPTIONS": {"application_name": os.environ.get("ATS_PROCESS_NAME", f"ats-{deployable}")[:63]},

@@ -119,13 +119,16 @@ def prewarm() -> None:
     # One OCR run covers Tesseract's one-time initialisation; the other image
     # kinds only need their decoders, which the thumbnail render exercises.
     no_ocr = ParseLimits(max_ocr_pages=0)
+    # Tesseract's code paths warm up the same with the small "eng" model; loading the
+    # Latin-script model here would add ~0.8 s to every zygote start, and each OCR
+    # call reads its traineddata again anyway. Every OCR run here uses "eng": the PNG
+    # run with the default (Latin) model left ~85 MB of Tesseract's heap in every
+    # zygote, shared copy-on-write with its spare child (docs/benchmarks.md, memory).
+    eng_ocr = ParseLimits(ocr_dpi=72, ocr_language="eng")
     runs: list[tuple[str, str, ParseLimits]] = [
         ("pdf", "pdf", DEFAULT_LIMITS),
-        # Tesseract's code paths warm up the same with the small "eng" model; loading the
-        # Latin-script model here would add ~0.8 s to every zygote start, and each OCR
-        # call reads its traineddata again anyway.
-        ("scanned_pdf", "pdf", ParseLimits(ocr_dpi=72, ocr_language="eng")),
-        ("png", "png", DEFAULT_LIMITS),
+        ("scanned_pdf", "pdf", eng_ocr),
+        ("png", "png", eng_ocr),
         ("jpeg", "jpeg", no_ocr),
         ("tiff", "tiff", no_ocr),
         ("docx", "docx", DEFAULT_LIMITS),
@@ -150,7 +153,18 @@ def prewarm() -> None:
     normalize_text("pre\u0301warm\u00a0 \u2029text", max_chars=5)
     for encoding in ("utf-16-le", "utf-16-be", "latin-1", "ascii"):
         codecs.getincrementaldecoder(encoding)
+    _release_freed_heap()
     _state["prewarmed"] = True
+
+
+def _release_freed_heap() -> None:
+    """Tesseract and MuPDF free their warm-up buffers, but glibc keeps the freed heap
+    mapped: hand it back, or every zygote (and, copy-on-write, its children) carries it.
+    Measured: 52 -> 36 MB private after prewarm (docs/benchmarks.md, memory)."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 def warmup_documents() -> list[tuple[str, bytes]]:

@@ -1,0 +1,667 @@
+"""End-to-end benchmark (issue 17 part 3): one stack, one run, everything side by side.
+
+    /opt/ats/venv/bin/python bench/e2e_bench.py [--tiny] [--backlog N] [--paced N]
+        [--interval S] [--noop N] [--json-out FILE] [--plot FILE]
+
+One ephemeral stack (Postgres, clamd, worker-default, worker-untrusted, web) and, in order:
+
+1. ceilings: raw `FOR UPDATE SKIP LOCKED` dequeues (pgbench, 1 and 4 clients) and a bare
+   procrastinate no-op task vs the same no-op through the project's task wrapper
+   (`ats.jobs.api.task`: policy, payload envelope, attempt/deadline, log context,
+   exhaustion check), same worker deployable, alternating rounds -> the wrapper overhead;
+2. memory at rest: each deployable's process tree, PSS per process (zygotes and spare
+   children included) and each sandbox child's private memory;
+3. backlog: N distinct one-page text-PDF CVs received at once, sent for one requisition
+   -> documents/s to `candidate_created` and, separately, to a scored application;
+   memory sampled throughout (the peak is reported);
+4. paced: documents one at a time -> p50/p95/p99 upload-to-candidate and per hop
+   (pickup = deferred -> started, work = started -> succeeded) from procrastinate_events.
+
+Targets (issue 17, 2 cores) are reported beside the figures, never gated. The machine may
+be shared: the report records the load average before and after, and ratios taken in
+this one run hold better than absolute figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import paced_bench as pb  # noqa: E402 - the stack and the paced measurement live there
+
+TARGETS = {
+    "backlog_docs_per_s": 30.0,
+    "paced_p50_ms": 150.0,
+    "paced_p99_ms": 1000.0,
+    "wrapper_overhead_pct": 10.0,
+    "untrusted_total_mb": 150.0,
+    "child_private_mb": 10.0,
+}
+
+WHY = {
+    "web": "gunicorn master: binds the port, re-forks a web worker that dies",
+    "web-worker": "gunicorn worker (4 threads): serves the UI and upload API",
+    "default": "worker-default: procrastinate worker for every trusted queue (asyncio loop + 4 task threads)",
+    "untrusted": "worker-untrusted: procrastinate worker for `parse` as the ats_parse role (2 task threads)",
+    "zygote": "sandbox zygote: pre-warmed fork server, one per parse slot (never parses itself)",
+    "child": "sandbox child: forked one ahead (the spare), confined, parses exactly one document",
+    "other": "helper process",
+}
+
+
+# --- memory census --------------------------------------------------------------------
+
+
+def _children() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        kids.setdefault(ppid, []).append(int(entry))
+    return kids
+
+
+def _rollup(pid: int) -> dict[str, int] | None:
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return None
+    vals = {k: int(v) for k, v in re.findall(r"^(\w+):\s+(\d+) kB", text, re.M)}
+    return {
+        "pss_kb": vals.get("Pss", 0),
+        "rss_kb": vals.get("Rss", 0),
+        "private_kb": vals.get("Private_Clean", 0) + vals.get("Private_Dirty", 0),
+    }
+
+
+def census(procs: dict[str, Any]) -> dict[str, Any]:
+    """Every deployable's process tree: role, PSS and private memory per process."""
+    kids = _children()
+    out: dict[str, Any] = {}
+    for deployable, popen in procs.items():
+        rows = []
+        stack = [(popen.pid, 0)]
+        while stack:
+            pid, depth = stack.pop()
+            mem = _rollup(pid)
+            if mem is None:
+                continue
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                cmd = ""
+            if depth == 0:
+                role = deployable
+            elif deployable == "web":
+                role = "web-worker"
+            elif deployable == "untrusted":
+                role = "zygote" if depth == 1 else "child"
+            else:
+                role = "other"
+            # `ats web` execs gunicorn: the master is the popen pid itself; a Python that
+            # only re-execs (e.g. `python -m ats.cli` wrappers) would show as depth 0.
+            rows.append({"pid": pid, "role": role, **mem, "cmd": cmd[:80]})
+            stack.extend((k, depth + 1) for k in kids.get(pid, []))
+        out[deployable] = {
+            "processes": rows,
+            "pss_mb": round(sum(r["pss_kb"] for r in rows) / 1024, 1),
+            "count": len(rows),
+        }
+    return out
+
+
+class Sampler(threading.Thread):
+    """Samples the census every `every_s` seconds; keeps the peak total per deployable."""
+
+    def __init__(self, procs: dict[str, Any], every_s: float = 0.5) -> None:
+        super().__init__(daemon=True)
+        self.procs, self.every_s = procs, every_s
+        self.stop = threading.Event()
+        self.peak: dict[str, Any] = {}
+        self.child_private_max_kb = 0
+        self.samples = 0
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            snap = census(self.procs)
+            self.samples += 1
+            for d, c in snap.items():
+                if c["pss_mb"] > self.peak.get(d, {}).get("pss_mb", -1):
+                    self.peak[d] = c
+                for r in c["processes"]:
+                    if r["role"] == "child":
+                        self.child_private_max_kb = max(self.child_private_max_kb, r["private_kb"])
+            self.stop.wait(self.every_s)
+
+
+def memory_summary(snap: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for d, c in snap.items():
+        roles: dict[str, list[dict[str, Any]]] = {}
+        for r in c["processes"]:
+            roles.setdefault(r["role"], []).append(r)
+        out[d] = {
+            "pss_mb": c["pss_mb"],
+            "processes": c["count"],
+            "by_role": {
+                role: {
+                    "count": len(rs),
+                    "pss_mb": round(sum(r["pss_kb"] for r in rs) / 1024, 1),
+                    "private_mb_each": [round(r["private_kb"] / 1024, 1) for r in rs],
+                    "why": WHY.get(role, ""),
+                }
+                for role, rs in roles.items()
+            },
+        }
+    return out
+
+
+# --- ceilings: pgbench and the no-op task --------------------------------------------
+
+PGBENCH_SCRIPT = """BEGIN;
+SELECT id FROM bench_q WHERE status = 'todo' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED \\gset
+UPDATE bench_q SET status = 'done' WHERE id = :id;
+COMMIT;
+"""
+
+
+def pgbench(url: str, state: Path, *, clients: int, seconds: int, rows: int) -> float:
+    """Raw SKIP LOCKED dequeue+finish transactions per second (the queue's floor cost)."""
+    from django.db import connection
+
+    from ats.devtools import pg_local
+
+    with connection.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS bench_q")
+        cur.execute("CREATE TABLE bench_q (id bigserial PRIMARY KEY, status text NOT NULL)")
+        cur.execute("INSERT INTO bench_q (status) SELECT 'todo' FROM generate_series(1, %s)", [rows])
+        cur.execute("CREATE INDEX ON bench_q (id) WHERE status = 'todo'")
+        cur.execute("ANALYZE bench_q")
+    script = state / "skip_locked.sql"
+    script.write_text(PGBENCH_SCRIPT)
+    res = subprocess.run(
+        [
+            str(pg_local.pg_bindir() / "pgbench"),
+            "-n",
+            "-c",
+            str(clients),
+            "-j",
+            str(min(clients, 2)),
+            "-T",
+            str(seconds),
+            "-f",
+            str(script),
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    m = re.search(r"tps = ([\d.]+) \(without initial connection time\)", res.stdout)
+    if not m:
+        raise RuntimeError(f"pgbench printed no tps:\n{res.stdout}\n{res.stderr}")
+    return float(m.group(1))
+
+
+NOOP_SQL = """
+SELECT count(*) FILTER (WHERE j.status = 'succeeded'),
+       EXTRACT(EPOCH FROM (SELECT max(at) FROM procrastinate_events e
+                            WHERE e.job_id = ANY(%(ids)s) AND e.type = 'succeeded')
+                        - (SELECT min(at) FROM procrastinate_events e
+                            WHERE e.job_id = ANY(%(ids)s) AND e.type = 'started'))
+  FROM procrastinate_jobs j WHERE j.id = ANY(%(ids)s)
+"""
+
+
+def noop_rounds(env: dict[str, str], state: Path, *, n: int, rounds: int) -> dict[str, Any]:
+    """Bare vs wrapped no-op, alternating rounds on one worker-default-shaped process.
+
+    Throughput per round = jobs / (first started -> last succeeded), from the events, so
+    worker start-up and the defer itself are not counted."""
+    from django.db import connection, transaction
+    from procrastinate.contrib.django import app
+
+    from ats.jobs import api as jobs_api
+
+    sys.path.insert(0, str(REPO))
+    from bench.benchapp.tasks import BARE, BENCH_QUEUE, WRAPPED
+
+    log = (state / "noop-worker.log").open("ab")
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "ats.cli", "worker", "--deployable=default", f"--queues={BENCH_QUEUE}"],
+        env={**env, "ATS_PROCESS_NAME": "bench-noop"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    per: dict[str, list[float]] = {"bare": [], "wrapped": []}
+    try:
+        time.sleep(4)  # the worker imports Django and opens its pool; not measured
+        for r in range(rounds + 1):  # round 0 warms both paths up and is discarded
+            for kind in ("bare", "wrapped") if r % 2 else ("wrapped", "bare"):
+                payloads = [{"i": k} for k in range(n)]
+                if kind == "bare":
+                    ids = [int(i) for i in app.tasks[BARE].batch_defer(*payloads)]
+                else:
+                    with transaction.atomic():
+                        ids = jobs_api.defer_many(WRAPPED, payloads=payloads)
+                deadline = time.monotonic() + 60 + n / 20
+                while True:
+                    with connection.cursor() as cur:
+                        cur.execute(NOOP_SQL, {"ids": ids})
+                        done, span = cur.fetchone()
+                    if done == n or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.1)
+                if done != n:
+                    raise RuntimeError(f"{kind} no-op round: {done}/{n} succeeded (see {state}/noop-worker.log)")
+                if r:
+                    per[kind].append(n / max(float(span), 1e-6))
+    finally:
+        pb.stop_processes([worker])
+    bare, wrapped = statistics.median(per["bare"]), statistics.median(per["wrapped"])
+    call = wrapper_call_cost_us()
+    return {
+        # The same two task objects called in this process, no queue: what the wrapper
+        # itself costs per job, robust to the machine's load (the rounds above are not).
+        "call_us": call,
+        "wrapper_added_us": round(call["wrapped"] - call["bare"], 1),
+        "wrapper_added_pct_of_bare_job": round((call["wrapped"] - call["bare"]) / (1e6 / bare) * 100, 2),
+        "jobs_per_round": n,
+        "rounds": rounds,
+        "bare_jobs_per_s": round(bare, 1),
+        "wrapped_jobs_per_s": round(wrapped, 1),
+        "bare_rounds": [round(v, 1) for v in per["bare"]],
+        "wrapped_rounds": [round(v, 1) for v in per["wrapped"]],
+        # Time per job, wrapped vs bare: the share the wrapper adds.
+        "wrapper_overhead_pct": round((bare / wrapped - 1) * 100, 1),
+    }
+
+
+def wrapper_call_cost_us(n: int = 20_000) -> dict[str, float]:
+    """Median-of-5 cost of one call, wrapped vs bare, in microseconds."""
+    from bench.benchapp.tasks import BARE, BENCH_QUEUE, WRAPPED
+    from procrastinate import JobContext
+    from procrastinate.contrib.django import app
+    from procrastinate.jobs import Job
+
+    wrapped, bare = app.tasks[WRAPPED], app.tasks[BARE]
+    job = Job(id=1, queue=BENCH_QUEUE, lock=None, queueing_lock=None, task_name=WRAPPED, attempts=0)
+    ctx = JobContext(app=app, job=job, start_timestamp=time.time(), abort_reason=lambda: None)
+    out: dict[str, list[float]] = {"wrapped": [], "bare": []}
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            wrapped(ctx, i=1, v=1)
+        out["wrapped"].append((time.perf_counter() - t0) / n * 1e6)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            bare(i=1)
+        out["bare"].append((time.perf_counter() - t0) / n * 1e6)
+    return {k: round(statistics.median(v), 2) for k, v in out.items()}
+
+
+# --- backlog ------------------------------------------------------------------------
+
+BACKLOG_SQL = """
+SELECT count(*), EXTRACT(EPOCH FROM max(c.created_at)) - %(t0)s
+  FROM intake_raw_intake r
+  JOIN intake_attachment a ON a.raw_intake_id = r.id
+  JOIN candidates_candidate c ON c.id = a.candidate_id
+ WHERE r.id > %(raw)s AND a.state = 'candidate_created'
+"""
+SCORED_SQL = """
+SELECT count(DISTINCT ap.id), EXTRACT(EPOCH FROM max(ar.first_at)) - %(t0)s
+  FROM intake_raw_intake r
+  JOIN intake_attachment a ON a.raw_intake_id = r.id
+  JOIN scoring_application ap ON ap.candidate_id = a.candidate_id
+  JOIN LATERAL (SELECT min(created_at) AS first_at FROM ats_result WHERE application_id = ap.id) ar ON true
+ WHERE r.id > %(raw)s AND ar.first_at IS NOT NULL
+"""
+JOBS_SQL = """
+SELECT count(*) FROM procrastinate_jobs WHERE id > %s AND status = 'succeeded'
+"""
+
+
+def backlog(n: int, docs: list[bytes], sampler: Sampler, *, settle_s: float) -> dict[str, Any]:
+    from django.db import connection, transaction
+
+    from ats.iam import api as iam_api
+    from ats.scoring import api as scoring_api
+
+    version = scoring_api.requisition_create(
+        title="Bench engineer",
+        must_have=["Python"],
+        nice_to_have=["PostgreSQL", "Django"],
+        actor=iam_api.SystemActor("bench"),
+    )
+    meta = {"requisition_id": version.requisition_id}
+    first_job, first_raw = pb.max_ids()
+    sampler.start()
+    t0 = time.monotonic()
+    # At once: every document (one upload each) commits in one transaction, so the
+    # workers see the whole backlog together - not the front door's own pace.
+    with transaction.atomic():
+        raws = [pb.receive(docs[i], f"backlog{i}.pdf", meta) for i in range(n)]
+    committed_at = time.time()
+    received_s = time.monotonic() - t0
+    states = pb.wait_terminal(raws, settle_s)
+    # Scoring follows the candidate step: wait for it too (bounded).
+    deadline = time.monotonic() + 60 + n / 5
+    while time.monotonic() < deadline:
+        with connection.cursor() as cur:
+            cur.execute(SCORED_SQL, {"raw": first_raw, "t0": committed_at})
+            scored, _ = cur.fetchone()
+        if scored >= n:
+            break
+        time.sleep(0.3)
+    time.sleep(1)
+    sampler.stop.set()
+    sampler.join()
+    with connection.cursor() as cur:
+        cur.execute(BACKLOG_SQL, {"raw": first_raw, "t0": committed_at})
+        done, span = cur.fetchone()
+        cur.execute(SCORED_SQL, {"raw": first_raw, "t0": committed_at})
+        scored, scored_span = cur.fetchone()
+        cur.execute(JOBS_SQL, [first_job])
+        jobs = cur.fetchone()[0]
+    span = float(span or 0) or 1e-6
+    return {
+        "documents": n,
+        "receive_s": round(received_s, 2),  # storing the bytes + the one commit (not counted)
+        "terminal_states": sorted({s["state"] for s in states}),
+        "candidates": int(done),
+        "to_candidate_s": round(span, 2),
+        "docs_per_s_to_candidate": round(done / span, 1),
+        "scored_applications": int(scored),
+        "to_scored_s": round(float(scored_span or 0), 2),
+        "docs_per_s_to_scored": round(scored / float(scored_span), 1) if scored else 0.0,
+        "jobs_succeeded": int(jobs),
+        "jobs_per_document": round(jobs / max(done, 1), 2),
+        "jobs_per_s": round(jobs / span, 1),
+    }
+
+
+# --- the run --------------------------------------------------------------------------
+
+
+def connections_by_process() -> dict[str, int]:
+    """Database connections per application_name (ADR §5's budget), this process excluded."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT application_name, count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1 ORDER BY 1"
+        )
+        return {str(name or "-"): int(n) for name, n in cur.fetchall()}
+
+
+def _load() -> list[float]:
+    return [round(v, 2) for v in os.getloadavg()]
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from django.db import connections
+
+    from ats.devtools import pg_local
+
+    report: dict[str, Any] = {
+        "argv": sys.argv[1:],
+        "cpus": os.cpu_count(),
+        "load_before": _load(),
+        "started_at": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+    }
+    extra = {"ATS_EXTRA_APPS": "bench.benchapp", "ATS_WEB_BIND": f"127.0.0.1:{pg_local.free_port()}"}
+    with pb.stack(keep=args.keep, extra_env=extra, web=True) as st:
+        env, state, procs = st["env"], st["state"], st["procs"]
+        total = args.backlog + args.paced + 3
+        docs = [pb.distinct_cv(i) for i in range(total)]
+        pb.warm_up(docs[-3:])
+        time.sleep(3 if args.tiny else 8)
+
+        report["ceilings"] = {
+            f"pgbench_skip_locked_c{c}_tps": round(
+                pgbench(env["DATABASE_URL"], state, clients=c, seconds=args.pgbench_s, rows=args.pgbench_rows), 1
+            )
+            for c in (1, 4)
+        }
+        report["noop"] = noop_rounds(env, state, n=args.noop, rounds=args.rounds)
+        time.sleep(2)
+        report["memory_at_rest"] = memory_summary(census(procs))
+
+        sampler = Sampler({d: procs[d] for d in ("default", "untrusted")})
+        report["backlog"] = backlog(args.backlog, docs, sampler, settle_s=120 + args.backlog)
+        report["memory_under_backlog"] = memory_summary(sampler.peak)
+        report["memory_under_backlog"]["samples"] = sampler.samples
+        report["child_private_max_mb"] = round(sampler.child_private_max_kb / 1024, 1)
+
+        report["connections_after_backlog"] = connections_by_process()
+        time.sleep(3)
+        paced_docs = docs[args.backlog : args.backlog + args.paced]
+        report["paced"] = pb.paced(args.paced, args.interval, paced_docs, settle_s=120)
+        connections.close_all()
+    report["load_after"] = _load()
+    report["ratios"] = ratios(report)
+    return report
+
+
+def ratios(r: dict[str, Any]) -> dict[str, Any]:
+    noop, bl, ceil = r["noop"], r["backlog"], r["ceilings"]
+    return {
+        "backlog_jobs_per_s / bare_noop_jobs_per_s": round(bl["jobs_per_s"] / noop["bare_jobs_per_s"], 3),
+        "bare_noop_jobs_per_s / pgbench_c4_tps": round(noop["bare_jobs_per_s"] / ceil["pgbench_skip_locked_c4_tps"], 3),
+        "backlog_docs_per_s / target": round(bl["docs_per_s_to_candidate"] / TARGETS["backlog_docs_per_s"], 2),
+        "wrapped / bare no-op throughput": round(noop["wrapped_jobs_per_s"] / noop["bare_jobs_per_s"], 3),
+    }
+
+
+def table(r: dict[str, Any]) -> str:
+    bl, noop, ceil, paced = r["backlog"], r["noop"], r["ceilings"], r["paced"]
+    e2e = paced["end_to_end_ms"]
+    rest, peak = r["memory_at_rest"], r["memory_under_backlog"]
+    untrusted_peak = peak.get("untrusted", {}).get("pss_mb", float("nan"))
+    children_rest = [
+        m for role in ("child",) for m in rest["untrusted"]["by_role"].get(role, {}).get("private_mb_each", [])
+    ]
+    child_max = max([*children_rest, r["child_private_max_mb"]])
+
+    def ok(cond: bool) -> str:
+        return "met" if cond else "NOT met"
+
+    rows = [
+        ("metric", "measured", "beside it (same run)", "target", ""),
+        (
+            "backlog -> candidate_created",
+            f"{bl['docs_per_s_to_candidate']} docs/s",
+            f"{bl['jobs_per_s']} jobs/s = {r['ratios']['backlog_jobs_per_s / bare_noop_jobs_per_s']:.0%} of bare no-op",
+            ">= 30 docs/s",
+            ok(bl["docs_per_s_to_candidate"] >= TARGETS["backlog_docs_per_s"]),
+        ),
+        (
+            "backlog -> scored application",
+            f"{bl['docs_per_s_to_scored']} docs/s",
+            f"{bl['scored_applications']}/{bl['documents']} scored",
+            "(reported)",
+            "",
+        ),
+        (
+            "bare procrastinate no-op",
+            f"{noop['bare_jobs_per_s']} jobs/s",
+            f"{r['ratios']['bare_noop_jobs_per_s / pgbench_c4_tps']:.0%} of pgbench SKIP LOCKED "
+            f"({ceil['pgbench_skip_locked_c4_tps']:.0f} tps c4, {ceil['pgbench_skip_locked_c1_tps']:.0f} c1)",
+            "(ceiling)",
+            "",
+        ),
+        (
+            "task wrapper overhead",
+            f"{noop['wrapper_overhead_pct']}% (throughput)",
+            f"wrapped {noop['wrapped_jobs_per_s']} vs bare {noop['bare_jobs_per_s']} jobs/s (median of rounds)",
+            "<= 10%",
+            ok(noop["wrapper_overhead_pct"] <= TARGETS["wrapper_overhead_pct"]),
+        ),
+        (
+            "task wrapper, per call",
+            f"+{noop['wrapper_added_us']} us",
+            f"= {noop['wrapper_added_pct_of_bare_job']}% of a bare no-op job "
+            f"({noop['call_us']['wrapped']} vs {noop['call_us']['bare']} us in-process)",
+            "<= 10%",
+            ok(noop["wrapper_added_pct_of_bare_job"] <= TARGETS["wrapper_overhead_pct"]),
+        ),
+        (
+            "paced upload -> candidate",
+            f"p50 {e2e['p50']} / p95 {e2e['p95']} / p99 {e2e['p99']} ms",
+            f"{paced['count']} docs, {paced['interval_s']} s apart, {paced['missed_wakeups']} missed wake-ups",
+            "p50 <= 150, p99 <= 1000",
+            ok(e2e["p50"] <= TARGETS["paced_p50_ms"] and e2e["p99"] <= TARGETS["paced_p99_ms"]),
+        ),
+        (
+            "worker-untrusted PSS",
+            f"{rest['untrusted']['pss_mb']} MB rest / {untrusted_peak} MB peak",
+            f"{rest['untrusted']['processes']} processes at rest",
+            "<= 150 MB",
+            ok(max(rest["untrusted"]["pss_mb"], untrusted_peak) <= TARGETS["untrusted_total_mb"]),
+        ),
+        (
+            "sandbox child private",
+            f"{child_max} MB max",
+            "spare at rest + every child sampled under backlog",
+            "<= 10 MB",
+            ok(child_max <= TARGETS["child_private_mb"]),
+        ),
+        (
+            "worker-default PSS",
+            f"{rest['default']['pss_mb']} MB rest / {peak.get('default', {}).get('pss_mb')} MB peak",
+            "",
+            "(reported)",
+            "",
+        ),
+        ("web PSS (at rest)", f"{rest['web']['pss_mb']} MB", f"{rest['web']['processes']} processes", "(reported)", ""),
+    ]
+    widths = [max(len(str(row[i])) for row in rows) for i in range(5)]
+    lines = [" | ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines.insert(1, "-+-".join("-" * w for w in widths))
+    hops = ["", f"{'per hop (paced)':<36}{'pickup p50':>11}{'p95':>8}{'work p50':>10}{'p95':>8}"]
+    for task, h in paced["hops"].items():
+        p, w = h["pickup_ms"], h["work_ms"]
+        hops.append(f"{task:<36}{p['p50']:>11}{p['p95']:>8}{w['p50']:>10}{w['p95']:>8}")
+    mem = ["", f"{'memory (PSS MB; private MB per process)':<44}{'at rest':>10}{'peak':>10}"]
+    for d in rest:
+        for role, m in rest[d]["by_role"].items():
+            pk = peak.get(d, {}).get("by_role", {}).get(role, {})
+            mem.append(
+                f"  {d}/{role} x{m['count']:<3}{'':<{max(0, 33 - len(d) - len(role))}}{m['pss_mb']:>10}"
+                f"{pk.get('pss_mb', ''):>10}   private {m['private_mb_each']}"
+            )
+    conns = ", ".join(f"{k} {v}" for k, v in r.get("connections_after_backlog", {}).items())
+    load = f"load average before {r['load_before']}, after {r['load_after']} on {r['cpus']} CPUs"
+    return "\n".join([*lines, *hops, *mem, "", f"database connections after the backlog: {conns}", load])
+
+
+def plot(r: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.8))
+    paced = r["paced"]
+    samples = paced["end_to_end_samples_ms"]
+    ax = axes[0]
+    if samples:
+        ys = [(i + 1) / len(samples) for i in range(len(samples))]
+        ax.step(samples, ys, where="post")
+    ax.axvline(TARGETS["paced_p50_ms"], color="tab:green", ls="--", label="p50 target 150 ms")
+    ax.axvline(TARGETS["paced_p99_ms"], color="tab:red", ls=":", label="p99 target 1 s")
+    ax.set_xscale("log")
+    ax.set_xlabel("upload -> candidate (ms, log)")
+    ax.set_ylabel("fraction of documents")
+    ax.set_title(f"paced: {paced['count']} docs, {paced['interval_s']} s apart")
+    ax.legend(loc="lower right")
+
+    ax = axes[1]
+    names = list(paced["hops"])
+    pick = [paced["hops"][t]["pickup_ms"]["p50"] for t in names]
+    work = [paced["hops"][t]["work_ms"]["p50"] for t in names]
+    ax.barh(names, pick, label="pickup p50")
+    ax.barh(names, work, left=pick, label="work p50")
+    ax.set_xlabel("ms")
+    ax.set_title("per hop (procrastinate_events)")
+    ax.legend(loc="lower right")
+    ax.tick_params(axis="y", labelsize=7)
+
+    ax = axes[2]
+    labels, rest, peak = [], [], []
+    for d in ("untrusted", "default", "web"):
+        labels.append(d)
+        rest.append(r["memory_at_rest"].get(d, {}).get("pss_mb", 0))
+        peak.append(r["memory_under_backlog"].get(d, {}).get("pss_mb", 0) or 0)
+    xs = range(len(labels))
+    ax.bar([x - 0.2 for x in xs], rest, width=0.4, label="at rest")
+    ax.bar([x + 0.2 for x in xs], peak, width=0.4, label="backlog peak")
+    ax.axhline(TARGETS["untrusted_total_mb"], color="tab:red", ls=":", label="untrusted target 150 MB")
+    ax.set_xticks(list(xs), labels)
+    ax.set_ylabel("PSS MB (process tree)")
+    ax.set_title(
+        f"memory; backlog {r['backlog']['docs_per_s_to_candidate']} docs/s,"
+        f" wrapper {r['noop']['wrapper_overhead_pct']:+}%"
+    )
+    ax.legend(loc="upper right", fontsize=8)
+    fig.suptitle(f"ATS end-to-end bench, {r['started_at']}, load {r['load_before']} -> {r['load_after']}")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tiny", action="store_true", help="seconds-long run: checks the scripts, not the speed")
+    ap.add_argument("--backlog", type=int, default=300)
+    ap.add_argument("--paced", type=int, default=500)
+    ap.add_argument("--interval", type=float, default=0.4)
+    ap.add_argument("--noop", type=int, default=2000, help="no-op jobs per round")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pgbench-s", type=int, default=5)
+    ap.add_argument("--pgbench-rows", type=int, default=200_000)
+    ap.add_argument("--json-out", type=Path)
+    ap.add_argument("--plot", type=Path)
+    ap.add_argument("--keep", action="store_true", help="keep the state directory (worker logs)")
+    args = ap.parse_args()
+    if args.tiny:
+        args.backlog, args.paced, args.interval = 6, 6, 0.2
+        args.noop, args.rounds, args.pgbench_s, args.pgbench_rows = 50, 1, 1, 20_000
+    elif args.json_out is None and args.plot is None:
+        # A full run refreshes the figures docs/benchmarks.md shows.
+        args.json_out, args.plot = REPO / "docs" / "benchmarks.json", REPO / "docs" / "benchmarks.png"
+    report = measure(args)
+    print(table(report))
+    if args.json_out:
+        args.json_out.write_text(json.dumps(report, indent=1))
+    if args.plot:
+        with contextlib.suppress(ImportError):
+            plot(report, args.plot)
+            print(f"plot: {args.plot}")
+
+
+if __name__ == "__main__":
+    main()
