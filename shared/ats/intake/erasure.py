@@ -84,14 +84,21 @@ def attachments_erase_personal(*, attachment_ids: list[int], reason: str) -> dic
     """
     store = adapters.blob_store()
     purged: list[str] = []
-    counts = {"attachments": 0, "blobs_deleted": 0, "parse_attempts": 0, "handoffs": 0, "parse_results": 0}
+    blobs_deleted = 0
+    counts = {
+        "intake_attachment": 0,
+        "intake_raw_intake": 0,
+        "intake_parse_attempt": 0,
+        "intake_parse_handoff": 0,
+        "intake_parse_result": 0,
+    }
     with transaction.atomic():
         atts = list(Attachment.objects.select_for_update().filter(pk__in=attachment_ids).order_by("pk"))
         for att in atts:
             if att.storage_key:
                 for container in (adapters.QUARANTINE, adapters.DOCUMENTS):
                     if store.delete(container, att.storage_key):
-                        counts["blobs_deleted"] += 1
+                        blobs_deleted += 1
                     purged.append(f"{container}/{att.storage_key}")
         raw_ids = sorted({a.raw_intake_id for a in atts})
         for raw in RawIntake.objects.select_for_update().filter(pk__in=raw_ids):
@@ -100,14 +107,15 @@ def attachments_erase_personal(*, attachment_ids: list[int], reason: str) -> dic
                 raw.metadata = kept
                 raw.source_ref = ERASED
                 raw.save(update_fields=["metadata", "source_ref"])
-        counts["handoffs"] = ParseHandoff.objects.filter(attachment_id__in=attachment_ids).delete()[0]
+                counts["intake_raw_intake"] += 1
+        counts["intake_parse_handoff"] = ParseHandoff.objects.filter(attachment_id__in=attachment_ids).delete()[0]
         # A pending attempt is closed, so a parse still in flight cannot write text back.
-        counts["parse_attempts"] = (
+        counts["intake_parse_attempt"] = (
             ParseAttempt.objects.filter(attachment_id__in=attachment_ids)
             .filter(~Q(text="") | ~Q(result={}) | ~Q(reason="") | Q(state=ParseAttemptState.PENDING))
             .update(text="", result={}, reason="", error_code=ERASED, state=ParseAttemptState.FAILED)
         )
-        counts["parse_results"] = (
+        counts["intake_parse_result"] = (
             ParseResult.objects.filter(attachment_id__in=attachment_ids)
             .filter(~Q(text="") | ~Q(result={}) | ~Q(detail=""))
             .update(text="", result={}, detail="")
@@ -122,10 +130,10 @@ def attachments_erase_personal(*, attachment_ids: list[int], reason: str) -> dic
             att.scan_signature = ""
             att.declared_content_type = ""
             _save(att, "filename", "sha256", "scan_signature", "declared_content_type")
-            counts["attachments"] += 1
+            counts["intake_attachment"] += 1
         for att_id in attachment_ids:
             audit_api.audit_personal_erase(object_type="attachment", object_id=att_id)
-    return {"counts": counts, "purged_blobs": purged, "raw_intake_ids": raw_ids}
+    return {"counts": counts, "blobs_deleted": blobs_deleted, "purged_blobs": purged, "raw_intake_ids": raw_ids}
 
 
 def blobs_exist(*, keys: list[str]) -> list[str]:

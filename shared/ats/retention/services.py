@@ -316,7 +316,7 @@ def _run_steps(
         )
         state["raw_intake_ids"] = res["raw_intake_ids"]
         erasure.purged_blobs = sorted(set(erasure.purged_blobs or []) | set(res["purged_blobs"]))
-        return {"rows": sum(res["counts"].values()), "tables": res["counts"], "blobs": len(res["purged_blobs"])}
+        return {"rows": sum(res["counts"].values()), "tables": res["counts"], "blobs": res["blobs_deleted"]}
 
     def mail_ledger() -> dict[str, Any]:
         res = channels_api.ledger_erase_personal(raw_intake_ids=state.get("raw_intake_ids", []))
