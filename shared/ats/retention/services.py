@@ -384,7 +384,12 @@ def erasure_replay() -> dict[str, Any]:
     system = iam_api.SystemActor("system:erasure-replay")
     for entry in erasure_log_entries():
         done = Erasure.objects.filter(pk=entry["erasure_id"], state=ErasureState.COMPLETED).exists()
-        present = [c for c in entry["candidate_ids"] if candidates_api.Candidate.objects.filter(pk=c).exists()]
+        # Not yet erased in this database (an erased candidate row stays, without data).
+        present = list(
+            candidates_api.Candidate.objects.filter(pk__in=entry["candidate_ids"])
+            .exclude(status=candidates_api.CandidateStatus.ERASED)
+            .values_list("pk", flat=True)
+        )
         if done and not present:
             already.append(entry["erasure_id"])
             continue
