@@ -30,9 +30,7 @@ def test_restore_an_older_dump_then_replay_the_erasure_log(tmp_path: Path, stack
     url = helpers.db_url()
     dump = helpers.pg_dump(url, tmp_path / "before.dump", fmt="c")
 
-    erasure = retention_api.subject_erase(
-        candidate_id=cid, reason="art. 17", actor=iam_api.SystemActor("test:admin")
-    )
+    erasure = retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=iam_api.SystemActor("test:admin"))
     assert helpers.found_in(helpers.pg_dump(url, tmp_path / "now.sql").read_bytes(), p) == []
 
     name = f"ats_restore_{uuid.uuid4().hex[:8]}"

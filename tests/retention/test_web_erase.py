@@ -18,7 +18,9 @@ ROLES = ("recruiter", "hiring_manager", "operator", "admin")
 
 @pytest.fixture
 def users() -> dict[str, Any]:
-    return {role: iam_api.user_create(username=f"ret-{role}", password="pw-for-tests-1234", role=role) for role in ROLES}
+    return {
+        role: iam_api.user_create(username=f"ret-{role}", password="pw-for-tests-1234", role=role) for role in ROLES
+    }
 
 
 def _status(cid: int) -> str:
@@ -45,12 +47,18 @@ def test_only_admins_erase_after_confirming(users: dict[str, Any]) -> None:
     token = form.split('name="csrfmiddlewaretoken" value="', 1)[1].split('"', 1)[0]
     # Without the token, without the typed number, without a reason: nothing happens.
     assert admin.post(f"/candidates/{cid}/erase", {"reason": "r", "confirm": str(cid)}).status_code == 403
-    wrong = admin.post(f"/candidates/{cid}/erase", {"reason": "r", "confirm": str(cid + 1), "csrfmiddlewaretoken": token})
+    wrong = admin.post(
+        f"/candidates/{cid}/erase", {"reason": "r", "confirm": str(cid + 1), "csrfmiddlewaretoken": token}
+    )
     assert wrong.status_code == 400 and "Type the candidate number" in wrong.content.decode()
-    no_reason = admin.post(f"/candidates/{cid}/erase", {"reason": " ", "confirm": str(cid), "csrfmiddlewaretoken": token})
+    no_reason = admin.post(
+        f"/candidates/{cid}/erase", {"reason": " ", "confirm": str(cid), "csrfmiddlewaretoken": token}
+    )
     assert no_reason.status_code == 400 and _status(cid) == "active"
 
-    res = admin.post(f"/candidates/{cid}/erase", {"reason": "ticket 7", "confirm": str(cid), "csrfmiddlewaretoken": token})
+    res = admin.post(
+        f"/candidates/{cid}/erase", {"reason": "ticket 7", "confirm": str(cid), "csrfmiddlewaretoken": token}
+    )
     assert res.status_code == 303 and res["Location"] == f"/candidates/{cid}"
     assert _status(cid) == "erased"
     shown = admin.get(f"/candidates/{cid}").content.decode()

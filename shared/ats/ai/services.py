@@ -246,7 +246,7 @@ def _subject_runs(candidate_ids: list[int], application_ids: list[int]) -> Any:
 
 def ai_personal_rows(*, candidate_ids: list[int], application_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
     """Every AI run about these candidates or their applications (outputs included)."""
-    return {"ai_run": list(_subject_runs(candidate_ids, application_ids).values())}
+    return {"ai_run": [dict(r) for r in _subject_runs(candidate_ids, application_ids).values()]}
 
 
 def ai_runs_erase(*, candidate_ids: list[int], application_ids: list[int]) -> dict[str, int]:

@@ -551,7 +551,9 @@ def audit_subject_rows(*, objects: list[tuple[str, Any]]) -> dict[str, list[dict
     details from the side table (subject access, GDPR art. 15)."""
     events: list[dict[str, Any]] = []
     for object_type, object_id in objects:
-        events.extend(AuditEvent.objects.filter(object_type=object_type, object_id=str(object_id)).values())
+        events.extend(
+            dict(r) for r in AuditEvent.objects.filter(object_type=object_type, object_id=str(object_id)).values()
+        )
     ids = [e["id"] for e in events]
-    personal = list(AuditEventPersonal.objects.filter(event_id__in=ids).values())
+    personal = [dict(r) for r in AuditEventPersonal.objects.filter(event_id__in=ids).values()]
     return {"audit_event": sorted(events, key=lambda e: e["seq"]), "audit_event_personal": personal}

@@ -100,14 +100,20 @@ def candidate_personal_rows(*, candidate_ids: list[int]) -> dict[str, list[dict[
         CandidateDocument.objects.filter(candidate_id__in=candidate_ids).values_list("attachment_id", flat=True)
     )
     return {
-        "candidates_candidate": list(Candidate.objects.filter(pk__in=candidate_ids).values()),
-        "candidates_field": list(CandidateField.objects.filter(candidate_id__in=candidate_ids).values()),
-        "candidates_document": list(CandidateDocument.objects.filter(candidate_id__in=candidate_ids).values()),
-        "candidates_extraction": list(ExtractionRecord.objects.filter(attachment_id__in=attachments).values()),
-        "candidates_proposed_change": list(ProposedChange.objects.filter(candidate_id__in=candidate_ids).values()),
-        "candidates_signal": list(CandidateSignal.objects.filter(candidate_id__in=candidate_ids).values()),
-        "candidate_duplicate_pair": list(_pairs(candidate_ids).values()),
-        "candidates_merge": list(_merges(candidate_ids).values()),
+        "candidates_candidate": [dict(r) for r in Candidate.objects.filter(pk__in=candidate_ids).values()],
+        "candidates_field": [dict(r) for r in CandidateField.objects.filter(candidate_id__in=candidate_ids).values()],
+        "candidates_document": [
+            dict(r) for r in CandidateDocument.objects.filter(candidate_id__in=candidate_ids).values()
+        ],
+        "candidates_extraction": [
+            dict(r) for r in ExtractionRecord.objects.filter(attachment_id__in=attachments).values()
+        ],
+        "candidates_proposed_change": [
+            dict(r) for r in ProposedChange.objects.filter(candidate_id__in=candidate_ids).values()
+        ],
+        "candidates_signal": [dict(r) for r in CandidateSignal.objects.filter(candidate_id__in=candidate_ids).values()],
+        "candidate_duplicate_pair": [dict(r) for r in _pairs(candidate_ids).values()],
+        "candidates_merge": [dict(r) for r in _merges(candidate_ids).values()],
     }
 
 

@@ -472,8 +472,8 @@ def _metadata(env: mail_api.MessageEnvelope, item: mail_api.IntakeItem, *, colla
 def ledger_personal_rows(*, raw_intake_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
     messages = MessageLedger.objects.filter(raw_intake_id__in=raw_intake_ids)
     return {
-        "channels_message_ledger": list(messages.values()),
-        "channels_ledger_attachment": list(LedgerAttachment.objects.filter(message__in=messages).values()),
+        "channels_message_ledger": [dict(r) for r in messages.values()],
+        "channels_ledger_attachment": [dict(r) for r in LedgerAttachment.objects.filter(message__in=messages).values()],
     }
 
 

@@ -48,16 +48,19 @@ def _raw_intake_ids(attachment_ids: list[int]) -> list[int]:
 
 def attachment_personal_rows(*, attachment_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
     """Every intake row about these documents, column for column (subject access)."""
-    handoffs = []
+    handoffs: list[dict[str, Any]] = []
     for row in ParseHandoff.objects.filter(attachment_id__in=attachment_ids).values():
-        row["data"] = base64.b64encode(bytes(row["data"])).decode()
-        handoffs.append(row)
+        handoffs.append({**row, "data": base64.b64encode(bytes(row["data"])).decode()})
     return {
-        "intake_raw_intake": list(RawIntake.objects.filter(pk__in=_raw_intake_ids(attachment_ids)).values()),
-        "intake_attachment": list(Attachment.objects.filter(pk__in=attachment_ids).values()),
-        "intake_parse_attempt": list(ParseAttempt.objects.filter(attachment_id__in=attachment_ids).values()),
+        "intake_raw_intake": [
+            dict(r) for r in RawIntake.objects.filter(pk__in=_raw_intake_ids(attachment_ids)).values()
+        ],
+        "intake_attachment": [dict(r) for r in Attachment.objects.filter(pk__in=attachment_ids).values()],
+        "intake_parse_attempt": [
+            dict(r) for r in ParseAttempt.objects.filter(attachment_id__in=attachment_ids).values()
+        ],
         "intake_parse_handoff": handoffs,
-        "intake_parse_result": list(ParseResult.objects.filter(attachment_id__in=attachment_ids).values()),
+        "intake_parse_result": [dict(r) for r in ParseResult.objects.filter(attachment_id__in=attachment_ids).values()],
     }
 
 

@@ -574,11 +574,13 @@ def application_personal_rows(*, candidate_ids: list[int]) -> dict[str, list[dic
     result with its explanation, scoring events and rescore items (subject access)."""
     app_ids = list(Application.objects.filter(candidate_id__in=candidate_ids).values_list("pk", flat=True))
     return {
-        "scoring_application": list(Application.objects.filter(pk__in=app_ids).values()),
-        "scoring_application_document": list(ApplicationDocument.objects.filter(application_id__in=app_ids).values()),
-        "ats_result": list(AtsResult.objects.filter(application_id__in=app_ids).values()),
-        "scoring_event": list(ScoringEvent.objects.filter(application_id__in=app_ids).values()),
-        "scoring_rescore_item": list(RescoreItem.objects.filter(application_id__in=app_ids).values()),
+        "scoring_application": [dict(r) for r in Application.objects.filter(pk__in=app_ids).values()],
+        "scoring_application_document": [
+            dict(r) for r in ApplicationDocument.objects.filter(application_id__in=app_ids).values()
+        ],
+        "ats_result": [dict(r) for r in AtsResult.objects.filter(application_id__in=app_ids).values()],
+        "scoring_event": [dict(r) for r in ScoringEvent.objects.filter(application_id__in=app_ids).values()],
+        "scoring_rescore_item": [dict(r) for r in RescoreItem.objects.filter(application_id__in=app_ids).values()],
     }
 
 
