@@ -119,3 +119,23 @@ def blob_hits(root: Path, p: Person) -> dict[str, list[str]]:
             if found:
                 hits[f"{container}/{info.key}"] = found
     return hits
+
+
+def azure_blob_hits(connection_string: str, p: Person) -> tuple[dict[str, list[str]], int]:
+    """Every blob of every container of an Azurite account, listed and downloaded with the
+    Azure SDK (not through our own store: the probe must not share its blind spots)."""
+    from azure.storage.blob import BlobServiceClient
+
+    from ats.storage.azure_blob import DEFAULT_API_VERSION  # the version Azurite serves
+
+    client = BlobServiceClient.from_connection_string(connection_string, api_version=DEFAULT_API_VERSION)
+    hits: dict[str, list[str]] = {}
+    seen = 0
+    for container in client.list_containers():
+        cc = client.get_container_client(container.name)
+        for blob in cc.list_blobs():
+            seen += 1
+            found = found_in(cc.download_blob(blob.name).readall(), p)
+            if found:
+                hits[f"{container.name}/{blob.name}"] = found
+    return hits, seen

@@ -1,18 +1,20 @@
-"""Erasure through real processes (issue 16): a person's CV ingested for a requisition by
-the real workers, exported, erased with `ats erase candidate`; then a pg_dump of the whole
-test database and every blob of every container hold none of their e-mail, phone, name or
+"""Erasure through real processes (issue 16), on Azurite: a person's CV ingested for a
+requisition by the real workers, exported, erased with `ats erase candidate`; then a
+pg_dump of the whole test database and every blob of every container hold none of their e-mail, phone, name or
 document bytes, `ats audit verify` passes, the export held every row the erasure removed,
 the same CV sent again ends `erased_subject`, and unmerge / re-erase behave."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ats.intake import api as intake_api
+from tests.conftest import run_ats
 from tests.retention import helpers
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -24,7 +26,22 @@ def _json(ats_cli: Any, *args: str) -> Any:
     return json.loads(res.stdout)
 
 
-def test_erase_reaches_every_copy(stack: Any, ats_cli: Any, tmp_path: Path, stack_env: dict[str, str]) -> None:
+@pytest.fixture
+def azurite(tmp_path: Path) -> Iterator[Any]:
+    from ats.devtools.api import AzuriteLocal
+
+    with AzuriteLocal(location=tmp_path / "azurite", silent=True) as server:
+        yield server
+
+
+def test_erase_reaches_every_copy(start_worker: Any, azurite: Any, tmp_path: Path, stack_env: dict[str, str]) -> None:
+    env = {**stack_env, "ATS_STORAGE_KIND": "azure", "ATS_AZURE_BLOB_CONNECTION_STRING": azurite.connection_string}
+    start_worker("default", env=env)
+    start_worker("untrusted", env=env)
+
+    def ats_cli(*args: str, **kw: Any) -> Any:
+        return run_ats(env, *args, **kw)
+
     p = helpers.person()
     cv = tmp_path / "cv.pdf"
     cv.write_bytes(p.pdf)
@@ -42,8 +59,8 @@ def test_erase_reaches_every_copy(stack: Any, ats_cli: Any, tmp_path: Path, stac
     before = helpers.pg_dump(helpers.db_url(), tmp_path / "before.sql").read_bytes()
     # (The hand-off copy of the bytes is gone once parsed; the blob holds them.)
     assert {"email", "name", "phone_e164"} <= set(helpers.found_in(before, p))
-    root = Path(stack_env["ATS_STORAGE_LOCAL_ROOT"])
-    assert any("document_bytes" in f for f in helpers.blob_hits(root, p).values()), "the CV's blob is found"
+    hits, _ = helpers.azure_blob_hits(azurite.connection_string, p)
+    assert any("document_bytes" in f for f in hits.values()), "the CV's blob is found"
 
     export = _json(ats_cli, "export", "candidate", str(cid), "--out", str(tmp_path / "export"), "--json")
     subject = json.loads((tmp_path / "export" / "subject.json").read_text())
@@ -76,7 +93,9 @@ def test_erase_reaches_every_copy(stack: Any, ats_cli: Any, tmp_path: Path, stac
 
     after = helpers.pg_dump(helpers.db_url(), tmp_path / "after.sql").read_bytes()
     assert helpers.found_in(after, p) == [], "the dump still holds the person"
-    assert helpers.blob_hits(root, p) == {}, "a blob still holds the person"
+    hits, listed_after = helpers.azure_blob_hits(azurite.connection_string, p)
+    assert hits == {}, "a blob still holds the person"
+    assert listed_after >= 1, "the erasure log (a blob) is listed too"
     verify = ats_cli("audit", "verify", "--json")
     assert verify.returncode == 0 and json.loads(verify.stdout)["ok"], verify.stdout + verify.stderr
 
