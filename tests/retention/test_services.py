@@ -1,0 +1,99 @@
+"""Retention services in-process: due dates from the rules, admin-only erasure, unmerge
+refused after erasure, the weekly purge verifier and its metric, the tombstone key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ats.candidates import api as candidates_api
+from ats.iam import api as iam_api
+from ats.intake import api as intake_api
+from ats.retention import api as retention_api
+from ats.retention.models import RetentionSubject
+from tests.web import helpers as web_helpers
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ADMIN = iam_api.SystemActor("test:admin")
+
+
+def _candidate(name: str, email: str, phone: str = "+441632960999") -> tuple[int, int]:
+    att = web_helpers.parsed_ok(f"{name.split(maxsplit=1)[0].lower()}.pdf")
+    return web_helpers.candidate_from(att, name=name, emails=(email,), phones=(phone,)), att.pk
+
+
+def test_due_on_follows_the_rules_consent_and_legal_hold(settings: Any) -> None:
+    settings.RETENTION_MONTHS = 24
+    settings.RETENTION_CONSENT_MONTHS = 48
+    cid, _ = _candidate("Dora Duedate", "dora@due.example")
+    assert retention_api.retention_due_on_recompute()["created"] >= 1
+    subj = RetentionSubject.objects.get(candidate_id=cid)
+    last = subj.last_activity_at.date()
+    assert subj.due_on == last.replace(year=last.year + 2)
+    far = last.replace(year=last.year + 10)
+    subj = retention_api.retention_subject_set(candidate_id=cid, consent_until=far)
+    assert subj.due_on == last.replace(year=last.year + 4), "consent is capped at 48 months"
+    subj = retention_api.retention_subject_set(candidate_id=cid, legal_hold=True)
+    assert subj.due_on is None
+    # Not due: the purge leaves them alone.
+    assert retention_api.retention_purge().due_count == 0
+    assert candidates_api.Candidate.objects.get(pk=cid).status == "active"
+
+
+def test_erasure_is_for_admins_only(django_user_model: Any) -> None:
+    cid, _ = _candidate("Rita Refused", "rita@refused.example")
+    recruiter = iam_api.user_create(username="ret-rec", password="pw-for-tests-1234", role="recruiter")
+    with pytest.raises(retention_api.ErasureRefused):
+        retention_api.subject_erase(candidate_id=cid, reason="r", actor=recruiter)
+    with pytest.raises(PermissionError):
+        retention_api.subject_export(candidate_id=cid, out_dir=Path("/nonexistent"), actor=recruiter)
+    with pytest.raises(LookupError):
+        retention_api.subject_erase(candidate_id=cid + 10_000, reason="r", actor=ADMIN)
+    assert candidates_api.Candidate.objects.get(pk=cid).status == "active"
+
+
+def test_merged_people_are_erased_together_and_unmerge_is_refused() -> None:
+    a, _ = _candidate("Mona Merge", "mona@a.example")
+    b, _ = _candidate("Mona Merge", "mona@b.example")
+    journal = candidates_api.candidate_merge(survivor_id=a, merged_id=b, actor=ADMIN)
+    erasure = retention_api.subject_erase(candidate_id=b, reason="art. 17", actor=ADMIN)  # the merged-away id
+    assert erasure.candidate_id == a and sorted(erasure.candidate_ids) == sorted([a, b])
+    for cid in (a, b):
+        c = candidates_api.Candidate.objects.get(pk=cid)
+        assert c.status == "erased" and not c.display_name and not c.email
+    with pytest.raises(ValueError, match="cannot be undone: the person was erased"):
+        candidates_api.candidate_unmerge(merge_id=journal.pk, actor=ADMIN)
+    # Both e-mails are tombstoned (HMACs only: the values are nowhere in the table).
+    assert retention_api.tombstone_match(emails=["MONA@b.example "]) == erasure.pk
+    assert retention_api.tombstone_match(phones=["+44 1632 960999"]) == erasure.pk
+    assert retention_api.tombstone_match(emails=["someone@else.example"]) is None
+
+
+def test_weekly_verifier_finds_a_purged_blob_that_came_back() -> None:
+    cid, att_id = _candidate("Vera Verify", "vera@verify.example")
+    att = intake_api.Attachment.objects.get(pk=att_id)
+    container, key = att.storage_container, att.storage_key
+    erasure = retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=ADMIN)
+    assert f"{container}/{key}" in erasure.purged_blobs
+    assert retention_api.purge_verify().ok
+    assert retention_api.retention_status()["verify_missing"] == 0
+    # A blob restored from somewhere (a storage snapshot) under a purged key.
+    from ats.intake import adapters
+
+    adapters.blob_store().put(container, key, b"came back")
+    v = retention_api.purge_verify()
+    assert not v.ok and f"{container}/{key}" in v.still_present
+    assert retention_api.retention_status()["verify_missing"] == 1
+    adapters.blob_store().delete(container, key)
+    assert retention_api.purge_verify().ok
+
+
+def test_tombstone_key_is_configurable_and_never_the_value(settings: Any) -> None:
+    settings.TOMBSTONE_HMAC_KEY = "k1"
+    one = retention_api.tombstone_digests(emails=["x@y.example"])
+    settings.TOMBSTONE_HMAC_KEY = "k2"
+    two = retention_api.tombstone_digests(emails=["x@y.example"])
+    assert one != two and all("x@y" not in d for _, d in one + two)
+    assert retention_api.tombstone_digests(emails=["not-an-email"], phones=["12"]) == []
