@@ -97,3 +97,58 @@ def test_tombstone_key_is_configurable_and_never_the_value(settings: Any) -> Non
     two = retention_api.tombstone_digests(emails=["x@y.example"])
     assert one != two and all("x@y" not in d for _, d in one + two)
     assert retention_api.tombstone_digests(emails=["not-an-email"], phones=["12"]) == []
+
+
+def test_mail_sender_metadata_and_ledger_are_erased_and_exported(tmp_path: Path) -> None:
+    from ats.channels import api as channels_api
+    from ats.channels.models import LedgerAttachment, MessageLedger
+    from ats.intake import services as intake_services
+
+    channel, _ = channels_api.channel_add(mailbox="jobs@corp.example")
+    raw = intake_api.intake_receive(
+        channel="mail",
+        files=[intake_api.IncomingFile("Lena_Ledger_CV.pdf", web_helpers.unique_pdf("Lena Ledger"))],
+        source_ref="<abc123@mail.lena.example>",
+        metadata={
+            "from": "lena@mail.lena.example",
+            "from_name": "Lena Ledger",
+            "subject": "CV - Lena Ledger",
+            "channel_id": channel.pk,
+            "requisition_id": None,
+        },
+    )
+    att = intake_api.raw_intake_attachments(raw.pk)[0]
+    intake_services.attachment_ingest(attachment_id=att.pk)
+    web_helpers.settle_jobs(att.pk, web_helpers.INGEST)
+    intake_services.parse_attempt_record_success(
+        attachment_id=att.pk, attempt_no=1, text="Lena Ledger lena@mail.lena.example", page_count=1,
+        result={"kind": "pdf"}, policy_hash="a" * 64,
+    )  # fmt: skip
+    web_helpers.settle_jobs(att.pk, web_helpers.PARSE)
+    cid = web_helpers.candidate_from(
+        intake_api.Attachment.objects.get(pk=att.pk), name="Lena Ledger", emails=("lena@mail.lena.example",)
+    )
+    msg = MessageLedger.objects.create(
+        channel=channel, graph_message_id="AAMk-1", internet_message_id="<abc123@mail.lena.example>",
+        raw_intake_id=raw.pk, outcome="ingested",
+    )  # fmt: skip
+    LedgerAttachment.objects.create(message=msg, graph_attachment_id="att-1", sha256=att.sha256 or "f" * 64,
+                                    attachment_id=att.pk, outcome="ingested")  # fmt: skip
+
+    exported = retention_api.subject_rows(candidate_id=cid)["tables"]
+    assert [r["id"] for r in exported["channels_message_ledger"]] == [msg.pk]
+    assert exported["intake_raw_intake"][0]["metadata"]["from"] == "lena@mail.lena.example"
+    assert any(e["action"] == "intake.received" for e in exported["audit_event"])
+    assert any((d.get("details") or {}).get("filename") for d in exported["audit_event_personal"])
+
+    retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=ADMIN)
+    raw.refresh_from_db()
+    msg.refresh_from_db()
+    assert raw.metadata == {"channel_id": channel.pk, "requisition_id": None} and raw.source_ref == "erased"
+    assert msg.internet_message_id == "" and msg.graph_message_id == "AAMk-1"  # the exactly-once key stays
+    assert LedgerAttachment.objects.get(message=msg).sha256 == ""
+    a = intake_api.Attachment.objects.get(pk=att.pk)
+    assert (a.state, a.filename, a.sha256) == ("erased_subject", "erased", "")
+    after = retention_api.subject_rows(candidate_id=cid)["tables"]
+    assert all(d["details"] is None for d in after["audit_event_personal"])
+    assert "Lena" not in str(after)
