@@ -3,10 +3,13 @@ refused after erasure, the weekly purge verifier and its metric, the tombstone k
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db import transaction
+from django.utils import timezone
 
 from ats.candidates import api as candidates_api
 from ats.iam import api as iam_api
@@ -152,3 +155,25 @@ def test_mail_sender_metadata_and_ledger_are_erased_and_exported(tmp_path: Path)
     after = retention_api.subject_rows(candidate_id=cid)["tables"]
     assert all(d["details"] is None for d in after["audit_event_personal"])
     assert "Lena" not in str(after)
+
+
+def test_purge_erases_held_back_documents_after_the_grace_period() -> None:
+    cid, _ = _candidate("Hera Heldback", "hera@held.example")
+    erasure = retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=ADMIN)
+    later = web_helpers.parsed_ok("hera-again.pdf")
+    with transaction.atomic():
+        assert intake_api.attachment_mark_erased_subject(attachment_id=later.pk, erasure_id=erasure.pk)
+    key = later.storage_key
+    retention_api.retention_purge()  # within the grace period: kept for a re-admit
+    assert intake_api.Attachment.objects.get(pk=later.pk).filename == "hera-again.pdf"
+    intake_api.Attachment.objects.filter(pk=later.pk).update(
+        state_changed_at=timezone.now() - datetime.timedelta(days=31)
+    )
+    run = retention_api.retention_purge()
+    a = intake_api.Attachment.objects.get(pk=later.pk)
+    assert run.state == "completed" and (a.state, a.filename, a.sha256) == ("erased_subject", "erased", "")
+    from ats.intake import adapters
+
+    assert not adapters.blob_store().exists(a.storage_container, key)
+    [action] = retention_api.RetentionAction.objects.filter(run=run, step="held_back_document")
+    assert action.outcome == "done" and action.detail["attachment_id"] == later.pk

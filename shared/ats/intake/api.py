@@ -7,6 +7,7 @@ from ats.intake.erasure import (
     attachment_readmit,
     attachments_erase_personal,
     blobs_exist,
+    held_back_documents,
     subject_attachment_ids,
 )
 from ats.intake.models import Attachment, Channel, RawIntake
@@ -110,6 +111,7 @@ __all__ = [
     "document_texts",
     "documents_parsed_since",
     "evidence_rows",
+    "held_back_documents",
     "ingest_exhausted",
     "intake_receive",
     "is_terminal",

@@ -203,3 +203,14 @@ def attachment_readmit(*, attachment_id: int, actor_label: str, reason: str) -> 
             personal={"reason": reason},
         )
         return att
+
+
+def held_back_documents(*, older_than: Any) -> list[int]:
+    """Later documents of erased people (tombstone matches) still holding bytes and text,
+    held back since before `older_than` and never re-admitted: the purge deletes them."""
+    return list(
+        Attachment.objects.filter(state=State.ERASED_SUBJECT, state_changed_at__lt=older_than)
+        .exclude(filename=ERASED)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )

@@ -58,6 +58,9 @@ logger = logging.getLogger(__name__)
 # the next run (or retry) continues.
 CHUNK_COMMIT_S = 60
 PURGE_WALL_S = 25 * 60  # inside the policy's 30 min wall
+# A later document of an erased person is held (bytes and text) this long for an admin to
+# re-admit the sender; then the purge erases it like the person's other documents.
+HELD_BACK_DAYS = int(os.environ.get("ATS_RETENTION_HELD_BACK_DAYS", "30"))
 
 
 class ErasureRefused(PermissionError):
@@ -582,10 +585,45 @@ def retention_purge(*, today: datetime.date | None = None, job_id: int | None = 
             raise PurgeHalted(f"retention purge halted at candidate {cid}: {exc}") from exc
         run.done_count += 1
         run.save(update_fields=["done_count"])
+    _purge_held_back(run, started)
     run.state = PurgeState.COMPLETED
     run.finished_at = timezone.now()
     run.save()
     return run
+
+
+def _purge_held_back(run: PurgeRun, started: float) -> None:
+    """Held-back documents past HELD_BACK_DAYS, one per transaction; a failure halts too."""
+    cutoff = timezone.now() - datetime.timedelta(days=HELD_BACK_DAYS)
+    for att_id in intake_api.held_back_documents(older_than=cutoff):
+        if time.monotonic() - started > PURGE_WALL_S:
+            return
+        try:
+            with transaction.atomic():
+                res = intake_api.attachments_erase_personal(
+                    attachment_ids=[att_id],
+                    reason=f"Held back as an erased person's document for {HELD_BACK_DAYS} days; erased.",
+                )
+                RetentionAction.objects.create(
+                    run=run,
+                    candidate_id=0,  # no candidate: the sender was erased before
+                    step="held_back_document",
+                    outcome="done",
+                    detail={"attachment_id": att_id, "tables": res["counts"], "blobs": res["blobs_deleted"]},
+                )
+        except Exception as exc:
+            RetentionAction.objects.create(
+                run=run,
+                candidate_id=0,
+                step="held_back_document",
+                outcome="failed",
+                detail={"attachment_id": att_id, "error": str(exc)[:2000]},
+            )
+            run.state = PurgeState.HALTED
+            run.error = f"held-back document {att_id}: {exc}"[:2000]
+            run.finished_at = timezone.now()
+            run.save()
+            raise PurgeHalted(f"retention purge halted at held-back document {att_id}: {exc}") from exc
 
 
 def purge_verify() -> PurgeVerification:
