@@ -138,8 +138,15 @@ def test_mail_sender_metadata_and_ledger_are_erased_and_exported(tmp_path: Path)
     LedgerAttachment.objects.create(message=msg, graph_attachment_id="att-1", sha256=att.sha256 or "f" * 64,
                                     attachment_id=att.pk, outcome="ingested")  # fmt: skip
 
+    # A lost-document check that once listed it (by file name).
+    from ats.intake.models import VerificationRun
+
+    VerificationRun.objects.create(
+        lost_count=1, lost=[{"attachment_id": att.pk, "filename": "Lena_Ledger_CV.pdf", "state": "parsed", "why": "-"}]
+    )
     exported = retention_api.subject_rows(candidate_id=cid)["tables"]
     assert [r["id"] for r in exported["channels_message_ledger"]] == [msg.pk]
+    assert exported["intake_verification_run"][0]["lost"][0]["filename"] == "Lena_Ledger_CV.pdf"
     assert exported["intake_raw_intake"][0]["metadata"]["from"] == "lena@mail.lena.example"
     assert any(e["action"] == "intake.received" for e in exported["audit_event"])
     assert any((d.get("details") or {}).get("filename") for d in exported["audit_event_personal"])

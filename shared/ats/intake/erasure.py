@@ -20,7 +20,15 @@ from django.db.models import Q
 
 from ats.audit import api as audit_api
 from ats.intake import adapters
-from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, ParseHandoff, ParseResult, RawIntake
+from ats.intake.models import (
+    Attachment,
+    ParseAttempt,
+    ParseAttemptState,
+    ParseHandoff,
+    ParseResult,
+    RawIntake,
+    VerificationRun,
+)
 from ats.intake.services import ActionRefused, _locked, _save, _set_state
 from ats.intake.states import CANDIDATE, State
 from ats.jobs import api as jobs_api
@@ -48,6 +56,7 @@ def _raw_intake_ids(attachment_ids: list[int]) -> list[int]:
 
 def attachment_personal_rows(*, attachment_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
     """Every intake row about these documents, column for column (subject access)."""
+    wanted = set(attachment_ids)
     handoffs: list[dict[str, Any]] = []
     for row in ParseHandoff.objects.filter(attachment_id__in=attachment_ids).values():
         handoffs.append({**row, "data": base64.b64encode(bytes(row["data"])).decode()})
@@ -61,6 +70,11 @@ def attachment_personal_rows(*, attachment_ids: list[int]) -> dict[str, list[dic
         ],
         "intake_parse_handoff": handoffs,
         "intake_parse_result": [dict(r) for r in ParseResult.objects.filter(attachment_id__in=attachment_ids).values()],
+        "intake_verification_run": [
+            {"id": r.pk, "ran_at": r.ran_at, "lost": [d for d in r.lost or [] if d.get("attachment_id") in wanted]}
+            for r in VerificationRun.objects.filter(lost_count__gt=0)
+            if any(d.get("attachment_id") in wanted for d in r.lost or [])
+        ],
     }
 
 
@@ -94,6 +108,7 @@ def attachments_erase_personal(*, attachment_ids: list[int], reason: str) -> dic
         "intake_parse_attempt": 0,
         "intake_parse_handoff": 0,
         "intake_parse_result": 0,
+        "intake_verification_run": 0,
     }
     with transaction.atomic():
         atts = list(Attachment.objects.select_for_update().filter(pk__in=attachment_ids).order_by("pk"))
@@ -134,9 +149,24 @@ def attachments_erase_personal(*, attachment_ids: list[int], reason: str) -> dic
             att.declared_content_type = ""
             _save(att, "filename", "sha256", "scan_signature", "declared_content_type")
             counts["intake_attachment"] += 1
+        counts["intake_verification_run"] = _scrub_verification_runs(set(attachment_ids))
         for att_id in attachment_ids:
             audit_api.audit_personal_erase(object_type="attachment", object_id=att_id)
     return {"counts": counts, "blobs_deleted": blobs_deleted, "purged_blobs": purged, "raw_intake_ids": raw_ids}
+
+
+def _scrub_verification_runs(ids: set[int]) -> int:
+    """The lost-document detector's stored lists name documents by file name: blank them."""
+    changed = 0
+    for run in VerificationRun.objects.filter(lost_count__gt=0).only("pk", "lost"):
+        lost = [
+            {**d, "filename": ERASED} if d.get("attachment_id") in ids and d.get("filename") != ERASED else d
+            for d in run.lost or []
+        ]
+        if lost != run.lost:
+            VerificationRun.objects.filter(pk=run.pk).update(lost=lost)
+            changed += 1
+    return changed
 
 
 def blobs_exist(*, keys: list[str]) -> list[str]:
