@@ -216,6 +216,9 @@ def subject_erase(
     with transaction.atomic():
         # One erasure of one person at a time (web + CLI + purge racing on the same person).
         with connection.cursor() as cur:
+            # A subject is one chunk: no statement of it may run past the 60 s chunk
+            # budget (inside the 90 s deploy grace); a slower one fails the chunk, whole.
+            cur.execute("SELECT set_config('statement_timeout', %s, true)", [f"{CHUNK_COMMIT_S * 1000}ms"])
             cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [0x72657431, subject.candidate_id])
         erasure = _existing(subject.candidate_ids, erasure_id)
         attachment_ids = sorted(
