@@ -63,3 +63,8 @@ def test_only_admins_erase_after_confirming(users: dict[str, Any]) -> None:
     assert _status(cid) == "erased"
     shown = admin.get(f"/candidates/{cid}").content.decode()
     assert "Wilhelmina" not in shown and "erased (erasure" in shown and 'id="erase-link"' not in shown
+    # The document stays listed (counts add up), with no name, bytes or thumbnail.
+    doc = admin.get(f"/documents/{att.pk}")
+    assert doc.status_code == 200 and "Sender&#x27;s personal data was erased" in doc.content.decode()
+    assert "web-erase.pdf" not in doc.content.decode()
+    assert admin.get(f"/documents/{att.pk}/thumbnail.png").status_code == 404
