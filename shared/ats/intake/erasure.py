@@ -139,7 +139,7 @@ def attachments_erase_personal(*, attachment_ids: list[int], reason: str) -> dic
             .update(text="", result={}, detail="")
         )
         for att in atts:
-            if att.state == State.ERASED_SUBJECT and att.filename == ERASED and not att.sha256:
+            if att.state == State.ERASED_SUBJECT and att.filename == ERASED and not att.sha256 and not att.storage_key:
                 continue
             if att.state != State.ERASED_SUBJECT:
                 _set_state(att, State.ERASED_SUBJECT, reason_code="erased_subject", reason=reason)
@@ -147,7 +147,10 @@ def attachments_erase_personal(*, attachment_ids: list[int], reason: str) -> dic
             att.sha256 = ""
             att.scan_signature = ""
             att.declared_content_type = ""
-            _save(att, "filename", "sha256", "scan_signature", "declared_content_type")
+            # No row points at the deleted bytes: the orphan reconciliation would report
+            # them missing. The purged keys are kept with the erasure (the verifier's list).
+            att.storage_key = ""
+            _save(att, "filename", "sha256", "scan_signature", "declared_content_type", "storage_key")
             counts["intake_attachment"] += 1
         counts["intake_verification_run"] = _scrub_verification_runs(set(attachment_ids))
         for att_id in attachment_ids:
