@@ -1,4 +1,4 @@
-# The erased_subject terminal state (issue 16: retention and erasure).
+# Retention and erasure tables (issue 16): due dates, erasures, tombstones, purge runs, retention_action.
 
 import django.db.models.deletion
 from django.db import migrations, models
