@@ -107,11 +107,21 @@ def tombstone_digests(*, emails: Iterable[str] = (), phones: Iterable[str] = ())
     return sorted(out)
 
 
+_ERASURE_LOCK = 0x72657431  # "ret1"
+
+
 def tombstone_match(*, emails: Iterable[str] = (), phones: Iterable[str] = ()) -> int | None:
-    """The erasure id whose live tombstone matches any of these identifiers, else None."""
+    """The erasure id whose live tombstone matches any of these identifiers, else None.
+
+    In a transaction (the candidate step), first waits for any erasure in progress
+    (shared advisory lock, held to the caller's commit): its tombstone is then visible.
+    """
     digests = [d for _, d in tombstone_digests(emails=emails, phones=phones)]
     if not digests:
         return None
+    if connection.in_atomic_block:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock_shared(%s, 0)", [_ERASURE_LOCK])
     return (
         Tombstone.objects.filter(digest__in=digests, lifted_at__isnull=True)
         .order_by("erasure_id")
@@ -219,11 +229,25 @@ def subject_erase(
             # A subject is one chunk: no statement of it may run past the 60 s chunk
             # budget (inside the 90 s deploy grace); a slower one fails the chunk, whole.
             cur.execute("SELECT set_config('statement_timeout', %s, true)", [f"{CHUNK_COMMIT_S * 1000}ms"])
-            cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [0x72657431, subject.candidate_id])
+            # Exclusive against every candidate step's tombstone check (shared, see
+            # tombstone_match): a document of this person read while the erasure runs
+            # waits and then sees the tombstone, instead of slipping in before it commits.
+            cur.execute("SELECT pg_advisory_xact_lock(%s, 0)", [_ERASURE_LOCK])
+        # The project's lock order is documents, then candidates (ats.candidates.services):
+        # lock the person's documents first, so a re-parse's candidate step holding one of
+        # them finishes before we erase (and we erase what it wrote), never a deadlock.
+        # Read the person again under the locks: a merge may have moved documents.
+        for _ in range(5):
+            attachment_ids = sorted(
+                set(subject.attachment_ids)
+                | set(intake_api.subject_attachment_ids(candidate_ids=subject.candidate_ids))
+            )
+            intake_api.attachments_lock(attachment_ids=attachment_ids)
+            again = candidates_api.candidate_subject(candidate_id=candidate_id)
+            if again is None or set(again.attachment_ids) <= set(attachment_ids):
+                break
+            subject = again
         erasure = _existing(subject.candidate_ids, erasure_id)
-        attachment_ids = sorted(
-            set(subject.attachment_ids) | set(intake_api.subject_attachment_ids(candidate_ids=subject.candidate_ids))
-        )
         if erasure is None:
             erasure = Erasure.objects.create(
                 **({"id": erasure_id} if erasure_id else {}),
