@@ -6,6 +6,8 @@
     ats audit verify|export|partitions | evidence show ID | blobs reconcile | search QUERY
     ats requisition create|update|list|assign | application show|list | rescore
     ats channel set-requisition | ai explain|summary|status      (docs/scoring.md)
+    ats erase candidate ID --reason T [--json] | erase readmit|replay|purge|verify|recompute
+    ats export candidate ID --out DIR [--json]                  (docs/compliance.md)
     ats <any Django management command>
 
 Run from a checkout with no environment it talks to the embedded stack `just up` started

@@ -5,9 +5,11 @@ from ats.ai.selectors import ai_run_detail
 from ats.ai.services import (
     UNAVAILABLE,
     NotAllowed,
+    ai_personal_rows,
     ai_request,
     ai_run_execute,
     ai_run_exhausted,
+    ai_runs_erase,
     breaker_probe,
     breaker_status,
 )
@@ -19,10 +21,12 @@ __all__ = [
     "AiRunState",
     "BreakerState",
     "NotAllowed",
+    "ai_personal_rows",
     "ai_request",
     "ai_run_detail",
     "ai_run_execute",
     "ai_run_exhausted",
+    "ai_runs_erase",
     "breaker_probe",
     "breaker_status",
 ]

@@ -230,3 +230,26 @@ def ai_run_exhausted(*, ai_run_id: int, reason_code: str, reason: str, **_: Any)
         run = AiRun.objects.select_for_update().filter(pk=ai_run_id).first()
         if run is not None and run.state not in TERMINAL:
             _finish(run, AiRunState.FAILED, code=reason_code[:64], reason=f"{UNAVAILABLE}: {reason}")
+
+
+# --- erasure and subject access (called by ats.retention) ------------------------------
+
+
+def _subject_runs(candidate_ids: list[int], application_ids: list[int]) -> Any:
+    from django.db.models import Q
+
+    return AiRun.objects.filter(
+        Q(kind=AiKind.CV_SUMMARY, subject_id__in=candidate_ids)
+        | Q(kind=AiKind.EXPLAIN_SCORE, subject_id__in=application_ids)
+    )
+
+
+def ai_personal_rows(*, candidate_ids: list[int], application_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
+    """Every AI run about these candidates or their applications (outputs included)."""
+    return {"ai_run": [dict(r) for r in _subject_runs(candidate_ids, application_ids).values()]}
+
+
+def ai_runs_erase(*, candidate_ids: list[int], application_ids: list[int]) -> dict[str, int]:
+    """Delete the AI runs about this subject: outputs and prompts (only the prompt's hash
+    is stored; prompts are built on demand from rows erasure removes). Idempotent."""
+    return {"ai_run": _subject_runs(candidate_ids, application_ids).delete()[0]}

@@ -8,6 +8,7 @@ from ats.audit.services import (
     audit_export,
     audit_partitions_maintain,
     audit_personal_erase,
+    audit_subject_rows,
     audit_verify,
 )
 
@@ -21,6 +22,7 @@ __all__ = [
     "audit_export",
     "audit_partitions_maintain",
     "audit_personal_erase",
+    "audit_subject_rows",
     "audit_verify",
     "events_for",
 ]

@@ -541,3 +541,19 @@ def _archived_intact(export: AuditExport) -> bool:
         logger.exception("archive object %s/%s unreadable", export.container, export.key)
         return False
     return hashlib.sha256(data).hexdigest() == export.sha256
+
+
+# ------------------------------------------------------------------------------ subject access
+
+
+def audit_subject_rows(*, objects: list[tuple[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The audit events about these (object_type, object_id) pairs, with their personal
+    details from the side table (subject access, GDPR art. 15)."""
+    events: list[dict[str, Any]] = []
+    for object_type, object_id in objects:
+        events.extend(
+            dict(r) for r in AuditEvent.objects.filter(object_type=object_type, object_id=str(object_id)).values()
+        )
+    ids = [e["id"] for e in events]
+    personal = [dict(r) for r in AuditEventPersonal.objects.filter(event_id__in=ids).values()]
+    return {"audit_event": sorted(events, key=lambda e: e["seq"]), "audit_event_personal": personal}

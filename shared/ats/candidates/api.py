@@ -1,5 +1,12 @@
 """Facade of the candidates module."""
 
+from ats.candidates.erasure import (
+    Subject,
+    candidate_erase_personal,
+    candidate_personal_rows,
+    candidate_subject,
+    normalise_phone,
+)
 from ats.candidates.models import Candidate, CandidateStatus, DuplicatePair, PairKind
 from ats.candidates.selectors import (
     candidate_current_id,
@@ -27,6 +34,7 @@ __all__ = [
     "DuplicatePair",
     "NotAllowed",
     "PairKind",
+    "Subject",
     "candidate_accept_change",
     "candidate_apply_document",
     "candidate_current_id",
@@ -35,8 +43,12 @@ __all__ = [
     "candidate_detail",
     "candidate_dismiss_change",
     "candidate_edit_field",
+    "candidate_erase_personal",
     "candidate_list",
     "candidate_merge",
+    "candidate_personal_rows",
     "candidate_scoring_inputs",
+    "candidate_subject",
     "candidate_unmerge",
+    "normalise_phone",
 ]

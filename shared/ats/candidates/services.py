@@ -116,6 +116,10 @@ def candidate_apply_document(
         return candidate
 
 
+def document_has_candidate(*, attachment_id: int) -> bool:
+    return CandidateDocument.objects.filter(attachment_id=attachment_id).exists()
+
+
 def _document_owner_locked(attachment_id: int) -> Candidate | None:
     """The candidate holding the document, locked; None for a new document.
 
@@ -262,7 +266,8 @@ def candidate_edit_field(*, candidate_id: int, field: str, value: str, actor: An
             status=ChangeStatus.SUPERSEDED
         )
         _refresh(candidate)
-        _audit(actor, "candidate.field_edited", candidate.pk, {"field": field, "value": parsed})
+        # The value is personal (a name, an e-mail): erasable side table, never the chain.
+        _audit(actor, "candidate.field_edited", candidate.pk, {"field": field}, personal={"value": parsed})
         jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
         return row
 
@@ -321,13 +326,16 @@ def _active(candidate_id: int) -> Candidate:
     return candidate
 
 
-def _audit(actor: Any, action: str, candidate_id: int, payload: dict[str, Any]) -> None:
+def _audit(
+    actor: Any, action: str, candidate_id: int, payload: dict[str, Any], personal: dict[str, Any] | None = None
+) -> None:
     audit_api.audit_event_record(
         actor=iam_api.actor_label(actor),
         action=action,
         object_type="candidate",
         object_id=candidate_id,
         payload=payload,
+        personal=personal,
     )
 
 
@@ -474,6 +482,12 @@ def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
             raise LookupError(f"merge {merge_id} does not exist")
         if journal.unmerged_at is not None:
             raise ValueError(f"merge {merge_id} was already undone at {journal.unmerged_at:%Y-%m-%d %H:%M:%S}")
+        if isinstance(journal.snapshot, dict) and "erased_by" in journal.snapshot:
+            # The snapshot held the person's rows; erasure emptied it, so nothing is left
+            # to restore (candidates.erasure).
+            raise ValueError(
+                f"merge {merge_id} cannot be undone: the person was erased (erasure {journal.snapshot['erased_by']})"
+            )
         rows = lock_with_documents(journal.survivor_id, journal.merged_id)
         survivor, merged = rows[journal.survivor_id], rows[journal.merged_id]
         if survivor.revision != journal.survivor_revision or survivor.status != CandidateStatus.ACTIVE:

@@ -11,13 +11,14 @@ from ats.candidates import services
 from ats.extraction import api as extraction_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.retention import api as retention_api
 from ats.scoring import api as scoring_api
 
 logger = logging.getLogger(__name__)
 
 
 @jobs_api.task("candidates.create_from_attachment")
-def create_from_attachment(*, attachment_id: int, payload_version: int) -> None:
+def create_from_attachment(*, attachment_id: int, payload_version: int, readmitted: bool = False) -> None:
     with transaction.atomic(), jobs_api.db_budget():
         doc = intake_api.parsed_document_for_update(attachment_id=attachment_id)
         if doc is None:
@@ -26,6 +27,16 @@ def create_from_attachment(*, attachment_id: int, payload_version: int) -> None:
         extraction = extraction_api.extract(
             doc.result, default_region=os.environ.get("ATS_EXTRACTION_DEFAULT_REGION", "GB")
         )
+        # An erased person's later document ends `erased_subject` (their tombstone matches
+        # the e-mail or phone it carries), unless an admin re-admitted it. A re-parse of a
+        # document that already has a candidate is not a new arrival: no check.
+        if not readmitted and not services.document_has_candidate(attachment_id=attachment_id):
+            erasure_id = retention_api.tombstone_match(
+                emails=[*extraction.values("emails"), *extraction.contact_emails], phones=extraction.values("phones")
+            )
+            if erasure_id is not None:
+                intake_api.attachment_mark_erased_subject(attachment_id=attachment_id, erasure_id=erasure_id)
+                return
         candidate = services.candidate_apply_document(
             attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction, text=doc.text
         )

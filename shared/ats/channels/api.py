@@ -12,6 +12,8 @@ from ats.channels.services import (
     channel_poll_exhausted,
     channel_poll_request,
     channel_schedule_polls,
+    ledger_erase_personal,
+    ledger_personal_rows,
 )
 
 __all__ = [
@@ -33,4 +35,6 @@ __all__ = [
     "channel_status",
     "channel_status_counts",
     "ledger_entries",
+    "ledger_erase_personal",
+    "ledger_personal_rows",
 ]

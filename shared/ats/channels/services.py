@@ -464,3 +464,28 @@ def _metadata(env: mail_api.MessageEnvelope, item: mail_api.IntakeItem, *, colla
         "inline": [b.name for b in item.attachments if b.is_inline],
         "identical_attachments_collapsed": collapsed,
     }
+
+
+# --- erasure and subject access (called by ats.retention) ------------------------------
+
+
+def ledger_personal_rows(*, raw_intake_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
+    messages = MessageLedger.objects.filter(raw_intake_id__in=raw_intake_ids)
+    return {
+        "channels_message_ledger": [dict(r) for r in messages.values()],
+        "channels_ledger_attachment": [dict(r) for r in LedgerAttachment.objects.filter(message__in=messages).values()],
+    }
+
+
+def ledger_erase_personal(*, raw_intake_ids: list[int]) -> dict[str, int]:
+    """Blank what the mail ledger holds about the subject's messages: the Internet
+    Message-ID (it names the sender's mail host and often the sender) and the content
+    hashes. The Graph message id stays: it is the exactly-once key that stops the poller
+    from fetching - and re-ingesting - the erased person's message again. Idempotent."""
+    messages = MessageLedger.objects.filter(raw_intake_id__in=raw_intake_ids)
+    return {
+        "channels_message_ledger": messages.exclude(internet_message_id="").update(internet_message_id=""),
+        "channels_ledger_attachment": LedgerAttachment.objects.filter(message__in=messages)
+        .exclude(sha256="")
+        .update(sha256=""),
+    }

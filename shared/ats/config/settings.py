@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "ats.observability",
     "ats.evidence",
     "ats.search",
+    "ats.retention",
     # Test-only apps (e.g. tests.testapp) are added by the test runner, never in images.
     *env.csv("ATS_EXTRA_APPS", default=""),
 ]
@@ -227,6 +228,12 @@ LOGGING = {
 # Key of the HMAC that binds erasable personal details to the audit chain; production
 # sets it and keeps it out of the database (default: derived from SECRET_KEY).
 AUDIT_HMAC_KEY = os.environ.get("ATS_AUDIT_HMAC_KEY", "")
+# Key of the erasure tombstones' HMAC (docs/compliance.md): kept out of the database like
+# the audit key (default: derived from SECRET_KEY). Retention rules, in months.
+TOMBSTONE_HMAC_KEY = os.environ.get("ATS_TOMBSTONE_HMAC_KEY", "")
+RETENTION_MONTHS = int(os.environ.get("ATS_RETENTION_MONTHS", "24"))
+RETENTION_CONSENT_MONTHS = int(os.environ.get("ATS_RETENTION_CONSENT_MONTHS", "48"))
+ERASURE_LOG_CONTAINER = os.environ.get("ATS_ERASURE_LOG_CONTAINER", "erasure-log")
 # The immutable archive container of audit exports (WORM retention set by infrastructure).
 AUDIT_ARCHIVE_CONTAINER = os.environ.get("ATS_AUDIT_ARCHIVE_CONTAINER", "audit-archive")
 # Quarantine blobs without a row younger than this are intakes still in flight.

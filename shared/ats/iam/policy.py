@@ -58,6 +58,9 @@ RULES: dict[str, frozenset[Role]] = {
     "requisition.edit": frozenset({Role.RECRUITER, Role.ADMIN}),
     "application.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
     "ai.invoke": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
+    # GDPR art. 17 erasure (and re-admitting an erased person), art. 15 subject access.
+    "candidate.erase": frozenset({Role.ADMIN}),
+    "candidate.export": frozenset({Role.ADMIN}),
 }
 
 

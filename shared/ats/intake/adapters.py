@@ -20,6 +20,7 @@ from ats.storage import api as storage_api
 
 ScannerUnavailable = scanning_api.ScannerUnavailable
 BlobTooLarge = storage_api.BlobTooLarge
+BlobNotFound = storage_api.BlobNotFound
 QUARANTINE = storage_api.QUARANTINE_CONTAINER
 DOCUMENTS = storage_api.DOCUMENTS_CONTAINER
 

@@ -1,5 +1,15 @@
 """Facade of the intake module."""
 
+from ats.intake.erasure import (
+    attachment_mark_erased_subject,
+    attachment_original_bytes,
+    attachment_personal_rows,
+    attachment_readmit,
+    attachments_erase_personal,
+    blobs_exist,
+    held_back_documents,
+    subject_attachment_ids,
+)
 from ats.intake.models import Attachment, Channel, RawIntake
 from ats.intake.selectors import (
     ACTIONS,
@@ -78,6 +88,10 @@ __all__ = [
     "attachment_get",
     "attachment_mark_candidate_created",
     "attachment_mark_candidate_failed",
+    "attachment_mark_erased_subject",
+    "attachment_original_bytes",
+    "attachment_personal_rows",
+    "attachment_readmit",
     "attachment_record_rejected",
     "attachment_reparse",
     "attachment_retry_candidate",
@@ -86,15 +100,18 @@ __all__ = [
     "attachment_status",
     "attachment_thumbnail_png",
     "attachment_timeline",
+    "attachments_erase_personal",
     "attachments_lock",
     "attachments_set_candidate",
     "blob_referenced",
     "blob_references",
+    "blobs_exist",
     "candidate_exhausted",
     "document_requisitions",
     "document_texts",
     "documents_parsed_since",
     "evidence_rows",
+    "held_back_documents",
     "ingest_exhausted",
     "intake_receive",
     "is_terminal",
@@ -112,6 +129,7 @@ __all__ = [
     "source_identifier",
     "source_sha256",
     "state_counts",
+    "subject_attachment_ids",
     "triage_rows",
     "verification_run_record",
 ]

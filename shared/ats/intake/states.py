@@ -44,6 +44,10 @@ class State(enum.StrEnum):
     PARSE_FAILED = "parse_failed"
     CANDIDATE_FAILED = "candidate_failed"
     DISCARDED = "discarded"
+    # The person behind the document was erased (GDPR art. 17): either this is one of
+    # their documents (bytes and text deleted, the row kept without personal data), or a
+    # later document matched their tombstone. Terminal; only an admin's re-admit reopens it.
+    ERASED_SUBJECT = "erased_subject"
 
 
 INGEST = "intake.ingest_attachment"
@@ -81,6 +85,11 @@ INFO: dict[State, StateInfo] = {
     # A recruiter closed a failure (spam, a resend arrived, malware handled by security):
     # terminal and no longer asking for attention; the reason and actor are in the audit log.
     State.DISCARDED: StateInfo(Kind.TERMINAL_OK, "Discarded by a recruiter"),
+    State.ERASED_SUBJECT: StateInfo(
+        Kind.TERMINAL_FAILED,
+        "Sender's personal data was erased on request",
+        action="An admin may re-admit the sender (docs/compliance.md)",
+    ),
 }
 
 # Terminal states a recruiter may close with `discard` (a reason is required): failures and
@@ -130,7 +139,13 @@ TRANSITIONS: dict[State, frozenset[State]] = {
     State.REJECTED_UNSUPPORTED_TYPE: frozenset({State.DISCARDED}),
     State.BLOCKED_MALWARE: frozenset({State.DISCARDED}),
     State.DISCARDED: frozenset(),
+    # Re-admit by an admin: the candidate step runs again without the tombstone check.
+    State.ERASED_SUBJECT: frozenset({State.PARSED}),
 }
+# Erasure reaches a subject's documents in whatever state they are in.
+for _state in State:
+    if _state is not State.ERASED_SUBJECT:
+        TRANSITIONS[_state] = TRANSITIONS[_state] | {State.ERASED_SUBJECT}
 
 
 class IllegalTransition(Exception):

@@ -1,6 +1,7 @@
 """Facade of the jobs module: the one way to declare tasks, defer jobs and read job state."""
 
 from ats.jobs.deferral import NotInTransaction, defer, defer_many
+from ats.jobs.erasure import jobs_erase_references, jobs_referencing
 from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.ops import (
     JobActionRefused,
@@ -90,6 +91,8 @@ __all__ = [
     "job_search",
     "job_status",
     "jobs_by_payload_key",
+    "jobs_erase_references",
+    "jobs_referencing",
     "last_event_id",
     "on_worker_start",
     "periodic_cron",

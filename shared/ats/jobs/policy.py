@@ -298,6 +298,31 @@ POLICIES: tuple[TaskPolicy, ...] = (
         lock="retention:purge",
     ),
     TaskPolicy(
+        task_name="retention.recompute_due_on",
+        task_class="retention_due_on",
+        queue="maintenance",
+        attempts=3,
+        backoff=Backoff(1 * HOUR, 4 * HOUR),
+        timeout_s=30 * MIN,
+        on_exhaustion="alert; yesterday's due dates stay (the purge never erases early)",
+        queueing_lock="retention:due_on",
+        lock="retention:due_on",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        # Weekly (ADR R6): purged blob keys re-checked against the store.
+        task_name="retention.verify_purge",
+        task_class="retention_verify",
+        queue="maintenance",
+        attempts=3,
+        backoff=Backoff(1 * HOUR, 4 * HOUR),
+        timeout_s=30 * MIN,
+        on_exhaustion="alert; the verification row lists the purged blobs still present",
+        queueing_lock="retention:verify",
+        lock="retention:verify",
+        adr_row=False,
+    ),
+    TaskPolicy(
         task_name="audit.export_verify",
         task_class="audit_export_verify",
         queue="maintenance",
@@ -476,7 +501,7 @@ PERIODIC: tuple[PeriodicJob, ...] = (
         "7 * * * *",
         env="ATS_SEARCH_SWEEP_CRON",
     ),
-    PeriodicJob("nightly", "Retention purge", "retention.purge", "30 1 * * *", pending="retention issue"),
+    PeriodicJob("nightly", "Retention purge", "retention.purge", "30 1 * * *", env="ATS_RETENTION_PURGE_CRON"),
     PeriodicJob(
         "nightly",
         "orphan-blob reconciliation",
@@ -485,7 +510,11 @@ PERIODIC: tuple[PeriodicJob, ...] = (
         env="ATS_BLOBS_RECONCILE_CRON",
     ),
     PeriodicJob(
-        "nightly", "`retention_due_on` recompute", "retention.recompute_due_on", "0 1 * * *", pending="retention issue"
+        "nightly",
+        "`retention_due_on` recompute",
+        "retention.recompute_due_on",
+        "0 1 * * *",
+        env="ATS_RETENTION_DUE_ON_CRON",
     ),
     PeriodicJob("nightly", "audit hash-chain verification", "audit.verify", "15 3 * * *", env="ATS_AUDIT_VERIFY_CRON"),
     PeriodicJob(
@@ -512,6 +541,9 @@ PERIODIC: tuple[PeriodicJob, ...] = (
     # Project-defined periodic jobs (not rows of ADR §4).
     PeriodicJob(
         "", "completed-job pruning after 30 days (ADR §7)", "jobs.remove_old_jobs", "17 3 * * *", env="ATS_PRUNE_CRON"
+    ),
+    PeriodicJob(
+        "", "weekly purge verifier (ADR R6)", "retention.verify_purge", "0 4 * * 0", env="ATS_RETENTION_VERIFY_CRON"
     ),
     PeriodicJob("", "lost-document detector", "intake.verify_documents", "*/5 * * * *", env="ATS_VERIFY_CRON"),
 )

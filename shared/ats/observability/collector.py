@@ -32,6 +32,7 @@ from ats.channels import api as channels_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.observability.data import DURATION_BUCKETS, TIME_TO_START_BUCKETS
+from ats.retention import api as retention_api
 
 logger = logging.getLogger(__name__)
 
@@ -278,6 +279,21 @@ class DatabaseCollector(Collector):
             channels.add_metric([status], n)
         yield channels
         yield from self._ai()
+        yield from self._retention()
+
+    def _retention(self) -> Iterator[Metric]:
+        status = retention_api.retention_status()
+        halted = _gauge(
+            "ats_retention_purge_halted",
+            "1 when the latest retention purge run halted at an unexplained failure (ADR 0004 R6)",
+        )
+        halted.add_metric([], 1 if status["halted"] else 0)
+        yield halted
+        missing = _gauge(
+            "ats_retention_purged_blobs_present", "Purged blob keys the last weekly verification still found"
+        )
+        missing.add_metric([], status["verify_missing"])
+        yield missing
 
     def _ai(self) -> Iterator[Metric]:
         status = ai_api.breaker_status()

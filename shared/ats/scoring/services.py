@@ -564,3 +564,45 @@ def _finish_item(run_id: int, application_id: int, state: str, *, reason: str = 
         run.state = RescoreState.COMPLETED
         run.completed_at = timezone.now()
         run.save(update_fields=["state", "completed_at"])
+
+
+# --- erasure and subject access (called by ats.retention) ------------------------------
+
+
+def application_personal_rows(*, candidate_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
+    """Every scoring row about these candidates: applications, their documents, every ATS
+    result with its explanation, scoring events and rescore items (subject access)."""
+    app_ids = list(Application.objects.filter(candidate_id__in=candidate_ids).values_list("pk", flat=True))
+    return {
+        "scoring_application": [dict(r) for r in Application.objects.filter(pk__in=app_ids).values()],
+        "scoring_application_document": [
+            dict(r) for r in ApplicationDocument.objects.filter(application_id__in=app_ids).values()
+        ],
+        "ats_result": [dict(r) for r in AtsResult.objects.filter(application_id__in=app_ids).values()],
+        "scoring_event": [dict(r) for r in ScoringEvent.objects.filter(application_id__in=app_ids).values()],
+        "scoring_rescore_item": [dict(r) for r in RescoreItem.objects.filter(application_id__in=app_ids).values()],
+    }
+
+
+def applications_erase_personal(*, candidate_ids: list[int]) -> dict[str, Any]:
+    """Delete these candidates' applications and everything scored about them.
+
+    Deleted rather than pseudonymised: a score or its explanation (matched skills, years)
+    describes the person even without a name. Requisitions and rescore runs stay (their
+    totals are history). Idempotent; runs in the caller's transaction.
+    """
+    with transaction.atomic():
+        apps = list(
+            Application.objects.select_for_update().filter(candidate_id__in=candidate_ids).values_list("pk", flat=True)
+        )
+        counts = {
+            "scoring_event": ScoringEvent.objects.filter(application_id__in=apps).delete()[0],
+            "scoring_rescore_item": RescoreItem.objects.filter(application_id__in=apps).delete()[0],
+        }
+        Application.objects.filter(pk__in=apps).update(current_result=None)
+        counts["ats_result"] = AtsResult.objects.filter(application_id__in=apps).delete()[0]
+        counts["scoring_application_document"] = ApplicationDocument.objects.filter(application_id__in=apps).delete()[0]
+        counts["scoring_application"] = Application.objects.filter(pk__in=apps).delete()[0]
+        for app_id in apps:
+            audit_api.audit_personal_erase(object_type="application", object_id=app_id)
+    return {"counts": counts, "application_ids": apps}

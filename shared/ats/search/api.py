@@ -6,6 +6,19 @@ transaction when something searchable changes.
 """
 
 from ats.search.selectors import search_candidates
-from ats.search.services import search_entry_refresh, search_reindex, search_sweep
+from ats.search.services import (
+    search_entry_refresh,
+    search_erase,
+    search_personal_rows,
+    search_reindex,
+    search_sweep,
+)
 
-__all__ = ["search_candidates", "search_entry_refresh", "search_reindex", "search_sweep"]
+__all__ = [
+    "search_candidates",
+    "search_entry_refresh",
+    "search_erase",
+    "search_personal_rows",
+    "search_reindex",
+    "search_sweep",
+]

@@ -108,3 +108,30 @@ def search_sweep(*, now: datetime.datetime | None = None) -> dict[str, Any]:
     SearchSweep.objects.create(started_at=started, indexed=indexed, removed=removed)
     logger.info("search sweep: %d indexed, %d removed (since %s)", indexed, removed, since)
     return {"indexed": indexed, "removed": removed, "since": since.isoformat() if since else None}
+
+
+# --- erasure and subject access (called by ats.retention) ------------------------------
+
+
+def _subject_entries(candidate_ids: list[int], attachment_ids: list[int]) -> Any:
+    from django.db.models import Q
+
+    return SearchEntry.objects.filter(
+        Q(candidate_id__in=candidate_ids)
+        | Q(kind="candidate", object_id__in=candidate_ids)
+        | Q(kind="document", object_id__in=attachment_ids)
+    )
+
+
+def search_personal_rows(*, candidate_ids: list[int], attachment_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
+    rows = []
+    for row in _subject_entries(candidate_ids, attachment_ids).values():
+        row["tsv"] = str(row["tsv"])
+        rows.append(row)
+    return {"search_entry": rows}
+
+
+def search_erase(*, candidate_ids: list[int], attachment_ids: list[int]) -> dict[str, int]:
+    """Drop the subject's search vectors now (the hourly sweep would, but an erasure must
+    not leave the lexemes of a name or e-mail findable until then). Idempotent."""
+    return {"search_entry": _subject_entries(candidate_ids, attachment_ids).delete()[0]}

@@ -357,6 +357,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "can_see_documents": iam_api.can(request.user, "intake.view"),
             "can_edit": can_edit and active,
             "can_merge": can_merge,
+            "can_erase": iam_api.can(request.user, "candidate.erase") and detail["status"] != "erased",
             "edit_hint": EDIT_HINT,
         },
     )

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from ats.web import auth, ops, pages, requisitions, upload, views
+from ats.web import auth, erasure, ops, pages, requisitions, upload, views
 from ats.web.converters import DbId
 
 register_converter(DbId, "id")
@@ -15,6 +15,7 @@ urlpatterns = [
     path("candidates/<id:candidate_id>", pages.candidate, name="candidate"),
     path("candidates/<id:candidate_id>/edit", pages.candidate_edit, name="candidate-edit"),
     path("candidates/<id:candidate_id>/merge", pages.candidate_merge, name="candidate-merge"),
+    path("candidates/<id:candidate_id>/erase", erasure.candidate_erase, name="candidate-erase"),
     path("candidates/merges/<id:merge_id>/unmerge", pages.candidate_unmerge, name="candidate-unmerge"),
     path("candidates/changes/<id:change_id>/accept", pages.change_accept, name="candidate-change-accept"),
     path("candidates/changes/<id:change_id>/dismiss", pages.change_dismiss, name="candidate-change-dismiss"),

@@ -1,0 +1,662 @@
+"""Writes of the retention module: erasure, tombstones, the nightly purge, due dates, the
+erasure log and its replay, the purge verifier (docs/compliance.md).
+
+Every module that stores personal data exposes its own erasure service in its api.py;
+this module only orders the calls, records one `retention_action` row per subject and
+step, and keeps the tombstone and the erasure log. One subject is erased in one
+transaction: either every step is committed or none is (blob deletes, which cannot roll
+back, are idempotent and run inside it, so a retry finishes them).
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hashlib
+import hmac
+import json
+import logging
+import os
+import re
+import time
+import unicodedata
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from ats.ai import api as ai_api
+from ats.audit import api as audit_api
+from ats.candidates import api as candidates_api
+from ats.channels import api as channels_api
+from ats.config.env import ats_settings
+from ats.iam import api as iam_api
+from ats.intake import api as intake_api
+from ats.jobs import api as jobs_api
+from ats.retention.models import (
+    Erasure,
+    ErasureOrigin,
+    ErasureState,
+    PurgeRun,
+    PurgeState,
+    PurgeVerification,
+    RetentionAction,
+    RetentionSubject,
+    Tombstone,
+)
+from ats.scoring import api as scoring_api
+from ats.search import api as search_api
+from ats.storage import api as storage_api
+
+logger = logging.getLogger(__name__)
+
+# A chunk of the purge (one subject's transaction) must commit well inside the 90 s
+# deploy grace (ADR §6); the purge stops taking subjects after this much wall time and
+# the next run (or retry) continues.
+CHUNK_COMMIT_S = 60
+PURGE_WALL_S = 25 * 60  # inside the policy's 30 min wall
+# A later document of an erased person is held (bytes and text) this long for an admin to
+# re-admit the sender; then the purge erases it like the person's other documents.
+HELD_BACK_DAYS = int(os.environ.get("ATS_RETENTION_HELD_BACK_DAYS", "30"))
+
+
+class ErasureRefused(PermissionError):
+    pass
+
+
+class PurgeHalted(Exception):
+    """The purge stopped at its first unexplained failure (ADR 0004 §2, R6)."""
+
+
+# ------------------------------------------------------------------------------ tombstones
+
+
+def tombstone_key() -> bytes:
+    """settings.TOMBSTONE_HMAC_KEY, else derived from SECRET_KEY (dev/test) - the audit
+    module's pattern (ats.audit.keys): production keeps the key out of the database, so
+    the tombstone table alone cannot confirm a guessed e-mail address."""
+    explicit = getattr(settings, "TOMBSTONE_HMAC_KEY", "")
+    if explicit:
+        return str(explicit).encode()
+    return hmac.new(str(settings.SECRET_KEY).encode(), b"ats.retention.tombstone", hashlib.sha256).digest()
+
+
+def normalise_email(value: str) -> str:
+    return unicodedata.normalize("NFKC", str(value)).strip().lower()
+
+
+def normalise_phone(value: str) -> str:
+    return candidates_api.normalise_phone(unicodedata.normalize("NFKC", str(value)))
+
+
+def tombstone_digests(*, emails: Iterable[str] = (), phones: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(kind, HMAC hex) of each usable identifier: an e-mail with an @, a phone of >= 7 digits."""
+    key = tombstone_key()
+    out: set[tuple[str, str]] = set()
+    for e in emails:
+        n = normalise_email(e)
+        if "@" in n:
+            out.add(("email", hmac.new(key, b"email:" + n.encode(), hashlib.sha256).hexdigest()))
+    for p in phones:
+        n = normalise_phone(p)
+        if len(n.lstrip("+")) >= 7:
+            out.add(("phone", hmac.new(key, b"phone:" + n.encode(), hashlib.sha256).hexdigest()))
+    return sorted(out)
+
+
+_ERASURE_LOCK = 0x72657431  # "ret1"
+
+
+def tombstone_match(*, emails: Iterable[str] = (), phones: Iterable[str] = ()) -> int | None:
+    """The erasure id whose live tombstone matches any of these identifiers, else None.
+
+    In a transaction (the candidate step), first waits for any erasure in progress
+    (shared advisory lock, held to the caller's commit): its tombstone is then visible.
+    """
+    digests = [d for _, d in tombstone_digests(emails=emails, phones=phones)]
+    if not digests:
+        return None
+    if connection.in_atomic_block:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock_shared(%s, 0)", [_ERASURE_LOCK])
+    return (
+        Tombstone.objects.filter(digest__in=digests, lifted_at__isnull=True)
+        .order_by("erasure_id")
+        .values_list("erasure_id", flat=True)
+        .first()
+    )
+
+
+# ------------------------------------------------------------------------------ erasure log
+
+
+@functools.cache
+def _log_store() -> Any:
+    cfg = ats_settings()
+    if cfg["STORAGE_KIND"] == "azure":
+        store = storage_api.store_from_config("azure", connection_string=cfg["AZURE_BLOB_CONNECTION_STRING"])
+    else:
+        store = storage_api.store_from_config("local", root=cfg["STORAGE_LOCAL_ROOT"])
+    store.ensure_container(log_container())
+    return store
+
+
+def log_container() -> str:
+    return str(getattr(settings, "ERASURE_LOG_CONTAINER", "") or "erasure-log")
+
+
+def _log_key(erasure_id: int) -> str:
+    return f"erasures/{erasure_id:012d}.json"
+
+
+def _log_write(erasure: Erasure, digests: list[tuple[str, str]]) -> None:
+    """One blob per erasure, outside the database and its backups: ids and digests only.
+    Written before the subject's transaction commits (an intent log): replaying an entry
+    whose transaction rolled back erases a person whose erasure was requested anyway."""
+    entry = {
+        "erasure_id": erasure.pk,
+        "candidate_id": erasure.candidate_id,
+        "candidate_ids": erasure.candidate_ids,
+        "attachment_ids": erasure.attachment_ids,
+        "tombstones": [{"kind": k, "digest": d} for k, d in digests],
+        "origin": erasure.origin,
+        "requested_at": erasure.requested_at.isoformat(),
+    }
+    data = json.dumps(entry, sort_keys=True).encode()
+    _log_store().put(log_container(), _log_key(erasure.pk), data, overwrite=True)
+
+
+def erasure_log_entries() -> list[dict[str, Any]]:
+    store = _log_store()
+    out = []
+    for info in store.list_blobs(log_container(), prefix="erasures/"):
+        out.append(json.loads(store.get(log_container(), info.key)))
+    return sorted(out, key=lambda e: e["erasure_id"])
+
+
+# ------------------------------------------------------------------------------ erasure
+
+
+def _fault(candidate_id: int, step: str) -> None:
+    """Test seam: ATS_TEST_RETENTION_FAULT=<candidate_id>:<step> raises there;
+    ATS_TEST_RETENTION_PAUSE=<candidate_id>:<seconds> sleeps inside the subject's
+    transaction (SIGKILL tests). Unset in every deployed process."""
+    spec = os.environ.get("ATS_TEST_RETENTION_FAULT", "")
+    if spec and spec == f"{candidate_id}:{step}":
+        raise RuntimeError(f"injected fault at candidate {candidate_id}, step {step}")
+    pause = os.environ.get("ATS_TEST_RETENTION_PAUSE", "")
+    if step == "documents" and pause.startswith(f"{candidate_id}:"):
+        os.write(2, f"retention paused at candidate {candidate_id}\n".encode())
+        time.sleep(float(pause.split(":", 1)[1]))
+
+
+class _StepFailed(Exception):
+    def __init__(self, step: str, exc: BaseException) -> None:
+        super().__init__(f"step {step}: {type(exc).__name__}: {exc}")
+        self.step = step
+
+
+def subject_erase(
+    *,
+    candidate_id: int,
+    reason: str,
+    actor: Any,
+    origin: str = ErasureOrigin.REQUEST,
+    run: PurgeRun | None = None,
+    erasure_id: int | None = None,
+) -> Erasure:
+    """Erase one person everywhere, in one transaction; idempotent.
+
+    A second call for the same person returns the first erasure (same id) after running
+    every step again (each is a no-op by then, so a half-applied earlier attempt - e.g. a
+    restore - is finished). `erasure_id` is given by the log replay to keep ids stable.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValueError("a reason is required")
+    if origin == ErasureOrigin.REQUEST and not iam_api.can(actor, "candidate.erase"):
+        raise ErasureRefused(f"{iam_api.actor_label(actor)} may not erase candidates (admins only)")
+    subject = candidates_api.candidate_subject(candidate_id=candidate_id)
+    if subject is None:
+        raise LookupError(f"candidate {candidate_id} does not exist")
+    label = iam_api.actor_label(actor)
+    with transaction.atomic():
+        # One erasure of one person at a time (web + CLI + purge racing on the same person).
+        with connection.cursor() as cur:
+            # A subject is one chunk: no statement of it may run past the 60 s chunk
+            # budget (inside the 90 s deploy grace); a slower one fails the chunk, whole.
+            cur.execute("SELECT set_config('statement_timeout', %s, true)", [f"{CHUNK_COMMIT_S * 1000}ms"])
+            # Exclusive against every candidate step's tombstone check (shared, see
+            # tombstone_match): a document of this person read while the erasure runs
+            # waits and then sees the tombstone, instead of slipping in before it commits.
+            cur.execute("SELECT pg_advisory_xact_lock(%s, 0)", [_ERASURE_LOCK])
+        # The project's lock order is documents, then candidates (ats.candidates.services):
+        # lock the person's documents first, so a re-parse's candidate step holding one of
+        # them finishes before we erase (and we erase what it wrote), never a deadlock.
+        # Read the person again under the locks: a merge may have moved documents.
+        for _ in range(5):
+            attachment_ids = sorted(
+                set(subject.attachment_ids)
+                | set(intake_api.subject_attachment_ids(candidate_ids=subject.candidate_ids))
+            )
+            intake_api.attachments_lock(attachment_ids=attachment_ids)
+            again = candidates_api.candidate_subject(candidate_id=candidate_id)
+            if again is None or set(again.attachment_ids) <= set(attachment_ids):
+                break
+            subject = again
+        erasure = _existing(subject.candidate_ids, erasure_id)
+        if erasure is None:
+            erasure = Erasure.objects.create(
+                **({"id": erasure_id} if erasure_id else {}),
+                candidate_id=subject.candidate_id,
+                candidate_ids=subject.candidate_ids,
+                attachment_ids=attachment_ids,
+                origin=origin,
+                actor=label,
+                reason=reason,
+            )
+        else:
+            erasure.candidate_ids = sorted(set(erasure.candidate_ids) | set(subject.candidate_ids))
+            erasure.attachment_ids = sorted(set(erasure.attachment_ids) | set(attachment_ids))
+        digests = tombstone_digests(emails=subject.emails, phones=subject.phones)
+        _log_write(erasure, digests)
+        steps = _run_steps(
+            erasure,
+            root=subject.candidate_id,
+            candidate_ids=erasure.candidate_ids,
+            attachment_ids=erasure.attachment_ids,
+            digests=digests,
+            run=run,
+        )
+        erasure.steps = steps
+        erasure.state = ErasureState.COMPLETED
+        erasure.completed_at = erasure.completed_at or timezone.now()
+        erasure.save()
+        RetentionSubject.objects.filter(candidate_id__in=erasure.candidate_ids).update(due_on=None)
+        audit_api.audit_event_record(
+            actor=label,
+            action="retention.erased",
+            object_type="candidate",
+            object_id=subject.candidate_id,
+            payload={
+                "erasure_id": erasure.pk,
+                "origin": origin,
+                "candidate_ids": erasure.candidate_ids,
+                "steps": {s["step"]: s.get("rows", 0) for s in steps},
+            },
+        )
+    return erasure
+
+
+def _existing(candidate_ids: list[int], erasure_id: int | None) -> Erasure | None:
+    if erasure_id is not None:
+        found = Erasure.objects.select_for_update().filter(pk=erasure_id).first()
+        if found is not None:
+            return found
+    match = Q()
+    for cid in candidate_ids:
+        match |= Q(candidate_ids__contains=[cid])
+    return Erasure.objects.select_for_update().filter(match).order_by("pk").first()
+
+
+def _run_steps(
+    erasure: Erasure,
+    *,
+    root: int,
+    candidate_ids: list[int],
+    attachment_ids: list[int],
+    digests: list[tuple[str, str]],
+    run: PurgeRun | None,
+) -> list[dict[str, Any]]:
+    state: dict[str, Any] = {"application_ids": list(erasure.application_ids or [])}
+
+    def tombstones() -> dict[str, Any]:
+        made = 0
+        for kind, digest in digests:
+            _, created = Tombstone.objects.get_or_create(digest=digest, defaults={"kind": kind, "erasure": erasure})
+            made += int(created)
+        return {"rows": made, "identifiers": len(digests)}
+
+    def scoring() -> dict[str, Any]:
+        res = scoring_api.applications_erase_personal(candidate_ids=candidate_ids)
+        state["application_ids"] = sorted(set(state["application_ids"]) | set(res["application_ids"]))
+        return {"rows": sum(res["counts"].values()), "tables": res["counts"]}
+
+    def ai() -> dict[str, Any]:
+        res = ai_api.ai_runs_erase(candidate_ids=candidate_ids, application_ids=state["application_ids"])
+        return {"rows": sum(res.values()), "tables": res}
+
+    def search() -> dict[str, Any]:
+        res = search_api.search_erase(candidate_ids=candidate_ids, attachment_ids=attachment_ids)
+        return {"rows": sum(res.values()), "tables": res}
+
+    def candidates() -> dict[str, Any]:
+        res = candidates_api.candidate_erase_personal(
+            candidate_ids=candidate_ids, attachment_ids=attachment_ids, erasure_id=erasure.pk
+        )
+        return {"rows": sum(res.values()), "tables": res}
+
+    def documents() -> dict[str, Any]:
+        res = intake_api.attachments_erase_personal(
+            attachment_ids=attachment_ids,
+            reason=f"The sender's personal data was erased on request (erasure {erasure.pk}).",
+        )
+        state["raw_intake_ids"] = res["raw_intake_ids"]
+        erasure.purged_blobs = sorted(set(erasure.purged_blobs or []) | set(res["purged_blobs"]))
+        return {"rows": sum(res["counts"].values()), "tables": res["counts"], "blobs": res["blobs_deleted"]}
+
+    def mail_ledger() -> dict[str, Any]:
+        res = channels_api.ledger_erase_personal(raw_intake_ids=state.get("raw_intake_ids", []))
+        return {"rows": sum(res.values()), "tables": res}
+
+    def audit() -> dict[str, Any]:
+        n = 0
+        for cid in candidate_ids:
+            n += audit_api.audit_personal_erase(object_type="candidate", object_id=cid)
+        for app_id in state["application_ids"]:
+            n += audit_api.audit_personal_erase(object_type="application", object_id=app_id)
+        for att_id in attachment_ids:
+            n += audit_api.audit_personal_erase(object_type="attachment", object_id=att_id)
+        return {"rows": n}
+
+    def jobs() -> dict[str, Any]:
+        res = jobs_api.jobs_erase_references(
+            refs={
+                "candidate_id": candidate_ids,
+                "attachment_id": attachment_ids,
+                "application_id": state["application_ids"],
+            }
+        )
+        return {"rows": sum(res.values()), "tables": res}
+
+    plan: list[tuple[str, Callable[[], dict[str, Any]]]] = [
+        ("tombstone", tombstones),
+        ("scoring", scoring),
+        ("ai", ai),
+        ("search", search),
+        ("candidates", candidates),
+        ("documents", documents),
+        ("mail_ledger", mail_ledger),
+        ("audit", audit),
+        ("jobs", jobs),
+    ]
+    out = []
+    for name, fn in plan:
+        try:
+            _fault(root, name)
+            result = fn()
+        except Exception as exc:
+            raise _StepFailed(name, exc) from exc
+        out.append({"step": name, **result})
+        RetentionAction.objects.create(
+            run=run, erasure=erasure, candidate_id=root, step=name, outcome="done", detail=result
+        )
+    erasure.application_ids = state["application_ids"]
+    return out
+
+
+def erasure_json(erasure: Erasure) -> dict[str, Any]:
+    """The CLI contract: {candidate_id, erasure_id, steps}."""
+    return {"candidate_id": erasure.candidate_id, "erasure_id": erasure.pk, "steps": erasure.steps}
+
+
+def erasure_replay() -> dict[str, Any]:
+    """After a restore: re-apply every logged erasure the restored database has not got.
+
+    Run before web and workers start on the restored database. Candidate ids are the
+    restored database's own (the backup is of the same database), so an entry erases the
+    same rows again; tombstones are re-inserted from the logged digests.
+    """
+    replayed, already = [], []
+    system = iam_api.SystemActor("system:erasure-replay")
+    for entry in erasure_log_entries():
+        done = Erasure.objects.filter(pk=entry["erasure_id"], state=ErasureState.COMPLETED).exists()
+        # Not yet erased in this database (an erased candidate row stays, without data).
+        present = list(
+            candidates_api.Candidate.objects.filter(pk__in=entry["candidate_ids"])
+            .exclude(status=candidates_api.CandidateStatus.ERASED)
+            .values_list("pk", flat=True)
+        )
+        if done and not present:
+            already.append(entry["erasure_id"])
+            continue
+        with transaction.atomic():
+            for cid in present or []:
+                subject_erase(
+                    candidate_id=cid,
+                    reason=f"replayed from the erasure log (erasure {entry['erasure_id']})",
+                    actor=system,
+                    origin=ErasureOrigin.REPLAY,
+                    erasure_id=entry["erasure_id"],
+                )
+            erasure = Erasure.objects.filter(pk=entry["erasure_id"]).first()
+            if erasure is None:  # the person is not in this backup at all: keep the tombstones
+                erasure = Erasure.objects.create(
+                    id=entry["erasure_id"],
+                    candidate_id=entry["candidate_id"],
+                    candidate_ids=entry["candidate_ids"],
+                    attachment_ids=entry["attachment_ids"],
+                    origin=ErasureOrigin.REPLAY,
+                    state=ErasureState.COMPLETED,
+                    actor=system.label,
+                    reason="replayed from the erasure log",
+                    completed_at=timezone.now(),
+                )
+            # Documents of the person the backup holds but the candidate link missed.
+            intake_api.attachments_erase_personal(
+                attachment_ids=entry["attachment_ids"],
+                reason=f"The sender's personal data was erased on request (erasure {entry['erasure_id']}).",
+            )
+            for t in entry["tombstones"]:
+                Tombstone.objects.get_or_create(digest=t["digest"], defaults={"kind": t["kind"], "erasure": erasure})
+        replayed.append(entry["erasure_id"])
+    _bump_sequences()
+    return {"replayed": replayed, "already_applied": already}
+
+
+def _bump_sequences() -> None:
+    # Replayed erasures keep their logged ids: move the sequence past them.
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT setval(pg_get_serial_sequence('retention_erasure', 'id'),"
+            " GREATEST((SELECT coalesce(max(id), 0) FROM retention_erasure), 1))"
+        )
+
+
+def tombstone_lift(*, attachment_id: int, actor: Any, reason: str) -> dict[str, Any]:
+    """An admin re-admits the sender of a document held back as `erased_subject`: the
+    tombstones of that erasure are lifted (kept, marked) and candidate creation runs."""
+    if not iam_api.can(actor, "candidate.erase"):
+        raise ErasureRefused(f"{iam_api.actor_label(actor)} may not re-admit an erased person (admins only)")
+    att = intake_api.attachment_get(attachment_id)
+    match = re.search(r"\(erasure (\d+)\)", att.reason) if att is not None else None
+    erasure_id = int(match.group(1)) if match else None
+    with transaction.atomic():
+        intake_api.attachment_readmit(
+            attachment_id=attachment_id, actor_label=iam_api.actor_label(actor), reason=reason
+        )
+        lifted = 0
+        if erasure_id is not None:
+            lifted = Tombstone.objects.filter(erasure_id=erasure_id, lifted_at__isnull=True).update(
+                lifted_at=timezone.now(), lifted_by=iam_api.actor_label(actor)
+            )
+    return {"attachment_id": attachment_id, "erasure_id": erasure_id, "tombstones_lifted": lifted}
+
+
+# ------------------------------------------------------------------------------ due dates
+
+
+def _add_months(d: datetime.date, months: int) -> datetime.date:
+    y, m = divmod(d.month - 1 + months, 12)
+    year, month = d.year + y, m + 1
+    for day in (d.day, 30, 29, 28):
+        try:
+            return datetime.date(year, month, day)
+        except ValueError:
+            continue
+    raise ValueError(d)
+
+
+def due_on_for(*, last_activity: datetime.datetime, consent_until: datetime.date | None, legal_hold: bool) -> Any:
+    """retention_due_on: months since the last activity (ATS_RETENTION_MONTHS); with
+    consent, the later of that and the consented date (capped by ATS_RETENTION_CONSENT_MONTHS);
+    never under a legal hold."""
+    if legal_hold:
+        return None
+    base = _add_months(last_activity.date(), int(getattr(settings, "RETENTION_MONTHS", 24)))
+    if consent_until is not None:
+        cap = _add_months(last_activity.date(), int(getattr(settings, "RETENTION_CONSENT_MONTHS", 48)))
+        return max(base, min(consent_until, cap))
+    return base
+
+
+def retention_due_on_recompute() -> dict[str, int]:
+    """Nightly: every active candidate's due date from its last activity and the rules."""
+    rows = candidates_api.Candidate.objects.filter(status=candidates_api.CandidateStatus.ACTIVE).values_list(
+        "pk", "updated_at"
+    )
+    changed = created = 0
+    for cid, updated_at in rows.iterator():
+        subj = RetentionSubject.objects.filter(candidate_id=cid).first()
+        if subj is None:
+            RetentionSubject.objects.create(
+                candidate_id=cid,
+                last_activity_at=updated_at,
+                due_on=due_on_for(last_activity=updated_at, consent_until=None, legal_hold=False),
+            )
+            created += 1
+            continue
+        last = max(subj.last_activity_at, updated_at)
+        due = due_on_for(last_activity=last, consent_until=subj.consent_until, legal_hold=subj.legal_hold)
+        if (subj.last_activity_at, subj.due_on) != (last, due):
+            subj.last_activity_at, subj.due_on = last, due
+            subj.save(update_fields=["last_activity_at", "due_on", "recomputed_at"])
+            changed += 1
+    return {"created": created, "changed": changed}
+
+
+def retention_subject_set(
+    *, candidate_id: int, legal_hold: bool | None = None, consent_until: datetime.date | None = None
+) -> RetentionSubject:
+    """Set a legal hold or a consent date (the due date follows at once)."""
+    c = candidates_api.Candidate.objects.filter(pk=candidate_id).values_list("updated_at", flat=True).first()
+    if c is None:
+        raise LookupError(f"candidate {candidate_id} does not exist")
+    subj, _ = RetentionSubject.objects.get_or_create(candidate_id=candidate_id, defaults={"last_activity_at": c})
+    if legal_hold is not None:
+        subj.legal_hold = legal_hold
+    if consent_until is not None:
+        subj.consent_until = consent_until
+    subj.due_on = due_on_for(
+        last_activity=subj.last_activity_at, consent_until=subj.consent_until, legal_hold=subj.legal_hold
+    )
+    subj.save()
+    return subj
+
+
+# ------------------------------------------------------------------------------ the purge
+
+
+def _due(today: datetime.date) -> list[int]:
+    active = set(
+        candidates_api.Candidate.objects.filter(status=candidates_api.CandidateStatus.ACTIVE).values_list(
+            "pk", flat=True
+        )
+    )
+    due = RetentionSubject.objects.filter(due_on__lte=today, legal_hold=False).order_by("candidate_id")
+    return [cid for cid in due.values_list("candidate_id", flat=True) if cid in active]
+
+
+def retention_purge(*, today: datetime.date | None = None, job_id: int | None = None) -> PurgeRun:
+    """The nightly purge: erase every subject whose retention ended, in candidate id order,
+    one subject per transaction, halting at the first unexplained failure.
+
+    A halt records the failed step as a `retention_action` row, marks the run halted with
+    the boundary (`halted_at`) and raises PurgeHalted: the job fails and is retried per
+    policy, and every later run starts again at the first subject not yet erased - which
+    is the boundary, because erased subjects are no longer due. Nothing is skipped.
+    """
+    today = today or timezone.localdate()
+    previous = PurgeRun.objects.filter(state=PurgeState.HALTED).order_by("-pk").first()
+    due = _due(today)
+    run = PurgeRun.objects.create(
+        job_id=job_id, due_count=len(due), resumed_from=previous.halted_at if previous else None
+    )
+    started = time.monotonic()
+    system = iam_api.SystemActor("system:retention-purge")
+    for cid in due:
+        if time.monotonic() - started > PURGE_WALL_S:
+            break  # the next run continues; the run is 'completed' for what it took on
+        try:
+            subject_erase(
+                candidate_id=cid,
+                reason="retention period ended",
+                actor=system,
+                origin=ErasureOrigin.PURGE,
+                run=run,
+            )
+        except Exception as exc:
+            step = exc.step if isinstance(exc, _StepFailed) else "subject"
+            RetentionAction.objects.create(
+                run=run, candidate_id=cid, step=step, outcome="failed", detail={"error": str(exc)[:2000]}
+            )
+            run.state = PurgeState.HALTED
+            run.halted_at = cid
+            run.error = str(exc)[:2000]
+            run.finished_at = timezone.now()
+            run.save()
+            logger.error("retention purge halted at candidate %s: %s", cid, exc)
+            raise PurgeHalted(f"retention purge halted at candidate {cid}: {exc}") from exc
+        run.done_count += 1
+        run.save(update_fields=["done_count"])
+    _purge_held_back(run, started)
+    run.state = PurgeState.COMPLETED
+    run.finished_at = timezone.now()
+    run.save()
+    return run
+
+
+def _purge_held_back(run: PurgeRun, started: float) -> None:
+    """Held-back documents past HELD_BACK_DAYS, one per transaction; a failure halts too."""
+    cutoff = timezone.now() - datetime.timedelta(days=HELD_BACK_DAYS)
+    for att_id in intake_api.held_back_documents(older_than=cutoff):
+        if time.monotonic() - started > PURGE_WALL_S:
+            return
+        try:
+            with transaction.atomic():
+                res = intake_api.attachments_erase_personal(
+                    attachment_ids=[att_id],
+                    reason=f"Held back as an erased person's document for {HELD_BACK_DAYS} days; erased.",
+                )
+                RetentionAction.objects.create(
+                    run=run,
+                    candidate_id=0,  # no candidate: the sender was erased before
+                    step="held_back_document",
+                    outcome="done",
+                    detail={"attachment_id": att_id, "tables": res["counts"], "blobs": res["blobs_deleted"]},
+                )
+        except Exception as exc:
+            RetentionAction.objects.create(
+                run=run,
+                candidate_id=0,
+                step="held_back_document",
+                outcome="failed",
+                detail={"attachment_id": att_id, "error": str(exc)[:2000]},
+            )
+            run.state = PurgeState.HALTED
+            run.error = f"held-back document {att_id}: {exc}"[:2000]
+            run.finished_at = timezone.now()
+            run.save()
+            raise PurgeHalted(f"retention purge halted at held-back document {att_id}: {exc}") from exc
+
+
+def purge_verify() -> PurgeVerification:
+    """Weekly: every blob key an erasure purged must be gone from the store (ADR 0003 R4)."""
+    keys: list[str] = []
+    for purged in Erasure.objects.values_list("purged_blobs", flat=True):
+        keys.extend(purged or [])
+    present = intake_api.blobs_exist(keys=sorted(set(keys)))
+    return PurgeVerification.objects.create(ok=not present, checked=len(set(keys)), still_present=present[:200])
