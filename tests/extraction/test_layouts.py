@@ -298,12 +298,14 @@ def test_ocr_misreads_of_the_candidates_email_are_repaired_with_the_text_as_read
         "pawel @ hotrnail.com": "pawel@hotmail.com",  # split at the "@", rn for m
         "pawel(at)gmx.de": "pawel@gmx.de",
         "pawel@wp,pl": "pawel@wp.pl",  # "," for "."
+        "pawel@®wp.pl": "pawel@wp.pl",  # a stray mark after the "@" (dropped in any document)
     }
     for read, meant in cases.items():
         ex = run(answer(f"E-mail: {read}", ocr=True))
         assert ex.values("emails") == [meant], read
         (source,) = ex.fields["emails"][0].sources
-        assert source.rule == "email.ocr_repair" and source.text == read and source.bbox is not None
+        assert source.rule == ("email.scan" if "®" in read else "email.ocr_repair"), read
+        assert source.text == read.replace("®", "") and source.bbox is not None
         assert list(ex.contact_emails) == [meant]
     # A digital document says what its writer typed; a referee's address is never repaired.
     assert run(answer("E-mail: pawel.w16@02.pl", ocr=False)).values("emails") == ["pawel.w16@02.pl"]

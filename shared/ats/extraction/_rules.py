@@ -68,21 +68,23 @@ _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 _DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 
 
-# OCR puts stray symbols next to "@" ("rhys®@outlook.com"); no address contains them.
+# OCR puts stray symbols next to "@" ("rhys®@outlook.com", "maria@®outlook.es"); no
+# address contains them.
 _OCR_JUNK = frozenset("®©°")
 
 
 def email_spans(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of e-mail-shaped substrings: a linear scan outward from each "@".
 
-    A span may include one OCR junk symbol right before the "@"; `email_text` drops it.
+    A span may include one OCR junk symbol right before or right after the "@"
+    ("maria@®outlook.es"); `emails` drops it.
     """
     at = text.find("@")
     while at != -1:
         i = at - 1 if at > 0 and text[at - 1] in _OCR_JUNK else at
         while i > 0 and at - i < 65 and text[i - 1] in _LOCAL_CHARS:
             i -= 1
-        j = at + 1
+        j = at + 2 if at + 1 < len(text) and text[at + 1] in _OCR_JUNK else at + 1
         while j < len(text) and j - at <= 253 and text[j] in _DOMAIN_CHARS:
             j += 1
         while j > at + 1 and text[j - 1] in ".-":

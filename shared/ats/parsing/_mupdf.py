@@ -344,12 +344,15 @@ def _reread_large_lines(
         if rect.is_empty:
             continue
         try:
-            strip_blocks, _ = _ocr_band(page, rect, dpi, limits)
+            _, strip_lines = _ocr_band(page, rect, dpi, limits)
         except Exception:  # noqa: S112 (the page's reading stands)
             continue
-        reading = " ".join(" ".join(b[4] for b in strip_blocks).split())
         old = " ".join(text.split())
-        if reading and reading != old and _fold(reading) == _fold(old):
+        # The strip may also hold a neighbour's edge or a stray mark ("|") as lines of
+        # their own: the line that reads like this one is its reading.
+        readings = (" ".join(t.split()) for block_lines in strip_lines.values() for _, t, _ in block_lines)
+        reading = next((r for r in readings if _fold(r) == _fold(old)), old)
+        if reading != old:
             lines[key][i] = ((x0, y0, x1, y1), reading, size)
             replaced.setdefault(key, []).append((text.strip(), reading))
     if not replaced:
@@ -371,8 +374,6 @@ def _ocr_blocks(
     textpage = _ocr(page, dpi, limits)
     blocks = _text_blocks(textpage)
     lines = _block_lines(textpage)
-    if reread:
-        blocks = _reread_large_lines(page, dpi, limits, blocks, lines)
     for y0, y1 in _uncovered(_ink_bands(page), blocks):
         rect = pymupdf.Rect(page.rect.x0, max(page.rect.y0, y0 - _BAND_PAD_PT), page.rect.x1, y1 + _BAND_PAD_PT)
         try:
@@ -383,6 +384,10 @@ def _ocr_blocks(
         at = next((i for i, b in enumerate(blocks) if b[1] >= y0), len(blocks))
         blocks[at:at] = extra
         lines.update(extra_lines)
+    if reread:
+        # After the bands: a band's own strip is cut from a coarse ink scan and can clip
+        # the accents above capitals ("KÖHLER" read as "KOHLER").
+        blocks = _reread_large_lines(page, dpi, limits, blocks, lines)
     return blocks, lines
 
 
