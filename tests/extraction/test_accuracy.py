@@ -21,12 +21,13 @@ def report() -> dict[str, Any]:
     return evaluation.run()
 
 
-# Measured on the held-out half when the extractor was finished (docs/extraction.md): all
-# floors met except name and e-mail, whose misses are all OCR misreads in the 150 dpi scans
-# (accents lost, a character changed). strict: the day the gate passes, this test fails and
-# the marker must go.
+# Measured on the held-out half (docs/extraction.md): after the OCR re-read of large lines
+# and the e-mail OCR repairs (both tuned on development scans only), every floor is met
+# except e-mail: one address in a held-out 150 dpi scan is still misread (F1 0.972 < 0.98,
+# and scans 0.889 vs text 1.000). strict: the day the gate passes, this test fails and the
+# marker must go.
 KNOWN_FAILURES = pytest.mark.xfail(
-    strict=True, reason="held-out scan_150: name 0.946 < 0.95, e-mail F1 0.972 < 0.98 (OCR misreads)"
+    strict=True, reason="held-out scan_150: e-mail F1 0.972 < 0.98 (one OCR misread address)"
 )
 
 
@@ -39,14 +40,14 @@ def test_heldout_meets_every_floor(report: dict[str, Any]) -> None:
 
 def test_heldout_holds_its_measured_level(report: dict[str, Any]) -> None:
     """The regression gate while the floor test is a known failure: every other floor is met,
-    name and e-mail stay at their measured level, and only scans fall short."""
+    e-mail stays at its measured level, and only scans' e-mail falls short."""
     heldout = report["extractor"]["heldout"]
     assert heldout["provenance"] == 1.0
     metrics = heldout["floor_metrics"]
     assert metrics["phones"] >= 0.95 and metrics["skills"] >= 0.90 and metrics["years_experience"] >= 0.85
-    assert metrics["name"] >= 0.94 and metrics["emails"] >= 0.97
+    assert metrics["name"] >= 0.95 and metrics["emails"] >= 0.97
     for failure in heldout["floor_failures"]:
-        assert failure.startswith(("name ", "emails ", "scans name ", "scans emails ")), failure
+        assert failure.startswith(("emails ", "scans emails ")), failure
     for layout, summary in heldout["layouts"].items():
         if not layout.startswith("scan_"):
             assert summary["fields"]["name"]["exact"] == 1.0, layout

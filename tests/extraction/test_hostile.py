@@ -42,6 +42,11 @@ def _blocks(text: str) -> dict[str, Any]:
     }
 
 
+def _ocr_blocks(text: str) -> dict[str, Any]:
+    # An OCR'd answer: e-mails in its contact lines also go through the OCR repairs.
+    return {**_blocks(text), "ocr_used": True, "ocr_pages": 1}
+
+
 def _elements(text: str) -> dict[str, Any]:
     return {
         "schema": 2,
@@ -70,11 +75,17 @@ HOSTILE: dict[str, Callable[[], str]] = {
     "heading soup": lambda: "Experience\nSkills\nÉducation\nReferences\n" * 100_000,
     "label soup": lambda: "Name: " * 500_000,
     "combining marks": lambda: "e" + "\u0301" * (2 * MB),
+    "spaced at-signs": lambda: "a @ " * (2 * MB),
+    "(at) soup": lambda: "x(at)y," * MB,
+    "comma domains": lambda: "j@" + "g,c" * (2 * MB),
+    "OCR-confusable domains": lambda: " ".join(f"u{i}@rnrn{i}.c0rn" for i in range(100_000)),
 }
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
-@pytest.mark.parametrize("shape", [_text, _blocks, _elements], ids=["text", "blocks", "elements"])
+@pytest.mark.parametrize(
+    "shape", [_text, _blocks, _ocr_blocks, _elements], ids=["text", "blocks", "ocr_blocks", "elements"]
+)
 def test_hostile_input_within_budget(name: str, shape: Callable[[str], dict[str, Any]]) -> None:
     answer = shape(HOSTILE[name]())
     started = time.perf_counter()

@@ -286,3 +286,30 @@ def test_schema_1_answers_still_extract() -> None:
 def test_round_trip_through_dict() -> None:
     ex = run(pdf([("Hannah Clarke", 20), ("hannah@example.com", 10), *BODY]))
     assert Extraction.from_dict(ex.to_dict()) == ex
+
+
+def test_ocr_misreads_of_the_candidates_email_are_repaired_with_the_text_as_read() -> None:
+    def answer(contact: str, *, ocr: bool) -> dict[str, Any]:
+        a = pdf([("Paweł Wójcik", 20), (contact, 10), *BODY, ("References", 13), ("jan.nowak @ 02.pl", 10)])
+        return {**a, "ocr_used": ocr, "ocr_pages": int(ocr)}
+
+    cases = {
+        "pawel.w16@02.pl": "pawel.w16@o2.pl",  # 0 for o in a known provider
+        "pawel @ hotrnail.com": "pawel@hotmail.com",  # split at the "@", rn for m
+        "pawel(at)gmx.de": "pawel@gmx.de",
+        "pawel@wp,pl": "pawel@wp.pl",  # "," for "."
+        "pawel@®wp.pl": "pawel@wp.pl",  # a stray mark after the "@" (dropped in any document)
+    }
+    for read, meant in cases.items():
+        ex = run(answer(f"E-mail: {read}", ocr=True))
+        assert ex.values("emails") == [meant], read
+        (source,) = ex.fields["emails"][0].sources
+        assert source.rule == ("email.scan" if "®" in read else "email.ocr_repair"), read
+        assert source.text == read.replace("®", "") and source.bbox is not None
+        assert list(ex.contact_emails) == [meant]
+    # A digital document says what its writer typed; a referee's address is never repaired.
+    assert run(answer("E-mail: pawel.w16@02.pl", ocr=False)).values("emails") == ["pawel.w16@02.pl"]
+    assert run(answer("E-mail: pawel @ gmx.de", ocr=False)).values("emails") == []
+    # Known domains and unknown ones that fold to no provider stay as read.
+    for kept in ("joris.bo88@kpnmail.nl", "x@c0mpany.co.uk"):
+        assert run(answer(kept, ocr=True)).values("emails") == [kept]

@@ -30,3 +30,43 @@ def test_without_the_second_look_the_name_is_lost(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(_mupdf, "_uncovered", lambda bands, blocks: [])
     kind, data, name = _scan()
     assert name not in parse_document(data, kind=kind, limits=DEFAULT_LIMITS)["text"]
+
+
+# A development-half scan whose name full-page OCR reads with a wrong accent ("Bjórn").
+_ACCENTED = "dev-scan_300-05"
+
+
+def _accented_scan() -> tuple[str, bytes, str]:
+    cv = next(cv for cv in corpus.extra_development() if cv.id == _ACCENTED)
+    kind, data = corpus.render(cv)
+    return kind, data, corpus.display_name(cv)
+
+
+def _first_line(result: dict) -> str:
+    return result["blocks"][0]["lines"][0]["text"]
+
+
+def test_large_lines_are_read_again_for_their_accents() -> None:
+    kind, data, name = _accented_scan()
+    assert _first_line(parse_document(data, kind=kind, limits=DEFAULT_LIMITS)) == name
+
+
+def test_without_the_re_read_the_accent_is_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_mupdf, "_MAX_REREADS", 0)
+    kind, data, name = _accented_scan()
+    first = _first_line(parse_document(data, kind=kind, limits=DEFAULT_LIMITS))
+    assert first != name and _mupdf._fold(first) == _mupdf._fold(name)
+
+
+def test_the_re_read_runs_inside_the_production_sandbox() -> None:
+    # Same seccomp filter and caps as production (limits.toml): the strip OCR needs no new
+    # syscall, and a scan's whole parse stays far below the 90 s CPU cap.
+    from ats.sandbox.api import ForkServerSandbox, load_policy
+
+    kind, data, name = _accented_scan()
+    with ForkServerSandbox(policy=load_policy()) as sandbox:
+        sandbox.start()
+        result = sandbox.run(kind, data)
+    assert result.ok, (result.failure, result.detail)
+    assert result.document is not None and _first_line(dict(result.document)) == name
+    assert result.cpu_ms < 30_000, result.cpu_ms

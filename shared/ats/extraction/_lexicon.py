@@ -295,6 +295,30 @@ EMAIL_TLD_REGION = {
     "nl": "NL", "pl": "PL", "pt": "PT", "se": "SE", "dk": "DK",
 }  # fmt: skip
 
+# Consumer mail providers (curated from the providers' own sign-up pages, common knowledge;
+# no list downloaded). Only used to undo OCR confusions in the domain of an OCR'd address
+# ("pawel@02.pl" -> "o2.pl"): a domain on this list is never changed, and an unknown one
+# only when exactly one provider reads the same under the confusions.
+MAIL_PROVIDERS = frozenset(
+    """
+    gmail.com googlemail.com outlook.com hotmail.com live.com msn.com yahoo.com ymail.com icloud.com me.com
+    mac.com aol.com proton.me protonmail.com pm.me zoho.com fastmail.com hey.com tutanota.com tuta.io
+    gmx.com mail.com
+    hotmail.co.uk live.co.uk yahoo.co.uk btinternet.com sky.com virginmedia.com talktalk.net ntlworld.com
+    blueyonder.co.uk outlook.ie yahoo.ie eircom.net
+    comcast.net verizon.net att.net sbcglobal.net bellsouth.net cox.net
+    gmx.de gmx.net gmx.at gmx.ch web.de t-online.de posteo.de mailbox.org freenet.de outlook.de hotmail.de
+    yahoo.de arcor.de bluewin.ch hispeed.ch sunrise.ch a1.net chello.at
+    orange.fr wanadoo.fr free.fr laposte.net sfr.fr neuf.fr bbox.fr outlook.fr hotmail.fr live.fr yahoo.fr
+    telenet.be skynet.be proximus.be
+    hotmail.es outlook.es yahoo.es telefonica.net movistar.es
+    libero.it virgilio.it tiscali.it alice.it tim.it fastwebnet.it email.it outlook.it hotmail.it yahoo.it
+    ziggo.nl kpnmail.nl planet.nl home.nl xs4all.nl telfort.nl hotmail.nl live.nl outlook.nl
+    wp.pl o2.pl onet.pl onet.eu interia.pl poczta.fm op.pl tlen.pl gazeta.pl
+    sapo.pt seznam.cz mail.ru yandex.ru yandex.com
+    """.split()  # noqa: SIM905 (one provider list, grouped by country, easier to edit)
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Skill:

@@ -68,21 +68,23 @@ _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 _DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 
 
-# OCR puts stray symbols next to "@" ("rhys®@outlook.com"); no address contains them.
+# OCR puts stray symbols next to "@" ("rhys®@outlook.com", "maria@®outlook.es"); no
+# address contains them.
 _OCR_JUNK = frozenset("®©°")
 
 
 def email_spans(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of e-mail-shaped substrings: a linear scan outward from each "@".
 
-    A span may include one OCR junk symbol right before the "@"; `email_text` drops it.
+    A span may include one OCR junk symbol right before or right after the "@"
+    ("maria@®outlook.es"); `emails` drops it.
     """
     at = text.find("@")
     while at != -1:
         i = at - 1 if at > 0 and text[at - 1] in _OCR_JUNK else at
         while i > 0 and at - i < 65 and text[i - 1] in _LOCAL_CHARS:
             i -= 1
-        j = at + 1
+        j = at + 2 if at + 1 < len(text) and text[at + 1] in _OCR_JUNK else at + 1
         while j < len(text) and j - at <= 253 and text[j] in _DOMAIN_CHARS:
             j += 1
         while j > at + 1 and text[j - 1] in ".-":
@@ -94,28 +96,114 @@ def email_spans(text: str) -> Iterator[tuple[int, int]]:
         at = text.find("@", max(j, at + 1))
 
 
-def emails(lines: list[Line]) -> tuple[Values, list[str]]:
-    """The candidate's e-mails (not referees' or agencies'), and those in the contact block."""
+# OCR repairs, for OCR'd documents' contact lines only (where the candidate's own address
+# is; a referee's is left as read). Tesseract splits "jane @ gmail.com" at the "@" and
+# reads "." as ","; some CVs write "(at)". Domains: characters it confuses are folded
+# ("rn"/"m", "vv"/"w", "cl"/"d", "0"/"o", "1"/"l"/"i", "5"/"s") and an unknown domain
+# that folds to exactly one known provider becomes that provider.
+_AT_FORM = re.compile(r" {0,2}(?:@|\(at\)|\[at\]) {0,2}", re.IGNORECASE)
+_CONFUSABLE = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"), ("5", "s"))
+
+
+def _ocr_fold(domain: str) -> str:
+    for confused, meant in _CONFUSABLE:
+        domain = domain.replace(confused, meant)
+    return domain
+
+
+def _providers_by_fold() -> dict[str, str]:
+    by_fold: dict[str, str | None] = {}
+    for domain in lex.MAIL_PROVIDERS:
+        key = _ocr_fold(domain)
+        by_fold[key] = domain if key not in by_fold else None  # ambiguous: never repaired to
+    return {k: v for k, v in by_fold.items() if v is not None}
+
+
+_PROVIDER_BY_FOLD = _providers_by_fold()
+
+
+def _repair_domain(address: str) -> str:
+    local, _, domain = address.rpartition("@")
+    if domain in lex.MAIL_PROVIDERS:
+        return address
+    provider = _PROVIDER_BY_FOLD.get(_ocr_fold(domain))
+    return f"{local}@{provider}" if provider else address
+
+
+def _ocr_email_candidates(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, address as meant) for addresses OCR (or the writer) split at the "@"
+    or wrote "(at)", or whose domain has "," for "."; linear like `email_spans`."""
+    for m in _AT_FORM.finditer(text):
+        i = m.start()
+        while i > 0 and m.start() - i < 64 and text[i - 1] in _LOCAL_CHARS:
+            i -= 1
+        j = m.end()
+        while (
+            j < len(text)
+            and j - m.end() < 253
+            and (text[j] in _DOMAIN_CHARS or (text[j] == "," and j + 1 < len(text) and text[j + 1].isalpha()))
+        ):
+            j += 1
+        while j > m.end() and text[j - 1] in ".-,":
+            j -= 1
+        while i < m.start() and text[i] in ".'":
+            i += 1
+        domain = text[m.end() : j].replace(",", ".")
+        if i < m.start() and "." in domain and (m.group(0) != "@" or "," in text[m.end() : j]):
+            yield i, j, f"{text[i : m.start()]}@{domain}"
+
+
+def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
+    """The candidate's e-mails (not referees' or agencies'), and those in the contact block.
+
+    ``ocr``: the lines came from OCR, so the contact block's addresses are also read
+    through the OCR repairs above (rule ``email.ocr_repair``; the source text is the span
+    exactly as read).
+    """
     out, contact = Values(), []
     checked: dict[str, str | None] = {}
+
+    def check(raw: str) -> str | None:
+        if raw not in checked:
+            if len(checked) >= MAX_EMAIL_CANDIDATES:
+                return None
+            try:
+                checked[raw] = validate_email(raw, check_deliverability=False).normalized.lower()
+            except EmailNotValidError:
+                checked[raw] = None
+        return checked[raw]
+
+    def keep(line: Line, address: str, rule: str, raw: str) -> None:
+        out.add(address, address, line.source(rule, raw))
+        if line.in_contact and address not in contact:
+            contact.append(address)
+
     for line in lines:
-        if "@" not in line.text:
+        if "@" not in line.text and not (ocr and ("(at)" in line.text.casefold() or "[at]" in line.text.casefold())):
             continue
+        if about_someone_else(line):
+            continue
+        repair = ocr and line.in_contact
+        found: list[tuple[int, int]] = []
         for start, end in email_spans(line.text):
             raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
-            if raw not in checked:
-                if len(checked) >= MAX_EMAIL_CANDIDATES:
-                    break
-                try:
-                    checked[raw] = validate_email(raw, check_deliverability=False).normalized.lower()
-                except EmailNotValidError:
-                    checked[raw] = None
-            address = checked[raw]
-            if address is None or about_someone_else(line):
+            address = check(raw)
+            if address is None:
                 continue
-            out.add(address, address, line.source("email.scan", raw))
-            if line.in_contact and address not in contact:
-                contact.append(address)
+            found.append((start, end))
+            repaired = _repair_domain(address) if repair else address
+            if repaired != address:
+                keep(line, repaired, "email.ocr_repair", line.text[start:end])
+            else:
+                keep(line, address, "email.scan", raw)
+        if not repair:
+            continue
+        for start, end, meant in _ocr_email_candidates(line.text):
+            if any(start < f_end and f_start < end for f_start, f_end in found):
+                continue
+            address = check(meant)
+            if address is not None:
+                keep(line, _repair_domain(address), "email.ocr_repair", line.text[start:end])
     return out, contact
 
 
@@ -165,7 +253,9 @@ def _mask(text: str, spans: Iterable[tuple[int, int]]) -> str:
 
 
 def _masked_emails(text: str) -> str:
-    return _mask(text, email_spans(text)) if "@" in text else text
+    # Split addresses ("jane @ gmail.com") too: their domain is not a website.
+    spans = [*email_spans(text), *((s, e) for s, e, _ in _ocr_email_candidates(text))] if "@" in text else []
+    return _mask(text, spans) if spans else text
 
 
 def links(lines: list[Line]) -> Values:

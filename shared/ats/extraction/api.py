@@ -29,7 +29,7 @@ __all__ = [
 
 NAIVE_VERSION = "naive-1"
 # Bump when a rule changes what it extracts: stored values record the version that made them.
-EXTRACTOR_VERSION = "layout-1"
+EXTRACTOR_VERSION = "layout-2"
 # Bounded quantifiers: linear on hostile input.
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,24}")
 
@@ -69,7 +69,7 @@ def extract(answer: Mapping[str, Any], *, default_region: str = "GB", as_of: dat
 
     found_name = _rules.name(lines)
     put("name", [found_name] if found_name else [])
-    own_emails, contact_emails = _rules.emails(lines)
+    own_emails, contact_emails = _rules.emails(lines, ocr=bool(answer.get("ocr_used")))
     put("emails", own_emails)
     region, _why = _rules.region_hint(lines, [str(f.value) for f in own_emails], default_region.upper())
     put("phones", _rules.phones(lines, region))

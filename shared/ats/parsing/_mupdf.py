@@ -11,6 +11,7 @@ import base64
 import io
 import itertools
 import math
+import unicodedata
 from typing import Any
 
 import pymupdf
@@ -300,8 +301,76 @@ def _ocr_band(
         strip.close()
 
 
-def _ocr_blocks(page: pymupdf.Page, dpi: int, limits: ParseLimits) -> tuple[list[Block], LinesByBlock]:
-    """Full-page OCR, plus a second look at inked bands the layout analysis dropped."""
+# Large type read again on its own: in full-page OCR, Tesseract dropped the accents of
+# names set large and bold at 150 dpi ("NOÉMIE" -> "NOEMIE", "Martínez" -> "Martinez",
+# "Björn" -> "Bjórn") that the same line OCR'd as a strip kept (development scans and a
+# development-only stress set, bench/ocr_tune.py). Only the first page's largest lines
+# (where a CV's name is), and the strip's reading replaces the page's only when the two
+# differ in nothing but accents and case, so a strip cannot add or drop a character.
+_REREAD_SIZE_OVER_MEDIAN = 1.4
+_MAX_REREADS = 3
+_REREAD_PAD = 0.4  # of the line's height, above and below; a full height left and right
+
+
+def _fold(text: str) -> str:
+    """Text without accents, case or spacing differences: what a re-read may not change."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch) and not ch.isspace()).casefold()
+
+
+def _reread_large_lines(
+    page: pymupdf.Page, dpi: int, limits: ParseLimits, blocks: list[Block], lines: LinesByBlock
+) -> list[Block]:
+    """Blocks with their largest lines' text replaced by a strip OCR's reading where that
+    differs only in accents and case; ``lines`` is updated in place."""
+    sizes = sorted(size for block_lines in lines.values() for _, _, size in block_lines if size > 0)
+    if not sizes:
+        return blocks
+    median = sizes[len(sizes) // 2]
+    large = sorted(
+        (
+            (size, key, i)
+            for key, block_lines in lines.items()
+            for i, (_, text, size) in enumerate(block_lines)
+            if size >= _REREAD_SIZE_OVER_MEDIAN * median and text.strip()
+        ),
+        key=lambda item: -item[0],
+    )[:_MAX_REREADS]
+    replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]] = {}
+    for _, key, i in large:
+        (x0, y0, x1, y1), text, size = lines[key][i]
+        h = y1 - y0
+        rect = pymupdf.Rect(x0 - h, y0 - _REREAD_PAD * h, x1 + h, y1 + _REREAD_PAD * h) & page.rect
+        if rect.is_empty:
+            continue
+        try:
+            _, strip_lines = _ocr_band(page, rect, dpi, limits)
+        except Exception:  # noqa: S112 (the page's reading stands)
+            continue
+        old = " ".join(text.split())
+        # The strip may also hold a neighbour's edge or a stray mark ("|") as lines of
+        # their own: the line that reads like this one is its reading.
+        readings = (" ".join(t.split()) for block_lines in strip_lines.values() for _, t, _ in block_lines)
+        reading = next((r for r in readings if _fold(r) == _fold(old)), old)
+        if reading != old:
+            lines[key][i] = ((x0, y0, x1, y1), reading, size)
+            replaced.setdefault(key, []).append((text.strip(), reading))
+    if not replaced:
+        return blocks
+    out = []
+    for block in blocks:
+        new_text = block[4]
+        for old_text, reading in replaced.get(block[:4], []):
+            new_text = new_text.replace(old_text, reading, 1)
+        out.append((*block[:4], new_text))
+    return out
+
+
+def _ocr_blocks(
+    page: pymupdf.Page, dpi: int, limits: ParseLimits, *, reread: bool = False
+) -> tuple[list[Block], LinesByBlock]:
+    """Full-page OCR, plus a second look at inked bands the layout analysis dropped and
+    (``reread``, the first page) at the largest lines."""
     textpage = _ocr(page, dpi, limits)
     blocks = _text_blocks(textpage)
     lines = _block_lines(textpage)
@@ -315,6 +384,10 @@ def _ocr_blocks(page: pymupdf.Page, dpi: int, limits: ParseLimits) -> tuple[list
         at = next((i for i, b in enumerate(blocks) if b[1] >= y0), len(blocks))
         blocks[at:at] = extra
         lines.update(extra_lines)
+    if reread:
+        # After the bands: a band's own strip is cut from a coarse ink scan and can clip
+        # the accents above capitals ("KÖHLER" read as "KOHLER").
+        blocks = _reread_large_lines(page, dpi, limits, blocks, lines)
     return blocks, lines
 
 
@@ -442,7 +515,7 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
                 skipped_for_cap += 1
             elif (dpi := _pdf_ocr_dpi(page, limits, col)) is not None:
                 try:
-                    ocr_blocks, ocr_lines = _ocr_blocks(page, dpi, limits)
+                    ocr_blocks, ocr_lines = _ocr_blocks(page, dpi, limits, reread=pno == 0)
                 except Exception as exc:
                     ocr_failures.append(f"page {pno + 1}: {exc}")
                     col.warn(WarningCode.OCR_PAGE_FAILED, ocr_failures[-1])
@@ -526,7 +599,7 @@ def _parse_image_doc(
             col.warn(WarningCode.OCR_DOWNSCALED, f"image {pno + 1} to {capped_dpi / native_dpi:.2f}x")
         dpi = max(1, math.floor(capped_dpi + 1e-6))
         try:
-            blocks, lines = _ocr_blocks(page, dpi, limits)
+            blocks, lines = _ocr_blocks(page, dpi, limits, reread=pno == 0)
         except Exception as exc:
             ocr_failures.append(f"image {pno + 1}: {exc}")
             col.warn(WarningCode.OCR_PAGE_FAILED, ocr_failures[-1])
