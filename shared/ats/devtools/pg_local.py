@@ -192,9 +192,11 @@ def _ensure_role_and_db(port: int, *, db: str, role: str) -> None:
         _psql(port, f'CREATE DATABASE "{db}" OWNER "{role}"')
 
 
-def stop(datadir: Path) -> None:
+def stop(datadir: Path, *, mode: str = "fast") -> None:
+    """`mode`: pg_ctl's shutdown mode - `fast` (abort sessions, clean checkpoint) or
+    `immediate` (no checkpoint: crash recovery at the next start; the chaos driver uses both)."""
     if is_running(datadir):
-        _pg([str(pg_bindir() / "pg_ctl"), "stop", "-D", str(datadir), "-m", "fast", "-w", "-t", "60"])
+        _pg([str(pg_bindir() / "pg_ctl"), "stop", "-D", str(datadir), "-m", mode, "-w", "-t", "60"])
 
 
 def _alive(pid: int) -> bool:
