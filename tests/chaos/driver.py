@@ -21,6 +21,9 @@ candidates (per source document, or per person's byte-identical documents), no d
 applications or `ats_result` rows per fingerprint, and the settle time. The report (JSON
 and Markdown) lists each fault and what recovered it.
 
+Postgres runs durable (fsync and synchronous_commit on, unlike the development cluster):
+an immediate shutdown is a crash, and a crash must not take back an acknowledged commit.
+
 Test-only timing (say so in any report): heartbeats 1 s, stalled after 5 s, rescue every
 3 s, mail polls every 3 s, and `ATS_RETRY_TIME_SCALE` (full run 0.5, reduced run 0.2)
 multiplying every ADR backoff so the retries fit the run.
@@ -399,7 +402,11 @@ class Chaos:
     def __init__(self, seed: int, profile: Profile, root: Path) -> None:
         self.seed = seed
         self.profile = profile
-        self.rng = random.Random(seed)
+        # One generator per concern: the feeder thread and the fault loop run side by side,
+        # so sharing one would make the choices depend on thread timing.
+        self.doc_rng = random.Random(seed)
+        self.rng = random.Random(seed * 7919 + 1)  # the feeder
+        self.fault_rng = random.Random(seed * 7919 + 2)
         self.root = root
         self.t0 = time.monotonic()
         self.faults: list[Fault] = []
@@ -420,7 +427,7 @@ class Chaos:
         (self.root / "owner.pid").write_text(str(os.getpid()))  # pg_local reaps it if we die
         self.pg_dir = self.root / "data"
         self.pg_port = pg_local.free_port()
-        self.url = pg_local.start(self.pg_dir, self.pg_port)
+        self.url = pg_local.start(self.pg_dir, self.pg_port, durable=True)
         self.db = Db(self.url)
         state = self.root / "state"
         state.mkdir(mode=0o755)
@@ -542,7 +549,7 @@ class Chaos:
     # ----------------------------------------------------------------- faults
 
     def schedule(self) -> list[tuple[float, str, str]]:
-        p, rng = self.profile, self.rng
+        p, rng = self.profile, self.fault_rng
         events: list[tuple[float, str, str]] = []
         for deployable in ("default", "untrusted"):
             t = rng.uniform(*p.kill_every_s) / 2
@@ -579,7 +586,7 @@ class Chaos:
             w = self.workers[target]
             queues = ("parse",) if target == "untrusted" else ("ingest", "score", "mail", "maintenance")
             jobs = [j for q in queues for j in self.in_flight(q)]
-            down = self.rng.uniform(*self.profile.down_s)
+            down = self.fault_rng.uniform(*self.profile.down_s)
             f = Fault(kind, f"worker-{target} pid {w.pid()}", self.now(), detail={"jobs_in_flight": jobs})
             w.signal(signal.SIGKILL, hold_s=down)
             f.ended = round(self.now() + down, 1)
@@ -615,8 +622,8 @@ class Chaos:
         elif kind == "pg_restart":
             f = Fault("pg_restart", f"postgres -m {target}", self.now())
             pg_local.stop(self.pg_dir, mode=target)
-            time.sleep(self.rng.uniform(1, 4))
-            pg_local.start(self.pg_dir, self.pg_port)
+            time.sleep(self.fault_rng.uniform(1, 4))
+            pg_local.start(self.pg_dir, self.pg_port, durable=True)
             f.ended = self.now()
             self.faults.append(f)
             log(f"Postgres stopped (-m {target}) and started again in {f.ended - f.started:.1f}s")
@@ -627,7 +634,7 @@ class Chaos:
             log(f"clamd stopped for {self.profile.clamd_down_s:.0f}s")
         elif kind == "graph_burst":
             status = int(target)
-            n = self.rng.randint(2, 3) if self.profile.documents < 100 else self.rng.randint(3, 6)
+            n = self.fault_rng.randint(2, 3) if self.profile.documents < 100 else self.fault_rng.randint(3, 6)
             self.graph.inject(match="/messages", status=status, retry_after=1 if status == 429 else None, times=n)
             self.faults.append(Fault("graph_burst", f"Graph {status} x{n}", self.now(), ended=self.now()))
             log(f"Graph answers the next {n} mail requests with {status}")
@@ -637,7 +644,7 @@ class Chaos:
     def run(self) -> dict[str, Any]:
         p = self.profile
         log(f"seed {self.seed}: {p.documents} documents over {p.feed_s:.0f}s; retry scale {p.retry_scale}")
-        docs = make_documents(self.rng, p.documents, self.seed)
+        docs = make_documents(self.doc_rng, p.documents, self.seed)
         self.start_stack()
         self.clamd_back_at = 0.0
         self.t0 = time.monotonic()
