@@ -342,6 +342,16 @@ class Supervised:
     def pid(self) -> int | None:
         return self.worker.proc.pid if self.worker else None
 
+    def worker_id(self) -> int | None:
+        """The running process's `procrastinate_workers` id, from its status file (written
+        at registration: by then its signal handlers are installed)."""
+        from ats.jobs.health import read_status, status_path
+
+        if self.worker is None:
+            return None
+        status = read_status(status_path(self.worker.name)) or {}
+        return status.get("worker_id") if status.get("pid") == self.worker.proc.pid else None
+
     def signal(self, sig: int, hold_s: float = 0.0) -> None:
         with self.lock:
             self.hold_until = time.monotonic() + hold_s
@@ -599,10 +609,14 @@ class Chaos:
             deadline = time.monotonic() + 90
             with psycopg.connect(self.url, autocommit=True) as conn:
                 while not jobs and time.monotonic() < deadline:
+                    # A parse of *this* process (a killed one's job stays `doing` until rescued).
+                    wid = w.worker_id()
                     jobs = [
                         r[0]
                         for r in conn.execute(
                             "SELECT id FROM procrastinate_jobs WHERE status = 'doing' AND queue_name = 'parse'"
+                            " AND worker_id = %s",
+                            [wid],
                         ).fetchall()
                     ]
                     if not jobs:
@@ -837,11 +851,14 @@ class Chaos:
                 for w in self.workers.values()
                 for e in w.exits
                 if f.started <= round(e["at"] - self.t0, 1) <= (f.ended or f.started) + 30
+                and e["rc"] != -signal.SIGKILL  # the driver's own kills
             ]
             f.detail["worker_exits_after"] = [{"worker": e["worker"], "rc": e["rc"]} for e in exits]
+            codes = dict(Counter(str(e["rc"]) for e in exits))
             f.recovered_by = (
-                f"{len(exits)} worker exit(s) (watchdog: fence lost with jobs in flight = 71, or procrastinate "
-                "stop) and supervisor restart; failed DB work retried by the policy backoff; stalled jobs rescued"
+                f"workers that exited by themselves within 30 s, by exit code {codes} (71: watchdog, fence lost "
+                "with jobs in flight) and were restarted; failed DB work retried on the policy backoff; "
+                "stalled jobs rescued"
             )
         elif f.kind == "clamd_stop":
             f.recovered_by = "scan jobs retried on the malware-scan backoff (5 attempts) until clamd answered"
