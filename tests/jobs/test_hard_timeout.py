@@ -111,3 +111,30 @@ def test_a_frozen_workers_job_is_not_run_again_until_its_process_is_dead(
     assert len(got) == 1, [(e.attempt, e.pid) for e in got]
     if then == "killed":
         assert got[0].attempt == 2 and got[0].pid != w1.proc.pid
+
+
+def test_a_rescue_killed_mid_run_does_not_keep_later_rescues_from_running(start_worker: Any) -> None:
+    """Found by the chaos suite: with its own lock, a rescue run whose worker was killed
+    stayed `doing` and every later rescue waited on that lock - nothing was rescued again
+    (a killed mail poll then held its channel's lock forever: no mail). A dead rescue run
+    and a dead job of another worker (both `doing`, worker rows gone) must both clear."""
+    from django.db import connection
+
+    from ats.jobs.data import policy_for
+
+    with connection.cursor() as cur:
+        cur.execute(
+            """INSERT INTO procrastinate_jobs (queue_name, task_name, lock, args, status)
+               VALUES ('maintenance', 'jobs.rescue_and_sweep', %s, '{"timestamp": 0, "v": 1}', 'doing')
+               RETURNING id""",
+            [policy_for("jobs.rescue_and_sweep").lock],
+        )
+        dead_rescue = cur.fetchone()[0]
+    tok = token()
+    stranded = defer("tests.sleep_effect", token=tok, seconds=0)
+    with connection.cursor() as cur:
+        cur.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [stranded])
+    start_worker("default", extra=["--queues=test,maintenance"], env=WATCHDOG_ENV)
+    wait_status(stranded, {"succeeded"}, timeout=40)
+    assert [e.attempt for e in effects(tok)] == [2]  # re-queued by a rescue, run once
+    assert job(dead_rescue)["status"] != "doing"
