@@ -630,6 +630,7 @@ class Chaos:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 w.worker.proc.wait(100)
             f.detail["exit_code"] = w.worker.proc.returncode
+            f.detail["worker"] = w.worker.name
             f.ended = self.now()
             self.faults.append(f)
             log(f"SIGTERM worker-untrusted mid-parse (jobs {jobs}): exited {w.worker.proc.returncode}")
@@ -846,12 +847,14 @@ class Chaos:
                 f" ({rerun} re-run); supervisor restart"
             )
         elif f.kind == "pg_restart":
+            sigtermed = {g.detail.get("worker") for g in self.faults if g.kind == "sigterm_mid_parse"}
             exits = [
                 e
                 for w in self.workers.values()
                 for e in w.exits
                 if f.started <= round(e["at"] - self.t0, 1) <= (f.ended or f.started) + 30
                 and e["rc"] != -signal.SIGKILL  # the driver's own kills
+                and e["worker"] not in sigtermed
             ]
             f.detail["worker_exits_after"] = [{"worker": e["worker"], "rc": e["rc"]} for e in exits]
             codes = dict(Counter(str(e["rc"]) for e in exits))
