@@ -138,3 +138,10 @@ def test_a_rescue_killed_mid_run_does_not_keep_later_rescues_from_running(start_
     wait_status(stranded, {"succeeded"}, timeout=40)
     assert [e.attempt for e in effects(tok)] == [2]  # re-queued by a rescue, run once
     assert job(dead_rescue)["status"] != "doing"
+
+
+def test_just_up_restarts_exactly_the_watchdog_exit_codes() -> None:
+    from ats.devtools.up import WATCHDOG_EXITS
+    from ats.jobs.watchdog import EXIT_FENCE_LOST
+
+    assert set(WATCHDOG_EXITS) == {EXIT_OVERRUN, EXIT_FENCE_LOST}
