@@ -47,6 +47,11 @@ bench *ARGS: bootstrap
         {{PY}} bench/paced_bench.py --count 60 --interval 0.4; fi
     {{PY}} bench/e2e_bench.py "$@"
 
+# Documents through mail and upload while workers, Postgres, clamd and Graph fail on purpose;
+# then proof nothing was lost or doubled (docs/reliability.md). Prints its seed.
+chaos *ARGS: bootstrap
+    {{PY}} -m tests.chaos.driver "$@"
+
 # The ats command (migrate, ingest, status, intake-verify, policy, reparse, ...), from any directory
 [no-cd]
 ats *ARGS:

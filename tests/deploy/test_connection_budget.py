@@ -68,8 +68,9 @@ def _per_pod(docs: list[dict[str, Any]], pod_spec: dict[str, Any]) -> int:
             deployable = argv[argv.index("--deployable") + 1]
             concurrency = int(argv[argv.index("--concurrency") + 1]) if "--concurrency" in argv else None
             c_ = concurrency or DEPLOYABLES[deployable][1]
-            # procrastinate pool (c) + LISTEN (1) + one Django connection per executor thread (c).
-            total += 2 * c_ + 1
+            # procrastinate pool (c) + LISTEN (1) + one Django connection per executor thread (c)
+            # + the watchdog's fence (1, ats.jobs.watchdog).
+            total += 2 * c_ + 2
         elif argv[:1] == ["pgbouncer"]:
             total += _pgbouncer_server_connections(docs)
         # An exec probe running `ats healthcheck` holds one connection while it runs.

@@ -20,7 +20,7 @@ from ats.audit import api as audit_api
 from ats.jobs import api as jobs_api
 from ats.jobs.data import Backoff, TaskPolicy
 from ats.jobs.policy import register_test_policy
-from tests.testapp.models import Marker
+from tests.testapp.models import Effect, Marker
 
 TEST_QUEUE = "test"
 
@@ -122,6 +122,29 @@ for _policy in (
         timeout_s=60,
         on_exhaustion="-",
         priority=0,
+        adr_row=False,
+    ),
+    # Hard timeouts (ats.jobs.watchdog): spins in plain Python past a 1 s budget.
+    TaskPolicy(
+        "tests.spin_overrun",
+        "test",
+        TEST_QUEUE,
+        attempts=2,
+        backoff=Backoff(0, 0),
+        timeout_s=1,
+        on_exhaustion="marker state exhausted",
+        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        "tests.sleep_effect",
+        "test",
+        TEST_QUEUE,
+        attempts=3,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="marker state exhausted",
+        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
         adr_row=False,
     ),
     # A task that defers its continuation inside its own transaction (the intake chain's
@@ -241,3 +264,30 @@ def chain_child(*, entity: int, payload_version: int) -> None:
 @jobs_api.task("tests.chain_child_unlocked")
 def chain_child_unlocked(*, entity: int, payload_version: int) -> None:
     Marker.objects.filter(token=entity).update(state="child", finished_at=timezone.now())
+
+
+def _effect(token: int) -> None:
+    attempt = jobs_api.current_attempt()
+    Effect.objects.create(token=token, attempt=attempt.number if attempt else 0, pid=os.getpid())
+    Marker.objects.filter(token=token).update(state="done", finished_at=timezone.now())
+
+
+@jobs_api.task("tests.spin_overrun")
+def spin_overrun(*, token: int, spin_s: float, spin_attempts: int, payload_version: int) -> None:
+    """Spins in plain Python (never checks its deadline, never touches the database) for
+    `spin_s` on its first `spin_attempts` attempts, then writes its effect."""
+    _run_started(token)
+    attempt = jobs_api.current_attempt()
+    if attempt is not None and attempt.number <= spin_attempts:
+        end = time.monotonic() + spin_s
+        n = 0
+        while time.monotonic() < end:
+            n += 1
+    _effect(token)
+
+
+@jobs_api.task("tests.sleep_effect")
+def sleep_effect(*, token: int, seconds: float, payload_version: int) -> None:
+    _run_started(token)
+    time.sleep(seconds)
+    _effect(token)

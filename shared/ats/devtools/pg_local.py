@@ -119,7 +119,10 @@ def _port_taken(port: int) -> bool:
     return False
 
 
-def start(datadir: Path, port: int, *, db: str = "ats", role: str = "ats") -> str:
+def start(datadir: Path, port: int, *, db: str = "ats", role: str = "ats", durable: bool = False) -> str:
+    """`durable=False` (development, tests) trades crash safety for speed: fsync and
+    synchronous_commit off lose the last acknowledged commits on a crash (`stop -m
+    immediate`). The chaos suite crashes Postgres on purpose and needs `durable=True`."""
     init(datadir)
     if not is_running(datadir):
         if _port_taken(port):
@@ -130,9 +133,10 @@ def start(datadir: Path, port: int, *, db: str = "ats", role: str = "ats") -> st
             )
         opts = (
             f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories='{datadir}' "
-            "-c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-            "-c shared_buffers=128MB"
+            "-c max_connections=200 -c shared_buffers=128MB"
         )
+        if not durable:
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         res = _pg(
             [
                 str(pg_bindir() / "pg_ctl"),
@@ -192,9 +196,11 @@ def _ensure_role_and_db(port: int, *, db: str, role: str) -> None:
         _psql(port, f'CREATE DATABASE "{db}" OWNER "{role}"')
 
 
-def stop(datadir: Path) -> None:
+def stop(datadir: Path, *, mode: str = "fast") -> None:
+    """`mode`: pg_ctl's shutdown mode - `fast` (abort sessions, clean checkpoint) or
+    `immediate` (no checkpoint: crash recovery at the next start; the chaos driver uses both)."""
     if is_running(datadir):
-        _pg([str(pg_bindir() / "pg_ctl"), "stop", "-D", str(datadir), "-m", "fast", "-w", "-t", "60"])
+        _pg([str(pg_bindir() / "pg_ctl"), "stop", "-D", str(datadir), "-m", mode, "-w", "-t", "60"])
 
 
 def _alive(pid: int) -> bool:

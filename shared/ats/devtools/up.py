@@ -23,6 +23,7 @@ from typing import IO
 from ats.config import env
 
 COLORS = {"web": "36", "worker-default": "33", "worker-untrusted": "35"}
+WATCHDOG_EXITS = (70, 71)  # ats.jobs.watchdog EXIT_OVERRUN, EXIT_FENCE_LOST (devtools: no jobs import)
 
 
 # Trusted secrets worker-untrusted never needs (its settings do not read them either):
@@ -142,14 +143,15 @@ def main() -> None:
     }
     environ.setdefault("ATS_LOG_FORMAT", "console")  # humans read this terminal
     procs: dict[str, subprocess.Popen[bytes]] = {}
-    for name, args in commands.items():
+
+    def launch(name: str) -> None:
         proc_env = dict(environ)
         if name in metrics_binds:
             proc_env["ATS_METRICS_BIND"] = metrics_binds[name]
         if name == "worker-untrusted":
             proc_env = untrusted_env(proc_env)
         p = subprocess.Popen(
-            [sys.executable, "-m", "ats.cli", *args],
+            [sys.executable, "-m", "ats.cli", *commands[name]],
             env=proc_env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -158,6 +160,9 @@ def main() -> None:
         procs[name] = p
         assert p.stdout is not None
         threading.Thread(target=_pump, args=(name, p.stdout), daemon=True).start()
+
+    for name in commands:
+        launch(name)
     print(
         f"[up] metrics: http://{metrics_binds['web']}/metrics (queues, jobs, tables),"
         f" http://{metrics_binds['worker-default']}/metrics (worker-default)",
@@ -178,6 +183,12 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _stop)
     try:
         while not stopping.is_set():
+            # A worker's watchdog ends its process by design (a job overran its hard timeout,
+            # or its fence connection broke; docs/reliability.md): restart it, as k8s would.
+            for n, p in list(procs.items()):
+                if n.startswith("worker-") and p.poll() in WATCHDOG_EXITS:
+                    print(f"[up] {n} exited {p.returncode} (watchdog); restarting it", flush=True)
+                    launch(n)
             dead = [n for n, p in procs.items() if p.poll() is not None]
             if dead:
                 print(f"[up] {', '.join(dead)} exited; stopping the stack", flush=True)

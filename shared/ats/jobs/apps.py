@@ -9,9 +9,16 @@ class JobsConfig(AppConfig):
     def ready(self) -> None:
         from ats.config.env import DEPLOYABLE, flag
 
+        if DEPLOYABLE not in {"default", "untrusted"}:
+            return
         # ATS_WORKER_WAKEUP_FIX=0 runs upstream's loop: bench/paced_bench.py measures both.
-        if DEPLOYABLE in {"default", "untrusted"} and flag("ATS_WORKER_WAKEUP_FIX", default=True):
+        if flag("ATS_WORKER_WAKEUP_FIX", default=True):
             # Worker processes only: the fetch loop that keeps wake-ups (ats.jobs.wakeup).
             from ats.jobs import wakeup
 
             wakeup.install()
+        # Always, and after the above (it wraps the installed class): hard timeouts and
+        # the fence that keeps a rescued job from running beside its first run.
+        from ats.jobs import watchdog
+
+        watchdog.install()

@@ -1,7 +1,9 @@
 """Rescue of stalled jobs and the exhaustion sweep (procrastinate has neither).
 
 - A job `doing` on a worker whose heartbeat is gone (SIGKILL, OOM, node loss), or
-  `doing` far past its policy's wall timeout on a live worker, is retried.
+  `doing` far past its policy's wall timeout, is retried - but only once the process that
+  ran it is provably dead: its fence (ats.jobs.watchdog) is free. A job whose first run
+  may still be alive is left `doing` and reported as fenced, never run twice at once.
   The rescue counts as an attempt, so a document that kills its worker every time runs
   out of attempts and ends in its domain terminal state instead of looping.
 - A `failed` job (attempts exhausted, or permanent failure) gets its policy's exhaustion
@@ -22,6 +24,7 @@ from ats.jobs.models import SweptJob
 from ats.jobs.policy import policy_for
 from ats.jobs.queries import stalled_after_s
 from ats.jobs.runtime import exhaustion_handler
+from ats.jobs.watchdog import FENCE_NAMESPACE, fence_key
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +35,7 @@ class SweepReport:
     exhausted: list[int] = dataclasses.field(default_factory=list)
     swept_failed: list[int] = dataclasses.field(default_factory=list)
     superseded: list[int] = dataclasses.field(default_factory=list)
+    fenced: list[int] = dataclasses.field(default_factory=list)
 
 
 def _has_waiting_twin(job_id: int) -> bool:
@@ -63,10 +67,10 @@ def _handle(task_name: str, args: Any, code: str, reason: str) -> str:
     return "handled"
 
 
-# A job still `doing` this long after it started, on a live worker, is not running any
-# more (its retry was lost, or its thread hangs past every timeout): sync tasks cannot be
-# interrupted, so the bound is generous - three times the policy's wall timeout plus the
-# 90 s shutdown grace.
+# A job still `doing` this long after it started is not running any more (its retry was
+# lost): the watchdog ends a process whose job overruns `timeout_s` + its slack, so this
+# backstop only matters for a process that died without its heartbeat going stale. The
+# fence below still refuses to re-queue a job whose process lives.
 OVERDUE_FACTOR = 3
 OVERDUE_GRACE_S = 90.0
 
@@ -81,6 +85,29 @@ def _overdue(task_name: str, running_s: float | None) -> bool:
     return float(running_s) > OVERDUE_FACTOR * timeout + OVERDUE_GRACE_S
 
 
+def _first_run_may_be_alive(cur: Any, worker_id: int | None) -> bool:
+    """True unless the process that ran the job is provably gone.
+
+    With a worker row: its fence key is free, so no session holds it (taking it here also
+    keeps it until this transaction commits). Without one (the row was pruned or the
+    worker deleted it on its way out): no live session holds a fence whose worker row is
+    gone - any such orphan may be running this very job.
+    """
+    if worker_id is not None:
+        cur.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [FENCE_NAMESPACE, fence_key(worker_id)])
+        return not cur.fetchone()[0]
+    cur.execute(
+        """SELECT EXISTS (
+               SELECT 1 FROM pg_locks l
+                WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted
+                  AND l.classid = %s::bigint::oid AND l.pid <> pg_backend_pid()
+                  AND NOT EXISTS (SELECT 1 FROM procrastinate_workers w
+                                   WHERE w.id %% 2147483648 = l.objid::bigint))""",
+        [FENCE_NAMESPACE],
+    )
+    return bool(cur.fetchone()[0])
+
+
 def rescue_stalled_jobs(*, stalled_after: float | None = None, limit: int = 500) -> SweepReport:
     report = SweepReport()
     stalled_after = stalled_after_s() if stalled_after is None else stalled_after
@@ -88,7 +115,7 @@ def rescue_stalled_jobs(*, stalled_after: float | None = None, limit: int = 500)
         with connection.cursor() as cur:
             cur.execute(
                 """
-                SELECT j.id, j.task_name, j.attempts, j.args, j.priority, j.queue_name, j.lock,
+                SELECT j.id, j.task_name, j.attempts, j.args, j.priority, j.queue_name, j.lock, j.worker_id,
                        (j.worker_id IS NULL OR w.id IS NULL
                         OR w.last_heartbeat < now() - make_interval(secs => %s)) AS worker_gone,
                        EXTRACT(EPOCH FROM now() - s.started) AS running_s
@@ -104,8 +131,17 @@ def rescue_stalled_jobs(*, stalled_after: float | None = None, limit: int = 500)
                 """,
                 [stalled_after, limit],
             )
-            rows = [r for r in cur.fetchall() if r[7] or _overdue(r[1], r[8])]
-        for job_id, task_name, attempts, args, priority, queue, lock, _gone, _running in rows:
+            rows = [r for r in cur.fetchall() if r[8] or _overdue(r[1], r[9])]
+        for job_id, task_name, attempts, args, priority, queue, lock, worker_id, _gone, _running in rows:
+            with connection.cursor() as cur:
+                if _first_run_may_be_alive(cur, worker_id):
+                    report.fenced.append(job_id)
+                    logger.warning(
+                        "stalled job %s (%s) left alone: the process running it may still be alive (fenced)",
+                        job_id,
+                        task_name,
+                    )
+                    continue
             try:
                 total = policy_for(task_name).attempts
             except LookupError:

@@ -341,7 +341,9 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(0, 0),
         timeout_s=60,
         on_exhaustion="next scheduled run retries",
-        lock="jobs:rescue",
+        # No `lock`: a rescue run killed mid-way stays `doing`, and a lock would then keep
+        # every later rescue from being fetched - nothing would ever rescue it (found by the
+        # chaos suite). Concurrent runs are safe: both passes take rows FOR UPDATE SKIP LOCKED.
         adr_row=False,
     ),
     TaskPolicy(

@@ -18,7 +18,8 @@ in the worker's fetch loop:
    committed too late for it to see) is wiped and the worker sleeps with a runnable job.
    The event is now cleared *before* the fetch.
 
-Everything else is upstream's code. The subclass is installed only when upstream's method
+Everything else is upstream's code, but for the watchdog's drain flag (ats.jobs.watchdog),
+checked where upstream checks its stop event. The subclass is installed only when upstream's method
 is the one this was written against (its source hash); otherwise upstream runs unchanged
 and the wake-up tests (tests/jobs/test_wakeup.py) fail, which is the signal to re-check.
 """
@@ -48,14 +49,18 @@ def upstream_source_sha256() -> str:
 
 
 class Worker(_Upstream):
+    # The watchdog (ats.jobs.watchdog) stops fetching through `_ats_draining` while the
+    # heartbeat and the other jobs go on; upstream's loop would need a full stop().
+    _ats_fetch_loop_drains = True
+
     async def _fetch_and_process_jobs(self) -> None:
         """Fetch and process jobs until there is no job left or asked to stop"""
-        while not self._stop_event.is_set():
+        while not self._stop_event.is_set() and not getattr(self, "_ats_draining", False):
             acquire_sem_task = asyncio.create_task(self._job_semaphore.acquire())
             job = None
             try:
                 await utils.wait_any(acquire_sem_task, self._stop_event.wait())
-                if self._stop_event.is_set():
+                if self._stop_event.is_set() or getattr(self, "_ats_draining", False):
                     break
 
                 assert self.worker_id is not None
@@ -101,7 +106,7 @@ class Worker(_Upstream):
 
 def install() -> bool:
     """Use the fixed fetch loop for every worker this process starts. Idempotent."""
-    if procrastinate_worker.Worker is Worker:
+    if issubclass(procrastinate_worker.Worker, Worker):
         return True
     actual = upstream_source_sha256()
     if actual != UPSTREAM_SOURCE_SHA256:
