@@ -102,7 +102,10 @@ def main() -> None:
     if not environ.get("DATABASE_URL"):
         from ats.devtools import pg_local
 
-        url = pg_local.start(pg_local.default_datadir(), env.EMBEDDED_PG_PORT)
+        # Durable: `just up` holds real uploads, and with fsync/synchronous_commit off a crash
+        # loses commits already acknowledged to the uploader (the chaos suite saw it). Only
+        # throwaway test clusters trade that for speed.
+        url = pg_local.start(pg_local.default_datadir(), env.EMBEDDED_PG_PORT, durable=True)
         print(f"[up] embedded Postgres at {url} (stop it with `just down`)", flush=True)
     if not environ.get("ATS_CLAMD_HOST"):
         from ats.devtools.clamd_local import ClamdLocal
