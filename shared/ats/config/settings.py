@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from ats.config import env
+from ats.config.log_config import LOGGING  # noqa: F401 - Django reads it: one LOGGING for every process
 from ats.config.settings_db import database_from_url
 
 REPO_ROOT = env.REPO_ROOT
@@ -208,21 +209,6 @@ AI_TIMEOUT_S = env.number("ATS_AI_TIMEOUT_S", default=30.0)  # inside the 45 s a
 AI_BREAKER_THRESHOLD = env.integer("ATS_AI_BREAKER_THRESHOLD", default=3)
 AI_PROBE_CRON = os.environ.get("ATS_AI_PROBE_CRON", "*/15 * * * *")
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"permanent_failure": {"()": "ats.jobs.logging.PermanentFailureAsWarning"}},
-    # JSON lines with job/request correlation (docs/observability.md#logs); ATS_LOG_FORMAT=console
-    # for humans.
-    "formatters": {"structured": {"()": "ats.observability.logs.formatter"}},
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "filters": ["permanent_failure"], "formatter": "structured"}
-    },
-    "root": {"handlers": ["console"], "level": os.environ.get("ATS_LOG_LEVEL", "INFO")},
-    "loggers": {
-        "procrastinate": {"level": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING")},
-    },
-}
 
 # --- audit (ats.audit) -----------------------------------------------------------------
 # Key of the HMAC that binds erasable personal details to the audit chain; production

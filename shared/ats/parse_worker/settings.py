@@ -13,6 +13,7 @@ import secrets
 from pathlib import Path
 
 from ats.config import env
+from ats.config.log_config import LOGGING  # noqa: F401 - Django reads it: one LOGGING for every process
 from ats.config.settings_db import database_from_url
 
 if env.DEPLOYABLE != "untrusted":
@@ -57,16 +58,4 @@ ATS = {
     "SANDBOX_POLICY_DIR": Path(
         os.environ.get("ATS_SANDBOX_POLICY_DIR", str(env.REPO_ROOT / "services" / "worker-untrusted" / "policy"))
     ),
-}
-
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"permanent_failure": {"()": "ats.jobs.logging.PermanentFailureAsWarning"}},
-    "formatters": {"structured": {"()": "ats.observability.logs.formatter"}},
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "filters": ["permanent_failure"], "formatter": "structured"}
-    },
-    "root": {"handlers": ["console"], "level": os.environ.get("ATS_LOG_LEVEL", "INFO")},
-    "loggers": {"procrastinate": {"level": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING")}},
 }
