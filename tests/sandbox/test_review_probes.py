@@ -18,6 +18,9 @@ import pytest
 
 from ats.sandbox.api import Failure, ForkServerSandbox, SandboxResult
 
+# One list of raw-syscall probes for root and container mode (container_mode.py runs staged, standalone).
+from tests.sandbox.container_mode import RAW_SYSCALLS
+
 pytestmark = pytest.mark.timeout(120)
 
 EPERM, EACCES = 1, 13
@@ -73,26 +76,6 @@ def test_no_answer_remnant_after_overflow_or_timeout(probes: ForkServerSandbox, 
 def test_no_writable_executable_or_shared_writable_mapping(probes: ForkServerSandbox) -> None:
     seen = _seen(probes.run("probe:mappings", b""))
     assert seen["wx"] == [] and seen["shared_writable"] == []
-
-
-RAW_SYSCALLS = [
-    "x32_getpid",
-    "io_uring_setup",
-    "userfaultfd",
-    "memfd_create",
-    "bpf",
-    "perf_event_open",
-    "keyctl",
-    "process_vm_readv",
-    "personality",
-    "tgkill_zygote",
-    "prlimit64_zygote",
-    "prlimit64_raise_own",
-    "mprotect_exec",
-    "pkey_mprotect",
-    "remap_file_pages",
-    "mremap_then_exec",
-]
 
 
 @pytest.mark.parametrize("call", RAW_SYSCALLS)
