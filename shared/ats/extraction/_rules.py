@@ -100,7 +100,8 @@ def email_spans(text: str) -> Iterator[tuple[int, int]]:
 # is; a referee's is left as read). Tesseract splits "jane @ gmail.com" at the "@" and
 # reads "." as ","; some CVs write "(at)". Domains: characters it confuses are folded
 # ("rn"/"m", "vv"/"w", "cl"/"d", "0"/"o", "1"/"l"/"i", "5"/"s") and an unknown domain
-# that folds to exactly one known provider becomes that provider.
+# that folds to exactly one known provider, or does so with one character before its
+# top-level domain left out ("o02.pl"), becomes that provider.
 _AT_FORM = re.compile(r" {0,2}(?:@|\(at\)|\[at\]) {0,2}", re.IGNORECASE)
 _CONFUSABLE = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"), ("5", "s"))
 
@@ -122,11 +123,22 @@ def _providers_by_fold() -> dict[str, str]:
 _PROVIDER_BY_FOLD = _providers_by_fold()
 
 
+def _one_extra(domain: str) -> str | None:
+    """The one known provider this domain is with one character too many ("o02.pl" for
+    "o2.pl": OCR read a glyph twice), in the same top-level domain; None if none or several."""
+    found = {
+        provider
+        for i in range(domain.rfind(".") if "." in domain else 0)
+        if (provider := _PROVIDER_BY_FOLD.get(_ocr_fold(domain[:i] + domain[i + 1 :]))) is not None
+    }
+    return found.pop() if len(found) == 1 else None
+
+
 def _repair_domain(address: str) -> str:
     local, _, domain = address.rpartition("@")
-    if domain in lex.MAIL_PROVIDERS:
+    if domain in lex.MAIL_PROVIDERS or len(domain) > 64:
         return address
-    provider = _PROVIDER_BY_FOLD.get(_ocr_fold(domain))
+    provider = _PROVIDER_BY_FOLD.get(_ocr_fold(domain)) or _one_extra(domain)
     return f"{local}@{provider}" if provider else address
 
 
