@@ -16,6 +16,7 @@ from typing import Any
 
 import pymupdf
 
+from . import _ocr_email
 from ._common import Collector, empty_error
 from ._images import image_frames
 from .data import ErrorCode, ParseError, ParseLimits, WarningCode
@@ -355,14 +356,122 @@ def _reread_large_lines(
         if reading != old:
             lines[key][i] = ((x0, y0, x1, y1), reading, size)
             replaced.setdefault(key, []).append((text.strip(), reading))
-    if not replaced:
-        return blocks
+    return _with_lines_replaced(blocks, replaced)
+
+
+# E-mail addresses read again (ats/parsing/_ocr_email.py says why and how one is chosen):
+# the words around an "@" on the first page, OCR'd as a strip at these horizontal
+# stretches. At most a few per page; each strip is a few words, about 0.05 s of OCR.
+_EMAIL_STRETCHES = (1.0, 1.3, 1.6)
+_MAX_EMAIL_REREADS = 3
+
+
+def _strip_reading(page: pymupdf.Page, rect: pymupdf.Rect, dpi: int, limits: ParseLimits, stretch: float) -> str:
+    """The text of one strip of the page, OCR'd on its own, stretched ``stretch`` times
+    horizontally (touching glyphs come apart); its lines joined by spaces."""
+    zoom = dpi / 72
+    pix = page.get_pixmap(
+        matrix=pymupdf.Matrix(zoom * stretch, zoom), clip=rect, colorspace=pymupdf.csGRAY, alpha=False
+    )
+    strip = pymupdf.open()
+    try:
+        strip_page = strip.new_page(width=rect.width * stretch, height=rect.height)
+        strip_page.insert_image(strip_page.rect, pixmap=pix)
+        textpage = _ocr(strip_page, dpi, limits)
+        return " ".join(
+            " ".join(text.split()) for block_lines in _block_lines(textpage).values() for _, text, _ in block_lines
+        )
+    finally:
+        strip.close()
+
+
+def _largest_lines(lines: LinesByBlock) -> list[str]:
+    sizes = sorted(size for block_lines in lines.values() for _, _, size in block_lines if size > 0)
+    if not sizes:
+        return []
+    median = sizes[len(sizes) // 2]
+    large = sorted(
+        ((size, text) for block_lines in lines.values() for _, text, size in block_lines),
+        key=lambda item: -item[0],
+    )
+    return [text for size, text in large[:_MAX_REREADS] if size >= _REREAD_SIZE_OVER_MEDIAN * median]
+
+
+def _reread_email_line(
+    page: pymupdf.Page, dpi: int, limits: ParseLimits, line: dict[str, Any], words: frozenset[str]
+) -> tuple[str | None, bool]:
+    """(the line's text with its address as it should read, or None; whether strips were OCR'd)."""
+    spans = line["spans"]
+    texts = [span["text"] for span in spans]
+    line_text = "".join(texts)
+    at = next(k for k, t in enumerate(texts) if "@" in t)
+    # The word with the "@" and a word either side: OCR splits "celine. rousseau@".
+    words_at = [k for k, t in enumerate(texts) if t.strip()]
+    pos = words_at.index(at)
+    first, last = words_at[max(0, pos - 1)], words_at[min(len(words_at) - 1, pos + 1)]
+    offset = sum(len(t) for t in texts[:first])
+    region = "".join(texts[first : last + 1])
+    own = _ocr_email.address_span(region)
+    if own is None:
+        return None, False
+    start, end = offset + own.start, offset + own.end
+    if _ocr_email.explained(own.address, words):
+        # Read right, perhaps with a space OCR put inside it.
+        joined = any(ch.isspace() for ch in line_text[start:end])
+        return (line_text[:start] + own.address + line_text[end:] if joined else None), False
+    x0 = min(float(spans[k]["bbox"][0]) for k in range(first, last + 1))
+    x1 = max(float(spans[k]["bbox"][2]) for k in range(first, last + 1))
+    y0, y1 = float(line["bbox"][1]), float(line["bbox"][3])
+    h = y1 - y0
+    rect = pymupdf.Rect(x0 - h, y0 - _REREAD_PAD * h, x1 + h, y1 + _REREAD_PAD * h) & page.rect
+    if rect.is_empty:
+        return None, False
+    readings = []
+    for stretch in _EMAIL_STRETCHES:
+        try:
+            readings.append(_strip_reading(page, rect, dpi, limits, stretch))
+        except Exception:  # noqa: S112 (the page's reading stands)
+            continue
+    better = _ocr_email.choose(region, readings, words)
+    return (line_text[:start] + better + line_text[end:] if better else None), True
+
+
+def _reread_emails(
+    page: pymupdf.Page, dpi: int, limits: ParseLimits, textpage: pymupdf.TextPage, lines: LinesByBlock
+) -> dict[tuple[float, float, float, float], list[tuple[str, str]]]:
+    """E-mail addresses the page misread, by strip readings checked against the page's
+    own words: (old line text, new) per block; ``lines`` updated in place."""
+    words = _ocr_email.lexicon(_largest_lines(lines))
+    replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]] = {}
+    reads = 0
+    for block in textpage.extractDICT()["blocks"]:
+        if block.get("type") != 0:
+            continue
+        key: tuple[float, float, float, float] = tuple(block["bbox"])  # type: ignore[assignment]
+        for line in block["lines"]:
+            line_text = "".join(span["text"] for span in line["spans"])
+            if line_text.count("@") != 1 or reads >= _MAX_EMAIL_REREADS:
+                continue
+            new_text, read = _reread_email_line(page, dpi, limits, line, words)
+            reads += read
+            bbox = tuple(line["bbox"])
+            for i, (line_bbox, text, size) in enumerate(lines.get(key, [])):
+                if new_text is not None and line_bbox == bbox and text == line_text:
+                    lines[key][i] = (line_bbox, new_text, size)
+                    replaced.setdefault(key, []).append((line_text, new_text))
+                    break
+    return replaced
+
+
+def _with_lines_replaced(
+    blocks: list[Block], replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]]
+) -> list[Block]:
     out = []
     for block in blocks:
-        new_text = block[4]
-        for old_text, reading in replaced.get(block[:4], []):
-            new_text = new_text.replace(old_text, reading, 1)
-        out.append((*block[:4], new_text))
+        text = block[4]
+        for old_text, new_text in replaced.get(block[:4], []):
+            text = text.replace(old_text, new_text, 1)
+        out.append((*block[:4], text))
     return out
 
 
@@ -388,6 +497,8 @@ def _ocr_blocks(
         # After the bands: a band's own strip is cut from a coarse ink scan and can clip
         # the accents above capitals ("KÖHLER" read as "KOHLER").
         blocks = _reread_large_lines(page, dpi, limits, blocks, lines)
+        # After the name's re-read: the name's words are what an address is checked against.
+        blocks = _with_lines_replaced(blocks, _reread_emails(page, dpi, limits, textpage, lines))
     return blocks, lines
 
 
