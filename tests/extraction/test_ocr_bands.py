@@ -7,6 +7,7 @@ import pytest
 from ats.parsing import _mupdf
 from ats.parsing.api import DEFAULT_LIMITS, parse_document
 from tests.extraction import corpus
+from tests.sandbox_parse import parse_in_production_sandbox
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -59,14 +60,9 @@ def test_without_the_re_read_the_accent_is_wrong(monkeypatch: pytest.MonkeyPatch
 
 
 def test_the_re_read_runs_inside_the_production_sandbox() -> None:
-    # Same seccomp filter and caps as production (limits.toml): the strip OCR needs no new
-    # syscall, and a scan's whole parse stays far below the 90 s CPU cap.
-    from ats.sandbox.api import ForkServerSandbox, load_policy
-
+    # The strip OCR needs no new syscall, and a scan's whole parse stays far below the
+    # 90 s CPU cap.
     kind, data, name = _accented_scan()
-    with ForkServerSandbox(policy=load_policy()) as sandbox:
-        sandbox.start()
-        result = sandbox.run(kind, data)
-    assert result.ok, (result.failure, result.detail)
-    assert result.document is not None and _first_line(dict(result.document)) == name
-    assert result.cpu_ms < 30_000, result.cpu_ms
+    document, cpu_ms = parse_in_production_sandbox(kind, data)
+    assert _first_line(document) == name
+    assert cpu_ms < 30_000, cpu_ms

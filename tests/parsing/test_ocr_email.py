@@ -12,6 +12,7 @@ from ats.parsing import _mupdf, _ocr_email
 from ats.parsing._ocr_email import address_span, choose, lexicon, unexplained_runs, well_formed
 from ats.parsing.api import DEFAULT_LIMITS, parse_document
 from tests.extraction import corpus
+from tests.sandbox_parse import parse_in_production_sandbox
 
 # Readings as Tesseract gave them on development scans (bench/ocr_tune.py): the page's,
 # then strips stretched 1.0, 1.3 and 1.6 times.
@@ -206,14 +207,8 @@ def test_without_the_re_read_the_address_is_wrong(monkeypatch: pytest.MonkeyPatc
 
 @pytest.mark.timeout(300)
 def test_the_e_mail_re_read_runs_inside_the_production_sandbox() -> None:
-    # Same seccomp filter and caps as production (limits.toml): stretched strips need no
-    # new syscall, and the scan's whole parse stays far below the 90 s CPU cap.
-    from ats.sandbox.api import ForkServerSandbox, load_policy
-
+    # Stretched strips need no new syscall, and the scan's parse stays far below the 90 s cap.
     kind, data, address = _scan()
-    with ForkServerSandbox(policy=load_policy()) as sandbox:
-        sandbox.start()
-        result = sandbox.run(kind, data)
-    assert result.ok, (result.failure, result.detail)
-    assert result.document is not None and address in _contact_line(dict(result.document))
-    assert result.cpu_ms < 30_000, result.cpu_ms
+    document, cpu_ms = parse_in_production_sandbox(kind, data)
+    assert address in _contact_line(document)
+    assert cpu_ms < 30_000, cpu_ms
