@@ -9,8 +9,10 @@ import zlib
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.http import HttpResponseNotFound
+from django.test import Client, RequestFactory
 
+from ats.web.middleware import TrailingSlashMiddleware
 from tests.web import helpers
 from tests.web.conftest import PASSWORD
 
@@ -175,3 +177,22 @@ def test_admin_site_is_for_admins_and_domain_models_are_read_only(login: Any) ->
     assert c.post(f"/admin/intake/attachment/{att.pk}/delete/", {"post": "yes"}).status_code == 403
     assert c.get("/admin/auth/user/").status_code == 200  # users and roles are managed here
     assert c.get("/admin/procrastinate/procrastinatejob/").status_code == 200
+
+
+def test_a_page_typed_with_a_trailing_slash_redirects_to_it(client: Any) -> None:
+    # Lists end in "/" and pages do not; "/candidates/4/" was a 404 for a newcomer.
+    res = client.get("/candidates/4/?tab=provenance")
+    assert res.status_code == 301 and res["Location"] == "/candidates/4?tab=provenance"
+    assert client.get("/ops/jobs/7/")["Location"] == "/ops/jobs/7"
+    # Only to a path this site routes, never for the JSON API, never off-site.
+    for path in ("/nothing/here/", "/candidates/x/", "/api/jobs/1/", "/\\evil.example/", "/candidates/4//"):
+        assert client.get(path).status_code == 404, path
+    # "//evil.example/" reaches a middleware as that path (the test client would read a host).
+    not_found = TrailingSlashMiddleware(lambda request: HttpResponseNotFound())
+    for path in ("//evil.example/", "//candidates/4/"):
+        request = RequestFactory().get("/")
+        request.path = request.path_info = path
+        assert not_found(request).status_code == 404, path
+    assert client.post("/candidates/4/").status_code in (403, 404)  # CSRF or not found: never a redirect
+    # The page it lands on still checks access.
+    assert client.get("/candidates/4")["Location"].startswith("/login/")
