@@ -319,14 +319,12 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch) and not ch.isspace()).casefold()
 
 
-def _reread_large_lines(
-    page: pymupdf.Page, dpi: int, limits: ParseLimits, blocks: list[Block], lines: LinesByBlock
-) -> list[Block]:
-    """Blocks with their largest lines' text replaced by a strip OCR's reading where that
-    differs only in accents and case; ``lines`` is updated in place."""
+def _large_lines(lines: LinesByBlock) -> list[tuple[tuple[float, float, float, float], int]]:
+    """The page's largest lines, where a CV's name is: at most ``_MAX_REREADS``, each at
+    least ``_REREAD_SIZE_OVER_MEDIAN`` times the median size; (block key, line index)."""
     sizes = sorted(size for block_lines in lines.values() for _, _, size in block_lines if size > 0)
     if not sizes:
-        return blocks
+        return []
     median = sizes[len(sizes) // 2]
     large = sorted(
         (
@@ -337,8 +335,16 @@ def _reread_large_lines(
         ),
         key=lambda item: -item[0],
     )[:_MAX_REREADS]
+    return [(key, i) for _, key, i in large]
+
+
+def _reread_large_lines(
+    page: pymupdf.Page, dpi: int, limits: ParseLimits, blocks: list[Block], lines: LinesByBlock
+) -> list[Block]:
+    """Blocks with their largest lines' text replaced by a strip OCR's reading where that
+    differs only in accents and case; ``lines`` is updated in place."""
     replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]] = {}
-    for _, key, i in large:
+    for key, i in _large_lines(lines):
         (x0, y0, x1, y1), text, size = lines[key][i]
         h = y1 - y0
         rect = pymupdf.Rect(x0 - h, y0 - _REREAD_PAD * h, x1 + h, y1 + _REREAD_PAD * h) & page.rect
@@ -385,18 +391,6 @@ def _strip_reading(page: pymupdf.Page, rect: pymupdf.Rect, dpi: int, limits: Par
         strip.close()
 
 
-def _largest_lines(lines: LinesByBlock) -> list[str]:
-    sizes = sorted(size for block_lines in lines.values() for _, _, size in block_lines if size > 0)
-    if not sizes:
-        return []
-    median = sizes[len(sizes) // 2]
-    large = sorted(
-        ((size, text) for block_lines in lines.values() for _, text, size in block_lines),
-        key=lambda item: -item[0],
-    )
-    return [text for size, text in large[:_MAX_REREADS] if size >= _REREAD_SIZE_OVER_MEDIAN * median]
-
-
 def _reread_email_line(
     page: pymupdf.Page, dpi: int, limits: ParseLimits, line: dict[str, Any], words: frozenset[str]
 ) -> tuple[str | None, bool]:
@@ -441,7 +435,9 @@ def _reread_emails(
 ) -> dict[tuple[float, float, float, float], list[tuple[str, str]]]:
     """E-mail addresses the page misread, by strip readings checked against the page's
     own words: (old line text, new) per block; ``lines`` updated in place."""
-    words = _ocr_email.lexicon(_largest_lines(lines))
+    if not any("@" in text for block_lines in lines.values() for _, text, _ in block_lines):
+        return {}  # no address: the page's words (with their boxes) need not be walked again
+    words = _ocr_email.lexicon(lines[key][i][1] for key, i in _large_lines(lines))
     replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]] = {}
     reads = 0
     for block in textpage.extractDICT()["blocks"]:
