@@ -450,9 +450,11 @@ def _reread_emails(
                 continue
             new_text, read = _reread_email_line(page, dpi, limits, line, words)
             reads += read
+            if new_text is None:
+                continue
             bbox = tuple(line["bbox"])
             for i, (line_bbox, text, size) in enumerate(lines.get(key, [])):
-                if new_text is not None and line_bbox == bbox and text == line_text:
+                if line_bbox == bbox and text == line_text:
                     lines[key][i] = (line_bbox, new_text, size)
                     replaced.setdefault(key, []).append((line_text, new_text))
                     break
