@@ -84,6 +84,8 @@ class AtsConfig(TypedDict):
     GRAPH_CA_BUNDLE: str
     SANDBOX_ALLOW_INPROCESS: bool
     SANDBOX_POLICY_DIR: Path
+    SANDBOX_ACCEPTED_POLICY_HASHES: list[str]
+    SANDBOX_REQUIRED_LAYERS: list[str]
 
 
 def ats_settings() -> AtsConfig:

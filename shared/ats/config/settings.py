@@ -188,6 +188,13 @@ ATS: env.AtsConfig = {
     "SANDBOX_POLICY_DIR": Path(
         os.environ.get("ATS_SANDBOX_POLICY_DIR", str(REPO_ROOT / "services" / "worker-untrusted" / "policy"))
     ),
+    # Parse reports are believed only under a policy this deployment ships: the hash of
+    # SANDBOX_POLICY_DIR, plus these (comma-separated sha256, e.g. the previous release's
+    # during a rolling policy change). docs/security/trust-boundary.md.
+    "SANDBOX_ACCEPTED_POLICY_HASHES": env.csv("ATS_SANDBOX_ACCEPTED_POLICY_HASHES", default=""),
+    # Layers every parsed report's child must have had (comma-separated ats.sandbox Layer
+    # names); empty = what the zygote itself requires for its mode (root or not).
+    "SANDBOX_REQUIRED_LAYERS": env.csv("ATS_SANDBOX_REQUIRED_LAYERS", default=""),
 }
 
 # --- mail channels (ats.channels) ------------------------------------------------------

@@ -7,9 +7,11 @@ transaction (ADR 0004 convention 2), through `ats.jobs.api.defer`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import logging
 import uuid
+from pathlib import Path
 from typing import Any
 
 from django.db import connection, transaction
@@ -32,6 +34,7 @@ from ats.intake.models import (
 from ats.intake.states import CANDIDATE, DISCARDABLE, INGEST, PARSE, State, check_transition
 from ats.jobs import api as jobs_api
 from ats.observability import api as observability_api
+from ats.sandbox import api as sandbox_api
 
 logger = logging.getLogger(__name__)
 
@@ -505,43 +508,125 @@ REASONS: dict[str, str] = {
     "crashed": "The reader crashed on this document.",
     "sandbox_unavailable": "The document reader is unavailable.",
     "worker_lost": "The reader stalled on every attempt (crash, out-of-memory or a hang).",
+    "report_rejected": "The parser's report failed a safety check; ask an administrator.",
 }
+# Decided here, never by a report: worker-default refused what the parse role stored.
+REPORT_REJECTED = "report_rejected"
 
 
 def parse_reason(code: str) -> str:
     return REASONS.get(code, f"The document could not be read ({code}).")
 
 
+def report_rejected_reason(check: str) -> str:
+    """What a recruiter reads when worker-default refused a parse report."""
+    words = sandbox_api.REPORT_CHECKS.get(check, "report")
+    return f"The parser's report failed a safety check ({words}); ask an administrator."
+
+
+@functools.cache
+def _deployment(policy_dir: str, extra_hashes: tuple[str, ...], layers: tuple[str, ...]) -> Any:
+    return sandbox_api.report_deployment(Path(policy_dir), extra_policy_hashes=extra_hashes, required_layers=layers)
+
+
+def report_deployment() -> Any:
+    """This deployment's half of the report checks: its own policy files, not the report's."""
+    cfg = ats_settings()
+    return _deployment(
+        str(cfg["SANDBOX_POLICY_DIR"]),
+        tuple(cfg.get("SANDBOX_ACCEPTED_POLICY_HASHES", ())),
+        tuple(cfg.get("SANDBOX_REQUIRED_LAYERS", ())),
+    )
+
+
 def parse_result_apply(*, parse_result_id: int) -> None:
-    """Apply a reported parse outcome (trusted side), then drop the report. Idempotent."""
+    """Apply a reported parse outcome (trusted side), then drop the report. Idempotent.
+
+    The report was written by the parse role - assume by an escaped child: it is
+    re-checked in full (ats.sandbox.validate.check_report) before anything is applied,
+    and only the checked values are stored. A report that fails ends the attempt
+    `parse_failed` / `report_rejected`, naming the check.
+    """
+    rejected: str | None = None
+    checked: Any = None
     with transaction.atomic():
         report = ParseResult.objects.select_for_update().filter(pk=parse_result_id).first()
         if report is None:
             return
-        if report.ok:
-            parse_attempt_record_success(
-                attachment_id=report.attachment_id,
-                attempt_no=report.attempt_no,
+        att = Attachment.objects.filter(pk=report.attachment_id).only("detected_type").first()
+        try:
+            checked = sandbox_api.check_report(
+                ok=report.ok,
+                code=report.code,
+                detail=report.detail,
                 text=report.text,
-                page_count=report.page_count or 0,
+                page_count=report.page_count,
                 result=report.result,
                 policy_hash=report.policy_hash,
+                kind=att.detected_type if att is not None else "",
+                deployment=report_deployment(),
             )
+        except sandbox_api.ReportRejected as exc:
+            rejected = exc.check
+            _record_report_rejected(report, exc)
         else:
-            parse_attempt_record_failure(
-                attachment_id=report.attachment_id,
-                attempt_no=report.attempt_no,
-                code=report.code,
-                reason=parse_reason(report.code),
-                policy_hash=report.policy_hash,
-            )
+            if checked.ok:
+                parse_attempt_record_success(
+                    attachment_id=report.attachment_id,
+                    attempt_no=report.attempt_no,
+                    text=checked.text,
+                    page_count=checked.page_count or 0,
+                    result=checked.result,
+                    policy_hash=checked.policy_hash,
+                )
+            else:
+                parse_attempt_record_failure(
+                    attachment_id=report.attachment_id,
+                    attempt_no=report.attempt_no,
+                    code=checked.code,
+                    reason=parse_reason(checked.code),
+                    policy_hash=checked.policy_hash,
+                )
         report.delete()
     # Sandbox figures reach Prometheus here, in a trusted process, once the report is
-    # applied: worker-untrusted opens no port (docs/observability.md).
-    sandbox = report.result.get("sandbox") if isinstance(report.result, dict) else None
-    observability_api.record_parse_report(
-        ok=report.ok, code=report.code, sandbox=sandbox if isinstance(sandbox, dict) else None
+    # applied: worker-untrusted opens no port (docs/observability.md). A rejected
+    # report's figures are not believed: only the rejection is counted.
+    if rejected is not None:
+        observability_api.record_parse_report(ok=False, code=REPORT_REJECTED, sandbox=None, rejected_check=rejected)
+        return
+    observability_api.record_parse_report(ok=checked.ok, code=checked.code, sandbox=checked.result.get("sandbox"))
+
+
+def _record_report_rejected(report: ParseResult, exc: Any) -> None:
+    # Our own sandbox never writes such a report: a bug, or someone holding the parse
+    # role. Logged and audited for the investigation; the stored values are dropped.
+    logger.error(
+        "parse report %s for attachment %s attempt %s rejected: %s",
+        report.pk,
+        report.attachment_id,
+        report.attempt_no,
+        exc.detail,
+        extra={"check": exc.check, "attachment_id": report.attachment_id, "job_id": report.job_id},
     )
+    changed = parse_attempt_record_failure(
+        attachment_id=report.attachment_id,
+        attempt_no=report.attempt_no,
+        code=REPORT_REJECTED,
+        reason=report_rejected_reason(exc.check),
+    )
+    if changed:
+        audit_api.audit_event_record(
+            actor="system:parse",
+            action="intake.parse_report_rejected",
+            object_type="attachment",
+            object_id=report.attachment_id,
+            payload={
+                "attempt_no": report.attempt_no,
+                "job_id": report.job_id,
+                "check": exc.check,
+                "detail": exc.detail,
+            },
+        )
 
 
 def parse_result_apply_exhausted(*, parse_result_id: int, reason_code: str, reason: str, **_: Any) -> None:

@@ -17,6 +17,8 @@ from typing import Any
 
 from prometheus_client import Counter, Histogram, disable_created_metrics
 
+from ats.sandbox.data import REPORT_CHECKS
+
 # `*_created` series double the series count and no rule or panel reads them.
 disable_created_metrics()
 
@@ -35,6 +37,13 @@ GRAPH_RESPONSES = Counter(
 )
 SANDBOX_OUTCOMES = Counter(
     "ats_sandbox_reports", "Parse reports applied, by outcome (ok, or the sandbox's typed failure code)", ["code"]
+)
+# A report worker-default refused (ats.sandbox.validate.check_report), by the check it
+# failed. Our own sandbox never writes one: any increase is a bug or an escape (alerted).
+REPORTS_REJECTED = Counter(
+    "ats_sandbox_reports_rejected",
+    "Parse reports worker-default refused before applying them, by the check that failed",
+    ["check"],
 )
 SANDBOX_CPU = Histogram(
     "ats_sandbox_parse_cpu_seconds", "CPU seconds of the sandbox child per parsed document", buckets=SANDBOX_CPU_BUCKETS
@@ -67,6 +76,9 @@ _VERDICTS = frozenset({"clean", "infected", "error", "unavailable"})
 for _verdict in sorted(_VERDICTS):
     CLAMD_SCANS.labels(_verdict)
 SANDBOX_OUTCOMES.labels("ok")
+SANDBOX_OUTCOMES.labels("report_rejected")
+for _check in REPORT_CHECKS:
+    REPORTS_REJECTED.labels(_check)
 
 
 def record_scan(verdict: str, seconds: float) -> None:
@@ -78,9 +90,16 @@ def record_graph_throttled() -> None:
     GRAPH_RESPONSES.inc()
 
 
-def record_parse_report(*, ok: bool, code: str, sandbox: Mapping[str, Any] | None) -> None:
-    """One applied parse report. `code` is a typed failure code (a closed set), never text."""
+def record_parse_report(
+    *, ok: bool, code: str, sandbox: Mapping[str, Any] | None, rejected_check: str | None = None
+) -> None:
+    """One applied parse report. `code` is a typed failure code (a closed set, checked by
+    ats.sandbox.validate.check_report before this is called), never text. A rejected
+    report counts as `report_rejected` and by its check; its figures are not recorded."""
     SANDBOX_OUTCOMES.labels("ok" if ok else (code or "unknown")[:32]).inc()
+    if rejected_check is not None:
+        REPORTS_REJECTED.labels(rejected_check if rejected_check in REPORT_CHECKS else "shape").inc()
+        return
     sandbox = sandbox or {}
     cpu_ms = sandbox.get("cpu_ms")
     if isinstance(cpu_ms, int | float) and cpu_ms >= 0:

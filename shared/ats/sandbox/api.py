@@ -30,32 +30,51 @@ from ats.sandbox.data import (
 from ats.sandbox.forkserver import ForkServerSandbox, ZygoteError
 from ats.sandbox.inprocess import ALLOW_ENV, InProcessSandbox, SandboxRefused, refuse_in_untrusted_deployable
 from ats.sandbox.policy import load_policy, policy_dir, policy_hash
-from ats.sandbox.validate import Invalid, validate_document
+from ats.sandbox.validate import (
+    REPORT_CHECKS,
+    REPORTABLE_FAILURES,
+    CheckedReport,
+    Invalid,
+    ReportDeployment,
+    ReportRejected,
+    check_report,
+    report_deployment,
+    strip_invisible,
+    validate_document,
+)
 
 __all__ = [
     "ALLOW_ENV",
     "PARSE_FAILURES",
+    "REPORTABLE_FAILURES",
+    "REPORT_CHECKS",
     "REQUIRED_AS_ROOT",
     "REQUIRED_LAYERS",
     "SANDBOX_FAILURES",
+    "CheckedReport",
     "ChildLimits",
     "Failure",
     "ForkServerSandbox",
     "InProcessSandbox",
     "Invalid",
     "Layer",
+    "ReportDeployment",
+    "ReportRejected",
     "Sandbox",
     "SandboxPolicy",
     "SandboxRefused",
     "SandboxResult",
     "ZygoteError",
+    "check_report",
     "default_sandbox",
     "harden_worker_process",
     "load_policy",
     "policy_dir",
     "policy_hash",
+    "report_deployment",
     "shipped_profile_hash",
     "status_problems",
+    "strip_invisible",
     "validate_document",
 ]
 

@@ -19,6 +19,7 @@ __all__ = [
     "CHILD_REPORTABLE",
     "FILE_BOUNDARY",
     "PARSE_FAILURES",
+    "REPORT_CHECKS",
     "REQUIRED_AS_ROOT",
     "REQUIRED_LAYERS",
     "SANDBOX_FAILURES",
@@ -80,6 +81,22 @@ PARSE_FAILURES: Final = frozenset(Failure) - SANDBOX_FAILURES
 # What a child may claim about itself. It may also say "memory" (it caught MemoryError)
 # and "output_too_large" (its own answer did not fit): lying only mislabels its own failure.
 CHILD_REPORTABLE: Final = PARSE_FAILURES | {Failure.MEMORY, Failure.OUTPUT_TOO_LARGE, Failure.CRASHED}
+
+
+# Every check worker-default's re-validation of a parse report can fail
+# (ats.sandbox.validate.check_report), with the words a recruiter reads in triage.
+# Closed: the name is a Prometheus label (ats_sandbox_reports_rejected_total{check}).
+REPORT_CHECKS: Final[Mapping[str, str]] = {
+    "shape": "report shape",
+    "unknown_keys": "unexpected fields",
+    "page_count": "page count",
+    "text": "text",
+    "document": "document structure",
+    "failure_code": "failure code",
+    "policy_hash": "sandbox policy",
+    "layers": "sandbox layers",
+    "sandbox": "sandbox record",
+}
 
 
 class Layer(enum.StrEnum):
