@@ -126,6 +126,7 @@ def _failure(code: str) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+_BLOCK = {"page": 1, "bbox": [0, 0, 1, 1], "text": "t", "lines": []}
 # (which genuine report, what changes, the check that must refuse it)
 FORGERIES: dict[str, tuple[str, Callable[[dict[str, Any]], None], str]] = {
     "page_count 999 for a PDF": ("pdf", _both_pages(999), "page_count"),
@@ -145,7 +146,7 @@ FORGERIES: dict[str, tuple[str, Callable[[dict[str, Any]], None], str]] = {
     "trusted-side code in a report": ("pdf", _failure("report_rejected"), "failure_code"),
     "worker_lost in a report": ("pdf", _failure("worker_lost"), "failure_code"),
     "text column differs from the document": ("pdf", _set("text", "Someone Else someone@example.org"), "text"),
-    "block on page 999": ("pdf", _set("result.blocks", [{"page": 999, "bbox": [0, 0, 1, 1], "text": "t", "lines": []}]), "document"),
+    "block on page 999": ("pdf", _set("result.blocks", [{**_BLOCK, "page": 999}]), "document"),
     "kind differs from the document's type": ("pdf", _set("result.kind", "docx"), "document"),
     "sandbox record with an extra key": ("pdf", _set("result.sandbox.shell", True), "sandbox"),
     "sandbox record says it failed": ("pdf", _set("result.sandbox.ok", False), "sandbox"),
