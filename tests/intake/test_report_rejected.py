@@ -1,0 +1,141 @@
+"""worker-default re-checks every stored parse report before applying it (issue 21 N1, N6).
+
+The reports here are written straight into intake_parse_result - what the parse role's
+ats_parse_submit() lets through - and applied by the trusted service itself. Genuine
+ones come from the real fork server, built as ats.parse_worker.runner builds them.
+The same probe through the parse role and real workers: tests/parse_role/test_forged_report.py.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+from prometheus_client import REGISTRY
+
+from ats.audit import api as audit_api
+from ats.intake import services
+from ats.intake.models import Attachment, ParseAttempt, ParseResult
+from ats.sandbox.api import ForkServerSandbox, load_policy
+from tests import corpus
+from tests.parse_role.helpers import parse_job_for_new_document
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(scope="module")
+def genuine(django_db_blocker: Any) -> Iterator[dict[str, Any]]:
+    with ForkServerSandbox(policy=load_policy()) as sandbox:
+        sandbox.start()
+        result = sandbox.run("pdf", corpus.text_pdf())
+        failed = sandbox.run("pdf", corpus.encrypted_pdf())
+    assert result.ok and not failed.ok
+    doc = dict(result.document or {})
+    yield {
+        "ok": {
+            "ok": True,
+            "code": "",
+            "detail": "",
+            "text": doc["text"],
+            "page_count": doc["pages"],
+            "result": {**doc, "sandbox": result.to_dict()},
+            "policy_hash": result.policy_hash,
+        },
+        "failed": {
+            "ok": False,
+            "code": str(failed.error_code),
+            "detail": failed.error_detail,
+            "text": "",
+            "page_count": None,
+            "result": {"sandbox": failed.to_dict()},
+            "policy_hash": failed.policy_hash,
+        },
+    }
+
+
+def _apply(report: dict[str, Any]) -> tuple[Attachment, ParseAttempt]:
+    att, parse_job = parse_job_for_new_document(corpus.text_pdf(), "pdf")
+    with connection.cursor() as cur:  # no untrusted worker here: the report below stands in for it
+        cur.execute("DELETE FROM procrastinate_jobs WHERE id = %s", [parse_job])
+    row = ParseResult.objects.create(
+        attachment_id=att, attempt_no=1, job_id=parse_job, received_at=timezone.now(), **report
+    )
+    services.parse_result_apply(parse_result_id=row.pk)
+    assert not ParseResult.objects.filter(pk=row.pk).exists()
+    return Attachment.objects.get(pk=att), ParseAttempt.objects.get(attachment_id=att, attempt_no=1)
+
+
+def _metric(name: str, labels: dict[str, str]) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def _candidate_jobs(att: int) -> int:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'candidates.create_from_attachment'"
+            " AND args->>'attachment_id' = %s",
+            [str(att)],
+        )
+        return int(cur.fetchone()[0])
+
+
+def test_genuine_report_is_applied(genuine: dict[str, Any]) -> None:
+    att, attempt = _apply(copy.deepcopy(genuine["ok"]))
+    assert (att.state, attempt.state, attempt.page_count) == ("parsed", "succeeded", 1)
+    assert attempt.text == genuine["ok"]["text"] and _candidate_jobs(att.pk) == 1
+    att, attempt = _apply(copy.deepcopy(genuine["failed"]))
+    assert (att.state, att.reason_code, attempt.error_code) == ("parse_failed", "encrypted", "encrypted")
+
+
+def test_forged_report_ends_parse_failed_report_rejected_visible_counted_audited(genuine: dict[str, Any]) -> None:
+    report = copy.deepcopy(genuine["ok"])
+    report["page_count"] = report["result"]["pages"] = 999
+    before = (
+        _metric("ats_sandbox_reports_rejected_total", {"check": "page_count"}),
+        _metric("ats_sandbox_reports_total", {"code": "report_rejected"}),
+    )
+    att, attempt = _apply(report)
+    assert (att.state, att.reason_code, attempt.state, attempt.error_code) == (
+        "parse_failed",
+        "report_rejected",
+        "failed",
+        "report_rejected",
+    )
+    # Plain words in triage (the document's reason), naming the check.
+    assert att.reason == "The parser's report failed a safety check (page count); ask an administrator."
+    assert attempt.text == "" and attempt.page_count is None and attempt.result == {} and attempt.policy_hash == ""
+    assert _candidate_jobs(att.pk) == 0
+    after = (
+        _metric("ats_sandbox_reports_rejected_total", {"check": "page_count"}),
+        _metric("ats_sandbox_reports_total", {"code": "report_rejected"}),
+    )
+    assert after == (before[0] + 1, before[1] + 1)
+    [event] = [e for e in audit_api.events_for(object_type="attachment", object_id=att.pk) if "rejected" in e["action"]]
+    assert event["action"] == "intake.parse_report_rejected"
+
+
+def test_made_up_failure_code_never_becomes_a_label_or_text(genuine: dict[str, Any]) -> None:
+    report = copy.deepcopy(genuine["failed"])
+    report["code"] = "click_here_now"
+    att, attempt = _apply(report)
+    assert (att.reason_code, attempt.error_code) == ("report_rejected", "report_rejected")
+    assert "click_here_now" not in att.reason and "(failure code)" in att.reason
+    assert REGISTRY.get_sample_value("ats_sandbox_reports_total", {"code": "click_here_now"}) is None
+
+
+def test_invisible_characters_never_reach_extraction(genuine: dict[str, Any]) -> None:
+    """N6 on the trusted side: what the candidate step reads (the attempt) is clean."""
+    report = copy.deepcopy(genuine["ok"])
+    dirty = "Jane\u202e Doe\u200b\x07\u2066"
+    report["text"] = report["result"]["text"] = dirty + "\n" + report["text"]
+    report["result"]["blocks"][0]["text"] = dirty
+    report["result"]["warnings"] = ["pdf_repaired: \u202egnp.exe\x07"]
+    att, attempt = _apply(report)
+    assert att.state == "parsed"
+    assert attempt.text.startswith("Jane Doe\n") and attempt.result["text"] == attempt.text
+    assert attempt.result["blocks"][0]["text"] == "Jane Doe"
+    assert attempt.result["warnings"] == ["pdf_repaired: gnp.exe"]
