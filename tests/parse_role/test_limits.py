@@ -151,7 +151,12 @@ def test_a_report_the_sql_refuses_ends_typed_on_its_first_attempt(
     limits = policy / "limits.toml"
     limits.write_text(limits.read_text().replace("max_docx_pages = 10000", "max_docx_pages = 20000"))
     start_worker("untrusted", env={"ATS_SANDBOX_POLICY_DIR": str(policy)})
-    start_worker("default", extra=["--queues=ingest"])
+    # worker-default believes reports only under a policy this deployment ships: this one
+    # is declared (else the report is refused as `report_rejected`, sandbox policy).
+    from ats.sandbox.api import policy_hash
+
+    accepted = {"ATS_SANDBOX_ACCEPTED_POLICY_HASHES": policy_hash(policy)}
+    start_worker("default", extra=["--queues=ingest"], env=accepted)
     att, parse_job = parse_job_for_new_document(_docx_with_page_breaks(10_001), "docx")
 
     def finished() -> Any:
