@@ -139,3 +139,16 @@ def test_invisible_characters_never_reach_extraction(genuine: dict[str, Any]) ->
     assert attempt.text.startswith("Jane Doe\n") and attempt.result["text"] == attempt.text
     assert attempt.result["blocks"][0]["text"] == "Jane Doe"
     assert attempt.result["warnings"] == ["pdf_repaired: gnp.exe"]
+
+
+def test_triage_shows_the_rejection_in_plain_words(genuine: dict[str, Any], client: Any) -> None:
+    from ats.iam import api as iam_api
+
+    report = copy.deepcopy(genuine["ok"])
+    report["result"]["sandbox"]["layers"] = []
+    att, _ = _apply(report)
+    client.force_login(iam_api.user_create(username="recruiter", password="pw-for-tests-1234", role="recruiter"))
+    page = client.get("/").content.decode()
+    assert f'data-attachment="{att.pk}"' in page
+    assert "The parser&#x27;s report failed a safety check (sandbox layers); ask an administrator." in page
+    assert "report_rejected" not in page.split(f'data-attachment="{att.pk}"', 1)[1].split("</tr>", 1)[0]
