@@ -554,6 +554,9 @@ def parse_result_apply(*, parse_result_id: int) -> None:
         if report is None:
             return
         att = Attachment.objects.filter(pk=report.attachment_id).only("detected_type").first()
+        if att is None:  # erased since: nothing to apply, nothing to check it against
+            report.delete()
+            return
         try:
             checked = sandbox_api.check_report(
                 ok=report.ok,
@@ -563,7 +566,7 @@ def parse_result_apply(*, parse_result_id: int) -> None:
                 page_count=report.page_count,
                 result=report.result,
                 policy_hash=report.policy_hash,
-                kind=att.detected_type if att is not None else "",
+                kind=att.detected_type,
                 deployment=report_deployment(),
             )
         except sandbox_api.ReportRejected as exc:
