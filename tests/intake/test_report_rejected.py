@@ -152,3 +152,18 @@ def test_triage_shows_the_rejection_in_plain_words(genuine: dict[str, Any], clie
     assert f'data-attachment="{att.pk}"' in page
     assert "The parser&#x27;s report failed a safety check (sandbox layers); ask an administrator." in page
     assert "report_rejected" not in page.split(f'data-attachment="{att.pk}"', 1)[1].split("</tr>", 1)[0]
+
+
+def test_the_failed_job_sweep_leaves_a_reported_attempt_to_its_apply_job(genuine: dict[str, Any]) -> None:
+    """A typed failure ends the parse job `failed` just after its report: the sweep of
+    failed jobs may run before intake.apply_parse_result and must not write `exhausted`."""
+    att, parse_job = parse_job_for_new_document(corpus.encrypted_pdf(), "pdf")
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM procrastinate_jobs WHERE id = %s", [parse_job])
+    row = ParseResult.objects.create(
+        attachment_id=att, attempt_no=1, job_id=parse_job, received_at=timezone.now(), **genuine["failed"]
+    )
+    services.parse_exhausted(attachment_id=att, attempt_no=1, reason_code="exhausted", reason="Every attempt failed.")
+    assert ParseAttempt.objects.get(attachment_id=att, attempt_no=1).state == "pending"
+    services.parse_result_apply(parse_result_id=row.pk)
+    assert Attachment.objects.get(pk=att).reason_code == "encrypted"

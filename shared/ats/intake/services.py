@@ -745,6 +745,11 @@ def ingest_exhausted(*, attachment_id: int, reason_code: str, reason: str, **_: 
 
 def parse_exhausted(*, attachment_id: int, attempt_no: int, reason_code: str, reason: str, **_: Any) -> None:
     """Trusted sweep path: a parse job failed without a report (e.g. its worker died)."""
+    if ParseResult.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).exists():
+        # It did report (a typed failure ends the parse job `failed` right after the
+        # report): intake.apply_parse_result, deferred with the report, records the
+        # outcome - a sweep in between must not overwrite it with "exhausted".
+        return
     parse_attempt_record_failure(
         attachment_id=attachment_id,
         attempt_no=attempt_no,
