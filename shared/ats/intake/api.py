@@ -41,6 +41,7 @@ from ats.intake.selectors import (
     source_identifier,
     source_sha256,
     state_counts,
+    submitter_addresses,
     triage_rows,
 )
 from ats.intake.services import (
@@ -129,6 +130,7 @@ __all__ = [
     "source_identifier",
     "source_sha256",
     "state_counts",
+    "submitter_addresses",
     "subject_attachment_ids",
     "triage_rows",
     "verification_run_record",
