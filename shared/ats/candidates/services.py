@@ -23,6 +23,7 @@ from ats.candidates import dedupe as dedupe_rules
 from ats.candidates import fields as F
 from ats.candidates.models import (
     PAIR_UNIQUE,
+    PINNED_SOURCES,
     Candidate,
     CandidateDocument,
     CandidateField,
@@ -32,7 +33,6 @@ from ats.candidates.models import (
     ChangeStatus,
     DuplicatePair,
     ExtractionRecord,
-    PINNED_SOURCES,
     FieldSource,
     PairKind,
     PairStatus,
