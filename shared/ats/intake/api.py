@@ -130,8 +130,8 @@ __all__ = [
     "source_identifier",
     "source_sha256",
     "state_counts",
-    "submitter_addresses",
     "subject_attachment_ids",
+    "submitter_addresses",
     "triage_rows",
     "verification_run_record",
 ]
