@@ -81,9 +81,12 @@ def test_pairs_are_unique_per_unordered_pair_in_the_database() -> None:
         DuplicatePair.objects.create(candidate_low_id=b, candidate_high_id=a, kind="same_person", score=1, reason="z")
 
 
-def test_identical_contact_emails_merge_automatically() -> None:
-    a = new(name="Jane Doe", emails=("jane@example.org",), contact_emails=("jane@example.org",), skills=("SQL",))
-    b = new(name="Jane Doe", emails=("jane@example.org",), contact_emails=("jane@example.org",), skills=("Go",))
+def test_same_contact_email_and_phone_merge_automatically() -> None:
+    # Issue 21 N3: the contact e-mail alone no longer merges (test_identity.py); the same
+    # phone on both is the second signal here.
+    same = {"emails": ("jane@example.org",), "contact_emails": ("jane@example.org",), "phones": ("+441632960777",)}
+    a = new(name="Jane Doe", skills=("SQL",), **same)
+    b = new(name="Jane Doe", skills=("Go",), **same)
     outcomes = candidates_api.candidate_dedupe(candidate_id=b)
     assert any(o.startswith(f"merged: {b} into {a}") for o in outcomes), outcomes
     da, db = candidates_api.candidate_detail(a, actor=VIEWER), candidates_api.candidate_detail(b, actor=VIEWER)

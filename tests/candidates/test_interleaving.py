@@ -126,7 +126,13 @@ def test_same_contact_email_gives_one_candidate(start_worker: Any) -> None:
             c = candidates_api.candidate_apply_document(
                 attachment_id=attachment_id(),
                 parse_attempt=1,
-                extraction=extraction(name="Jane Doe", emails=("jane@x.example",), contact_emails=("jane@x.example",)),
+                # Contact e-mail AND phone: e-mail alone is a pair for review (issue 21 N3).
+                extraction=extraction(
+                    name="Jane Doe",
+                    emails=("jane@x.example",),
+                    contact_emails=("jane@x.example",),
+                    phones=("+442079460125",),
+                ),
             )
             assert c is not None
             ids.append(c.pk)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection, transaction
 
 from ats.intake import api as intake_api
@@ -26,3 +28,21 @@ def parse_job_for_new_document(data: bytes = b"%PDF-1.7", kind: str = "pdf") -> 
             [str(att.pk)],
         )
         return att.pk, cur.fetchone()[0]
+
+
+def fetch_as_role(conn: Any, parse_job: int, worker_id: int | None = None) -> int:
+    """Take `parse_job` the only way the parse role may: procrastinate_fetch_job_v2 under a
+    worker row it registered (a hand-written `doing` is refused, issue 21 N5). Other waiting
+    parse jobs (earlier tests') are cancelled first by the owner: fetch takes the queue's
+    head. Returns the worker id."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "UPDATE procrastinate_jobs SET status = 'cancelled' WHERE queue_name = 'parse' AND status = 'todo'"
+            " AND id <> %s",
+            [parse_job],
+        )
+    if worker_id is None:
+        worker_id = int(conn.execute("SELECT procrastinate_register_worker_v1()").fetchone()[0])
+    row = conn.execute("SELECT id FROM procrastinate_fetch_job_v2(ARRAY['parse']::varchar[], %s)", [worker_id])
+    assert row.fetchone() == (parse_job,)
+    return worker_id

@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from ats.config.env import with_user
 from ats.jobs import api as jobs_api
 from tests.jobs.helpers import defer, job, token, wait_for, wait_status
-from tests.parse_role.helpers import parse_job_for_new_document
+from tests.parse_role.helpers import fetch_as_role, parse_job_for_new_document
 from tests.testapp.models import Marker
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -84,9 +84,12 @@ def test_cannot_enqueue_or_see_other_queues(parse_role: Any) -> None:
 
 def test_cannot_move_a_parse_job_to_another_queue(parse_role: Any) -> None:
     _, parse_job = parse_job_for_new_document()
-    parse_role.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [parse_job])
-    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+    own = fetch_as_role(parse_role, parse_job)
+    # Refused by the row's identity check (issue 21 N5's guard) before RLS's WITH CHECK.
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match=r"row-level security|may not change its identity"):
         parse_role.execute("SELECT procrastinate_retry_job_v2(%s, now(), 0, 'score', NULL)", [parse_job])
+    assert job(parse_job)["status"] == "doing"  # type: ignore[arg-type]
+    parse_role.execute("SELECT procrastinate_unregister_worker_v1(%s)", [own])
 
 
 def test_trap1_start_up_prune_spares_trusted_workers(parse_role: Any) -> None:
@@ -144,9 +147,8 @@ def test_submit_accepts_only_the_running_job_and_validates(parse_role: Any) -> N
     args = [parse_job, att, 1, True, None, "", "Jane Doe", 1, json.dumps({"schema": 2, "pages": 1}), "ab" * 32]
     sql = "SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)"
     _denied(parse_role, sql, args)  # the job is not `doing`: no report yet
-    # This worker holds it (what procrastinate_fetch_job_v2 writes).
-    own = parse_role.execute("SELECT procrastinate_register_worker_v1()").fetchone()[0]
-    parse_role.execute("UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s WHERE id = %s", [own, parse_job])
+    # This worker fetched it through procrastinate_fetch_job_v2.
+    own = fetch_as_role(parse_role, parse_job)
     _denied(parse_role, sql, [parse_job, att + 1, *args[2:]])  # another document
     for bad in ([True, "corrupt"], [False, None], [False, "Not A Code!"]):
         with pytest.raises(psycopg.errors.CheckViolation):
@@ -169,6 +171,7 @@ def test_submit_accepts_only_the_running_job_and_validates(parse_role: Any) -> N
         queue, priority = cur.fetchone()
     apply_policy = jobs_api.policy_for("intake.apply_parse_result")
     assert (queue, priority) == (apply_policy.queue, apply_policy.priority)  # SQL agrees with the table
+    parse_role.execute("SELECT procrastinate_unregister_worker_v1(%s)", [own])
 
 
 def test_policy_file_is_readable_data() -> None:

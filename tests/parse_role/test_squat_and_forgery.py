@@ -21,7 +21,7 @@ from django.db import connection
 from ats.config.env import with_user
 from ats.jobs import api as jobs_api
 from tests.jobs.helpers import defer, job, token, wait_for
-from tests.parse_role.helpers import parse_job_for_new_document
+from tests.parse_role.helpers import fetch_as_role, parse_job_for_new_document
 from tests.testapp.models import Marker
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,7 +42,8 @@ def _refused(conn: psycopg.Connection[Any], sql: str, params: Any = None) -> boo
     """True when the statement raised or changed no row (RLS hides rows silently)."""
     try:
         cur = conn.execute(sql, params)
-    except psycopg.errors.InsufficientPrivilege:
+    except (psycopg.errors.InsufficientPrivilege, psycopg.errors.RaiseException):
+        # RaiseException: procrastinate's own "job not found" when RLS hid the row from it.
         return True
     return cur.rowcount == 0
 
@@ -65,8 +66,9 @@ def test_lock_squat_is_refused_and_the_trusted_job_runs(squat: str, parse_role: 
     entity = token()
     trusted_lock = jobs_api.policy_for("tests.locked_interval").lock_for({"entity": entity})
     refused = _refused(parse_role, SQUATS[squat], {"lock": trusted_lock, "job": parse_job})
-    # Through procrastinate's own retry function too (the role may call it).
-    parse_role.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s AND status = 'todo'", [parse_job])
+    # Through procrastinate's own retry function too (the role may call it), on the job it
+    # fetched (a hand-written `doing` is refused since issue 21 N5).
+    wid = fetch_as_role(parse_role, parse_job)
     refused_retry = _refused(
         parse_role, "SELECT procrastinate_retry_job_v2(%s, 'infinity', 2147483647, NULL, %s)", [parse_job, trusted_lock]
     )
@@ -81,6 +83,7 @@ def test_lock_squat_is_refused_and_the_trusted_job_runs(squat: str, parse_role: 
     with connection.cursor() as cur:
         cur.execute("SELECT lock, priority, scheduled_at::text FROM procrastinate_jobs WHERE id = %s", [parse_job])
         after = cur.fetchone()
+    parse_role.execute("SELECT procrastinate_unregister_worker_v1(%s)", [wid])
     assert (refused, refused_retry, ran) == (True, True, True), f"parse job now {after}"
     assert Marker.objects.filter(token=tok, state="done").exists()
 
@@ -113,9 +116,15 @@ def test_forged_submit_for_a_job_this_worker_does_not_hold(parse_role: Any) -> N
     # 1. Never fetched: the job waits (todo).
     att, parse_job = parse_job_for_new_document()
     outcomes["todo"] = _submits(parse_role, _report(parse_job, att))
-    # 2. Marked `doing` by hand, with no worker holding it.
+    # 2. Marked `doing` by hand, with no worker holding it: the UPDATE itself is refused
+    #    since issue 21 N5 (test_protocol_only.py); in that state anyway (set by the
+    #    owner), no report either.
     att, parse_job = parse_job_for_new_document()
-    parse_role.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [parse_job])
+    outcomes["hand-marked doing applied"] = not _refused(
+        parse_role, "UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [parse_job]
+    )
+    with connection.cursor() as cur:
+        cur.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [parse_job])
     outcomes["doing, no worker"] = _submits(parse_role, _report(parse_job, att))
     # 3. Running on another pod's worker.
     att, parse_job = parse_job_for_new_document()
@@ -124,15 +133,12 @@ def test_forged_submit_for_a_job_this_worker_does_not_hold(parse_role: Any) -> N
         cur.execute("UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s WHERE id = %s", [other, parse_job])
     outcomes["held by another pod"] = _submits(parse_role, _report(parse_job, att))
     # 4. ... and taken over by rewriting its worker_id first.
-    parse_role.execute("UPDATE procrastinate_jobs SET worker_id = %s WHERE id = %s", [own, parse_job])
+    _refused(parse_role, "UPDATE procrastinate_jobs SET worker_id = %s WHERE id = %s", [own, parse_job])
     outcomes["taken over"] = _submits(parse_role, _report(parse_job, att))
     outcomes["worker_id rewritten"] = job(parse_job)["worker_id"] != other
     assert outcomes == dict.fromkeys(outcomes, False), outcomes
-    # The real path still works: this worker holds the job (what fetch_job_v2 writes).
+    # The real path still works: this worker fetched the job through fetch_job_v2.
     att, parse_job = parse_job_for_new_document()
-    parse_role.execute(
-        "UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s WHERE id = %s AND status = 'todo'",
-        [own, parse_job],
-    )
+    fetch_as_role(parse_role, parse_job, own)
     assert parse_role.execute(SUBMIT, _report(parse_job, att)).fetchone() == (True,)
     parse_role.execute("SELECT procrastinate_unregister_worker_v1(%s)", [own])

@@ -88,9 +88,12 @@ CREATE POLICY ats_parse_select ON procrastinate_jobs FOR SELECT TO ":role" USING
 -- (parse's longest backoff is 10 min). USING: the role may touch waiting jobs and jobs its
 -- own workers hold (or nobody holds), never a job another pod is running. WITH CHECK also
 -- stops retry_job_v2(..., 'score', ...) from moving a job to another queue.
+-- Finished rows (succeeded, failed, cancelled, aborted) are outside USING: the role cannot
+-- reopen or rewrite them (issue 21 N5; the trigger in section 6 refuses it too).
 CREATE POLICY ats_parse_update ON procrastinate_jobs FOR UPDATE TO ":role"
     USING (
         queue_name = 'parse'
+        AND status IN ('todo', 'doing')
         AND (status = 'todo' OR worker_id IS NULL OR worker_id IN (SELECT w.id FROM procrastinate_workers w))
     )
     WITH CHECK (
@@ -149,8 +152,9 @@ DECLARE
     inserted bigint;
 BEGIN
     -- The caller may only report on the parse job it is running for this document: the
-    -- job is `doing`, held by a worker row this login registered from this address (not
-    -- a job it marked `doing` by hand, nor one another pod runs).
+    -- job is `doing`, held by a worker row this login registered from this address, which
+    -- fetched it through procrastinate's fetch (not a job it marked `doing` by hand, nor
+    -- one another pod runs).
     PERFORM 1 FROM public.procrastinate_jobs j
       JOIN public.procrastinate_workers w ON w.id = j.worker_id
      WHERE j.id = p_job_id AND j.queue_name = 'parse' AND j.status = 'doing'
@@ -158,7 +162,12 @@ BEGIN
        AND (j.args->>'attachment_id')::bigint = p_attachment_id
        AND (j.args->>'attempt_no')::integer = p_attempt_no
        AND w.ats_owner = session_user
-       AND w.ats_client_addr IS NOT DISTINCT FROM inet_client_addr();
+       AND w.ats_client_addr IS NOT DISTINCT FROM inet_client_addr()
+       -- ... and fetched it through procrastinate_fetch_job_v2: the guard in section 6
+       -- recorded that fetch (this worker, this run of the job). No UPDATE the role can
+       -- write by hand makes this row (issue 21 N5).
+       AND EXISTS (SELECT 1 FROM public.intake_parse_fetch f
+                    WHERE f.job_id = j.id AND f.worker_id = j.worker_id AND f.attempts = j.attempts);
     IF NOT FOUND THEN
         RAISE EXCEPTION 'ats_parse_submit: job % is not the running parse job of attachment % attempt %',
             p_job_id, p_attachment_id, p_attempt_no USING ERRCODE = 'insufficient_privilege';
@@ -204,3 +213,106 @@ END
 $fn$;
 REVOKE ALL ON FUNCTION ats_parse_submit(bigint, bigint, integer, boolean, text, text, text, integer, jsonb, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION ats_parse_submit(bigint, bigint, integer, boolean, text, text, text, integer, jsonb, text) TO ":role";
+
+-- 6. The worker protocol is the only way the role moves a parse job (issue 21 N5).
+--    Row-level security says WHICH rows the role may update; this trigger says HOW: each
+--    UPDATE the role makes must be one step of procrastinate's protocol, made by
+--    procrastinate's own function, called directly (the outermost frame of PG_CONTEXT):
+--      fetch   todo  -> doing      procrastinate_fetch_job_v2, which picks the next job
+--                                  itself (the role cannot choose a document); the fetch
+--                                  is recorded in intake_parse_fetch, and ats_parse_submit
+--                                  accepts reports only for a recorded fetch;
+--      finish  doing -> succeeded  procrastinate_finish_job_v1, only for a job this worker
+--                                  fetched, and `succeeded` only once the attempt's report
+--                                  is in (or the attempt needs none any more: its hand-off
+--                                  row is gone); `aborted` only when abort was requested;
+--      retry   doing -> todo/failed procrastinate_retry_job_v2, same job condition.
+--    Anything else - a hand-written UPDATE (status, lock, priority, schedule, worker_id),
+--    finish_job_v1 on a waiting job, retry of a failed one, a call from a DO block - is
+--    refused. Finished rows are read-only. The text of a frame cannot be forged: a
+--    statement's own text appears in PG_CONTEXT only quoted (`SQL statement "..."`, it
+--    ends with a quote), never as the bare last line checked here, and the role can
+--    create no function of that name (no CREATE on any schema, no TEMP).
+--    SECURITY DEFINER to write intake_parse_fetch and read the report tables; fires only
+--    for the role (WHEN), so trusted workers, the rescue and the FK's ON DELETE SET NULL
+--    (which runs as the table owner) are not affected.
+CREATE OR REPLACE FUNCTION ats_parse_jobs_guard() RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, public, pg_temp
+AS $fn$
+DECLARE
+    stack text;
+    caller text;
+    fetched boolean;
+BEGIN
+    GET DIAGNOSTICS stack = PG_CONTEXT;
+    caller := substring(stack from '[^\n]*$');
+    IF OLD.status NOT IN ('todo', 'doing') THEN
+        RAISE EXCEPTION 'parse job % is %: finished jobs are read-only to the parse role', OLD.id, OLD.status
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    -- Columns no protocol step of the role changes.
+    IF NEW.id IS DISTINCT FROM OLD.id OR NEW.queue_name IS DISTINCT FROM OLD.queue_name
+       OR NEW.task_name IS DISTINCT FROM OLD.task_name OR NEW.args IS DISTINCT FROM OLD.args
+       OR NEW.queueing_lock IS DISTINCT FROM OLD.queueing_lock THEN
+        RAISE EXCEPTION 'parse job %: the parse role may not change its identity', OLD.id
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+
+    IF OLD.status = 'todo' THEN
+        IF NEW.status = 'doing' AND NEW.worker_id IS NOT NULL
+           AND caller ~ '^PL/pgSQL function procrastinate_fetch_job_v2\(character varying\[\],bigint\) line [0-9]+ at SQL statement$'
+           AND NEW.lock IS NOT DISTINCT FROM OLD.lock AND NEW.priority = OLD.priority
+           AND NEW.scheduled_at IS NOT DISTINCT FROM OLD.scheduled_at AND NEW.attempts = OLD.attempts
+           AND NEW.abort_requested = OLD.abort_requested THEN
+            INSERT INTO public.intake_parse_fetch (job_id, worker_id, attempts, fetched_by, client_addr, fetched_at)
+            VALUES (NEW.id, NEW.worker_id, NEW.attempts, session_user, inet_client_addr(), now())
+            ON CONFLICT (job_id) DO UPDATE
+               SET worker_id = EXCLUDED.worker_id, attempts = EXCLUDED.attempts,
+                   fetched_by = EXCLUDED.fetched_by, client_addr = EXCLUDED.client_addr,
+                   fetched_at = EXCLUDED.fetched_at;
+            RETURN NEW;
+        END IF;
+        RAISE EXCEPTION 'parse job % waits: only procrastinate_fetch_job_v2 may start it (the role asked % -> %)',
+            OLD.id, OLD.status, NEW.status USING ERRCODE = 'insufficient_privilege';
+    END IF;
+
+    -- OLD.status = 'doing': only the worker whose fetch was recorded, on the same worker row.
+    SELECT EXISTS (SELECT 1 FROM public.intake_parse_fetch f
+                    WHERE f.job_id = OLD.id AND f.worker_id = OLD.worker_id AND f.attempts = OLD.attempts)
+      INTO fetched;
+    IF NOT fetched OR NEW.worker_id IS DISTINCT FROM OLD.worker_id THEN
+        RAISE EXCEPTION 'parse job % is not one this worker fetched', OLD.id USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF caller ~ '^PL/pgSQL function procrastinate_finish_job_v1\(bigint,procrastinate_job_status,boolean\) line [0-9]+ at SQL statement$'
+       AND NEW.status IN ('succeeded', 'failed', 'aborted') THEN
+        IF NEW.status = 'succeeded' AND NOT (
+               EXISTS (SELECT 1 FROM public.intake_parse_result r
+                        WHERE r.attachment_id = (OLD.args->>'attachment_id')::bigint
+                          AND r.attempt_no = (OLD.args->>'attempt_no')::integer)
+            OR NOT EXISTS (SELECT 1 FROM public.intake_parse_handoff h
+                            WHERE h.attachment_id = (OLD.args->>'attachment_id')::bigint
+                              AND h.attempt_no = (OLD.args->>'attempt_no')::integer)) THEN
+            RAISE EXCEPTION 'parse job %: succeeded without a report', OLD.id USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        IF NEW.status = 'aborted' AND NOT OLD.abort_requested THEN
+            RAISE EXCEPTION 'parse job %: aborted without an abort request', OLD.id
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        DELETE FROM public.intake_parse_fetch WHERE job_id = OLD.id;
+        RETURN NEW;
+    END IF;
+    IF caller ~ '^PL/pgSQL function procrastinate_retry_job_v2\(bigint,timestamp with time zone,integer,character varying,character varying\) line [0-9]+ at SQL statement$'
+       AND NEW.status IN ('todo', 'failed') THEN
+        DELETE FROM public.intake_parse_fetch WHERE job_id = OLD.id;
+        RETURN NEW;  -- lock, priority, schedule: bounded by the WITH CHECK of ats_parse_update
+    END IF;
+    RAISE EXCEPTION 'parse job %: % -> % is not a step of the worker protocol', OLD.id, OLD.status, NEW.status
+        USING ERRCODE = 'insufficient_privilege';
+END
+$fn$;
+REVOKE ALL ON FUNCTION ats_parse_jobs_guard() FROM PUBLIC;
+DROP TRIGGER IF EXISTS ats_parse_jobs_guard ON procrastinate_jobs;
+CREATE TRIGGER ats_parse_jobs_guard BEFORE UPDATE ON procrastinate_jobs
+    FOR EACH ROW WHEN (current_user = ':role') EXECUTE FUNCTION ats_parse_jobs_guard();

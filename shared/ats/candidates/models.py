@@ -72,6 +72,13 @@ class ExtractionRecord(models.Model):
 class FieldSource(models.TextChoices):
     EXTRACTION = "extraction"
     RECRUITER = "recruiter"
+    # Contact data an automatic merge kept (issue 21 N3): pinned like an edit, so values
+    # from the merged-in documents arrive only as proposed changes, now and on later parses.
+    KEPT = "kept"
+
+
+# Sources a parse never overwrites (a differing extraction becomes a ProposedChange).
+PINNED_SOURCES = frozenset({FieldSource.RECRUITER, FieldSource.KEPT})
 
 
 class CandidateField(models.Model):

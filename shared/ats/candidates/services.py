@@ -23,6 +23,7 @@ from ats.candidates import dedupe as dedupe_rules
 from ats.candidates import fields as F
 from ats.candidates.models import (
     PAIR_UNIQUE,
+    PINNED_SOURCES,
     Candidate,
     CandidateDocument,
     CandidateField,
@@ -46,6 +47,8 @@ from ats.jobs import api as jobs_api
 logger = logging.getLogger(__name__)
 
 DEDUPE = "candidates.dedupe"
+# Identity and contact fields an automatic merge never overwrites (issue 21 N3).
+KEPT_ON_AUTO_MERGE = frozenset({"name", "emails", "phones"})
 SYSTEM_DEDUPE = iam_api.SystemActor("system:dedupe")
 
 
@@ -155,9 +158,19 @@ def _derived(candidate_id: int) -> dict[str, list[dict[str, Any]]]:
     )
 
 
-def _recompute(candidate: Candidate, *, new_record: ExtractionRecord | None = None) -> None:
+def _recompute(
+    candidate: Candidate,
+    *,
+    new_record: ExtractionRecord | None = None,
+    keep: frozenset[str] = frozenset(),
+    keep_actor: str = "",
+) -> None:
     """Unedited fields follow the documents' newest parses; edited ones stay, and a new
-    extraction that disagrees with an edit becomes a proposed change."""
+    extraction that disagrees with an edit becomes a proposed change.
+
+    `keep` (an automatic merge): these fields, where the candidate already has them, are
+    pinned from now on (`source = kept`) and what the new documents say about them becomes
+    a proposed change - document content never replaces existing contact data (N3)."""
     derived = _derived(candidate.pk)
     current = {f.field: f for f in CandidateField.objects.filter(candidate=candidate)}
     after = {name: row.values for name, row in current.items()}
@@ -165,9 +178,15 @@ def _recompute(candidate: Candidate, *, new_record: ExtractionRecord | None = No
     for name in F.ALL_FIELDS:
         new_values = derived.get(name, [])
         row = current.get(name)
-        if row is not None and row.source == FieldSource.RECRUITER:
-            if new_record is not None and new_values and F.keys(new_values) != F.keys(row.values):
-                _propose(candidate, name, new_values, new_record)
+        if row is not None and row.source == FieldSource.EXTRACTION and name in keep and row.values:
+            row.source = FieldSource.KEPT
+            row.edited_by = keep_actor
+            row.edited_at = timezone.now()
+            row.save(update_fields=["source", "edited_by", "edited_at"])
+        if row is not None and row.source in PINNED_SOURCES:
+            record = new_record or (_newest_record_for(candidate.pk) if name in keep else None)
+            if record is not None and new_values and F.keys(new_values) != F.keys(row.values):
+                _propose(candidate, name, new_values, record)
             continue
         if new_values:
             if row is None:
@@ -183,6 +202,12 @@ def _recompute(candidate: Candidate, *, new_record: ExtractionRecord | None = No
     # uses the values just written instead of reading them back.
     CandidateField.objects.bulk_create(added)
     _refresh(candidate, values=after)
+
+
+def _newest_record_for(candidate_id: int) -> ExtractionRecord | None:
+    """The newest extraction among the candidate's documents (a merge's proposals cite it)."""
+    records = _newest_records(candidate_id)
+    return records[0] if records else None
 
 
 def _propose(candidate: Candidate, name: str, values: list[dict[str, Any]], record: ExtractionRecord) -> None:
@@ -448,7 +473,13 @@ def candidate_merge(
         CandidateSignal.objects.filter(candidate=merged).delete()
         if merged.document_text and not survivor.document_text:
             survivor.document_text = merged.document_text
-        _recompute(survivor)
+        # A recruiter's merge is their decision: fields are re-derived over all documents.
+        # An automatic one rests on document content, so the survivor's contact data stays
+        # and the merged-in values wait as proposed changes (issue 21 N3).
+        if automatic:
+            _recompute(survivor, keep=KEPT_ON_AUTO_MERGE, keep_actor=iam_api.actor_label(actor))
+        else:
+            _recompute(survivor)
 
         journal = CandidateMerge.objects.create(
             survivor=survivor,
@@ -538,7 +569,7 @@ def _contact_emails(candidate_id: int) -> set[str]:
 
 
 def candidate_dedupe(*, candidate_id: int) -> list[str]:
-    """Find and record this candidate's duplicates; auto-merge on identical contact e-mails.
+    """Find and record this candidate's duplicates; auto-merge only on a contact e-mail plus a second signal.
 
     Returns what happened (one line per pair) for logs and tests. A candidate that is gone,
     merged away or erased makes this a logged no-op (ADR convention 5).
@@ -604,24 +635,58 @@ def _record_pair(candidate_id: int, match: dedupe_rules.Match) -> str:
                 return f"noop: {low}-{high} lost the insert race"
             pair = DuplicatePair.objects.get(pk=got[0])
             result = f"created: pair {pair.pk} {match.kind}"
-        if match.kind == PairKind.SAME_PERSON and pair.status == PairStatus.OPEN and _auto_mergeable(low, high):
-            journal = candidate_merge(
-                survivor_id=low,
-                merged_id=high,
-                actor=SYSTEM_DEDUPE,
-                automatic=True,
-                reason=f"identical contact e-mail ({match.reason})",
-            )
-            return f"merged: {high} into {low} (merge {journal.pk})"
+        if match.kind == PairKind.SAME_PERSON and pair.status == PairStatus.OPEN:
+            verdict, why = _auto_merge_verdict(low, high)
+            if verdict == "merge":
+                journal = candidate_merge(
+                    survivor_id=low, merged_id=high, actor=SYSTEM_DEDUPE, automatic=True, reason=why
+                )
+                return f"merged: {high} into {low} (merge {journal.pk})"
+            if verdict == "review" and REVIEW_NOTE not in pair.reason:
+                # Said on the pair, for the recruiter who reviews it.
+                pair.reason = f"{pair.reason}; {REVIEW_NOTE}: {why}"
+                pair.save(update_fields=["reason"])
+                result = f"{result} (review: {why})"
         return result
 
 
-def _auto_mergeable(low: int, high: int) -> bool:
-    """Only when each CV's own contact block names the same address - never on a referee's
-    or an agency's address found elsewhere - and a recruiter has not undone this merge."""
+REVIEW_NOTE = "not merged automatically"
+
+
+def _phones(candidate_id: int) -> set[str]:
+    return set(CandidateSignal.objects.filter(candidate_id=candidate_id, kind="phone").values_list("value", flat=True))
+
+
+def _submitted_from(candidate_id: int) -> set[str]:
+    docs = list(CandidateDocument.objects.filter(candidate_id=candidate_id).values_list("attachment_id", flat=True))
+    return set(intake_api.submitter_addresses(docs).values())
+
+
+def _auto_merge_verdict(low: int, high: int) -> tuple[str, str]:
+    """("merge", reason), ("review", why not) or ("no", "").
+
+    Document content alone never merges (issue 21 N3: anyone who can mail the careers
+    inbox can write a victim's address into a CV). Needed: each CV's own contact block
+    names the same address - never a referee's or an agency's address found elsewhere -
+    AND a second, independent signal: the same phone on both, or each candidate has a
+    document sent from (mail) or uploaded by an account with that very address. Both
+    sides: a confirmed victim must not make an unconfirmed newcomer mergeable. Never
+    again for two candidates a recruiter has unmerged.
+    """
     if CandidateMerge.objects.filter(survivor_id__in=(low, high), merged_id__in=(low, high)).exists():
-        return False
-    return bool(_contact_emails(low) & _contact_emails(high))
+        return "no", ""
+    shared = _contact_emails(low) & _contact_emails(high)
+    if not shared:
+        return "no", ""
+    email = sorted(shared)[0]
+    phones = _phones(low) & _phones(high)
+    if phones:
+        return "merge", f"same contact e-mail {email} and same phone {sorted(phones)[0]}"
+    if shared & _submitted_from(low) and shared & _submitted_from(high):
+        return "merge", f"same contact e-mail {email}, and both were sent or uploaded from that address"
+    return "review", (
+        f"only the documents' text names {email} (no matching phone, and not sent or uploaded from that address)"
+    )
 
 
 def candidate_dedupe_exhausted(*, candidate_id: int, reason_code: str, reason: str, **_: Any) -> None:

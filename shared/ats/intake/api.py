@@ -41,6 +41,7 @@ from ats.intake.selectors import (
     source_identifier,
     source_sha256,
     state_counts,
+    submitter_addresses,
     triage_rows,
 )
 from ats.intake.services import (
@@ -130,6 +131,7 @@ __all__ = [
     "source_sha256",
     "state_counts",
     "subject_attachment_ids",
+    "submitter_addresses",
     "triage_rows",
     "verification_run_record",
 ]

@@ -154,3 +154,23 @@ class ParseResult(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["attachment_id", "attempt_no"], name="parse_result_unique_attempt"),
         ]
+
+
+class ParseFetch(models.Model):
+    """`intake_parse_fetch`: which worker fetched which parse job, recorded by the database.
+
+    Written only by the trigger `ats_parse_jobs_guard` (policy/db-role.sql) when the parse
+    role takes a job through procrastinate_fetch_job_v2 - never by the role itself, which
+    has no privilege on this table. ats_parse_submit() accepts a report only for a job
+    whose current run (job, worker, attempts) has a row here (issue 21 N5).
+    """
+
+    job_id = models.BigIntegerField(unique=True)
+    worker_id = models.BigIntegerField()
+    attempts = models.IntegerField()
+    fetched_by = models.CharField(max_length=63)
+    client_addr = models.GenericIPAddressField(null=True)
+    fetched_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "intake_parse_fetch"

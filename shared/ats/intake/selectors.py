@@ -278,6 +278,24 @@ def attachment_sender(att: Attachment) -> str:
     return _sender(att.raw_intake)
 
 
+def submitter_addresses(attachment_ids: list[int]) -> dict[int, str]:
+    """Who handed each document in, as an e-mail address (lower-cased), where known: the
+    mail's From address, or the uploading account's e-mail. Independent of the document's
+    content - the second signal an automatic candidate merge needs (docs/candidates.md).
+    Documents with neither (CLI, an account without e-mail) are absent."""
+    out: dict[int, str] = {}
+    rows = Attachment.objects.filter(pk__in=attachment_ids).select_related("raw_intake", "raw_intake__received_by")
+    for att in rows:
+        raw = att.raw_intake
+        if raw.channel == "mail":
+            addr = str((raw.metadata or {}).get("from") or "")
+        else:
+            addr = str(getattr(raw.received_by, "email", "") or "") if raw.received_by is not None else ""
+        if "@" in addr:
+            out[att.pk] = addr.strip().lower()
+    return out
+
+
 def parse_attempts(attachment_id: int) -> list[ParseAttempt]:
     return list(ParseAttempt.objects.filter(attachment_id=attachment_id).order_by("attempt_no"))
 

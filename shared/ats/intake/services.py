@@ -509,9 +509,12 @@ REASONS: dict[str, str] = {
     "sandbox_unavailable": "The document reader is unavailable.",
     "worker_lost": "The reader stalled on every attempt (crash, out-of-memory or a hang).",
     "report_rejected": "The parser's report failed a safety check; ask an administrator.",
+    # Trusted-side verdict, never a code the parser reports (parse_jobs_settle_unreported).
+    "report_missing": "The reader finished without reporting a result. Re-parse the document to read it again.",
 }
 # Decided here, never by a report: worker-default refused what the parse role stored.
 REPORT_REJECTED = "report_rejected"
+REPORT_MISSING = "report_missing"
 
 
 def parse_reason(code: str) -> str:
@@ -760,6 +763,56 @@ def parse_exhausted(*, attachment_id: int, attempt_no: int, reason_code: str, re
 
 def candidate_exhausted(*, attachment_id: int, reason_code: str, reason: str, **_: Any) -> None:
     attachment_mark_candidate_failed(attachment_id=attachment_id, code=reason_code, reason=reason)
+
+
+def parse_jobs_settle_unreported(*, limit: int = 200) -> list[tuple[int, int]]:
+    """A parse job `succeeded` while its attempt never got a report (issue 21 N5): end the
+    attempt `parse_failed` / `report_missing`, so the document is never stuck waiting.
+
+    The parse worker reports (its own transaction, committed) before procrastinate marks
+    the job succeeded, and the trusted apply drops the report in the transaction that
+    settles the attempt - so "job succeeded, attempt pending, no report" is never a moment
+    of the normal flow: the parse role (or an escaped child holding it) finished the job
+    without reporting. policy/db-role.sql refuses that for the role; this catches whatever
+    got past (rows from before that guard, an operator's hand edit). The recruiter sees
+    the reason and can re-parse. Runs with the lost-document detector. Returns the
+    (attachment, attempt) pairs settled.
+    """
+    with connection.cursor() as cur:
+        cur.execute(
+            """
+            SELECT a.attachment_id, a.attempt_no
+              FROM intake_parse_attempt a
+              JOIN procrastinate_jobs j
+                ON j.task_name = %s AND j.status = 'succeeded'
+               AND (j.args->>'attachment_id')::bigint = a.attachment_id
+               AND (j.args->>'attempt_no')::integer = a.attempt_no
+             WHERE a.state = %s
+               AND NOT EXISTS (SELECT 1 FROM intake_parse_result r
+                                WHERE r.attachment_id = a.attachment_id AND r.attempt_no = a.attempt_no)
+               AND NOT EXISTS (SELECT 1 FROM procrastinate_jobs t
+                                WHERE t.task_name = j.task_name AND t.status IN ('todo', 'doing')
+                                  AND t.args->'attachment_id' = j.args->'attachment_id'
+                                  AND t.args->'attempt_no' = j.args->'attempt_no')
+             ORDER BY a.attachment_id, a.attempt_no
+             LIMIT %s
+            """,
+            [PARSE, ParseAttemptState.PENDING, limit],
+        )
+        rows = [(int(att), int(no)) for att, no in cur.fetchall()]
+    settled = []
+    for attachment_id, attempt_no in rows:
+        if parse_attempt_record_failure(
+            attachment_id=attachment_id, attempt_no=attempt_no, code=REPORT_MISSING, reason=REASONS[REPORT_MISSING]
+        ):
+            logger.warning(
+                "parse job of attachment %s attempt %s succeeded without a report: settled as %s",
+                attachment_id,
+                attempt_no,
+                REPORT_MISSING,
+            )
+            settled.append((attachment_id, attempt_no))
+    return settled
 
 
 def verification_run_record() -> VerificationRun:

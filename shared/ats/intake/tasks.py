@@ -26,6 +26,9 @@ def ingest_attachment(*, attachment_id: int, payload_version: int) -> None:
 
 @jobs_api.task("intake.verify_documents", periodic=os.environ.get("ATS_VERIFY_CRON", "*/5 * * * *"))
 def verify_documents(*, timestamp: int, payload_version: int) -> None:
+    # Settle parse jobs that "succeeded" with no report first (issue 21 N5), so their
+    # documents are not counted lost: they end parse_failed / report_missing.
+    services.parse_jobs_settle_unreported()
     services.verification_run_record()
 
 
