@@ -9,22 +9,29 @@ from ats.candidates.erasure import (
 )
 from ats.candidates.models import Candidate, CandidateStatus, DuplicatePair, PairKind
 from ats.candidates.selectors import (
+    candidate_attach_search,
     candidate_current_id,
     candidate_detail,
     candidate_list,
     candidate_scoring_inputs,
+    document_extraction,
 )
 from ats.candidates.services import (
     CandidateNotActive,
     NotAllowed,
     candidate_accept_change,
     candidate_apply_document,
+    candidate_attach_document,
+    candidate_create_for_document,
     candidate_dedupe,
     candidate_dedupe_exhausted,
     candidate_dismiss_change,
     candidate_edit_field,
     candidate_merge,
+    candidate_turn_back,
     candidate_unmerge,
+    candidates_without_identity,
+    document_record_extraction,
 )
 
 __all__ = [
@@ -37,6 +44,9 @@ __all__ = [
     "Subject",
     "candidate_accept_change",
     "candidate_apply_document",
+    "candidate_attach_document",
+    "candidate_attach_search",
+    "candidate_create_for_document",
     "candidate_current_id",
     "candidate_dedupe",
     "candidate_dedupe_exhausted",
@@ -49,6 +59,10 @@ __all__ = [
     "candidate_personal_rows",
     "candidate_scoring_inputs",
     "candidate_subject",
+    "candidate_turn_back",
     "candidate_unmerge",
+    "candidates_without_identity",
+    "document_extraction",
+    "document_record_extraction",
     "normalise_phone",
 ]

@@ -16,6 +16,9 @@ class CandidateStatus(models.TextChoices):
     ACTIVE = "active"
     MERGED = "merged"  # merged into `merged_into`; frozen, restorable by unmerge
     ERASED = "erased"  # personal data erased; jobs for it are logged no-ops
+    # Turned back by `ats candidate review-identity --apply`: it never named a person and a
+    # way to reach them; its documents are `no_candidate_details` documents again.
+    NO_IDENTITY = "no_identity"
 
 
 class Candidate(models.Model):

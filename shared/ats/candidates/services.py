@@ -634,3 +634,159 @@ def candidate_dedupe_exhausted(*, candidate_id: int, reason_code: str, reason: s
         object_id=candidate_id,
         payload={"reason_code": reason_code, "reason": reason},
     )
+
+
+# --- the identity gate: documents without a candidate (issue 28) ---------------------
+
+
+def document_record_extraction(*, attachment_id: int, parse_attempt: int, extraction: Extraction) -> ExtractionRecord:
+    """Keep what was read from a document that made no candidate (`ats document show`'s
+    `extraction`; attach / create-by-hand later apply this very record). Idempotent."""
+    record, _ = ExtractionRecord.objects.get_or_create(
+        attachment_id=attachment_id,
+        parse_attempt=parse_attempt,
+        defaults={"extractor_version": extraction.extractor_version[:64], "data": extraction.to_dict()},
+    )
+    return record
+
+
+def _apply_newest_record(candidate: Candidate, attachment_id: int) -> None:
+    record = ExtractionRecord.objects.filter(attachment_id=attachment_id).order_by("-parse_attempt").first()
+    if record is not None:
+        candidate.extraction_version += 1
+        record.candidate_version = candidate.extraction_version
+        record.save(update_fields=["candidate_version"])
+    _recompute(candidate, new_record=record)
+
+
+def _after_attach(attachment_id: int, candidate: Candidate, actor: Any, how: str) -> None:
+    intake_api.attachment_mark_attached(attachment_id=attachment_id, candidate_id=candidate.pk, actor=actor, how=how)
+    jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
+    # Sent for a requisition: the candidate applies to it, as the candidate step does.
+    from ats.scoring import api as scoring_api
+
+    scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.pk)
+
+
+def candidate_attach_document(*, attachment_id: int, candidate_id: int, actor: Any) -> Candidate:
+    """A recruiter attaches a `no_candidate_details` document to an existing candidate:
+    it becomes one of their documents, its extraction a new version of theirs."""
+    _authorize(actor, "candidate.edit")
+    with transaction.atomic():
+        intake_api.attachment_lock_without_candidate(attachment_id=attachment_id)  # document, then candidate
+        candidate = _active(candidate_id)
+        CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id)
+        _apply_newest_record(candidate, attachment_id)
+        _audit(actor, "candidate.document_attached", candidate.pk, {"attachment_id": attachment_id})
+        _after_attach(attachment_id, candidate, actor, "attached")
+        return candidate
+
+
+def candidate_create_for_document(
+    *, attachment_id: int, name: str, email: str = "", phone: str = "", actor: Any
+) -> Candidate:
+    """A recruiter creates the person by hand for a `no_candidate_details` document. The
+    same identity rule applies: a name and an e-mail or a phone. The typed values are
+    recruiter-edited fields (a later parse proposes, never overwrites)."""
+    from ats.candidates import identity
+
+    _authorize(actor, "candidate.edit")
+    typed = {"name": name.strip(), "emails": email.strip(), "phones": phone.strip()}
+    parsed = {f: F.parse_edit(f, v) for f, v in typed.items() if v}
+    if any("@" not in e or "." not in e.rsplit("@", 1)[1] for e in parsed.get("emails", [])):
+        raise ValueError(f"{typed['emails']!r} is not an e-mail address")
+    if any(len(p.lstrip("+")) < 7 for p in parsed.get("phones", [])):
+        raise ValueError(f"{typed['phones']!r} is not a phone number (at least 7 digits)")
+    lacking = identity.missing({f: parsed.get(f, []) for f in ("name", "emails", "phones")})
+    if lacking:
+        raise ValueError("a candidate needs a name and an e-mail address or a phone number")
+    with transaction.atomic():
+        intake_api.attachment_lock_without_candidate(attachment_id=attachment_id)
+        candidate = Candidate.objects.create()
+        CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id)
+        label = iam_api.actor_label(actor)
+        now = timezone.now()
+        CandidateField.objects.bulk_create(
+            [
+                CandidateField(
+                    candidate=candidate,
+                    field=f,
+                    values=_recruiter_values(f, values, actor, raw=typed[f]),
+                    source=FieldSource.RECRUITER,
+                    edited_by=label,
+                    edited_at=now,
+                )
+                for f, values in parsed.items()
+            ]
+        )
+        _apply_newest_record(candidate, attachment_id)
+        _audit(
+            actor,
+            "candidate.created_by_hand",
+            candidate.pk,
+            {"attachment_id": attachment_id, "fields": sorted(parsed)},
+            personal={"values": parsed},
+        )
+        _after_attach(attachment_id, candidate, actor, "created_by_hand")
+        return candidate
+
+
+def candidates_without_identity() -> list[dict[str, Any]]:
+    """`ats candidate review-identity --json`: active candidates lacking a name or any
+    contact (the creation gate's rule over their current fields)."""
+    from ats.candidates import identity
+
+    fields: dict[int, dict[str, list[dict[str, Any]]]] = {}
+    active = Candidate.objects.filter(status=CandidateStatus.ACTIVE).order_by("pk")
+    for row in CandidateField.objects.filter(candidate__in=active, field__in=("name", "emails", "phones")):
+        fields.setdefault(row.candidate_id, {})[row.field] = row.values
+    docs: dict[int, list[int]] = {}
+    for cid, aid in CandidateDocument.objects.filter(candidate__in=active).values_list("candidate_id", "attachment_id"):
+        docs.setdefault(cid, []).append(aid)
+    out = []
+    for c in active.only("pk", "display_name", "email"):
+        lacking = identity.missing_in_fields(fields.get(c.pk, {}))
+        if lacking:
+            out.append(
+                {
+                    "id": c.pk,
+                    "name": c.display_name or None,
+                    "email": c.email or None,
+                    "missing": lacking,
+                    "documents": sorted(docs.get(c.pk, [])),
+                }
+            )
+    return out
+
+
+def candidate_turn_back(*, candidate_id: int, actor: Any) -> dict[str, Any]:
+    """Undo a candidate that never had an identity: its documents return to
+    `no_candidate_details` (each audited), the candidate leaves the active list with
+    status `no_identity`. Refused when it has an identity now (checked under lock)."""
+    from ats.candidates import identity
+
+    _authorize(actor, "candidate.edit")
+    with transaction.atomic():
+        rows = lock_with_documents(candidate_id)
+        candidate = rows.get(candidate_id)
+        if candidate is None:
+            raise LookupError(f"candidate {candidate_id} does not exist")
+        if candidate.status != CandidateStatus.ACTIVE:
+            raise CandidateNotActive(f"candidate {candidate_id} is {candidate.status}")
+        lacking = identity.missing_in_fields(_current_values(candidate_id))
+        if not lacking:
+            raise ValueError(f"candidate {candidate_id} has a name and a contact; nothing to turn back")
+        att_ids = sorted(CandidateDocument.objects.filter(candidate=candidate).values_list("attachment_id", flat=True))
+        moved = intake_api.attachments_turn_back(attachment_ids=att_ids, missing=lacking, actor=actor)
+        CandidateDocument.objects.filter(candidate=candidate).delete()
+        CandidateSignal.objects.filter(candidate=candidate).delete()
+        DuplicatePair.objects.filter(candidate_low=candidate, status=PairStatus.OPEN).delete()
+        DuplicatePair.objects.filter(candidate_high=candidate, status=PairStatus.OPEN).delete()
+        candidate.status = CandidateStatus.NO_IDENTITY
+        candidate.revision += 1
+        candidate.save()
+        from ats.search import api as search_api
+
+        search_api.search_reindex(kind="candidate", object_id=candidate.pk)
+        _audit(actor, "candidate.turned_back_no_identity", candidate.pk, {"documents": moved, "missing": lacking})
+        return {"id": candidate.pk, "missing": lacking, "documents": moved}

@@ -7,7 +7,7 @@ import os
 
 from django.db import transaction
 
-from ats.candidates import services
+from ats.candidates import identity, services
 from ats.extraction import api as extraction_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
@@ -36,6 +36,20 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
             )
             if erasure_id is not None:
                 intake_api.attachment_mark_erased_subject(attachment_id=attachment_id, erasure_id=erasure_id)
+                return
+        # The creation gate (candidates.identity): a NEW document makes a candidate only
+        # when it names a person and a way to reach them. Otherwise its extraction is
+        # kept and it waits, in `no_candidate_details`, for a recruiter to attach it or
+        # create the person by hand. A re-parse of a document that has a candidate
+        # stays with that candidate (its owner already passed the gate, or a recruiter
+        # attached it).
+        if not services.document_has_candidate(attachment_id=attachment_id):
+            lacking = identity.missing_in_extraction(extraction)
+            if lacking:
+                services.document_record_extraction(
+                    attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction
+                )
+                intake_api.attachment_mark_no_candidate_details(attachment_id=attachment_id, missing=lacking)
                 return
         candidate = services.candidate_apply_document(
             attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction, text=doc.text

@@ -259,7 +259,7 @@ def triage_rows(f: TriageFilter, *, limit: int = 200, offset: int = 0) -> tuple[
 
 # action name -> (label, states it applies to). The web and the CLI offer the same set.
 ACTIONS: dict[str, tuple[str, frozenset[State]]] = {
-    "reparse": ("Re-parse", frozenset({State.PARSE_FAILED, State.CANDIDATE_CREATED})),
+    "reparse": ("Re-parse", frozenset({State.PARSE_FAILED, State.CANDIDATE_CREATED, State.NO_CANDIDATE_DETAILS})),
     "retry_scan": ("Retry the scan", frozenset({State.SCAN_FAILED})),
     "retry_candidate": ("Retry candidate creation", frozenset({State.CANDIDATE_FAILED})),
     "discard": ("Discard", DISCARDABLE),

@@ -29,7 +29,7 @@ from ats.intake.models import (
     VerificationRun,
     VirusScanStatus,
 )
-from ats.intake.states import CANDIDATE, DISCARDABLE, INGEST, PARSE, State, check_transition
+from ats.intake.states import CANDIDATE, DISCARDABLE, INFO, INGEST, PARSE, State, check_transition
 from ats.jobs import api as jobs_api
 from ats.observability import api as observability_api
 
@@ -387,7 +387,7 @@ def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt
         att = _locked(attachment_id)
         if att is None:
             raise LookupError(f"attachment {attachment_id} does not exist")
-        if att.state not in (State.PARSE_FAILED, State.CANDIDATE_CREATED):
+        if att.state not in (State.PARSE_FAILED, State.CANDIDATE_CREATED, State.NO_CANDIDATE_DETAILS):
             raise ActionRefused(
                 f"attachment {attachment_id} is {att.state}; only a read failure or a "
                 "finished document can be re-parsed"
@@ -635,6 +635,85 @@ def attachments_lock(*, attachment_ids: list[int]) -> None:
 def attachments_set_candidate(*, attachment_ids: list[int], candidate_id: int) -> None:
     """A merge or unmerge moved these documents: `candidate_id` names who holds them now."""
     Attachment.objects.filter(pk__in=attachment_ids).update(candidate_id=candidate_id)
+
+
+NO_IDENTITY_REASONS = {
+    "name": "The document names no person.",
+    "contact": "The document gives no e-mail address or phone number.",
+}
+
+
+def _no_identity_reason(missing: list[str]) -> str:
+    parts = [NO_IDENTITY_REASONS[m] for m in missing if m in NO_IDENTITY_REASONS]
+    return " ".join(["No name or contact details found.", *parts, "No candidate was created from it."])
+
+
+def attachment_mark_no_candidate_details(*, attachment_id: int, missing: list[str]) -> None:
+    """The candidate step found no identity (candidates.identity): the document ends in
+    the needs-attention state with what is missing, for a recruiter to attach or create."""
+    att = _locked_in(attachment_id, State.PARSED)
+    if att is None:
+        return
+    _move(att, State.NO_CANDIDATE_DETAILS, reason_code="no_candidate_details", reason=_no_identity_reason(missing))
+
+
+def attachment_lock_without_candidate(*, attachment_id: int) -> Attachment:
+    """Lock a `no_candidate_details` document for attach / create-by-hand, else refuse."""
+    att = _locked(attachment_id)
+    if att is None:
+        raise LookupError(f"document {attachment_id} does not exist")
+    if att.state != State.NO_CANDIDATE_DETAILS:
+        raise ActionRefused(
+            f"document {attachment_id} is {INFO[State(att.state)].label.lower()}; "
+            "only a document without name or contact details can be attached to a candidate"
+        )
+    return att
+
+
+def attachment_mark_attached(*, attachment_id: int, candidate_id: int, actor: Any = None, how: str) -> None:
+    """A recruiter attached the document to a candidate (or created one for it by hand).
+    Caller holds the row lock (attachment_lock_without_candidate) in this transaction."""
+    att = _locked_in(attachment_id, State.NO_CANDIDATE_DETAILS)
+    if att is None:
+        raise ActionRefused(f"document {attachment_id} no longer lacks a candidate")
+    _move(att, State.CANDIDATE_CREATED, candidate_id=candidate_id)
+    audit_api.audit_event_record(
+        actor=_actor_label(actor, "cli"),
+        action="intake.attached_to_candidate",
+        object_type="attachment",
+        object_id=att.pk,
+        payload={"candidate_id": candidate_id, "how": how},
+    )
+    from ats.search import api as search_api
+
+    search_api.search_reindex(kind="document", object_id=att.pk)
+    search_api.search_reindex(kind="candidate", object_id=candidate_id)
+
+
+def attachments_turn_back(*, attachment_ids: list[int], missing: list[str], actor: Any = None) -> list[int]:
+    """`ats candidate review-identity --apply`: documents of a candidate without identity
+    return to `no_candidate_details` (no candidate), each audited. Returns those moved."""
+    moved = []
+    for att in Attachment.objects.select_for_update().filter(pk__in=sorted(attachment_ids)).order_by("pk"):
+        if att.state != State.CANDIDATE_CREATED:
+            continue
+        previous = att.candidate_id
+        _move(
+            att,
+            State.NO_CANDIDATE_DETAILS,
+            reason_code="no_candidate_details",
+            reason=_no_identity_reason(missing),
+            candidate_id=None,
+        )
+        audit_api.audit_event_record(
+            actor=_actor_label(actor, "cli"),
+            action="intake.turned_back_no_identity",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"from_candidate_id": previous, "missing": missing},
+        )
+        moved.append(att.pk)
+    return moved
 
 
 def attachment_mark_candidate_failed(*, attachment_id: int, code: str, reason: str) -> None:

@@ -17,6 +17,7 @@ from ats.candidates import api as candidates_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.web.access import LOGIN_ONLY, requires
+from ats.web.identity import identity_context
 from ats.web.requisitions import visible_requisitions
 from ats.web.upload import MAX_FILES_PER_UPLOAD
 
@@ -124,6 +125,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
             "has_thumbnail": intake_api.attachment_thumbnail_png(att.pk) is not None,
             "actions": actions,
             "can_see_candidate": iam_api.can(request.user, "candidate.view"),
+            **identity_context(request, att),  # issue 28: extraction + attach / create
         },
     )
 

@@ -1,0 +1,234 @@
+"""Issue 28 items 1, 5, 6: a candidate needs an identity (a name and an e-mail or a
+phone); a document without one ends `no_candidate_details`, keeps its extraction
+(`ats document show --json`), and a recruiter attaches it or creates the person by
+hand; `ats candidate review-identity` finds and turns back the candidates made before
+the gate existed. The candidate task and the services run for real, in-process."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, transaction
+
+from ats.candidates import api as candidates_api
+from ats.candidates import identity
+from ats.candidates import tasks as candidate_tasks
+from ats.iam import api as iam_api
+from ats.intake import api as intake_api
+from ats.intake import services as intake_services
+from tests.web import helpers
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RECRUITER = iam_api.SystemActor("test:recruiter")
+
+
+def _parsed(text: str, name: str = "doc.pdf") -> intake_api.Attachment:
+    """A document parsed to `text` (the real parse result shape: text only), waiting for
+    the candidate step."""
+    att = helpers.ingested(name)
+    intake_services.parse_attempt_record_success(
+        attachment_id=att.pk, attempt_no=1, text=text, page_count=1, result={"kind": "pdf"}, policy_hash="a" * 64
+    )
+    helpers.settle_jobs(att.pk, helpers.PARSE)
+    return helpers.reload(att)
+
+
+def _candidate_step(att: intake_api.Attachment) -> intake_api.Attachment:
+    candidate_tasks.create_from_attachment(attachment_id=att.pk, payload_version=1)
+    helpers.settle_jobs(att.pk, helpers.CANDIDATE)
+    return helpers.reload(att)
+
+
+def _document_show(att_id: int) -> dict[str, Any]:
+    out = StringIO()
+    call_command("document", "show", str(att_id), "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_identity_rule() -> None:
+    assert identity.missing({"name": ["Jane Doe"], "emails": ["j@example.org"]}) == []
+    assert identity.missing({"name": ["Jane Doe"], "phones": ["+442079460958"]}) == []
+    assert identity.missing({"name": ["Jane Doe"]}) == ["contact"]
+    assert identity.missing({"emails": ["j@example.org"], "phones": ["+44"]}) == ["name"]
+    assert identity.missing({"name": ["  "], "emails": [""]}) == ["name", "contact"]
+
+
+@pytest.mark.parametrize(
+    ("text", "missing"),
+    [
+        # pikepdf's / pdfminer's minimal PDF: read as a name, but nobody to reach.
+        ("Hello World", "no e-mail address or phone number"),
+        ("www.acme-logos.example\ninfo@acme-logos.example", "names no person"),
+        ("Bitmap Font\nABCDEFGHIJKLMNOPQRSTUVWXYZ", "no e-mail address or phone number"),
+        ("Certificate of completion\nawarded for Python", "no e-mail address or phone number"),
+    ],
+)
+def test_document_without_identity_ends_no_candidate_details(text: str, missing: str) -> None:
+    att = _candidate_step(_parsed(text, "logo.pdf"))
+    assert att.state == "no_candidate_details", (att.state, att.reason)
+    assert att.candidate_id is None
+    assert att.reason.startswith("No name or contact details found.") and missing in att.reason
+    assert candidates_api.candidate_list(actor=RECRUITER) == []
+    assert intake_api.INFO[intake_api.State.NO_CANDIDATE_DETAILS].label == "No name or contact details found"
+    # Terminal with actions; the lost-document detector is satisfied (no job needed).
+    assert intake_api.is_terminal(att.state) and intake_api.lost_documents() == []
+    assert "discard" in intake_api.allowed_actions(att.state)
+    # Item 6: what was read is kept and shown, though no candidate was made.
+    shown = _document_show(att.pk)
+    assert shown["state"] == "no_candidate_details" and shown["candidate_id"] is None
+    assert set(shown["extraction"]) >= {"name", "emails", "phones", "skills"}
+    if "person" in missing:
+        assert shown["extraction"]["name"] is None and shown["extraction"]["emails"] == ["info@acme-logos.example"]
+    else:
+        assert shown["extraction"]["emails"] == [] and shown["extraction"]["phones"] == []
+
+
+def test_document_with_identity_still_becomes_a_candidate_and_show_has_its_extraction() -> None:
+    att = _candidate_step(_parsed("Jane Doe\njane.doe@example.com\n+44 20 7946 0958\nSkills\nPython, Django"))
+    assert att.state == "candidate_created", (att.state, att.reason)
+    shown = _document_show(att.pk)
+    assert shown["candidate_id"] == att.candidate_id
+    assert shown["extraction"]["name"] == "Jane Doe"
+    assert shown["extraction"]["emails"] == ["jane.doe@example.com"]
+    assert shown["extraction"]["phones"] == ["+442079460958"]
+    assert "Python" in shown["extraction"]["skills"]
+    # The same shape as `ats candidate show` for the same values.
+    detail = candidates_api.candidate_detail(att.candidate_id, actor=RECRUITER)
+    assert detail is not None
+    assert {k: detail[k] for k in ("name", "emails", "phones")} == {
+        k: shown["extraction"][k] for k in ("name", "emails", "phones")
+    }
+
+
+def test_document_show_unknown_id_is_a_clear_error() -> None:
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="document 987654321 does not exist"):
+        _document_show(987654321)
+
+
+def _audit(object_type: str, object_id: int) -> list[str]:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT action FROM audit_event WHERE object_type = %s AND object_id = %s ORDER BY id",
+            [object_type, str(object_id)],
+        )
+        return [r[0] for r in cur.fetchall()]
+
+
+def test_attach_to_existing_candidate() -> None:
+    person = _candidate_step(_parsed("Jane Doe\njane.doe@example.com\nSkills\nPython"))
+    logo = _candidate_step(_parsed("Certificate of completion\nKubernetes administrator", "cert.pdf"))
+    assert logo.state == "no_candidate_details"
+    found = candidates_api.candidate_attach_search(actor=RECRUITER, query="jane.doe@")
+    assert [c["id"] for c in found] == [person.candidate_id]
+    cand = candidates_api.candidate_attach_document(
+        attachment_id=logo.pk, candidate_id=person.candidate_id, actor=RECRUITER
+    )
+    logo = helpers.reload(logo)
+    assert logo.state == "candidate_created" and logo.candidate_id == person.candidate_id == cand.pk
+    detail = candidates_api.candidate_detail(cand.pk, actor=RECRUITER)
+    assert detail is not None and sorted(detail["documents"]) == sorted([person.pk, logo.pk])
+    assert detail["name"] == "Jane Doe"  # the certificate added no identity of its own
+    assert "intake.attached_to_candidate" in _audit("attachment", logo.pk)
+    assert "candidate.document_attached" in _audit("candidate", cand.pk)
+    # Once attached it is no longer attachable (state-checked under the row lock).
+    with pytest.raises(intake_api.ActionRefused):
+        candidates_api.candidate_attach_document(attachment_id=logo.pk, candidate_id=cand.pk, actor=RECRUITER)
+
+
+def test_attach_search_finds_by_phone_typed_with_spaces() -> None:
+    person = _candidate_step(_parsed("Jane Doe\n+44 20 7946 0958"))
+    assert person.state == "candidate_created"
+    found = candidates_api.candidate_attach_search(actor=RECRUITER, query="020 7946 0958"[1:])
+    assert [c["id"] for c in found] == [person.candidate_id]
+
+
+def test_create_candidate_by_hand() -> None:
+    doc = _candidate_step(_parsed("Curriculum vitae\nSkills\nPython"))
+    assert doc.state == "no_candidate_details"
+    with pytest.raises(ValueError, match="needs a name and an e-mail"):
+        candidates_api.candidate_create_for_document(attachment_id=doc.pk, name="Ann Lee", actor=RECRUITER)
+    with pytest.raises(ValueError, match="not an e-mail"):
+        candidates_api.candidate_create_for_document(
+            attachment_id=doc.pk, name="Ann Lee", email="nope", actor=RECRUITER
+        )
+    assert helpers.reload(doc).state == "no_candidate_details"
+    cand = candidates_api.candidate_create_for_document(
+        attachment_id=doc.pk, name="Ann Lee", email="Ann@Example.org", actor=RECRUITER
+    )
+    doc = helpers.reload(doc)
+    assert doc.state == "candidate_created" and doc.candidate_id == cand.pk
+    detail = candidates_api.candidate_detail(cand.pk, actor=RECRUITER)
+    assert detail is not None
+    assert detail["name"] == "Ann Lee" and detail["emails"] == ["ann@example.org"]
+    assert set(detail["edited_fields"]) == {"name", "emails"}
+    assert "Python" in detail["skills"]  # the document's own extraction applies too
+    assert "candidate.created_by_hand" in _audit("candidate", cand.pk)
+
+
+def test_discard_with_reason() -> None:
+    doc = _candidate_step(_parsed("Hello World"))
+    intake_api.attachment_discard(attachment_id=doc.pk, reason="signature logo", actor=RECRUITER)
+    assert helpers.reload(doc).state == "discarded"
+
+
+def test_reparse_of_a_known_document_keeps_its_candidate() -> None:
+    """The gate is for new documents: a recruiter-attached document re-parsed to the same
+    identity-less text stays with its candidate."""
+    person = _candidate_step(_parsed("Jane Doe\njane.doe@example.com"))
+    logo = _candidate_step(_parsed("Hello World", "logo.pdf"))
+    candidates_api.candidate_attach_document(attachment_id=logo.pk, candidate_id=person.candidate_id, actor=RECRUITER)
+    intake_api.attachment_reparse(attachment_id=logo.pk, actor=RECRUITER)
+    intake_services.parse_attempt_record_success(
+        attachment_id=logo.pk, attempt_no=2, text="Hello World", page_count=1, result={}, policy_hash="a" * 64
+    )
+    helpers.settle_jobs(logo.pk, helpers.PARSE)
+    logo = _candidate_step(helpers.reload(logo))
+    assert logo.state == "candidate_created" and logo.candidate_id == person.candidate_id
+
+
+def _review(*args: str) -> dict[str, Any]:
+    out = StringIO()
+    call_command("candidate", "review-identity", "--json", *args, stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_review_identity_lists_and_turns_back_legacy_junk() -> None:
+    """Candidates made before the gate (straight through candidate_apply_document, as the
+    old task did) are listed; --apply turns their documents back, audited."""
+    good = helpers.candidate_from(helpers.parsed_ok(), name="Jane Doe", emails=("jane@example.org",))
+    nameless_doc = helpers.parsed_ok("scan.pdf")
+    nameless = helpers.candidate_from(nameless_doc, emails=("x@example.org",))
+    glyphs_doc = helpers.parsed_ok("glyphs.pdf")
+    glyphs = helpers.candidate_from(glyphs_doc, name="Bitmap Font")
+    listed = _review()
+    assert listed["count"] == 2
+    assert {r["id"]: r["missing"] for r in listed["candidates"]} == {nameless: ["name"], glyphs: ["contact"]}
+    assert {r["id"]: r["documents"] for r in listed["candidates"]} == {
+        nameless: [nameless_doc.pk],
+        glyphs: [glyphs_doc.pk],
+    }
+    # Listing changes nothing.
+    assert helpers.reload(glyphs_doc).state == "candidate_created"
+
+    applied = _review("--apply")
+    assert sorted(t["id"] for t in applied["turned_back"]) == sorted([nameless, glyphs])
+    for doc in (nameless_doc, glyphs_doc):
+        doc = helpers.reload(doc)
+        assert doc.state == "no_candidate_details" and doc.candidate_id is None
+        assert "intake.turned_back_no_identity" in _audit("attachment", doc.pk)
+    active = [c["id"] for c in candidates_api.candidate_list(actor=RECRUITER)]
+    assert active == [good]
+    assert "candidate.turned_back_no_identity" in _audit("candidate", glyphs)
+    assert _review()["count"] == 0
+    assert intake_api.lost_documents() == []
+    # A turned-back document is attachable like any other without identity.
+    with transaction.atomic():
+        candidates_api.candidate_attach_document(attachment_id=glyphs_doc.pk, candidate_id=good, actor=RECRUITER)
+    assert helpers.reload(glyphs_doc).candidate_id == good
