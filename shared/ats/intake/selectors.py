@@ -263,6 +263,9 @@ ACTIONS: dict[str, tuple[str, frozenset[State]]] = {
     "retry_scan": ("Retry the scan", frozenset({State.SCAN_FAILED})),
     "retry_candidate": ("Retry candidate creation", frozenset({State.CANDIDATE_FAILED})),
     "discard": ("Discard", DISCARDABLE),
+    # scan_incomplete: admins only (iam "intake.release"); the release form asks a reason.
+    "release": ("Release after review", frozenset({State.SCAN_INCOMPLETE})),
+    "rescan_raised": ("Re-scan with raised limits", frozenset({State.SCAN_INCOMPLETE})),
 }
 
 

@@ -202,7 +202,7 @@ def _lock_content(sha256_hex: str) -> None:
         cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_CONTENT_LOCK_NAMESPACE, key])
 
 
-def attachment_ingest(*, attachment_id: int) -> None:
+def attachment_ingest(*, attachment_id: int, raised_limits: bool = False) -> None:
     """Checksum, size, magic bytes, malware scan, promote + hand off to parse.
 
     Idempotent: re-running on an attachment already past scanning is a no-op, and the
@@ -214,7 +214,13 @@ def attachment_ingest(*, attachment_id: int) -> None:
     storage_key, data, verdict = checked
 
     # The scan is network I/O to clamd: outside any transaction, bounded by the attempt.
-    scan = adapters.scan(data)  # raises adapters.ScannerUnavailable -> retried per policy
+    try:
+        # raises adapters.ScannerUnavailable -> retried per policy
+        scan = adapters.scan(data, raised_limits=raised_limits)
+    except adapters.NoRaisedScanner as exc:
+        # The raised-limits clamd went away between the admin's action and this job.
+        _ingest_scan_incomplete(attachment_id, adapters.ScanOutcome("incomplete", "", "", str(exc)))
+        return
 
     if scan.status == "error":
         # clamd answered but would not scan (e.g. its stream limit): retrying cannot help.
@@ -227,6 +233,9 @@ def attachment_ingest(*, attachment_id: int) -> None:
         return
     if scan.status == "infected":
         _ingest_block_malware(attachment_id, scan)
+        return
+    if scan.status == "incomplete":
+        _ingest_scan_incomplete(attachment_id, scan)
         return
     if verdict.rejection is None:
         adapters.blob_store().promote(QUARANTINE, storage_key, DOCUMENTS)
@@ -333,6 +342,108 @@ def _ingest_block_malware(attachment_id: int, scan: Any) -> None:
                 **_scan_evidence(att, "infected", scan.engine),
             },
         )
+
+
+SCAN_INCOMPLETE_REASON = (
+    "Could not be scanned completely: a part of the file exceeds the scanner's limits ({limit}). "
+    "This is not a malware finding. The file is kept in quarantine and not opened until an admin "
+    "releases it after review or re-scans it with raised limits."
+)
+
+
+def _ingest_scan_incomplete(attachment_id: int, scan: Any) -> None:
+    with transaction.atomic():
+        att = _locked_in(attachment_id, State.SCANNING)
+        if att is None:
+            return
+        limit = scan.signature or scan.reason or "scanner limit"
+        _move(
+            att,
+            State.SCAN_INCOMPLETE,
+            reason_code="scan_incomplete",
+            reason=SCAN_INCOMPLETE_REASON.format(limit=limit),
+            virus_scan_status=VirusScanStatus.INCOMPLETE,
+            scan_signature=scan.signature[:255],
+            scan_engine=scan.engine[:255],
+        )
+        audit_api.audit_event_record(
+            actor="system:ingest",
+            action="intake.scan_incomplete",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"limit": limit, "engine": scan.engine, **_scan_evidence(att, "incomplete", scan.engine)},
+        )
+
+
+def attachment_release_after_review(*, attachment_id: int, reason: str, actor: Any = None) -> ParseAttempt:
+    """An admin reviewed a `scan_incomplete` file and releases it: it is promoted out of
+    quarantine and read in the sandbox like any clean file (the sandbox, not clamd, is
+    what contains a hostile file). The reason and the admin are audited."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ActionRefused("a reason is required to release a file the scanner could not check completely")
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None:
+            raise LookupError(f"attachment {attachment_id} does not exist")
+        if att.state != State.SCAN_INCOMPLETE:
+            raise ActionRefused(
+                f"attachment {attachment_id} is {att.state}; only an incompletely scanned file is released"
+            )
+        if att.storage_container != QUARANTINE or not att.storage_key:
+            raise ActionRefused(f"attachment {attachment_id} has no bytes in quarantine to release")
+        data = adapters.blob_store().get(QUARANTINE, att.storage_key, max_bytes=max_upload_bytes() + 1)
+        verdict = adapters.precheck(data)  # signatures and sizes only (trusted side)
+        if verdict.rejection is not None:
+            state, code, why = verdict.rejection
+            _move(att, state, reason_code=code, reason=why)
+            return _audit_release(att, actor, reason, None)
+        adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)
+        _move(att, State.PROMOTED, storage_container=DOCUMENTS)
+        attempt = _handoff_to_parse(att, data)
+        _audit_release(att, actor, reason, attempt)
+        return attempt
+
+
+def _audit_release(att: Attachment, actor: Any, reason: str, attempt: ParseAttempt | None) -> Any:
+    audit_api.audit_event_record(
+        actor=_actor_label(actor, "cli"),
+        action="intake.released_after_review",
+        object_type="attachment",
+        object_id=att.pk,
+        payload={"reason": reason[:1000], "limit": att.scan_signature, "to_state": att.state},
+    )
+    return attempt
+
+
+def attachment_rescan_raised_limits(*, attachment_id: int, actor: Any = None) -> Attachment:
+    """`scan_incomplete` -> `received` with an ingest job that scans with the second clamd
+    (raised limits). Clean there -> read as usual; malware -> blocked; still over the
+    raised limits -> scan_incomplete again."""
+    if not adapters.raised_scanner_configured():
+        raise ActionRefused(
+            "no scanner with raised limits is configured (ATS_CLAMD_RAISED_HOST); see docs/runbook/clamav.md"
+        )
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None:
+            raise LookupError(f"attachment {attachment_id} does not exist")
+        if att.state != State.SCAN_INCOMPLETE:
+            raise ActionRefused(
+                f"attachment {attachment_id} is {att.state}; only an incompletely scanned file is re-scanned"
+            )
+        if att.storage_container != QUARANTINE or not att.storage_key:
+            raise ActionRefused(f"attachment {attachment_id} has no bytes in quarantine to scan again")
+        _move(att, State.RECEIVED, virus_scan_status=VirusScanStatus.PENDING)
+        job_id = jobs_api.defer(INGEST, payload={"attachment_id": att.pk, "raised_limits": True})
+        audit_api.audit_event_record(
+            actor=_actor_label(actor, "cli"),
+            action="intake.rescan_raised_limits",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"job_id": job_id, "limit": att.scan_signature},
+        )
+        return att
 
 
 def _scan_evidence(att: Attachment, verdict: str, engine: str) -> dict[str, Any]:

@@ -164,7 +164,16 @@ TRANSITIONS: dict[State, frozenset[State]] = {
     # Attached to a candidate / one created by hand, re-parsed, or discarded.
     State.NO_CANDIDATE_DETAILS: frozenset({State.CANDIDATE_CREATED, State.PROMOTED, State.DISCARDED}),
     # An admin released it after review (-> read), or re-scans it with raised limits.
-    State.SCAN_INCOMPLETE: frozenset({State.PROMOTED, State.RECEIVED, State.DISCARDED}),
+    State.SCAN_INCOMPLETE: frozenset(
+        {
+            State.PROMOTED,
+            State.RECEIVED,
+            State.DISCARDED,
+            State.REJECTED_UNSUPPORTED_TYPE,
+            State.REJECTED_EMPTY,
+            State.REJECTED_TOO_LARGE,
+        }
+    ),
     State.DUPLICATE: frozenset({State.DISCARDED}),
     State.REJECTED_EMPTY: frozenset({State.DISCARDED}),
     State.REJECTED_TOO_LARGE: frozenset({State.DISCARDED}),

@@ -33,6 +33,7 @@ def identity_context(request: HttpRequest, att: Any) -> dict[str, Any]:
         results = candidates_api.candidate_attach_search(actor=request.user, query=query, limit=SEARCH_LIMIT)
     extraction = candidates_api.document_extraction(att.pk) if iam_api.can(request.user, "candidate.view") else None
     return {
+        "can_release": att.state == intake_api.State.SCAN_INCOMPLETE and iam_api.can(request.user, "intake.release"),
         "identity_actions": can_act,
         "candidate_q": query,
         "candidate_results": results,

@@ -29,6 +29,8 @@ ACTION_RULES: dict[str, str] = {
     "retry_scan": "intake.retry",
     "retry_candidate": "intake.retry",
     "discard": "intake.discard",
+    "release": "intake.release",
+    "rescan_raised": "intake.release",
 }
 
 
@@ -111,7 +113,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
     actions = [
         (name, intake_api.ACTIONS[name][0])
         for name in intake_api.allowed_actions(att.state)
-        if iam_api.can(request.user, ACTION_RULES[name])
+        if iam_api.can(request.user, ACTION_RULES[name]) and name != "release"
     ]
     return render(
         request,
@@ -145,6 +147,14 @@ def document_action(request: HttpRequest, attachment_id: int, action: str) -> Ht
         elif action == "retry_scan":
             intake_api.attachment_retry_scan(attachment_id=attachment_id, actor=request.user)
             messages.success(request, "The malware scan will run again.")
+        elif action == "release":
+            intake_api.attachment_release_after_review(
+                attachment_id=attachment_id, reason=request.POST.get("reason", ""), actor=request.user
+            )
+            messages.success(request, "Released after review: the document will be read.")
+        elif action == "rescan_raised":
+            intake_api.attachment_rescan_raised_limits(attachment_id=attachment_id, actor=request.user)
+            messages.success(request, "The file will be scanned again with raised limits.")
         elif action == "retry_candidate":
             intake_api.attachment_retry_candidate(attachment_id=attachment_id, actor=request.user)
             messages.success(request, "Candidate creation will run again.")
