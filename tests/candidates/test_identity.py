@@ -232,3 +232,87 @@ def test_review_identity_lists_and_turns_back_legacy_junk() -> None:
     with transaction.atomic():
         candidates_api.candidate_attach_document(attachment_id=glyphs_doc.pk, candidate_id=good, actor=RECRUITER)
     assert helpers.reload(glyphs_doc).candidate_id == good
+
+
+# --- item 2: documents that travel with a CV -----------------------------------------
+
+CV_TEXT = "Ada Example\nada@example.org\nExperience\nBackend engineer, 2019-2024\nEducation\nBSc\nSkills\nPython"
+LETTER_TEXT = "Dear hiring team,\nI apply for the position of backend engineer.\nKind regards,\nAda"
+CERT_TEXT = "Certificate\nThis is to certify that the holder has successfully completed Kubernetes Administration"
+
+
+def _message(*texts: tuple[str, str]) -> list[intake_api.Attachment]:
+    """One e-mail message (one raw intake) with these (file name, parsed text) documents,
+    each read and waiting for the candidate step."""
+    raw = intake_api.intake_receive(
+        channel="mail",
+        files=[intake_api.IncomingFile(name, helpers.unique_pdf()) for name, _ in texts],
+        metadata={"from": "ada@example.org"},
+    )
+    out = []
+    for att, (_, text) in zip(intake_api.raw_intake_attachments(raw.pk), texts, strict=True):
+        intake_services.attachment_ingest(attachment_id=att.pk)
+        helpers.settle_jobs(att.pk, helpers.INGEST)
+        intake_services.parse_attempt_record_success(
+            attachment_id=att.pk, attempt_no=1, text=text, page_count=1, result={"kind": "pdf"}, policy_hash="a" * 64
+        )
+        helpers.settle_jobs(att.pk, helpers.PARSE)
+        out.append(helpers.reload(att))
+    return out
+
+
+def _kinds(candidate_id: int) -> dict[int, tuple[str, str]]:
+    from ats.candidates.models import CandidateDocument
+
+    return {
+        d.attachment_id: (d.kind or "", d.attach_reason or "")
+        for d in CandidateDocument.objects.filter(candidate_id=candidate_id)
+    }
+
+
+@pytest.mark.parametrize("cv_first", [True, False], ids=["cv-read-first", "letter-read-first"])
+def test_cover_letter_and_certificate_in_the_cvs_message_join_its_candidate(cv_first: bool) -> None:
+    cv, letter, cert = _message(("Ada_CV.pdf", CV_TEXT), ("cover.pdf", LETTER_TEXT), ("cert.pdf", CERT_TEXT))
+    order = [cv, letter, cert] if cv_first else [letter, cert, cv]
+    for att in order:
+        _candidate_step(att)
+    cv, letter, cert = (helpers.reload(a) for a in (cv, letter, cert))
+    assert cv.state == letter.state == cert.state == "candidate_created"
+    assert cv.candidate_id == letter.candidate_id == cert.candidate_id is not None
+    assert [c["id"] for c in candidates_api.candidate_list(actor=RECRUITER)] == [cv.candidate_id]
+    kinds = _kinds(cv.candidate_id)
+    assert kinds[cv.pk] == ("cv", "")
+    assert kinds[letter.pk][0] == "cover_letter" and kinds[cert.pk][0] == "certificate"
+    assert kinds[letter.pk][1] == 'Sent in the same message as the CV "Ada_CV.pdf", which names this candidate.'
+    assert intake_api.lost_documents() == []
+    # Detach: the letter is a document without candidate again, the CV keeps its person.
+    candidates_api.candidate_detach_document(attachment_id=letter.pk, actor=RECRUITER)
+    letter = helpers.reload(letter)
+    assert letter.state == "no_candidate_details" and letter.candidate_id is None
+    assert letter.pk not in _kinds(cv.candidate_id)
+    candidates_api.candidate_detach_document(attachment_id=cert.pk, actor=RECRUITER)
+    with pytest.raises(ValueError, match="only document"):
+        candidates_api.candidate_detach_document(attachment_id=cv.pk, actor=RECRUITER)
+    assert helpers.reload(cv).state == "candidate_created"
+
+
+def test_documents_without_identity_in_a_message_without_cv_wait_for_a_recruiter() -> None:
+    letter, cert = _message(("cover.pdf", LETTER_TEXT), ("cert.pdf", CERT_TEXT))
+    for att in (letter, cert):
+        assert _candidate_step(att).state == "no_candidate_details"
+
+
+def test_kind_rule_is_explained() -> None:
+    from ats.candidates import kind
+
+    cv = kind.classify(CV_TEXT, has_identity=True)
+    assert cv.kind == "cv" and cv.confidence >= 0.5
+    assert any("experience" in e and "education" in e and "skills" in e for e in cv.evidence)
+    german = kind.classify("Max Muster\nBerufserfahrung\nEntwickler\nAusbildung\nInformatik", has_identity=True)
+    assert german.kind == "cv"
+    assert kind.classify(LETTER_TEXT, has_identity=False).kind == "cover_letter"
+    assert kind.classify("Sehr geehrte Damen und Herren,\nmit freundlichen Grüßen", has_identity=False).kind == (
+        "cover_letter"
+    )
+    assert kind.classify(CERT_TEXT, has_identity=False).kind == "certificate"
+    assert kind.classify("Hello World", has_identity=False).kind == "other"

@@ -15,6 +15,7 @@ from ats.candidates.selectors import (
     candidate_list,
     candidate_scoring_inputs,
     document_extraction,
+    document_membership,
 )
 from ats.candidates.services import (
     CandidateNotActive,
@@ -25,6 +26,7 @@ from ats.candidates.services import (
     candidate_create_for_document,
     candidate_dedupe,
     candidate_dedupe_exhausted,
+    candidate_detach_document,
     candidate_dismiss_change,
     candidate_edit_field,
     candidate_merge,
@@ -50,6 +52,7 @@ __all__ = [
     "candidate_current_id",
     "candidate_dedupe",
     "candidate_dedupe_exhausted",
+    "candidate_detach_document",
     "candidate_detail",
     "candidate_dismiss_change",
     "candidate_edit_field",
@@ -63,6 +66,7 @@ __all__ = [
     "candidate_unmerge",
     "candidates_without_identity",
     "document_extraction",
+    "document_membership",
     "document_record_extraction",
     "normalise_phone",
 ]

@@ -219,3 +219,23 @@ def candidate_attach_search(*, actor: Any, query: str, limit: int = 20) -> list[
         {"id": c.pk, "name": c.display_name or None, "email": c.email or None, "phones": phones.get(c.pk, [])}
         for c in qs
     ]
+
+
+def document_membership(attachment_id: int) -> dict[str, Any] | None:
+    """Which candidate holds the document, as what kind (with confidence and evidence)
+    and why (attach reason); None when it belongs to no candidate."""
+    from ats.candidates import kind
+
+    doc = CandidateDocument.objects.filter(attachment_id=attachment_id).select_related("candidate").first()
+    if doc is None:
+        return None
+    return {
+        "candidate_id": doc.candidate_id,
+        "candidate_name": doc.candidate.display_name or None,
+        "kind": doc.kind or None,
+        "kind_label": kind.LABELS.get(doc.kind or "", None),
+        "kind_confidence": doc.kind_confidence,
+        "kind_evidence": doc.kind_evidence or [],
+        "attach_reason": doc.attach_reason or None,
+        "documents": CandidateDocument.objects.filter(candidate_id=doc.candidate_id).count(),
+    }

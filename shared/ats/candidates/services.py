@@ -790,3 +790,131 @@ def candidate_turn_back(*, candidate_id: int, actor: Any) -> dict[str, Any]:
         search_api.search_reindex(kind="candidate", object_id=candidate.pk)
         _audit(actor, "candidate.turned_back_no_identity", candidate.pk, {"documents": moved, "missing": lacking})
         return {"id": candidate.pk, "missing": lacking, "documents": moved}
+
+
+# --- documents that travel with a CV (issue 28 item 2) ---------------------------------
+
+
+def _guess_kind(text: str, *, has_identity: bool) -> Any:
+    from ats.candidates import kind
+
+    return kind.classify(text, has_identity=has_identity)
+
+
+def document_set_kind(*, attachment_id: int, text: str, has_identity: bool) -> None:
+    """Classify a candidate's document (cv / cover_letter / certificate / other) with its
+    confidence and evidence; the candidate task calls this for the document it applied."""
+    guess = _guess_kind(text, has_identity=has_identity)
+    CandidateDocument.objects.filter(attachment_id=attachment_id).update(
+        kind=guess.kind, kind_confidence=guess.confidence, kind_evidence=guess.evidence
+    )
+
+
+def _attach_companion(candidate: Candidate, attachment_id: int, text: str, reason: str) -> None:
+    guess = _guess_kind(text, has_identity=False)
+    CandidateDocument.objects.create(
+        candidate=candidate,
+        attachment_id=attachment_id,
+        kind=guess.kind,
+        kind_confidence=guess.confidence,
+        kind_evidence=guess.evidence,
+        attach_reason=reason,
+    )
+    _apply_newest_record(candidate, attachment_id)
+    intake_api.attachment_mark_attached(
+        attachment_id=attachment_id, candidate_id=candidate.pk, actor="system:candidates", how="same_message"
+    )
+    _audit(
+        "system:candidates",
+        "candidate.document_attached",
+        candidate.pk,
+        {"attachment_id": attachment_id, "how": "same_message", "kind": guess.kind},
+    )
+
+
+def _companion_reason(cv_filename: str) -> str:
+    return f'Sent in the same message as the CV "{cv_filename}", which names this candidate.'
+
+
+def document_attach_to_message_cv(*, attachment_id: int, text: str) -> Candidate | None:
+    """A document without identity (the candidate task holds its row lock): when a CV in
+    the same message already made a candidate, it becomes that candidate's document.
+    Locks document then candidate (the module's order). None: no such CV (yet)."""
+    cvs = [
+        c
+        for c in intake_api.message_companions(attachment_id)
+        if c.state == intake_api.State.CANDIDATE_CREATED and c.candidate_id is not None
+    ]
+    owners = {c.candidate_id for c in cvs}
+    if len(owners) != 1:
+        return None  # none, or CVs of two people in one message: a recruiter decides
+    candidate_id = owners.pop()
+    assert candidate_id is not None
+    candidate = lock_candidates(candidate_id).get(candidate_id)
+    if candidate is None or candidate.status != CandidateStatus.ACTIVE:
+        return None
+    _attach_companion(candidate, attachment_id, text, _companion_reason(cvs[0].filename))
+    return candidate
+
+
+def candidate_collect_message_companions(*, attachment_id: int, candidate_id: int) -> list[int]:
+    """After a CV made (or joined) a candidate: the documents of the same message that
+    ended `no_candidate_details` before it (they were read first) become its documents.
+    Rows another transaction holds are skipped, never waited for (the candidate is
+    locked here); such a document stays `no_candidate_details`, with its actions."""
+    waiting = [
+        c.attachment_id
+        for c in intake_api.message_companions(attachment_id)
+        if c.state == intake_api.State.NO_CANDIDATE_DETAILS
+    ]
+    if not waiting:
+        return []
+    cv_name = next((a.filename for a in [intake_api.attachment_get(attachment_id)] if a is not None), "the CV")
+    other_cvs = {
+        c.candidate_id
+        for c in intake_api.message_companions(attachment_id)
+        if c.state == intake_api.State.CANDIDATE_CREATED and c.candidate_id not in (None, candidate_id)
+    }
+    if other_cvs:
+        return []  # CVs of two people in one message: a recruiter decides
+    locked = intake_api.attachments_lock_waiting_for_candidate(attachment_ids=waiting)
+    candidate = lock_candidates(candidate_id).get(candidate_id)
+    if candidate is None or candidate.status != CandidateStatus.ACTIVE:
+        return []
+    texts = intake_api.document_texts(locked)
+    for att_id in locked:
+        if CandidateDocument.objects.filter(attachment_id=att_id).exists():
+            continue
+        text = texts[att_id].text if att_id in texts else ""
+        _attach_companion(candidate, att_id, text, _companion_reason(cv_name))
+    return locked
+
+
+def candidate_detach_document(*, attachment_id: int, actor: Any) -> Candidate:
+    """Undo an attachment: the document leaves the candidate and is `no_candidate_details`
+    again (attach it elsewhere, create a person, or discard it). Refused for a candidate's
+    only document."""
+    from ats.candidates import identity
+
+    _authorize(actor, "candidate.edit")
+    with transaction.atomic():
+        owner = CandidateDocument.objects.filter(attachment_id=attachment_id).values_list("candidate_id", flat=True)
+        candidate_id = next(iter(owner), None)
+        if candidate_id is None:
+            raise LookupError(f"document {attachment_id} belongs to no candidate")
+        rows = lock_with_documents(candidate_id)
+        candidate = rows[candidate_id]
+        if candidate.status != CandidateStatus.ACTIVE:
+            raise CandidateNotActive(f"candidate {candidate_id} is {candidate.status}")
+        if CandidateDocument.objects.filter(candidate=candidate).count() < 2:
+            raise ValueError("this is the candidate's only document; it cannot be detached")
+        CandidateDocument.objects.filter(attachment_id=attachment_id).delete()
+        record = ExtractionRecord.objects.filter(attachment_id=attachment_id).order_by("-parse_attempt").first()
+        lacking = identity.missing_in_extraction(Extraction.from_dict(record.data)) if record else ["name", "contact"]
+        intake_api.attachments_turn_back(
+            attachment_ids=[attachment_id], missing=lacking or ["name", "contact"], actor=actor
+        )
+        _recompute(candidate)
+        _audit(actor, "candidate.document_detached", candidate.pk, {"attachment_id": attachment_id})
+        jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
+        return candidate

@@ -49,7 +49,9 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
                 services.document_record_extraction(
                     attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction
                 )
-                intake_api.attachment_mark_no_candidate_details(attachment_id=attachment_id, missing=lacking)
+                # A cover letter / certificate sent with a CV belongs to the CV's person.
+                if services.document_attach_to_message_cv(attachment_id=attachment_id, text=doc.text) is None:
+                    intake_api.attachment_mark_no_candidate_details(attachment_id=attachment_id, missing=lacking)
                 return
         candidate = services.candidate_apply_document(
             attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction, text=doc.text
@@ -62,6 +64,9 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
             )
             return
         intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.pk)
+        services.document_set_kind(attachment_id=attachment_id, text=doc.text, has_identity=True)
+        # Documents of the same message read before this CV wait in no_candidate_details.
+        services.candidate_collect_message_companions(attachment_id=attachment_id, candidate_id=candidate.pk)
         # The application step: one application per requisition the document (or a
         # byte-identical duplicate) was sent for; none = talent pool.
         scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.pk)

@@ -423,3 +423,21 @@ def documents_parsed_since(since: Any, *, limit: int = 10_000) -> list[int]:
     if since is not None:
         qs = qs.filter(finished_at__gt=since)
     return list(dict.fromkeys(qs.order_by("finished_at").values_list("attachment_id", flat=True)[:limit]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Companion:
+    attachment_id: int
+    filename: str
+    state: str
+    candidate_id: int | None
+
+
+def message_companions(attachment_id: int) -> list[Companion]:
+    """The other documents that arrived with this one (the same raw intake: one e-mail
+    message, or one upload batch), in arrival order."""
+    raw_id = Attachment.objects.filter(pk=attachment_id).values_list("raw_intake_id", flat=True).first()
+    if raw_id is None:
+        return []
+    rows = Attachment.objects.filter(raw_intake_id=raw_id).exclude(pk=attachment_id).order_by("pk")
+    return [Companion(a.pk, a.filename, a.state, a.candidate_id) for a in rows]

@@ -784,7 +784,8 @@ def attachment_lock_without_candidate(*, attachment_id: int) -> Attachment:
 def attachment_mark_attached(*, attachment_id: int, candidate_id: int, actor: Any = None, how: str) -> None:
     """A recruiter attached the document to a candidate (or created one for it by hand).
     Caller holds the row lock (attachment_lock_without_candidate) in this transaction."""
-    att = _locked_in(attachment_id, State.NO_CANDIDATE_DETAILS)
+    # `parsed`: the candidate step itself attaches a document that came with a CV.
+    att = _locked_in(attachment_id, State.NO_CANDIDATE_DETAILS, State.PARSED)
     if att is None:
         raise ActionRefused(f"document {attachment_id} no longer lacks a candidate")
     _move(att, State.CANDIDATE_CREATED, candidate_id=candidate_id)
@@ -799,6 +800,18 @@ def attachment_mark_attached(*, attachment_id: int, candidate_id: int, actor: An
 
     search_api.search_reindex(kind="document", object_id=att.pk)
     search_api.search_reindex(kind="candidate", object_id=candidate_id)
+
+
+def attachments_lock_waiting_for_candidate(*, attachment_ids: list[int]) -> list[int]:
+    """Lock those of `attachment_ids` that are `no_candidate_details`, skipping rows another
+    transaction holds (the caller already holds a candidate lock, so waiting for a
+    document here would invert the documents-then-candidate order)."""
+    return list(
+        Attachment.objects.select_for_update(skip_locked=True)
+        .filter(pk__in=sorted(attachment_ids), state=State.NO_CANDIDATE_DETAILS)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
 
 
 def attachments_turn_back(*, attachment_ids: list[int], missing: list[str], actor: Any = None) -> list[int]:

@@ -32,7 +32,10 @@ def identity_context(request: HttpRequest, att: Any) -> dict[str, Any]:
     if query:
         results = candidates_api.candidate_attach_search(actor=request.user, query=query, limit=SEARCH_LIMIT)
     extraction = candidates_api.document_extraction(att.pk) if iam_api.can(request.user, "candidate.view") else None
+    membership = candidates_api.document_membership(att.pk) if iam_api.can(request.user, "candidate.view") else None
     return {
+        "membership": membership,
+        "can_detach": bool(membership and membership["documents"] > 1 and iam_api.can(request.user, "candidate.edit")),
         "can_release": att.state == intake_api.State.SCAN_INCOMPLETE and iam_api.can(request.user, "intake.release"),
         "identity_actions": can_act,
         "candidate_q": query,
@@ -89,4 +92,18 @@ def document_create_candidate(request: HttpRequest, attachment_id: int) -> HttpR
         messages.error(request, f"Candidate not created: {exc}.")
         return _back(attachment_id)
     messages.success(request, f"Candidate {candidate.display_name} created for this document.")
+    return _back(attachment_id)
+
+
+@requires("candidate.edit")
+@require_POST
+def document_detach(request: HttpRequest, attachment_id: int) -> HttpResponse:
+    try:
+        candidates_api.candidate_detach_document(attachment_id=attachment_id, actor=request.user)
+    except LookupError as exc:
+        raise Http404(str(exc)) from exc
+    except (ValueError, candidates_api.CandidateNotActive) as exc:
+        messages.error(request, f"Not detached: {exc}.")
+        return _back(attachment_id)
+    messages.success(request, "Document detached: it belongs to no candidate now.")
     return _back(attachment_id)

@@ -11,6 +11,7 @@ urlpatterns = [
     path("documents/<id:attachment_id>/thumbnail.png", pages.thumbnail, name="document-thumbnail"),
     path("documents/<id:attachment_id>/attach", identity.document_attach, name="document-attach"),
     path("documents/<id:attachment_id>/create-candidate", identity.document_create_candidate, name="document-create"),
+    path("documents/<id:attachment_id>/detach", identity.document_detach, name="document-detach"),
     path("documents/<id:attachment_id>/<slug:action>", pages.document_action, name="document-action"),
     path("upload/", pages.upload_page, name="upload"),
     path("candidates/", pages.candidates, name="candidates"),
