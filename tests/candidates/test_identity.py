@@ -316,3 +316,14 @@ def test_kind_rule_is_explained() -> None:
     )
     assert kind.classify(CERT_TEXT, has_identity=False).kind == "certificate"
     assert kind.classify("Hello World", has_identity=False).kind == "other"
+
+
+def test_an_upload_batch_is_not_a_message() -> None:
+    """A recruiter's upload batch with a CV and a certificate: the certificate is not
+    joined to the CV's candidate automatically (it waits for the recruiter)."""
+    raw = intake_api.intake_receive(
+        channel="upload",
+        files=[intake_api.IncomingFile("cv.pdf", helpers.unique_pdf()), intake_api.IncomingFile("c.pdf", b"%PDF-1.4")],
+    )
+    cv, cert = intake_api.raw_intake_attachments(raw.pk)
+    assert intake_api.message_companions(cv.pk) == [] and intake_api.message_companions(cert.pk) == []

@@ -434,10 +434,12 @@ class Companion:
 
 
 def message_companions(attachment_id: int) -> list[Companion]:
-    """The other documents that arrived with this one (the same raw intake: one e-mail
-    message, or one upload batch), in arrival order."""
-    raw_id = Attachment.objects.filter(pk=attachment_id).values_list("raw_intake_id", flat=True).first()
-    if raw_id is None:
+    """The other documents of the same e-mail message (its raw intake), in arrival order.
+    Only mail: an upload batch is a recruiter's choice of files, often of several people,
+    not one sender's message - its documents are never joined automatically."""
+    row = Attachment.objects.filter(pk=attachment_id).values_list("raw_intake_id", "raw_intake__channel").first()
+    if row is None or row[1] != "mail":
         return []
+    raw_id = row[0]
     rows = Attachment.objects.filter(raw_intake_id=raw_id).exclude(pk=attachment_id).order_by("pk")
     return [Companion(a.pk, a.filename, a.state, a.candidate_id) for a in rows]
