@@ -49,6 +49,10 @@ Data shipped in this repository:
   any other dataset; AGPL-3.0-or-later like the rest of the repository. Edit freely.
 - tests/extraction/corpus: the evaluation CVs are generated from fictional names, places
   and numbers by the project's own generator; AGPL-3.0-or-later.
+- tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
+  the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
+  CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
+  Unmodified; the scanner-limit test file (an embedded stream decompresses past MaxFileSize).
 """
 
 

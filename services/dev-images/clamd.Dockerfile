@@ -10,8 +10,11 @@ RUN apt-get update \
  && printf '%s\n' \
       'Foreground yes' 'PidFile /tmp/clamd.pid' \
       'TemporaryDirectory /tmp' 'DatabaseDirectory /var/lib/clamav' \
-      'TCPSocket 3310' 'TCPAddr 0.0.0.0' 'StreamMaxLength 25M' 'MaxThreads 4' \
+      'TCPSocket 3310' 'TCPAddr 0.0.0.0' 'MaxThreads 4' \
       > /etc/clamav/clamd.conf
+# The scanner limits + AlertExceedsMax: the one file `just up` and k8s use too.
+COPY services/clamd/limits.conf /tmp/limits.conf
+RUN cat /tmp/limits.conf >> /etc/clamav/clamd.conf && rm /tmp/limits.conf
 COPY --chmod=0444 services/worker-default/clamav/*.ndb /var/lib/clamav/
 USER clamav
 EXPOSE 3310

@@ -9,22 +9,31 @@ from ats.candidates.erasure import (
 )
 from ats.candidates.models import Candidate, CandidateStatus, DuplicatePair, PairKind
 from ats.candidates.selectors import (
+    candidate_attach_search,
     candidate_current_id,
     candidate_detail,
     candidate_list,
     candidate_scoring_inputs,
+    document_extraction,
+    document_membership,
 )
 from ats.candidates.services import (
     CandidateNotActive,
     NotAllowed,
     candidate_accept_change,
     candidate_apply_document,
+    candidate_attach_document,
+    candidate_create_for_document,
     candidate_dedupe,
     candidate_dedupe_exhausted,
+    candidate_detach_document,
     candidate_dismiss_change,
     candidate_edit_field,
     candidate_merge,
+    candidate_turn_back,
     candidate_unmerge,
+    candidates_without_identity,
+    document_record_extraction,
 )
 
 __all__ = [
@@ -37,9 +46,13 @@ __all__ = [
     "Subject",
     "candidate_accept_change",
     "candidate_apply_document",
+    "candidate_attach_document",
+    "candidate_attach_search",
+    "candidate_create_for_document",
     "candidate_current_id",
     "candidate_dedupe",
     "candidate_dedupe_exhausted",
+    "candidate_detach_document",
     "candidate_detail",
     "candidate_dismiss_change",
     "candidate_edit_field",
@@ -49,6 +62,11 @@ __all__ = [
     "candidate_personal_rows",
     "candidate_scoring_inputs",
     "candidate_subject",
+    "candidate_turn_back",
     "candidate_unmerge",
+    "candidates_without_identity",
+    "document_extraction",
+    "document_membership",
+    "document_record_extraction",
     "normalise_phone",
 ]

@@ -16,6 +16,9 @@ class CandidateStatus(models.TextChoices):
     ACTIVE = "active"
     MERGED = "merged"  # merged into `merged_into`; frozen, restorable by unmerge
     ERASED = "erased"  # personal data erased; jobs for it are logged no-ops
+    # Turned back by `ats candidate review-identity --apply`: it never named a person and a
+    # way to reach them; its documents are `no_candidate_details` documents again.
+    NO_IDENTITY = "no_identity"
 
 
 class Candidate(models.Model):
@@ -44,6 +47,14 @@ class CandidateDocument(models.Model):
     candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="documents")
     attachment_id = models.BigIntegerField(unique=True)  # intake owns the attachment
     added_at = models.DateTimeField(auto_now_add=True)
+    # What kind of document (candidates.kind: cv, cover_letter, certificate, other), how
+    # sure the rule is and why; empty for documents attached before the rule existed.
+    kind = models.CharField(max_length=16, blank=True, default="")
+    kind_confidence = models.FloatField(null=True, blank=True)
+    kind_evidence = models.JSONField(default=list, blank=True)
+    # Why a document without identity belongs here ("sent in the same message as ...",
+    # "attached by a recruiter"); empty for the document that made the candidate.
+    attach_reason = models.TextField(null=True, blank=True, default="")
 
     class Meta:
         db_table = "candidates_document"

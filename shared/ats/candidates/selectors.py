@@ -176,3 +176,66 @@ def candidate_scoring_inputs(candidate_id: int) -> dict[str, Any] | None:
         return None
     rows = {f.field: f.values for f in CandidateField.objects.filter(candidate_id=current, field__in=SCORING_FIELDS)}
     return {"candidate_id": c.pk, "status": c.status, **{name: rows.get(name, []) for name in SCORING_FIELDS}}
+
+
+# Fields of a document's `extraction` (`ats document show --json`), as `ats candidate show`.
+EXTRACTION_FIELDS = ("name", "emails", "phones", "skills")
+
+
+def document_extraction(attachment_id: int) -> dict[str, Any] | None:
+    """What was read from one document (its newest extraction), whether or not it became
+    or joined a candidate: name, emails, phones, skills shaped as in `ats candidate show`,
+    plus which parse attempt and extractor produced it. None before any extraction."""
+    from ats.candidates.models import ExtractionRecord
+
+    record = ExtractionRecord.objects.filter(attachment_id=attachment_id).order_by("-parse_attempt").first()
+    if record is None:
+        return None
+    fields = record.data.get("fields", {}) if isinstance(record.data, dict) else {}
+    out: dict[str, Any] = {name: _plain(name, fields.get(name, [])) for name in EXTRACTION_FIELDS}
+    out["parse_attempt"] = record.parse_attempt
+    out["extractor_version"] = record.extractor_version
+    return out
+
+
+def candidate_attach_search(*, actor: Any, query: str, limit: int = 20) -> list[dict[str, Any]]:
+    """Active candidates a document may be attached to, by name, e-mail or phone: the
+    list search, plus phone numbers (typed with spaces or dashes, matched on digits)."""
+    import re
+
+    from ats.candidates.models import CandidateSignal
+
+    _authorize_view(actor)
+    digits = re.sub(r"[^\d]", "", query)
+    q = candidate_search(query)
+    if len(digits) >= 4:
+        q |= Q(pk__in=CandidateSignal.objects.filter(kind="phone", value__contains=digits).values("candidate_id"))
+    qs = Candidate.objects.filter(status=CandidateStatus.ACTIVE).filter(q).order_by("pk")[:limit]
+    phones = {
+        f.candidate_id: [v["value"] for v in f.values]
+        for f in CandidateField.objects.filter(candidate__in=[c.pk for c in qs], field="phones")
+    }
+    return [
+        {"id": c.pk, "name": c.display_name or None, "email": c.email or None, "phones": phones.get(c.pk, [])}
+        for c in qs
+    ]
+
+
+def document_membership(attachment_id: int) -> dict[str, Any] | None:
+    """Which candidate holds the document, as what kind (with confidence and evidence)
+    and why (attach reason); None when it belongs to no candidate."""
+    from ats.candidates import kind
+
+    doc = CandidateDocument.objects.filter(attachment_id=attachment_id).select_related("candidate").first()
+    if doc is None:
+        return None
+    return {
+        "candidate_id": doc.candidate_id,
+        "candidate_name": doc.candidate.display_name or None,
+        "kind": doc.kind or None,
+        "kind_label": kind.LABELS.get(doc.kind or "", None),
+        "kind_confidence": doc.kind_confidence,
+        "kind_evidence": doc.kind_evidence or [],
+        "attach_reason": doc.attach_reason or None,
+        "documents": CandidateDocument.objects.filter(candidate_id=doc.candidate_id).count(),
+    }

@@ -699,3 +699,287 @@ def candidate_dedupe_exhausted(*, candidate_id: int, reason_code: str, reason: s
         object_id=candidate_id,
         payload={"reason_code": reason_code, "reason": reason},
     )
+
+
+# --- the identity gate: documents without a candidate (issue 28) ---------------------
+
+
+def document_record_extraction(*, attachment_id: int, parse_attempt: int, extraction: Extraction) -> ExtractionRecord:
+    """Keep what was read from a document that made no candidate (`ats document show`'s
+    `extraction`; attach / create-by-hand later apply this very record). Idempotent."""
+    record, _ = ExtractionRecord.objects.get_or_create(
+        attachment_id=attachment_id,
+        parse_attempt=parse_attempt,
+        defaults={"extractor_version": extraction.extractor_version[:64], "data": extraction.to_dict()},
+    )
+    return record
+
+
+def _apply_newest_record(candidate: Candidate, attachment_id: int) -> None:
+    record = ExtractionRecord.objects.filter(attachment_id=attachment_id).order_by("-parse_attempt").first()
+    if record is not None:
+        candidate.extraction_version += 1
+        record.candidate_version = candidate.extraction_version
+        record.save(update_fields=["candidate_version"])
+    _recompute(candidate, new_record=record)
+
+
+def _after_attach(attachment_id: int, candidate: Candidate, actor: Any, how: str) -> None:
+    intake_api.attachment_mark_attached(attachment_id=attachment_id, candidate_id=candidate.pk, actor=actor, how=how)
+    jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
+    # Sent for a requisition: the candidate applies to it, as the candidate step does.
+    from ats.scoring import api as scoring_api
+
+    scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.pk)
+
+
+def candidate_attach_document(*, attachment_id: int, candidate_id: int, actor: Any) -> Candidate:
+    """A recruiter attaches a `no_candidate_details` document to an existing candidate:
+    it becomes one of their documents, its extraction a new version of theirs."""
+    _authorize(actor, "candidate.edit")
+    with transaction.atomic():
+        intake_api.attachment_lock_without_candidate(attachment_id=attachment_id)  # document, then candidate
+        candidate = _active(candidate_id)
+        CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id)
+        _apply_newest_record(candidate, attachment_id)
+        _audit(actor, "candidate.document_attached", candidate.pk, {"attachment_id": attachment_id})
+        _after_attach(attachment_id, candidate, actor, "attached")
+        return candidate
+
+
+def candidate_create_for_document(
+    *, attachment_id: int, name: str, email: str = "", phone: str = "", actor: Any
+) -> Candidate:
+    """A recruiter creates the person by hand for a `no_candidate_details` document. The
+    same identity rule applies: a name and an e-mail or a phone. The typed values are
+    recruiter-edited fields (a later parse proposes, never overwrites)."""
+    from ats.candidates import identity
+
+    _authorize(actor, "candidate.edit")
+    typed = {"name": name.strip(), "emails": email.strip(), "phones": phone.strip()}
+    parsed = {f: F.parse_edit(f, v) for f, v in typed.items() if v}
+    if any("@" not in e or "." not in e.rsplit("@", 1)[1] for e in parsed.get("emails", [])):
+        raise ValueError(f"{typed['emails']!r} is not an e-mail address")
+    if any(len(p.lstrip("+")) < 7 for p in parsed.get("phones", [])):
+        raise ValueError(f"{typed['phones']!r} is not a phone number (at least 7 digits)")
+    lacking = identity.missing({f: parsed.get(f, []) for f in ("name", "emails", "phones")})
+    if lacking:
+        raise ValueError("a candidate needs a name and an e-mail address or a phone number")
+    with transaction.atomic():
+        intake_api.attachment_lock_without_candidate(attachment_id=attachment_id)
+        candidate = Candidate.objects.create()
+        CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id)
+        label = iam_api.actor_label(actor)
+        now = timezone.now()
+        CandidateField.objects.bulk_create(
+            [
+                CandidateField(
+                    candidate=candidate,
+                    field=f,
+                    values=_recruiter_values(f, values, actor, raw=typed[f]),
+                    source=FieldSource.RECRUITER,
+                    edited_by=label,
+                    edited_at=now,
+                )
+                for f, values in parsed.items()
+            ]
+        )
+        _apply_newest_record(candidate, attachment_id)
+        _audit(
+            actor,
+            "candidate.created_by_hand",
+            candidate.pk,
+            {"attachment_id": attachment_id, "fields": sorted(parsed)},
+            personal={"values": parsed},
+        )
+        _after_attach(attachment_id, candidate, actor, "created_by_hand")
+        return candidate
+
+
+def candidates_without_identity() -> list[dict[str, Any]]:
+    """`ats candidate review-identity --json`: active candidates lacking a name or any
+    contact (the creation gate's rule over their current fields)."""
+    from ats.candidates import identity
+
+    fields: dict[int, dict[str, list[dict[str, Any]]]] = {}
+    active = Candidate.objects.filter(status=CandidateStatus.ACTIVE).order_by("pk")
+    for row in CandidateField.objects.filter(candidate__in=active, field__in=("name", "emails", "phones")):
+        fields.setdefault(row.candidate_id, {})[row.field] = row.values
+    docs: dict[int, list[int]] = {}
+    for cid, aid in CandidateDocument.objects.filter(candidate__in=active).values_list("candidate_id", "attachment_id"):
+        docs.setdefault(cid, []).append(aid)
+    out = []
+    for c in active.only("pk", "display_name", "email"):
+        lacking = identity.missing_in_fields(fields.get(c.pk, {}))
+        if lacking:
+            out.append(
+                {
+                    "id": c.pk,
+                    "name": c.display_name or None,
+                    "email": c.email or None,
+                    "missing": lacking,
+                    "documents": sorted(docs.get(c.pk, [])),
+                }
+            )
+    return out
+
+
+def candidate_turn_back(*, candidate_id: int, actor: Any) -> dict[str, Any]:
+    """Undo a candidate that never had an identity: its documents return to
+    `no_candidate_details` (each audited), the candidate leaves the active list with
+    status `no_identity`. Refused when it has an identity now (checked under lock)."""
+    from ats.candidates import identity
+
+    _authorize(actor, "candidate.edit")
+    with transaction.atomic():
+        rows = lock_with_documents(candidate_id)
+        candidate = rows.get(candidate_id)
+        if candidate is None:
+            raise LookupError(f"candidate {candidate_id} does not exist")
+        if candidate.status != CandidateStatus.ACTIVE:
+            raise CandidateNotActive(f"candidate {candidate_id} is {candidate.status}")
+        lacking = identity.missing_in_fields(_current_values(candidate_id))
+        if not lacking:
+            raise ValueError(f"candidate {candidate_id} has a name and a contact; nothing to turn back")
+        att_ids = sorted(CandidateDocument.objects.filter(candidate=candidate).values_list("attachment_id", flat=True))
+        moved = intake_api.attachments_turn_back(attachment_ids=att_ids, missing=lacking, actor=actor)
+        CandidateDocument.objects.filter(candidate=candidate).delete()
+        CandidateSignal.objects.filter(candidate=candidate).delete()
+        DuplicatePair.objects.filter(candidate_low=candidate, status=PairStatus.OPEN).delete()
+        DuplicatePair.objects.filter(candidate_high=candidate, status=PairStatus.OPEN).delete()
+        candidate.status = CandidateStatus.NO_IDENTITY
+        candidate.revision += 1
+        candidate.save()
+        from ats.search import api as search_api
+
+        search_api.search_reindex(kind="candidate", object_id=candidate.pk)
+        _audit(actor, "candidate.turned_back_no_identity", candidate.pk, {"documents": moved, "missing": lacking})
+        return {"id": candidate.pk, "missing": lacking, "documents": moved}
+
+
+# --- documents that travel with a CV (issue 28 item 2) ---------------------------------
+
+
+def _guess_kind(text: str, *, has_identity: bool) -> Any:
+    from ats.candidates import kind
+
+    return kind.classify(text, has_identity=has_identity)
+
+
+def document_set_kind(*, attachment_id: int, text: str, has_identity: bool) -> None:
+    """Classify a candidate's document (cv / cover_letter / certificate / other) with its
+    confidence and evidence; the candidate task calls this for the document it applied."""
+    guess = _guess_kind(text, has_identity=has_identity)
+    CandidateDocument.objects.filter(attachment_id=attachment_id).update(
+        kind=guess.kind, kind_confidence=guess.confidence, kind_evidence=guess.evidence
+    )
+
+
+def _attach_companion(candidate: Candidate, attachment_id: int, text: str, reason: str) -> None:
+    guess = _guess_kind(text, has_identity=False)
+    CandidateDocument.objects.create(
+        candidate=candidate,
+        attachment_id=attachment_id,
+        kind=guess.kind,
+        kind_confidence=guess.confidence,
+        kind_evidence=guess.evidence,
+        attach_reason=reason,
+    )
+    _apply_newest_record(candidate, attachment_id)
+    intake_api.attachment_mark_attached(
+        attachment_id=attachment_id, candidate_id=candidate.pk, actor="system:candidates", how="same_message"
+    )
+    _audit(
+        "system:candidates",
+        "candidate.document_attached",
+        candidate.pk,
+        {"attachment_id": attachment_id, "how": "same_message", "kind": guess.kind},
+    )
+
+
+def _companion_reason(cv_filename: str) -> str:
+    return f'Sent in the same message as the CV "{cv_filename}", which names this candidate.'
+
+
+def document_attach_to_message_cv(*, attachment_id: int, text: str) -> Candidate | None:
+    """A document without identity (the candidate task holds its row lock): when a CV in
+    the same message already made a candidate, it becomes that candidate's document.
+    Locks document then candidate (the module's order). None: no such CV (yet)."""
+    cvs = [
+        c
+        for c in intake_api.message_companions(attachment_id)
+        if c.state == intake_api.State.CANDIDATE_CREATED and c.candidate_id is not None
+    ]
+    owners = {c.candidate_id for c in cvs}
+    if len(owners) != 1:
+        return None  # none, or CVs of two people in one message: a recruiter decides
+    candidate_id = owners.pop()
+    assert candidate_id is not None
+    candidate = lock_candidates(candidate_id).get(candidate_id)
+    if candidate is None or candidate.status != CandidateStatus.ACTIVE:
+        return None
+    _attach_companion(candidate, attachment_id, text, _companion_reason(cvs[0].filename))
+    return candidate
+
+
+def candidate_collect_message_companions(*, attachment_id: int, candidate_id: int) -> list[int]:
+    """After a CV made (or joined) a candidate: the documents of the same message that
+    ended `no_candidate_details` before it (they were read first) become its documents.
+    Rows another transaction holds are skipped, never waited for (the candidate is
+    locked here); such a document stays `no_candidate_details`, with its actions."""
+    waiting = [
+        c.attachment_id
+        for c in intake_api.message_companions(attachment_id)
+        if c.state == intake_api.State.NO_CANDIDATE_DETAILS
+    ]
+    if not waiting:
+        return []
+    cv_name = next((a.filename for a in [intake_api.attachment_get(attachment_id)] if a is not None), "the CV")
+    other_cvs = {
+        c.candidate_id
+        for c in intake_api.message_companions(attachment_id)
+        if c.state == intake_api.State.CANDIDATE_CREATED and c.candidate_id not in (None, candidate_id)
+    }
+    if other_cvs:
+        return []  # CVs of two people in one message: a recruiter decides
+    locked = intake_api.attachments_lock_waiting_for_candidate(attachment_ids=waiting)
+    candidate = lock_candidates(candidate_id).get(candidate_id)
+    if candidate is None or candidate.status != CandidateStatus.ACTIVE:
+        return []
+    texts = intake_api.document_texts(locked)
+    for att_id in locked:
+        if CandidateDocument.objects.filter(attachment_id=att_id).exists():
+            continue
+        text = texts[att_id].text if att_id in texts else ""
+        _attach_companion(candidate, att_id, text, _companion_reason(cv_name))
+    return locked
+
+
+def candidate_detach_document(*, attachment_id: int, actor: Any) -> Candidate:
+    """Undo an attachment: the document leaves the candidate and is `no_candidate_details`
+    again (attach it elsewhere, create a person, or discard it). Refused for a candidate's
+    only document."""
+    from ats.candidates import identity
+
+    _authorize(actor, "candidate.edit")
+    with transaction.atomic():
+        owner = CandidateDocument.objects.filter(attachment_id=attachment_id).values_list("candidate_id", flat=True)
+        candidate_id = next(iter(owner), None)
+        if candidate_id is None:
+            raise LookupError(f"document {attachment_id} belongs to no candidate")
+        rows = lock_with_documents(candidate_id)
+        candidate = rows[candidate_id]
+        if candidate.status != CandidateStatus.ACTIVE:
+            raise CandidateNotActive(f"candidate {candidate_id} is {candidate.status}")
+        if CandidateDocument.objects.filter(candidate=candidate).count() < 2:
+            raise ValueError("this is the candidate's only document; it cannot be detached")
+        CandidateDocument.objects.filter(attachment_id=attachment_id).delete()
+        record = ExtractionRecord.objects.filter(attachment_id=attachment_id).order_by("-parse_attempt").first()
+        lacking = identity.missing_in_extraction(Extraction.from_dict(record.data)) if record else ["name", "contact"]
+        intake_api.attachments_turn_back(
+            attachment_ids=[attachment_id], missing=lacking or ["name", "contact"], actor=actor
+        )
+        _recompute(candidate)
+        _audit(actor, "candidate.document_detached", candidate.pk, {"attachment_id": attachment_id})
+        jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
+        return candidate

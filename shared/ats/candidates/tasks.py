@@ -7,7 +7,7 @@ import os
 
 from django.db import transaction
 
-from ats.candidates import services
+from ats.candidates import identity, services
 from ats.extraction import api as extraction_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
@@ -37,6 +37,22 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
             if erasure_id is not None:
                 intake_api.attachment_mark_erased_subject(attachment_id=attachment_id, erasure_id=erasure_id)
                 return
+        # The creation gate (candidates.identity): a NEW document makes a candidate only
+        # when it names a person and a way to reach them. Otherwise its extraction is
+        # kept and it waits, in `no_candidate_details`, for a recruiter to attach it or
+        # create the person by hand. A re-parse of a document that has a candidate
+        # stays with that candidate (its owner already passed the gate, or a recruiter
+        # attached it).
+        if not services.document_has_candidate(attachment_id=attachment_id):
+            lacking = identity.missing_in_extraction(extraction)
+            if lacking:
+                services.document_record_extraction(
+                    attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction
+                )
+                # A cover letter / certificate sent with a CV belongs to the CV's person.
+                if services.document_attach_to_message_cv(attachment_id=attachment_id, text=doc.text) is None:
+                    intake_api.attachment_mark_no_candidate_details(attachment_id=attachment_id, missing=lacking)
+                return
         candidate = services.candidate_apply_document(
             attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction, text=doc.text
         )
@@ -48,6 +64,9 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
             )
             return
         intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.pk)
+        services.document_set_kind(attachment_id=attachment_id, text=doc.text, has_identity=True)
+        # Documents of the same message read before this CV wait in no_candidate_details.
+        services.candidate_collect_message_companions(attachment_id=attachment_id, candidate_id=candidate.pk)
         # The application step: one application per requisition the document (or a
         # byte-identical duplicate) was sent for; none = talent pool.
         scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.pk)

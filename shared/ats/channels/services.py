@@ -31,6 +31,7 @@ from ats.config.env import ats_settings
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.mail import api as mail_api
+from ats.scanning import api as scanning_api
 from ats.scoring import api as scoring_api
 
 logger = logging.getLogger(__name__)
@@ -353,7 +354,10 @@ def _ledger_message(
     env = item.envelope
     files: list[mail_api.AttachmentBlob] = []
     seen: set[str] = set()
+    inline_images = [b for b in item.attachments if is_inline_image(b)]
     for blob in item.attachments:
+        if is_inline_image(blob):
+            continue  # a signature logo / pasted picture: never a document (see is_inline_image)
         if blob.sha256 not in seen:  # the same bytes attached twice are one document
             seen.add(blob.sha256)
             files.append(blob)
@@ -368,7 +372,7 @@ def _ledger_message(
             ],
             source_ref=env.dedupe_key,
             metadata={
-                **_metadata(env, item, collapsed=len(item.attachments) - len(files)),
+                **_metadata(env, item, collapsed=len(item.attachments) - len(inline_images) - len(files)),
                 # The mailbox -> requisition mapping at receipt (None: talent pool).
                 "channel_id": channel.pk,
                 "requisition_id": scoring_api.channel_requisition_id(channel.pk),
@@ -437,6 +441,25 @@ _SKIPPED = {
         "were received. Ask the sender to resend.",
     ),
 }
+
+
+_IMAGE_KINDS = frozenset({scanning_api.FileKind.PNG, scanning_api.FileKind.JPEG, scanning_api.FileKind.TIFF})
+
+
+def is_inline_image(blob: mail_api.AttachmentBlob) -> bool:
+    """Graph's `isInline` parts that are pictures - signature logos, social icons, images
+    pasted into the body - are not documents: they never reach intake (issue 28). This is
+    the one place that rule lives. Only images: an inline-flagged PDF or Word file (Apple
+    Mail marks attachments inline) is still a document, and the kind is decided by the
+    leading bytes (a signature check, no parser) or a declared image/* type - a CV
+    disguised as a logo only hides itself. Their names stay in the raw intake's metadata
+    (`inline`), so a recruiter can still see what the message carried."""
+    if not blob.is_inline:
+        return False
+    kind = scanning_api.detect_file_type(blob.content).kind
+    if kind in (scanning_api.FileKind.PDF, scanning_api.FileKind.DOCX):
+        return False
+    return kind in _IMAGE_KINDS or (blob.content_type or "").lower().startswith("image/")
 
 
 def _record_skipped(raw_intake_id: int, skipped: mail_api.SkippedAttachment) -> intake_api.Attachment:

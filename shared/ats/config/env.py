@@ -76,6 +76,8 @@ class AtsConfig(TypedDict):
     CLAMD_HOST: str
     CLAMD_PORT: int
     CLAMD_TIMEOUT_S: float
+    CLAMD_RAISED_HOST: str
+    CLAMD_RAISED_PORT: int
     GRAPH_BASE_URL: str
     GRAPH_AUTHORITY: str
     GRAPH_TENANT_ID: str

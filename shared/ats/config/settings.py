@@ -176,6 +176,11 @@ ATS: env.AtsConfig = {
     "CLAMD_HOST": os.environ.get("ATS_CLAMD_HOST", "127.0.0.1"),
     "CLAMD_PORT": env.integer("ATS_CLAMD_PORT", default=3311),
     "CLAMD_TIMEOUT_S": env.number("ATS_CLAMD_TIMEOUT_S", default=30.0),
+    # The second clamd, with raised limits (services/clamd/limits-raised.conf), that an
+    # admin's "re-scan with raised limits" uses for one scan_incomplete file. Empty: none
+    # deployed, the action says so (docs/runbook/clamav.md).
+    "CLAMD_RAISED_HOST": os.environ.get("ATS_CLAMD_RAISED_HOST", ""),
+    "CLAMD_RAISED_PORT": env.integer("ATS_CLAMD_RAISED_PORT", default=3312),
     "GRAPH_BASE_URL": os.environ.get("ATS_GRAPH_BASE_URL", "https://graph.microsoft.com/v1.0"),
     "GRAPH_AUTHORITY": os.environ.get("ATS_GRAPH_AUTHORITY", "https://login.microsoftonline.com"),
     "GRAPH_TENANT_ID": os.environ.get("ATS_GRAPH_TENANT_ID", ""),

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+from ats.devtools import clamd_limits
 from ats.devtools._localproc import REPO_ROOT, HarnessError, free_tcp_port, stop_process, wait_ready
 from ats.scanning.api import ClamdEndpoint, ScannerUnavailable, ping
 
@@ -57,13 +58,29 @@ class ClamdLocal:
     unix_socket: bool = False
     signature_dir: Path = DEFAULT_SIGNATURE_DIR
     user: str | None = None
-    stream_max_bytes: int = 25 * 1024 * 1024
+    # None: the profile's StreamMaxLength. A number: a test's own stream cap (then
+    # MaxFileSize = the cap and MaxScanSize = 4x, as before the shared limits file).
+    stream_max_bytes: int | None = None
+    # services/clamd/limits.conf ("standard") or limits-raised.conf ("raised").
+    limits: str = "standard"
     clamd_binary: str = CLAMD_BINARY
     startup_seconds: float | None = field(default=None, init=False)
     _proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _limit_lines: list[str] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir).resolve()
+        self._limit_lines = clamd_limits.limit_lines(self.limits)
+        if self.stream_max_bytes is None:
+            self.stream_max_bytes = clamd_limits.size_bytes(clamd_limits.limits(self.limits)["StreamMaxLength"])
+        else:
+            overridden = {"StreamMaxLength", "MaxFileSize", "MaxScanSize"}
+            self._limit_lines = [
+                f"StreamMaxLength {self.stream_max_bytes}",
+                f"MaxFileSize {self.stream_max_bytes}",
+                f"MaxScanSize {self.stream_max_bytes * 4}",
+                *(line for line in self._limit_lines if line.split()[0] not in overridden),
+            ]
         if self.port is None and not self.unix_socket:
             raise ValueError("clamd needs a TCP port or a unix socket")
 
@@ -83,7 +100,7 @@ class ClamdLocal:
 
     def endpoint(self, *, via: str = "tcp", timeout: float = 30.0) -> ClamdEndpoint:
         """Client settings for this daemon (``via`` is ``"tcp"`` or ``"unix"``)."""
-        max_bytes = self.stream_max_bytes
+        max_bytes = int(self.stream_max_bytes or 0)  # set by __post_init__
         if via == "unix":
             if not self.unix_socket:
                 raise ValueError("this clamd has no unix socket")
@@ -187,13 +204,10 @@ class ClamdLocal:
             f"TemporaryDirectory {tmp_dir}",
             "LogTime yes",
             "LogClean no",
-            # Stream cap must match the client's max_stream_bytes (ClamdEndpoint).
-            f"StreamMaxLength {self.stream_max_bytes}",
-            # Scan limits at least as large as a stream, and a limit hit is reported as
-            # Heuristics.Limits.Exceeded.* instead of silently passing as clean.
-            f"MaxFileSize {self.stream_max_bytes}",
-            f"MaxScanSize {self.stream_max_bytes * 4}",
-            "AlertExceedsMax yes",
+            # The shared scanner limits (services/clamd/limits.conf): the stream cap matches
+            # the client's max_stream_bytes, and a limit hit is reported as
+            # Heuristics.Limits.Exceeded.* (scan_incomplete) instead of passing as clean.
+            *self._limit_lines,
             # ZIP/OOXML unpacking is what finds EICAR inside a deflated DOCX member.
             "ScanArchive yes",
             "ScanOLE2 yes",
@@ -246,7 +260,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--unix-socket", action="store_true")
     parser.add_argument("--signature-dir", type=Path, default=DEFAULT_SIGNATURE_DIR)
     parser.add_argument("--user", default=None, help="drop to this user when run as root")
-    parser.add_argument("--stream-max-bytes", type=int, default=25 * 1024 * 1024)
+    parser.add_argument("--stream-max-bytes", type=int, default=None, help="default: the limits file's")
+    parser.add_argument("--limits", choices=sorted(clamd_limits.PROFILES), default="standard")
     args = parser.parse_args(argv)
     harness = ClamdLocal(
         state_dir=args.state_dir,
@@ -255,6 +270,7 @@ def main(argv: list[str] | None = None) -> None:
         signature_dir=args.signature_dir,
         user=args.user,
         stream_max_bytes=args.stream_max_bytes,
+        limits=args.limits,
     )
     conf = harness.prepare()
     where = [f"tcp 127.0.0.1:{harness.port}"] if harness.port else []

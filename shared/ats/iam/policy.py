@@ -41,6 +41,8 @@ RULES: dict[str, frozenset[Role]] = {
     "intake.reparse": frozenset({Role.RECRUITER, Role.ADMIN}),
     "intake.retry": frozenset({Role.RECRUITER, Role.ADMIN}),
     "intake.discard": frozenset({Role.RECRUITER, Role.ADMIN}),
+    # Release / re-scan a file clamd could not scan completely: a security decision.
+    "intake.release": frozenset({Role.ADMIN}),
     "candidate.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
     "candidate.edit": frozenset({Role.RECRUITER, Role.ADMIN}),
     "candidate.merge": frozenset({Role.RECRUITER, Role.ADMIN}),

@@ -76,15 +76,31 @@ def precheck(data: bytes) -> Precheck:
 
 @dataclasses.dataclass(frozen=True)
 class ScanOutcome:
-    status: str  # clean | infected | error
+    status: str  # clean | infected | incomplete | error
     signature: str
     engine: str
     reason: str = ""
 
 
-def scan(data: bytes) -> ScanOutcome:
-    """Scan in clamd; raises ScannerUnavailable (transient) when clamd cannot answer."""
+class NoRaisedScanner(LookupError):
+    """No clamd with raised limits is configured (ATS_CLAMD_RAISED_HOST)."""
+
+
+def raised_scanner_configured() -> bool:
+    return bool(ats_settings()["CLAMD_RAISED_HOST"])
+
+
+def scan(data: bytes, *, raised_limits: bool = False) -> ScanOutcome:
+    """Scan in clamd; raises ScannerUnavailable (transient) when clamd cannot answer.
+
+    `raised_limits`: the admin's re-scan of a scan_incomplete file goes to the second
+    clamd (services/clamd/limits-raised.conf), never to the everyday one."""
     cfg = ats_settings()
+    host, port = cfg["CLAMD_HOST"], int(cfg["CLAMD_PORT"])
+    if raised_limits:
+        if not cfg["CLAMD_RAISED_HOST"]:
+            raise NoRaisedScanner("no clamd with raised limits is configured (ATS_CLAMD_RAISED_HOST)")
+        host, port = cfg["CLAMD_RAISED_HOST"], int(cfg["CLAMD_RAISED_PORT"])
     timeout = float(cfg["CLAMD_TIMEOUT_S"])
     attempt = jobs_api.current_attempt()
     if attempt is not None:
@@ -92,8 +108,8 @@ def scan(data: bytes) -> ScanOutcome:
         attempt.deadline.check()
         timeout = max(0.1, min(timeout, attempt.deadline.remaining()))
     endpoint = scanning_api.ClamdEndpoint(
-        host=cfg["CLAMD_HOST"],
-        port=int(cfg["CLAMD_PORT"]),
+        host=host,
+        port=port,
         timeout=timeout,
         max_stream_bytes=max(int(cfg["MAX_UPLOAD_BYTES"]), 1),
     )
@@ -108,6 +124,9 @@ def scan(data: bytes) -> ScanOutcome:
     if isinstance(verdict, scanning_api.Infected):
         observability_api.record_scan("infected", elapsed)
         return ScanOutcome("infected", verdict.signature, engine)
+    if isinstance(verdict, scanning_api.ScanIncomplete):
+        observability_api.record_scan("incomplete", elapsed)
+        return ScanOutcome("incomplete", verdict.limit, engine)
     if isinstance(verdict, scanning_api.ScanFailed):
         observability_api.record_scan("error", elapsed)
         return ScanOutcome("error", "", engine, verdict.reason)

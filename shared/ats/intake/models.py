@@ -32,6 +32,8 @@ class VirusScanStatus(models.TextChoices):
     CLEAN = "clean"
     INFECTED = "infected"
     SCAN_FAILED = "scan_failed"
+    # clamd stopped at a limit (Heuristics.Limits.Exceeded.*): neither clean nor infected.
+    INCOMPLETE = "incomplete"
     NOT_SCANNED = "not_scanned"  # rejected before scanning (empty, too large, wrong type)
 
 

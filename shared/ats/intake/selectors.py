@@ -259,10 +259,13 @@ def triage_rows(f: TriageFilter, *, limit: int = 200, offset: int = 0) -> tuple[
 
 # action name -> (label, states it applies to). The web and the CLI offer the same set.
 ACTIONS: dict[str, tuple[str, frozenset[State]]] = {
-    "reparse": ("Re-parse", frozenset({State.PARSE_FAILED, State.CANDIDATE_CREATED})),
+    "reparse": ("Re-parse", frozenset({State.PARSE_FAILED, State.CANDIDATE_CREATED, State.NO_CANDIDATE_DETAILS})),
     "retry_scan": ("Retry the scan", frozenset({State.SCAN_FAILED})),
     "retry_candidate": ("Retry candidate creation", frozenset({State.CANDIDATE_FAILED})),
     "discard": ("Discard", DISCARDABLE),
+    # scan_incomplete: admins only (iam "intake.release"); the release form asks a reason.
+    "release": ("Release after review", frozenset({State.SCAN_INCOMPLETE})),
+    "rescan_raised": ("Re-scan with raised limits", frozenset({State.SCAN_INCOMPLETE})),
 }
 
 
@@ -438,3 +441,23 @@ def documents_parsed_since(since: Any, *, limit: int = 10_000) -> list[int]:
     if since is not None:
         qs = qs.filter(finished_at__gt=since)
     return list(dict.fromkeys(qs.order_by("finished_at").values_list("attachment_id", flat=True)[:limit]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Companion:
+    attachment_id: int
+    filename: str
+    state: str
+    candidate_id: int | None
+
+
+def message_companions(attachment_id: int) -> list[Companion]:
+    """The other documents of the same e-mail message (its raw intake), in arrival order.
+    Only mail: an upload batch is a recruiter's choice of files, often of several people,
+    not one sender's message - its documents are never joined automatically."""
+    row = Attachment.objects.filter(pk=attachment_id).values_list("raw_intake_id", "raw_intake__channel").first()
+    if row is None or row[1] != "mail":
+        return []
+    raw_id = row[0]
+    rows = Attachment.objects.filter(raw_intake_id=raw_id).exclude(pk=attachment_id).order_by("pk")
+    return [Companion(a.pk, a.filename, a.state, a.candidate_id) for a in rows]

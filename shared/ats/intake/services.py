@@ -31,7 +31,7 @@ from ats.intake.models import (
     VerificationRun,
     VirusScanStatus,
 )
-from ats.intake.states import CANDIDATE, DISCARDABLE, INGEST, PARSE, State, check_transition
+from ats.intake.states import CANDIDATE, DISCARDABLE, INFO, INGEST, PARSE, State, check_transition
 from ats.jobs import api as jobs_api
 from ats.observability import api as observability_api
 from ats.sandbox import api as sandbox_api
@@ -205,7 +205,7 @@ def _lock_content(sha256_hex: str) -> None:
         cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_CONTENT_LOCK_NAMESPACE, key])
 
 
-def attachment_ingest(*, attachment_id: int) -> None:
+def attachment_ingest(*, attachment_id: int, raised_limits: bool = False) -> None:
     """Checksum, size, magic bytes, malware scan, promote + hand off to parse.
 
     Idempotent: re-running on an attachment already past scanning is a no-op, and the
@@ -217,7 +217,13 @@ def attachment_ingest(*, attachment_id: int) -> None:
     storage_key, data, verdict = checked
 
     # The scan is network I/O to clamd: outside any transaction, bounded by the attempt.
-    scan = adapters.scan(data)  # raises adapters.ScannerUnavailable -> retried per policy
+    try:
+        # raises adapters.ScannerUnavailable -> retried per policy
+        scan = adapters.scan(data, raised_limits=raised_limits)
+    except adapters.NoRaisedScanner as exc:
+        # The raised-limits clamd went away between the admin's action and this job.
+        _ingest_scan_incomplete(attachment_id, adapters.ScanOutcome("incomplete", "", "", str(exc)))
+        return
 
     if scan.status == "error":
         # clamd answered but would not scan (e.g. its stream limit): retrying cannot help.
@@ -230,6 +236,9 @@ def attachment_ingest(*, attachment_id: int) -> None:
         return
     if scan.status == "infected":
         _ingest_block_malware(attachment_id, scan)
+        return
+    if scan.status == "incomplete":
+        _ingest_scan_incomplete(attachment_id, scan)
         return
     if verdict.rejection is None:
         adapters.blob_store().promote(QUARANTINE, storage_key, DOCUMENTS)
@@ -338,6 +347,108 @@ def _ingest_block_malware(attachment_id: int, scan: Any) -> None:
         )
 
 
+SCAN_INCOMPLETE_REASON = (
+    "Could not be scanned completely: a part of the file exceeds the scanner's limits ({limit}). "
+    "This is not a malware finding. The file is kept in quarantine and not opened until an admin "
+    "releases it after review or re-scans it with raised limits."
+)
+
+
+def _ingest_scan_incomplete(attachment_id: int, scan: Any) -> None:
+    with transaction.atomic():
+        att = _locked_in(attachment_id, State.SCANNING)
+        if att is None:
+            return
+        limit = scan.signature or scan.reason or "scanner limit"
+        _move(
+            att,
+            State.SCAN_INCOMPLETE,
+            reason_code="scan_incomplete",
+            reason=SCAN_INCOMPLETE_REASON.format(limit=limit),
+            virus_scan_status=VirusScanStatus.INCOMPLETE,
+            scan_signature=scan.signature[:255],
+            scan_engine=scan.engine[:255],
+        )
+        audit_api.audit_event_record(
+            actor="system:ingest",
+            action="intake.scan_incomplete",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"limit": limit, "engine": scan.engine, **_scan_evidence(att, "incomplete", scan.engine)},
+        )
+
+
+def attachment_release_after_review(*, attachment_id: int, reason: str, actor: Any = None) -> ParseAttempt:
+    """An admin reviewed a `scan_incomplete` file and releases it: it is promoted out of
+    quarantine and read in the sandbox like any clean file (the sandbox, not clamd, is
+    what contains a hostile file). The reason and the admin are audited."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ActionRefused("a reason is required to release a file the scanner could not check completely")
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None:
+            raise LookupError(f"attachment {attachment_id} does not exist")
+        if att.state != State.SCAN_INCOMPLETE:
+            raise ActionRefused(
+                f"attachment {attachment_id} is {att.state}; only an incompletely scanned file is released"
+            )
+        if att.storage_container != QUARANTINE or not att.storage_key:
+            raise ActionRefused(f"attachment {attachment_id} has no bytes in quarantine to release")
+        data = adapters.blob_store().get(QUARANTINE, att.storage_key, max_bytes=max_upload_bytes() + 1)
+        verdict = adapters.precheck(data)  # signatures and sizes only (trusted side)
+        if verdict.rejection is not None:
+            state, code, why = verdict.rejection
+            _move(att, state, reason_code=code, reason=why)
+            return _audit_release(att, actor, reason, None)
+        adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)
+        _move(att, State.PROMOTED, storage_container=DOCUMENTS)
+        attempt = _handoff_to_parse(att, data)
+        _audit_release(att, actor, reason, attempt)
+        return attempt
+
+
+def _audit_release(att: Attachment, actor: Any, reason: str, attempt: ParseAttempt | None) -> Any:
+    audit_api.audit_event_record(
+        actor=_actor_label(actor, "cli"),
+        action="intake.released_after_review",
+        object_type="attachment",
+        object_id=att.pk,
+        payload={"reason": reason[:1000], "limit": att.scan_signature, "to_state": att.state},
+    )
+    return attempt
+
+
+def attachment_rescan_raised_limits(*, attachment_id: int, actor: Any = None) -> Attachment:
+    """`scan_incomplete` -> `received` with an ingest job that scans with the second clamd
+    (raised limits). Clean there -> read as usual; malware -> blocked; still over the
+    raised limits -> scan_incomplete again."""
+    if not adapters.raised_scanner_configured():
+        raise ActionRefused(
+            "no scanner with raised limits is configured (ATS_CLAMD_RAISED_HOST); see docs/runbook/clamav.md"
+        )
+    with transaction.atomic():
+        att = _locked(attachment_id)
+        if att is None:
+            raise LookupError(f"attachment {attachment_id} does not exist")
+        if att.state != State.SCAN_INCOMPLETE:
+            raise ActionRefused(
+                f"attachment {attachment_id} is {att.state}; only an incompletely scanned file is re-scanned"
+            )
+        if att.storage_container != QUARANTINE or not att.storage_key:
+            raise ActionRefused(f"attachment {attachment_id} has no bytes in quarantine to scan again")
+        _move(att, State.RECEIVED, virus_scan_status=VirusScanStatus.PENDING)
+        job_id = jobs_api.defer(INGEST, payload={"attachment_id": att.pk, "raised_limits": True})
+        audit_api.audit_event_record(
+            actor=_actor_label(actor, "cli"),
+            action="intake.rescan_raised_limits",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"job_id": job_id, "limit": att.scan_signature},
+        )
+        return att
+
+
 def _scan_evidence(att: Attachment, verdict: str, engine: str) -> dict[str, Any]:
     # What `ats evidence show` later checks the stored bytes and rows against.
     return {"sha256": att.sha256, "detected_type": att.detected_type, "verdict": verdict, "engine": engine}
@@ -390,7 +501,7 @@ def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt
         att = _locked(attachment_id)
         if att is None:
             raise LookupError(f"attachment {attachment_id} does not exist")
-        if att.state not in (State.PARSE_FAILED, State.CANDIDATE_CREATED):
+        if att.state not in (State.PARSE_FAILED, State.CANDIDATE_CREATED, State.NO_CANDIDATE_DETAILS):
             raise ActionRefused(
                 f"attachment {attachment_id} is {att.state}; only a read failure or a "
                 "finished document can be re-parsed"
@@ -726,6 +837,98 @@ def attachments_lock(*, attachment_ids: list[int]) -> None:
 def attachments_set_candidate(*, attachment_ids: list[int], candidate_id: int) -> None:
     """A merge or unmerge moved these documents: `candidate_id` names who holds them now."""
     Attachment.objects.filter(pk__in=attachment_ids).update(candidate_id=candidate_id)
+
+
+NO_IDENTITY_REASONS = {
+    "name": "The document names no person.",
+    "contact": "The document gives no e-mail address or phone number.",
+}
+
+
+def _no_identity_reason(missing: list[str]) -> str:
+    parts = [NO_IDENTITY_REASONS[m] for m in missing if m in NO_IDENTITY_REASONS]
+    return " ".join(["No name or contact details found.", *parts, "No candidate was created from it."])
+
+
+def attachment_mark_no_candidate_details(*, attachment_id: int, missing: list[str]) -> None:
+    """The candidate step found no identity (candidates.identity): the document ends in
+    the needs-attention state with what is missing, for a recruiter to attach or create."""
+    att = _locked_in(attachment_id, State.PARSED)
+    if att is None:
+        return
+    _move(att, State.NO_CANDIDATE_DETAILS, reason_code="no_candidate_details", reason=_no_identity_reason(missing))
+
+
+def attachment_lock_without_candidate(*, attachment_id: int) -> Attachment:
+    """Lock a `no_candidate_details` document for attach / create-by-hand, else refuse."""
+    att = _locked(attachment_id)
+    if att is None:
+        raise LookupError(f"document {attachment_id} does not exist")
+    if att.state != State.NO_CANDIDATE_DETAILS:
+        raise ActionRefused(
+            f"document {attachment_id} is {INFO[State(att.state)].label.lower()}; "
+            "only a document without name or contact details can be attached to a candidate"
+        )
+    return att
+
+
+def attachment_mark_attached(*, attachment_id: int, candidate_id: int, actor: Any = None, how: str) -> None:
+    """A recruiter attached the document to a candidate (or created one for it by hand).
+    Caller holds the row lock (attachment_lock_without_candidate) in this transaction."""
+    # `parsed`: the candidate step itself attaches a document that came with a CV.
+    att = _locked_in(attachment_id, State.NO_CANDIDATE_DETAILS, State.PARSED)
+    if att is None:
+        raise ActionRefused(f"document {attachment_id} no longer lacks a candidate")
+    _move(att, State.CANDIDATE_CREATED, candidate_id=candidate_id)
+    audit_api.audit_event_record(
+        actor=_actor_label(actor, "cli"),
+        action="intake.attached_to_candidate",
+        object_type="attachment",
+        object_id=att.pk,
+        payload={"candidate_id": candidate_id, "how": how},
+    )
+    from ats.search import api as search_api
+
+    search_api.search_reindex(kind="document", object_id=att.pk)
+    search_api.search_reindex(kind="candidate", object_id=candidate_id)
+
+
+def attachments_lock_waiting_for_candidate(*, attachment_ids: list[int]) -> list[int]:
+    """Lock those of `attachment_ids` that are `no_candidate_details`, skipping rows another
+    transaction holds (the caller already holds a candidate lock, so waiting for a
+    document here would invert the documents-then-candidate order)."""
+    return list(
+        Attachment.objects.select_for_update(skip_locked=True)
+        .filter(pk__in=sorted(attachment_ids), state=State.NO_CANDIDATE_DETAILS)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def attachments_turn_back(*, attachment_ids: list[int], missing: list[str], actor: Any = None) -> list[int]:
+    """`ats candidate review-identity --apply`: documents of a candidate without identity
+    return to `no_candidate_details` (no candidate), each audited. Returns those moved."""
+    moved = []
+    for att in Attachment.objects.select_for_update().filter(pk__in=sorted(attachment_ids)).order_by("pk"):
+        if att.state != State.CANDIDATE_CREATED:
+            continue
+        previous = att.candidate_id
+        _move(
+            att,
+            State.NO_CANDIDATE_DETAILS,
+            reason_code="no_candidate_details",
+            reason=_no_identity_reason(missing),
+            candidate_id=None,
+        )
+        audit_api.audit_event_record(
+            actor=_actor_label(actor, "cli"),
+            action="intake.turned_back_no_identity",
+            object_type="attachment",
+            object_id=att.pk,
+            payload={"from_candidate_id": previous, "missing": missing},
+        )
+        moved.append(att.pk)
+    return moved
 
 
 def attachment_mark_candidate_failed(*, attachment_id: int, code: str, reason: str) -> None:

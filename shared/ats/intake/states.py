@@ -48,6 +48,14 @@ class State(enum.StrEnum):
     # their documents (bytes and text deleted, the row kept without personal data), or a
     # later document matched their tombstone. Terminal; only an admin's re-admit reopens it.
     ERASED_SUBJECT = "erased_subject"
+    # Read, but it names no person or gives no way to reach them (a logo, a certificate, a
+    # cover letter without contact block): no candidate is made from it. Terminal with
+    # actions: attach to an existing candidate, create one by hand, discard (issue 28).
+    NO_CANDIDATE_DETAILS = "no_candidate_details"
+    # clamd stopped part-way: a part of the file exceeds the scanner's limits
+    # (Heuristics.Limits.Exceeded.*). Not malware, not clean: kept in quarantine, never
+    # parsed, until an admin releases it after review or re-scans it with raised limits.
+    SCAN_INCOMPLETE = "scan_incomplete"
 
 
 INGEST = "intake.ingest_attachment"
@@ -90,6 +98,16 @@ INFO: dict[State, StateInfo] = {
         "Sender's personal data was erased on request",
         action="An admin may re-admit the sender (docs/compliance.md)",
     ),
+    State.NO_CANDIDATE_DETAILS: StateInfo(
+        Kind.TERMINAL_FAILED,
+        "No name or contact details found",
+        action="Attach it to an existing candidate, create a candidate by hand, or discard it",
+    ),
+    State.SCAN_INCOMPLETE: StateInfo(
+        Kind.TERMINAL_FAILED,
+        "Could not be scanned completely: a part of the file exceeds the scanner's limits",
+        action="Not opened. An admin may release it after review or re-scan it with raised limits",
+    ),
 }
 
 # Terminal states a recruiter may close with `discard` (a reason is required): failures and
@@ -104,6 +122,8 @@ DISCARDABLE = frozenset(
         State.SCAN_FAILED,
         State.PARSE_FAILED,
         State.CANDIDATE_FAILED,
+        State.NO_CANDIDATE_DETAILS,
+        State.SCAN_INCOMPLETE,
     }
 )
 
@@ -125,14 +145,35 @@ TRANSITIONS: dict[State, frozenset[State]] = {
         }
     ),
     State.SCANNING: frozenset(
-        {State.PROMOTED, State.BLOCKED_MALWARE, State.SCAN_FAILED, State.REJECTED_UNSUPPORTED_TYPE}
+        {
+            State.PROMOTED,
+            State.BLOCKED_MALWARE,
+            State.SCAN_FAILED,
+            State.REJECTED_UNSUPPORTED_TYPE,
+            State.SCAN_INCOMPLETE,
+        }
     ),
     State.PROMOTED: frozenset({State.PARSED, State.PARSE_FAILED}),
-    State.PARSED: frozenset({State.CANDIDATE_CREATED, State.CANDIDATE_FAILED}),
+    State.PARSED: frozenset({State.CANDIDATE_CREATED, State.CANDIDATE_FAILED, State.NO_CANDIDATE_DETAILS}),
     State.PARSE_FAILED: frozenset({State.PROMOTED, State.DISCARDED}),  # recruiter re-parse
     State.SCAN_FAILED: frozenset({State.RECEIVED, State.DISCARDED}),  # retry scan
     State.CANDIDATE_FAILED: frozenset({State.PARSED, State.DISCARDED}),  # retry candidate creation
-    State.CANDIDATE_CREATED: frozenset({State.PROMOTED}),  # re-parse of a good document
+    # Re-parse of a good document; `ats candidate review-identity --apply` turns a
+    # candidate without identity back into its documents.
+    State.CANDIDATE_CREATED: frozenset({State.PROMOTED, State.NO_CANDIDATE_DETAILS}),
+    # Attached to a candidate / one created by hand, re-parsed, or discarded.
+    State.NO_CANDIDATE_DETAILS: frozenset({State.CANDIDATE_CREATED, State.PROMOTED, State.DISCARDED}),
+    # An admin released it after review (-> read), or re-scans it with raised limits.
+    State.SCAN_INCOMPLETE: frozenset(
+        {
+            State.PROMOTED,
+            State.RECEIVED,
+            State.DISCARDED,
+            State.REJECTED_UNSUPPORTED_TYPE,
+            State.REJECTED_EMPTY,
+            State.REJECTED_TOO_LARGE,
+        }
+    ),
     State.DUPLICATE: frozenset({State.DISCARDED}),
     State.REJECTED_EMPTY: frozenset({State.DISCARDED}),
     State.REJECTED_TOO_LARGE: frozenset({State.DISCARDED}),

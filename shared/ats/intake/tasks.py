@@ -11,9 +11,9 @@ from ats.jobs import api as jobs_api
 
 
 @jobs_api.task("intake.ingest_attachment")
-def ingest_attachment(*, attachment_id: int, payload_version: int) -> None:
+def ingest_attachment(*, attachment_id: int, payload_version: int, raised_limits: bool = False) -> None:
     try:
-        services.attachment_ingest(attachment_id=attachment_id)
+        services.attachment_ingest(attachment_id=attachment_id, raised_limits=raised_limits)
     except adapters.ScannerUnavailable as exc:
         attempt = jobs_api.current_attempt()
         if attempt is not None and attempt.is_last:

@@ -71,7 +71,7 @@ def record_request(method: str, status_code: int, seconds: float) -> None:
     HTTP_SECONDS.labels(method if method in _METHODS else "other", f"{status_code // 100}xx").observe(seconds)
 
 
-_VERDICTS = frozenset({"clean", "infected", "error", "unavailable"})
+_VERDICTS = frozenset({"clean", "infected", "incomplete", "error", "unavailable"})
 # Every known label value exists from the start (at 0): rate() needs a first sample.
 for _verdict in sorted(_VERDICTS):
     CLAMD_SCANS.labels(_verdict)

@@ -9,6 +9,7 @@ Typical intake use (the caller owns retries and state)::
         case Clean(): promote
         case Infected(signature=sig): keep in quarantine, record sig + verdict.scanner
         case ScanFailed(reason=why): keep in quarantine, alert
+        case ScanIncomplete(limit=name): keep in quarantine, never parse; an admin decides
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from ats.scanning.data import (
     Infected,
     Rejection,
     ScanFailed,
+    ScanIncomplete,
     ScannerUnavailable,
     ScannerVersion,
     ScanStatus,
     ScanVerdict,
     UploadInspection,
+    is_scanner_limit,
 )
 from ats.scanning.filetype import (
     MAX_ZIP_MEMBERS,
@@ -50,6 +53,7 @@ __all__ = [
     "Infected",
     "Rejection",
     "ScanFailed",
+    "ScanIncomplete",
     "ScanStatus",
     "ScanVerdict",
     "ScannerUnavailable",
@@ -58,6 +62,7 @@ __all__ = [
     "check_size",
     "detect_file_type",
     "inspect_upload",
+    "is_scanner_limit",
     "parse_version",
     "ping",
     "scan_bytes",

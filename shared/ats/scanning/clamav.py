@@ -31,9 +31,11 @@ from ats.scanning.data import (
     Clean,
     Infected,
     ScanFailed,
+    ScanIncomplete,
     ScannerUnavailable,
     ScannerVersion,
     ScanVerdict,
+    is_scanner_limit,
 )
 
 # clamd's own default StreamMaxLength is 100M; chunks well below any sane limit.
@@ -103,6 +105,8 @@ def scan_bytes(data: bytes, endpoint: ClamdEndpoint) -> ScanVerdict:
     found = _FOUND.match(reply)
     if found:
         signature = _EXTENDED_INFO.sub("", found.group("sig"))
+        if is_scanner_limit(signature):
+            return ScanIncomplete(limit=signature, scanner=version, duration_s=elapsed)
         return Infected(signature=signature, scanner=version, duration_s=elapsed)
     # "... ERROR" replies (size limit, out of memory, unreadable temp dir) and anything
     # unexpected: clamd did not vouch for the bytes, so this is never "clean".

@@ -140,6 +140,7 @@ class ScanStatus(StrEnum):
     CLEAN = "clean"
     INFECTED = "infected"
     ERROR = "error"
+    INCOMPLETE = "incomplete"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +152,8 @@ class Clean:
 
 @dataclass(frozen=True, slots=True)
 class Infected:
-    """``signature`` as clamd names it, e.g. ``ATS.Test.EICAR.UNOFFICIAL``; limit hits
-    with ``AlertExceedsMax yes`` arrive as ``Heuristics.Limits.Exceeded.*``."""
+    """``signature`` as clamd names it, e.g. ``ATS.Test.EICAR.UNOFFICIAL``: a real
+    detection. Limit hits (``Heuristics.Limits.Exceeded.*``) are ScanIncomplete instead."""
 
     signature: str
     scanner: ScannerVersion
@@ -171,4 +172,28 @@ class ScanFailed:
     status: ClassVar[ScanStatus] = ScanStatus.ERROR
 
 
-ScanVerdict: TypeAlias = Clean | Infected | ScanFailed
+# clamd's names for "stopped at a configured limit" (ClamAV >= 0.103 with
+# AlertExceedsMax yes: .MaxFileSize, .MaxScanSize, .MaxFiles, .MaxRecursion,
+# .MaxScanTime, .MaxEmbeddedPE, .MaxHTMLNormalize, .MaxScriptNormalize, .MaxZipTypeRcg,
+# .MaxPartitions, .MaxIconsPE, .MaxRecHWP3, .PCREMaxFileSize ...): a verdict about the
+# scanner, not the file. The whole family, by prefix, so a new limit is never "malware".
+SCANNER_LIMIT_PREFIXES = ("Heuristics.Limits.Exceeded",)
+
+
+def is_scanner_limit(signature: str) -> bool:
+    return signature.startswith(SCANNER_LIMIT_PREFIXES)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanIncomplete:
+    """clamd stopped part-way because a part of the file exceeds its limits (reported as
+    FOUND ``Heuristics.Limits.Exceeded.<Limit>`` with ``AlertExceedsMax yes``). Neither
+    clean nor malware: the file must stay unopened until someone decides."""
+
+    limit: str  # the full name clamd reported, e.g. Heuristics.Limits.Exceeded.MaxFileSize
+    scanner: ScannerVersion
+    duration_s: float
+    status: ClassVar[ScanStatus] = ScanStatus.INCOMPLETE
+
+
+ScanVerdict: TypeAlias = Clean | Infected | ScanFailed | ScanIncomplete

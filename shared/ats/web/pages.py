@@ -17,6 +17,7 @@ from ats.candidates import api as candidates_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.web.access import LOGIN_ONLY, requires
+from ats.web.identity import identity_context
 from ats.web.requisitions import visible_requisitions
 from ats.web.upload import MAX_FILES_PER_UPLOAD
 
@@ -28,6 +29,8 @@ ACTION_RULES: dict[str, str] = {
     "retry_scan": "intake.retry",
     "retry_candidate": "intake.retry",
     "discard": "intake.discard",
+    "release": "intake.release",
+    "rescan_raised": "intake.release",
 }
 
 
@@ -110,7 +113,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
     actions = [
         (name, intake_api.ACTIONS[name][0])
         for name in intake_api.allowed_actions(att.state)
-        if iam_api.can(request.user, ACTION_RULES[name])
+        if iam_api.can(request.user, ACTION_RULES[name]) and name != "release"
     ]
     return render(
         request,
@@ -124,6 +127,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
             "has_thumbnail": intake_api.attachment_thumbnail_png(att.pk) is not None,
             "actions": actions,
             "can_see_candidate": iam_api.can(request.user, "candidate.view"),
+            **identity_context(request, att),  # issue 28: extraction + attach / create
         },
     )
 
@@ -143,6 +147,14 @@ def document_action(request: HttpRequest, attachment_id: int, action: str) -> Ht
         elif action == "retry_scan":
             intake_api.attachment_retry_scan(attachment_id=attachment_id, actor=request.user)
             messages.success(request, "The malware scan will run again.")
+        elif action == "release":
+            intake_api.attachment_release_after_review(
+                attachment_id=attachment_id, reason=request.POST.get("reason", ""), actor=request.user
+            )
+            messages.success(request, "Released after review: the document will be read.")
+        elif action == "rescan_raised":
+            intake_api.attachment_rescan_raised_limits(attachment_id=attachment_id, actor=request.user)
+            messages.success(request, "The file will be scanned again with raised limits.")
         elif action == "retry_candidate":
             intake_api.attachment_retry_candidate(attachment_id=attachment_id, actor=request.user)
             messages.success(request, "Candidate creation will run again.")

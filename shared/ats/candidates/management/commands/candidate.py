@@ -6,6 +6,7 @@
     ats candidate unmerge MERGE_ID [--json]
     ats candidate edit ID --field F --value V [--json]
     ats candidate accept CHANGE_ID | dismiss CHANGE_ID
+    ats candidate review-identity [--apply] [--json]   # no name or no contact (issue 28)
 
 The CLI acts as the system actor `cli:system` (like `ats reparse`): whoever runs it holds
 the database credentials already. The web views pass the signed-in user instead, and iam
@@ -49,6 +50,13 @@ class Command(BaseCommand):
         edit.add_argument("--field", required=True)
         edit.add_argument("--value", required=True)
         edit.add_argument("--json", action="store_true")
+        review = sub.add_parser("review-identity", help="active candidates with no name or no contact (e-mail/phone)")
+        review.add_argument(
+            "--apply",
+            action="store_true",
+            help="turn each one back into no_candidate_details documents (audited)",
+        )
+        review.add_argument("--json", action="store_true")
         for name in ("accept", "dismiss"):
             p = sub.add_parser(name, help=f"{name} a proposed change")
             p.add_argument("change_id", type=int)
@@ -56,12 +64,37 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
-            getattr(self, f"_{opts['action']}")(opts)
+            getattr(self, f"_{opts['action'].replace('-', '_')}")(opts)
         except (LookupError, ValueError, PermissionError) as exc:
             raise CommandError(str(exc)) from exc
 
     def _out(self, opts: dict[str, Any], data: Any, text: str) -> None:
         self.stdout.write(json.dumps(data, default=str) if opts.get("json") else text)
+
+    def _review_identity(self, opts: dict[str, Any]) -> None:
+        rows = candidates_api.candidates_without_identity()
+        turned: list[dict[str, Any]] = []
+        if opts["apply"]:
+            for row in rows:
+                try:
+                    turned.append(candidates_api.candidate_turn_back(candidate_id=row["id"], actor=CLI_ACTOR))
+                except (candidates_api.CandidateNotActive, ValueError) as exc:
+                    # Merged, erased or given an identity since the listing: left alone.
+                    row["skipped"] = str(exc)
+        if opts["json"]:
+            out: dict[str, Any] = {"candidates": rows, "count": len(rows)}
+            if opts["apply"]:
+                out["turned_back"] = turned
+            self.stdout.write(json.dumps(out, default=str))
+            return
+        for r in rows:
+            self.stdout.write(
+                f"{r['id']}\t{r['name'] or '-'}\t{r['email'] or '-'}\tmissing {', '.join(r['missing'])}"
+                f"\tdocuments {r['documents']}"
+            )
+        verb = "turned back" if opts["apply"] else "found"
+        n = len(turned) if opts["apply"] else len(rows)
+        self.stdout.write(f"{n} candidate(s) without a name or a contact {verb}")
 
     def _show(self, opts: dict[str, Any]) -> None:
         detail = candidates_api.candidate_detail(opts["candidate_id"], actor=CLI_ACTOR)

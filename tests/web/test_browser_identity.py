@@ -1,0 +1,84 @@
+"""Issue 28 item 1 in a real browser (Debian's chromium via Playwright, gunicorn, real
+workers): an identity-less PDF uploaded with a CV ends "No name or contact details
+found", its page shows what was read, and the recruiter attaches it to the CV's
+candidate by searching for her name - the document then belongs to that candidate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ats.devtools import browser as harness
+from tests.web.helpers import unique_pdf
+from tests.web.test_browser import WAIT_MS, _page, _upload
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(harness.chromium_path() is None, reason="chromium is not installed"),
+]
+
+
+@pytest.fixture
+def web(stack: Any, stack_env: dict[str, str], users: dict[str, Any], state_dir: Path) -> Iterator[str]:
+    from ats.devtools.pg_local import free_port
+
+    with harness.web_server(stack_env, free_port(), state_dir / "web-identity.log") as base:
+        yield base
+
+
+@pytest.fixture
+def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with harness.browser() as b:
+        yield b
+
+
+def _hello_world_pdf() -> bytes:
+    """pdfminer's / pikepdf's minimal test PDF: one line, no person, no contact."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Hello World", fontsize=14)
+    return bytes(doc.tobytes())
+
+
+def test_identityless_pdf_is_attached_to_an_existing_candidate(web: str, chromium: Any, tmp_path: Path) -> None:
+    from ats.intake import api as intake_api
+
+    page = _page(chromium, web, "recruiter")
+    _upload(page, tmp_path, {"ann-smith.pdf": unique_pdf("Ann Smith"), "hello.pdf": _hello_world_pdf()})
+    page.wait_for_function(
+        "() => { const r = document.querySelectorAll('#outcomes tbody tr');"
+        " return r.length === 2 && [...r].every(x => x.dataset.terminal === 'true'); }",
+        timeout=WAIT_MS,
+    )
+    rows = page.locator("#outcomes tbody tr")
+    outcomes = {r.locator("td").nth(0).inner_text(): r.get_attribute("data-state") for r in rows.all()}
+    assert outcomes == {"ann-smith.pdf": "candidate_created", "hello.pdf": "no_candidate_details"}
+
+    page.click("text=hello.pdf")
+    assert page.locator("#doc-state").inner_text() == "No name or contact details found"
+    # What was read is on the page: a "name" but no way to reach anyone.
+    assert page.locator("#extraction-emails").inner_text() == "none found"
+    # Search by name, attach to the person.
+    page.fill("#candidate-q", "Ann Smith")
+    page.click("#candidate-search")
+    results = page.locator("#attach-results li")
+    assert results.count() == 1 and "Ann Smith" in results.first.inner_text()
+    results.first.locator("button").click()
+    page.wait_for_load_state()
+    assert "Document attached to Ann Smith" in page.locator("body").inner_text()
+    assert page.locator("#doc-state").inner_text() == "Candidate created"
+    assert page.locator("#identity-actions").count() == 0  # nothing left to decide
+
+    hello = intake_api.Attachment.objects.get(filename="hello.pdf")
+    ann = intake_api.Attachment.objects.get(filename="ann-smith.pdf")
+    assert hello.state == "candidate_created" and hello.candidate_id == ann.candidate_id is not None
+    # The candidate's page lists both documents.
+    page.click("#doc-candidate")
+    body = page.locator("body").inner_text()
+    assert "Ann Smith" in body
