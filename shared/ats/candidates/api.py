@@ -12,6 +12,7 @@ from ats.candidates.selectors import (
     candidate_current_id,
     candidate_detail,
     candidate_list,
+    candidate_people,
     candidate_scoring_inputs,
 )
 from ats.candidates.services import (
@@ -46,6 +47,7 @@ __all__ = [
     "candidate_erase_personal",
     "candidate_list",
     "candidate_merge",
+    "candidate_people",
     "candidate_personal_rows",
     "candidate_scoring_inputs",
     "candidate_subject",
