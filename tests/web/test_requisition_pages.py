@@ -26,7 +26,7 @@ def ranked() -> dict[str, Any]:
 
 
 def _scores(html: str) -> list[int]:
-    return [int(s) for s in re.findall(r'<td class="score">(\d+)</td>', html)]
+    return [int(s) for s in re.findall(r'<td class="score"[^>]*>(\d+)</td>', html)]
 
 
 def test_recruiter_sees_ranked_applications(login: Any, ranked: dict[str, Any]) -> None:
@@ -51,7 +51,7 @@ def test_application_explanation_sums_to_score(login: Any, ranked: dict[str, Any
     assert res.status_code == 200
     html = res.content.decode()
     score = int(re.search(r'<dd id="score">(\d+) / 100', html).group(1))  # type: ignore[union-attr]
-    contributions = [int(c) for c in re.findall(r'<td class="contribution">(\d+)', html)]
+    contributions = [int(c) for c in re.findall(r'<td class="contribution"[^>]*>(\d+)', html)]
     assert len(contributions) == 4  # two must-haves, one nice-to-have, years
     assert sum(contributions) == score
     assert 0 < score < 100

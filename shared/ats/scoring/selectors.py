@@ -288,3 +288,24 @@ def _lost_applications() -> list[LostApplication]:
         )
         lost.append(LostApplication(app.pk, app.candidate_id, app.requisition_id, why))
     return lost
+
+
+def requisition_rescore_status(requisition_id: int, *, actor: Any) -> dict[str, Any] | None:
+    """The requisition page's rescore panel: the newest run's summary (counts, failures
+    with reasons), and whether a rescore of the current version is still waiting for a
+    worker (`queued`: the coordinator has not written its run yet). None when invisible."""
+    req = _visible_requisitions(actor).filter(pk=requisition_id).first()
+    if req is None:
+        return None
+    version = RequisitionVersion.objects.get(requisition=req, version=req.current_version)
+    run = (
+        RescoreRun.objects.select_related("requisition_version")
+        .filter(requisition_version__requisition=req)
+        .order_by("-pk")
+        .first()
+    )
+    from ats.scoring.services import rescore_lock
+
+    queued = run is None or run.requisition_version_id != version.pk
+    queued = queued and jobs_api.active_job_for_lock(rescore_lock(version.pk)) is not None
+    return {"queued": queued, "version": version.version, "run": rescore_summary(run) if run else None}

@@ -17,7 +17,7 @@ from ats.candidates import api as candidates_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.web.access import LOGIN_ONLY, requires
-from ats.web.requisitions import visible_requisitions
+from ats.web.requisitions import candidate_applications, visible_requisitions
 from ats.web.upload import MAX_FILES_PER_UPLOAD
 
 PAGE_SIZE = 50
@@ -184,7 +184,8 @@ def upload_page(request: HttpRequest) -> HttpResponse:
             "max_bytes": intake_api.max_upload_bytes(),
             "max_mb": intake_api.max_upload_bytes() / (1024 * 1024),
             "max_files": MAX_FILES_PER_UPLOAD,
-            "requisitions": visible_requisitions(request.user),
+            # A closed requisition takes no new documents.
+            "requisitions": [r for r in visible_requisitions(request.user) if not r["closed_at"]],
         },
     )
 
@@ -331,6 +332,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
     for other in sorted(others)[:50]:
         d = candidates_api.candidate_detail(other, actor=request.user)
         other_names[other] = (d or {}).get("name") or f"Candidate {other}"
+    title = detail["name"] or f"Candidate {detail['id']}"
     changes = [
         {
             **pc,
@@ -339,12 +341,31 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
         }
         for pc in detail["proposed_changes"]
     ]
+    # People, not labels: who edited a field, who merged (iam's user names).
+    actor_labels = {m["actor"] for m in detail["merges"]} | {
+        src["edited_by"] for f in fields for src in f["sources"] if src.get("edited_by")
+    }
+    actor_names = iam_api.actor_names(actor_labels)
+    for f in fields:
+        for src in f["sources"]:
+            if src.get("edited_by"):
+                src["edited_by_name"] = actor_names.get(src["edited_by"], src["edited_by"])
+    merges = [
+        {
+            **m,
+            "actor_name": actor_names.get(m["actor"], m["actor"]),
+            "survivor_name": other_names.get(m["survivor"]) or (title if m["survivor"] == detail["id"] else ""),
+            "merged_name": other_names.get(m["merged"]) or (title if m["merged"] == detail["id"] else ""),
+        }
+        for m in detail["merges"]
+    ]
     return render(
         request,
         "ats/candidate.html",
         {
+            **candidate_applications(request, detail),
             "c": detail,
-            "title": detail["name"] or f"Candidate {detail['id']}",
+            "title": title,
             "active": active,
             "fields": fields,
             "documents": documents,
@@ -352,7 +373,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
                 {**d, "other_name": other_names.get(d["other_candidate_id"], ""), "evidence_text": _evidence(d)}
                 for d in detail["duplicates"]
             ],
-            "merges": detail["merges"],
+            "merges": merges,
             "changes": changes,
             "can_see_documents": iam_api.can(request.user, "intake.view"),
             "can_edit": can_edit and active,

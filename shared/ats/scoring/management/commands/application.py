@@ -65,9 +65,8 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(out))
         else:
-            self.stdout.write(
-                f"application {decision.application_id}: {decision.from_stage} -> {decision.to_stage} ({decision.reason})"
-            )
+            moved = f"{decision.from_stage} -> {decision.to_stage}"
+            self.stdout.write(f"application {decision.application_id}: {moved} ({decision.reason})")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["action"] == "decide":
