@@ -79,9 +79,7 @@ def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
     page.click("text=Edit criteria")
     page.fill("#edit-form #f-must", "Python, PostgreSQL")
     page.click("#edit-form button[type=submit]")
-    expect(page.locator("#rescore-summary")).to_contain_text(
-        "0 unchanged, 1 could not be scored", timeout=WAIT_MS
-    )
+    expect(page.locator("#rescore-summary")).to_contain_text("0 unchanged, 1 could not be scored", timeout=WAIT_MS)
     expect(page.locator("#rescore-summary")).to_contain_text("2 scored again")
     failure = page.locator("#rescore-failures li")
     expect(failure).to_have_count(1)
