@@ -292,3 +292,40 @@ def test_upload_outcome_json_names_the_candidate_with_a_link(login: Any) -> None
     row = body["attachments"][0]
     assert row["candidate_id"] == cand
     assert row["candidate_name"] == "Ada Lovelace" and row["candidate_url"] == f"/candidates/{cand}"
+
+
+def test_inbox_rows_and_document_timeline_name_people(login: Any, named: dict[str, Any]) -> None:
+    att = helpers.parsed_ok("ada.pdf")
+    cand = helpers.candidate_from(att, name="Ada Lovelace", emails=("ada@example.org",))
+    failed = helpers.parse_failed("locked.pdf")
+    c = login("recruiter")
+    assert c.post(f"/documents/{failed.pk}/discard", {"reason": "not a CV"}).status_code == 303
+    # The document timeline names the actor of each audited step.
+    page = c.get(f"/documents/{failed.pk}").content.decode()
+    assert "by Ann Recruiter" in page and f"by user:{named['recruiter'].pk}" not in page
+    # Inbox rows carry the candidate's name and page (h23u's template renders them).
+    res = c.get("/?state=")
+    row = next(r for r in res.context["rows"] if r["attachment_id"] == att.pk)
+    assert (row["candidate_name"], row["candidate_url"]) == ("Ada Lovelace", f"/candidates/{cand}")
+    assert next(r for r in res.context["rows"] if r["attachment_id"] == failed.pk)["candidate_name"] is None
+    # An upload's sender is the uploader's name.
+    up = helpers.received("mine.pdf", actor=named["recruiter"])
+    assert intake_sender(up) == "Ann Recruiter"
+
+
+def intake_sender(att: Any) -> str:
+    from ats.intake import api as intake_api
+
+    return intake_api.attachment_sender(intake_api.Attachment.objects.select_related("raw_intake").get(pk=att.pk))
+
+
+def test_merge_messages_and_status_name_the_people(login: Any, named: dict[str, Any]) -> None:
+    a = sh.candidate(skills=("Python",), name="Jo Survivor")
+    b = sh.candidate(skills=("Go",), name="Jo Merged")
+    c = login("recruiter")
+    res = c.post(f"/candidates/{a}/merge", {"merged_id": str(b), "reason": "same"}, follow=True)
+    assert "Jo Merged merged into Jo Survivor." in res.content.decode()
+    page = c.get(f"/candidates/{b}").content.decode()
+    now = candidates_api.candidate_detail(a, actor=sh.ACTOR)
+    assert now is not None and now["name"]
+    assert f'into <a href="/candidates/{a}">{now["name"]}</a>' in page  # a name, not "candidate 12"

@@ -55,6 +55,16 @@ def home(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(reverse("ops"))
 
 
+def _name_candidates(rows: list[dict[str, Any]]) -> None:
+    """Each row's candidate by name with its page (merges followed): `candidate_name`,
+    `candidate_url` (None when the document has no candidate)."""
+    people = candidates_api.candidate_people(r["candidate_id"] for r in rows if r.get("candidate_id"))
+    for r in rows:
+        person = people.get(r.get("candidate_id") or 0)
+        r["candidate_name"] = (person["name"] or "Name not found") if person else None
+        r["candidate_url"] = reverse("candidate", args=[person["id"]]) if person else None
+
+
 def triage(request: HttpRequest) -> HttpResponse:
     f = intake_api.TriageFilter(
         state=request.GET.get("state", "attention"),  # home shows what needs attention
@@ -68,6 +78,7 @@ def triage(request: HttpRequest) -> HttpResponse:
     except ValueError:
         page_no = 1
     rows, total = intake_api.triage_rows(f, limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)
+    _name_candidates(rows)
     counts = intake_api.state_counts()
     states: list[dict[str, Any]] = [
         {
@@ -112,15 +123,24 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
         for name in intake_api.allowed_actions(att.state)
         if iam_api.can(request.user, ACTION_RULES[name])
     ]
+    timeline = intake_api.attachment_timeline(att.pk)
+    # Audit actors by name ("Ann Recruiter", "command line"), never "user:2".
+    names = iam_api.actor_names(t["actor"] for t in timeline if t.get("actor"))
+    for t in timeline:
+        if t.get("actor"):
+            t["actor"] = names.get(t["actor"], t["actor"])
+    person = candidates_api.candidate_people([status["candidate_id"]]) if status.get("candidate_id") else {}
     return render(
         request,
         "ats/document.html",
         {
             "att": att,
             "status": status,
+            # The person the document became (merges followed), for the page to name and link.
+            "candidate": next(iter(person.values()), None),
             "sender": intake_api.attachment_sender(att),
             "attempts": intake_api.parse_attempts(att.pk),
-            "timeline": intake_api.attachment_timeline(att.pk),
+            "timeline": timeline,
             "has_thumbnail": intake_api.attachment_thumbnail_png(att.pk) is not None,
             "actions": actions,
             "can_see_candidate": iam_api.can(request.user, "candidate.view"),
@@ -374,6 +394,9 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
                 for d in detail["duplicates"]
             ],
             "merges": merges,
+            "merged_into_name": (
+                _names([detail["merged_into"]])[detail["merged_into"]] if detail.get("merged_into") else ""
+            ),
             "changes": changes,
             "can_see_documents": iam_api.can(request.user, "intake.view"),
             "can_edit": can_edit and active,
@@ -382,6 +405,12 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "edit_hint": EDIT_HINT,
         },
     )
+
+
+def _names(candidate_ids: list[int]) -> dict[int, str]:
+    """Messages name people: each record's own name (not its survivor's), else its number."""
+    people = candidates_api.candidate_people(candidate_ids)
+    return {i: people[i]["own_name"] or f"Candidate {i}" for i in candidate_ids}
 
 
 def _back(candidate_id: int | None) -> HttpResponseRedirect:
@@ -438,13 +467,14 @@ def candidate_merge(request: HttpRequest, candidate_id: int) -> HttpResponse:
         return _back(back_to)
 
     def run() -> tuple[str, int]:
-        journal = candidates_api.candidate_merge(
+        names = _names([merged_id, candidate_id])  # before: the merge may re-derive the survivor's name
+        candidates_api.candidate_merge(
             survivor_id=candidate_id,
             merged_id=merged_id,
             actor=request.user,
             reason=request.POST.get("reason", "")[:1000],
         )
-        return f"Candidate {merged_id} merged into {candidate_id} (merge {journal.pk}).", candidate_id
+        return f"{names[merged_id]} merged into {names[candidate_id]}.", candidate_id
 
     return _candidate_action(request, back_to, run)
 
@@ -454,7 +484,8 @@ def candidate_merge(request: HttpRequest, candidate_id: int) -> HttpResponse:
 def candidate_unmerge(request: HttpRequest, merge_id: int) -> HttpResponse:
     def run() -> tuple[str, int]:
         journal = candidates_api.candidate_unmerge(merge_id=merge_id, actor=request.user)
-        return f"Merge {merge_id} undone: candidate {journal.merged_id} is separate again.", journal.survivor_id
+        name = _names([journal.merged_id])[journal.merged_id]
+        return f"Merge undone: {name} is a separate candidate again.", journal.survivor_id
 
     return _candidate_action(request, _back_to(request), run)
 
