@@ -159,3 +159,27 @@ def test_weights_shown_are_the_explanations_maxima(nice: str, years: float | Non
     assert sum(shown["weights_used"].values()) == 100
     if not nice and years is None:
         assert shown["weights_used"]["must_have"] == 100 and [c["max"] for c in shown["criterion_max"]] == [50, 50]
+
+
+def test_erasure_deletes_decisions_and_subject_access_lists_them(
+    people: dict[str, Any], scored: dict[str, int]
+) -> None:
+    scoring_api.application_decide(
+        application_id=scored["app"], to_stage="rejected", reason="not now", actor=people["recruiter"]
+    )
+    assert _reasons_in_audit() == 1
+    rows = scoring_api.application_personal_rows(candidate_ids=[scored["cand"]])
+    assert [r["reason"] for r in rows["scoring_application_decision"]] == ["not now"]
+    res = scoring_api.applications_erase_personal(candidate_ids=[scored["cand"]])
+    assert res["counts"]["scoring_application_decision"] == 1
+    assert ApplicationDecision.objects.count() == 0
+    assert _reasons_in_audit() == 0  # the reason lived in the audit's erasable side table: gone too
+
+
+def _reasons_in_audit() -> int:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT count(*) FROM audit_event_personal p JOIN audit_event e ON e.id = p.event_id"
+            " WHERE e.object_type = 'application' AND p.details IS NOT NULL"
+        )
+        return int(cur.fetchone()[0])
