@@ -124,5 +124,5 @@ def test_failed_application_shows_its_reason_never_a_score(login: Any, ranked: d
     assert "no score: candidate was erased" in html  # ...but its reason, ranked last
     assert html.index(f"Application #{ranked['weak']}") < html.index(f"Application #{gone}")
     html = client.get(f"/applications/{gone}/").content.decode()
-    assert '<dd id="state">scoring_failed</dd>' in html
+    assert '<dd id="state" data-state="scoring_failed">Could not be scored</dd>' in html
     assert '<dd id="score">none - candidate was erased</dd>' in html and 'id="explanation"' not in html
