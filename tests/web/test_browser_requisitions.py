@@ -102,7 +102,8 @@ def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
     page.reload()
     axe["application"] = harness.axe_violations(page)
 
-    # 5. Bulk: select the two others, confirm the count, see the summary.
+    # 5. Bulk, on a phone-sized screen: select the two others, confirm the count, see the summary.
+    page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"/requisitions/{req_id}/")
     page.check(f"#sel-{apps['Bo Bright']}")
     page.check(f"#sel-{apps['Cy Gone']}")
@@ -110,11 +111,12 @@ def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
     page.fill("#bulk-reason", "Role filled")
     page.click("#bulk-submit")
     expect(page.locator("#confirm-h")).to_have_text("Move 2 applications to Rejected?")
+    assert _no_sideways_scroll(page) <= 0, "the bulk confirmation scrolls sideways at 390 px"
+    axe["bulk_confirm@390"] = harness.axe_violations(page)
     page.click("#confirm-submit")
     expect(page.locator(".messages")).to_contain_text("2 of 2 application(s) moved to Rejected.")
 
     # 6. At 390 px: no sideways scroll on this journey's pages; axe again.
-    page.set_viewport_size({"width": 390, "height": 844})
     for name, url in {
         "requisitions": "/requisitions/",
         "requisition_new": "/requisitions/new/",
@@ -124,6 +126,8 @@ def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
     }.items():
         page.goto(url)
         assert _no_sideways_scroll(page) <= 0, f"{name} scrolls sideways at 390 px"
+        if name == "candidate":  # the person's applications, with the decision just made
+            expect(page.locator(f"#cand-app-{apps['Ada Able']}")).to_contain_text("Interview")
         axe[f"{name}@390"] = harness.axe_violations(page)
     assert {name: v for name, v in axe.items() if v} == {}
     assert csp == []
