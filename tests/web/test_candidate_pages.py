@@ -110,6 +110,8 @@ def test_every_action_needs_the_csrf_token(users: dict[str, Any]) -> None:
 
 def test_edit_marks_the_field_recruiter_edited_and_is_audited(login: Any, users: dict[str, Any]) -> None:
     _, a, _, _ = two_of_one_person()
+    users["recruiter"].first_name, users["recruiter"].last_name = "Ann", "Recruiter"
+    users["recruiter"].save()
     c = login("recruiter")
     res = c.post(f"/candidates/{a}/edit", {"field": "skills", "value": "SQL, Kubernetes"})
     assert res.status_code == 303 and res["Location"] == f"/candidates/{a}"
@@ -118,7 +120,8 @@ def test_edit_marks_the_field_recruiter_edited_and_is_audited(login: Any, users:
     assert d["provenance"]["skills"][0]["rule"] == "recruiter.edit"
     assert ("candidate.field_edited", f"user:{users['recruiter'].pk}") in helpers.audit_candidate(a)
     page = c.get(f"/candidates/{a}").content.decode()
-    assert "Skills saved" in page and "(edited)" in page and f"edited by user:{users['recruiter'].pk}" in page
+    assert "Skills saved" in page and "(edited)" in page and "edited by Ann Recruiter" in page
+    assert f"user:{users['recruiter'].pk}" not in page  # a person's name, never an internal label
     # A refused value is a message on the page, not an error page; nothing changes.
     res = c.post(f"/candidates/{a}/edit", {"field": "years_experience", "value": "lots"}, follow=True)
     assert res.status_code == 200 and "years_experience must be a number" in res.content.decode()

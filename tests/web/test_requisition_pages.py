@@ -26,7 +26,7 @@ def ranked() -> dict[str, Any]:
 
 
 def _scores(html: str) -> list[int]:
-    return [int(s) for s in re.findall(r'<td class="score">(\d+)</td>', html)]
+    return [int(s) for s in re.findall(r'<td class="score"[^>]*>(\d+)</td>', html)]
 
 
 def test_recruiter_sees_ranked_applications(login: Any, ranked: dict[str, Any]) -> None:
@@ -51,7 +51,7 @@ def test_application_explanation_sums_to_score(login: Any, ranked: dict[str, Any
     assert res.status_code == 200
     html = res.content.decode()
     score = int(re.search(r'<dd id="score">(\d+) / 100', html).group(1))  # type: ignore[union-attr]
-    contributions = [int(c) for c in re.findall(r'<td class="contribution">(\d+)', html)]
+    contributions = [int(c) for c in re.findall(r'<td class="contribution"[^>]*>(\d+)', html)]
     assert len(contributions) == 4  # two must-haves, one nice-to-have, years
     assert sum(contributions) == score
     assert 0 < score < 100
@@ -124,5 +124,5 @@ def test_failed_application_shows_its_reason_never_a_score(login: Any, ranked: d
     assert "no score: candidate was erased" in html  # ...but its reason, ranked last
     assert html.index(f"Application #{ranked['weak']}") < html.index(f"Application #{gone}")
     html = client.get(f"/applications/{gone}/").content.decode()
-    assert '<dd id="state">scoring_failed</dd>' in html
+    assert '<dd id="state" data-state="scoring_failed">Could not be scored</dd>' in html
     assert '<dd id="score">none - candidate was erased</dd>' in html and 'id="explanation"' not in html

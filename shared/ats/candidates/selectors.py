@@ -239,3 +239,25 @@ def document_membership(attachment_id: int) -> dict[str, Any] | None:
         "attach_reason": doc.attach_reason or None,
         "documents": CandidateDocument.objects.filter(candidate_id=doc.candidate_id).count(),
     }
+
+
+def candidate_people(candidate_ids: Any) -> dict[int, dict[str, Any]]:
+    """For screens that list people: each id -> {"id": the person it is now (merges
+    followed), "name": that person's current name or None, "status", "own_name"}. No access check:
+    callers show only ids they were allowed to read (rankings, applications)."""
+    ids = {int(i) for i in candidate_ids}
+    current = {i: candidate_current_id(i) for i in ids}
+    rows = {
+        c.pk: c
+        for c in Candidate.objects.filter(pk__in=set(current.values()) | ids).only("pk", "display_name", "status")
+    }
+    out: dict[int, dict[str, Any]] = {}
+    for i, cur in current.items():
+        row, own = rows.get(cur), rows.get(i)
+        out[i] = {
+            "id": cur,
+            "name": (row.display_name or None) if row else None,
+            "status": row.status if row else None,
+            "own_name": (own.display_name or None) if own else None,  # the record's own (merged-away) name
+        }
+    return out

@@ -33,6 +33,34 @@ def actor_label(actor: Any) -> str:
     return "system"
 
 
+def actor_names(labels: Any) -> dict[str, str]:
+    """Audit/actor labels -> how a screen names them: a user's full name (or user name),
+    "command line" for the operator CLI, "the system" for rules acting alone."""
+    from django.contrib.auth import get_user_model
+
+    labels = set(labels)
+    ids = {int(lbl[5:]): lbl for lbl in labels if lbl.startswith("user:") and lbl[5:].isdigit()}
+    out: dict[str, str] = {}
+    for user in get_user_model().objects.filter(pk__in=list(ids)):
+        out[ids[user.pk]] = user.get_full_name().strip() or user.get_username()
+    for lbl in labels - set(out):
+        if lbl.startswith("user:"):
+            out[lbl] = "a removed user"
+        elif lbl.startswith("cli:"):
+            out[lbl] = "command line"
+        else:
+            out[lbl] = "the system"
+    return out
+
+
+def users_with_role(role: Role) -> list[tuple[int, str]]:
+    """(id, display name) of the active users holding `role`, by name (assignment forms)."""
+    rows = Membership.objects.filter(role=role, user__is_active=True).select_related("user")
+    return sorted(
+        ((m.user.pk, m.user.get_full_name().strip() or m.user.get_username()) for m in rows), key=lambda r: r[1]
+    )
+
+
 # action -> roles allowed. Object-level rules (e.g. a hiring manager sees only their
 # requisitions) join here when requisitions exist.
 RULES: dict[str, frozenset[Role]] = {
@@ -59,6 +87,9 @@ RULES: dict[str, frozenset[Role]] = {
     "requisition.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
     "requisition.edit": frozenset({Role.RECRUITER, Role.ADMIN}),
     "application.view": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
+    # Move an application through the stages (hiring managers: their requisitions only,
+    # the object-level check lives in the scoring module's service).
+    "application.decide": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
     "ai.invoke": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
     # GDPR art. 17 erasure (and re-admitting an erased person), art. 15 subject access.
     "candidate.erase": frozenset({Role.ADMIN}),

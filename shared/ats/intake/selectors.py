@@ -211,8 +211,8 @@ def _sender(raw: RawIntake) -> str:
         name, addr = meta.get("from_name") or "", meta.get("from") or ""
         return f"{name} <{addr}>" if name and addr else (addr or name or "unknown sender")
     user = raw.received_by
-    if user is not None:
-        return user.get_username()
+    if user is not None:  # a person's name on screens, the user name when none is set
+        return user.get_full_name().strip() or user.get_username()
     return raw.source_ref or raw.channel
 
 

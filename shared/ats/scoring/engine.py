@@ -89,6 +89,25 @@ def _effective_weights(c: Criteria) -> dict[str, int]:
     return w
 
 
+def effective_weights(c: Criteria) -> dict[str, int]:
+    """The category weights the score actually uses (what screens must show)."""
+    return _effective_weights(c)
+
+
+def criterion_maxima(c: Criteria) -> list[tuple[str, int]]:
+    """Each criterion's maximum points, in explanation order: the same split `score` uses,
+    so a screen showing these shows what the explanation adds up."""
+    if not c.must_have:
+        return []
+    w = _effective_weights(c)
+    out: list[tuple[str, int]] = []
+    for kind, key, names in (("must-have", "must_have", c.must_have), ("nice-to-have", "nice_to_have", c.nice_to_have)):
+        out += [(f"{kind}: {n}", m) for n, m in zip(names, split(w[key], len(names)), strict=True)]
+    if w["years"]:
+        out.append((f"years of experience (minimum {float(c.min_years or 0):g})", w["years"]))
+    return out
+
+
 def _evidence(sources: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     keep = ("text", "rule", "attachment_id", "parse_attempt", "page", "part", "index")
     # The strongest evidence first (a skills section before a mention in prose).

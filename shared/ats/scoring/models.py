@@ -12,6 +12,8 @@ from django.db import models
 class Requisition(models.Model):
     title = models.CharField(max_length=255)
     current_version = models.PositiveIntegerField(default=0)
+    # Closed: no new applications are routed to it; its ranking and decisions stay readable.
+    closed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -67,6 +69,17 @@ class ApplicationState(models.TextChoices):
     SCORING_FAILED = "scoring_failed"
 
 
+class Stage(models.TextChoices):
+    """Where a person is in the hiring process: moved only by a person's decision."""
+
+    NEW = "new", "New"
+    SCREENING = "screening", "Screening"
+    INTERVIEW = "interview", "Interview"
+    OFFER = "offer", "Offer"
+    HIRED = "hired", "Hired"
+    REJECTED = "rejected", "Rejected"
+
+
 class Application(models.Model):
     """One candidate applying to one requisition."""
 
@@ -78,6 +91,8 @@ class Application(models.Model):
     reason_code = models.CharField(max_length=64, blank=True, default="")
     reason = models.TextField(blank=True, default="")
     current_result = models.ForeignKey("AtsResult", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # db_default too: application_apply inserts with raw SQL (ON CONFLICT DO NOTHING).
+    stage = models.CharField(max_length=16, choices=Stage.choices, default=Stage.NEW, db_default=Stage.NEW)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -87,6 +102,33 @@ class Application(models.Model):
             models.UniqueConstraint(fields=["candidate_id", "requisition"], name="application_unique_per_requisition"),
         ]
         indexes = [models.Index(fields=["state", "updated_at"])]
+
+
+class ApplicationDecision(models.Model):
+    """A person's decision on an application, with what they saw when they made it.
+
+    Never updated. The score, fingerprint, config version and explanation are copied from
+    the result shown at the time (not referenced only), so a fairness report or a
+    human-oversight review reads what the decider saw even after a rescore.
+    """
+
+    application = models.ForeignKey("Application", on_delete=models.CASCADE, related_name="decisions")
+    from_stage = models.CharField(max_length=16, choices=Stage.choices)
+    to_stage = models.CharField(max_length=16, choices=Stage.choices)
+    reason = models.TextField()
+    actor = models.CharField(max_length=128)  # iam's actor label (user:<id> or a system label)
+    actor_user_id = models.BigIntegerField(null=True)
+    requisition_version_id = models.BigIntegerField()
+    result_id = models.BigIntegerField(null=True)
+    score = models.PositiveSmallIntegerField(null=True)
+    input_fingerprint = models.CharField(max_length=64, blank=True, default="")
+    config_version = models.CharField(max_length=32, blank=True, default="")
+    explanation = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "scoring_application_decision"
+        indexes = [models.Index(fields=["application", "created_at"])]
 
 
 class ApplicationDocument(models.Model):

@@ -14,8 +14,10 @@ from django.db.models import Count, QuerySet
 
 from ats.iam import api as iam_api
 from ats.jobs import api as jobs_api
+from ats.scoring import engine
 from ats.scoring.models import (
     Application,
+    ApplicationDecision,
     ApplicationDocument,
     ApplicationState,
     AtsResult,
@@ -45,6 +47,9 @@ def _iso(dt: Any) -> str | None:
 
 
 def version_json(v: RequisitionVersion) -> dict[str, Any]:
+    from ats.scoring.services import _criteria  # one definition of a version's criteria
+
+    criteria = _criteria(v)
     return {
         "id": v.requisition_id,
         "version": v.version,
@@ -54,6 +59,10 @@ def version_json(v: RequisitionVersion) -> dict[str, Any]:
         "nice_to_have": list(v.nice_to_have),
         "min_years": v.min_years,
         "weights": dict(v.weights),
+        # What the score uses: a category with nothing to judge gives its points to the
+        # must-haves, and each category is split over its criteria (the explanation's max).
+        "weights_used": engine.effective_weights(criteria) if v.must_have else {},
+        "criterion_max": [{"criterion": c, "max": m} for c, m in engine.criterion_maxima(criteria)],
         "created_at": _iso(v.created_at),
     }
 
@@ -64,10 +73,22 @@ def requisition_list(*, actor: Any) -> list[dict[str, Any]]:
         (v.requisition_id, v.version): v
         for v in RequisitionVersion.objects.filter(requisition__in=[r.pk for r in reqs])
     }
+    assigned: dict[int, list[int]] = {}
+    for req_id, user_id in RequisitionAssignment.objects.filter(requisition__in=[r.pk for r in reqs]).values_list(
+        "requisition_id", "user_id"
+    ):
+        assigned.setdefault(req_id, []).append(user_id)
     out = []
     for r in reqs:
         v = current[(r.pk, r.current_version)]
-        out.append({**version_json(v), "applications": r.n_apps})
+        out.append(
+            {
+                **version_json(v),
+                "applications": r.n_apps,
+                "closed_at": _iso(r.closed_at),
+                "hiring_manager_ids": sorted(assigned.get(r.pk, [])),
+            }
+        )
     return out
 
 
@@ -88,6 +109,7 @@ def _app_json(app: Application, *, with_results: bool) -> dict[str, Any]:
         "requisition_version": app.requisition_version.version,
         "requisition_version_id": app.requisition_version_id,
         "state": app.state,
+        "stage": app.stage,
         # Never a default: a failed or not-yet-scored application has no score.
         "score": result.score if result else None,
         "reason": app.reason or None,
@@ -120,11 +142,47 @@ def _app_json(app: Application, *, with_results: bool) -> dict[str, Any]:
             }
             for r in AtsResult.objects.filter(application=app).order_by("created_at", "pk")
         ]
+        out["decisions"] = [decision_json(d) for d in app.decisions.order_by("created_at", "pk")]
         out["documents"] = list(
             ApplicationDocument.objects.filter(application=app)
             .order_by("attachment_id")
             .values_list("attachment_id", flat=True)
         )
+    return out
+
+
+def decision_json(d: ApplicationDecision) -> dict[str, Any]:
+    return {
+        "id": d.pk,
+        "application_id": d.application_id,
+        "from": d.from_stage,
+        "to": d.to_stage,
+        "reason": d.reason,
+        "actor": d.actor,
+        "score": d.score,
+        "result_id": d.result_id,
+        "fingerprint": d.input_fingerprint or None,
+        "config_version": d.config_version or None,
+        "requisition_version_id": d.requisition_version_id,
+        "explanation": d.explanation,
+        "created_at": _iso(d.created_at),
+    }
+
+
+def applications_of_candidates(candidate_ids: list[int], *, actor: Any) -> list[dict[str, Any]]:
+    """The applications of these candidate ids (a person and the records merged into it)
+    on requisitions `actor` may see, newest first, with score and explanation."""
+    visible = _visible_requisitions(actor, "application.view")
+    apps = (
+        Application.objects.select_related("requisition_version", "current_result", "requisition")
+        .filter(candidate_id__in=candidate_ids, requisition__in=visible)
+        .order_by("-created_at", "-pk")
+    )
+    out = []
+    for a in apps:
+        row = _app_json(a, with_results=False)
+        row["requisition_title"] = a.requisition.title
+        out.append(row)
     return out
 
 
@@ -230,3 +288,24 @@ def _lost_applications() -> list[LostApplication]:
         )
         lost.append(LostApplication(app.pk, app.candidate_id, app.requisition_id, why))
     return lost
+
+
+def requisition_rescore_status(requisition_id: int, *, actor: Any) -> dict[str, Any] | None:
+    """The requisition page's rescore panel: the newest run's summary (counts, failures
+    with reasons), and whether a rescore of the current version is still waiting for a
+    worker (`queued`: the coordinator has not written its run yet). None when invisible."""
+    req = _visible_requisitions(actor).filter(pk=requisition_id).first()
+    if req is None:
+        return None
+    version = RequisitionVersion.objects.get(requisition=req, version=req.current_version)
+    run = (
+        RescoreRun.objects.select_related("requisition_version")
+        .filter(requisition_version__requisition=req)
+        .order_by("-pk")
+        .first()
+    )
+    from ats.scoring.services import rescore_lock
+
+    queued = run is None or run.requisition_version_id != version.pk
+    queued = queued and jobs_api.active_job_for_lock(rescore_lock(version.pk)) is not None
+    return {"queued": queued, "version": version.version, "run": rescore_summary(run) if run else None}

@@ -27,6 +27,7 @@ from ats.jobs import api as jobs_api
 from ats.scoring import engine
 from ats.scoring.models import (
     Application,
+    ApplicationDecision,
     ApplicationDocument,
     ApplicationState,
     AtsResult,
@@ -39,6 +40,7 @@ from ats.scoring.models import (
     RescoreRun,
     RescoreState,
     ScoringEvent,
+    Stage,
 )
 
 logger = logging.getLogger("ats.scoring")
@@ -110,7 +112,9 @@ def _skills_both(must: Sequence[str] | None, nice: Sequence[str] | None) -> tupl
 
 
 def _criteria_check(must_have: list[str], nice_to_have: list[str], min_years: float | None) -> None:
-    if not must_have:
+    # No criteria at all is a draft (created from a title alone; its applications wait
+    # with a reason until must-haves are added); anything else needs a must-have first.
+    if not must_have and (nice_to_have or min_years is not None):
         raise ValueError("a requisition needs at least one must-have skill")
     both = set(must_have) & set(nice_to_have)
     if both:
@@ -122,7 +126,7 @@ def _criteria_check(must_have: list[str], nice_to_have: list[str], min_years: fl
 def requisition_create(
     *,
     title: str,
-    must_have: Sequence[str],
+    must_have: Sequence[str] = (),
     nice_to_have: Sequence[str] = (),
     min_years: float | None = None,
     weights: dict[str, int] | None = None,
@@ -215,6 +219,31 @@ def requisition_assign(*, requisition_id: int, user_id: int, actor: Any) -> None
         _audit(actor, "requisition.assigned", req.pk, {"user_id": user_id})
 
 
+def requisition_unassign(*, requisition_id: int, user_id: int, actor: Any) -> bool:
+    _authorize(actor, "requisition.edit")
+    with transaction.atomic():
+        deleted, _ = RequisitionAssignment.objects.filter(requisition_id=requisition_id, user_id=user_id).delete()
+        if deleted:
+            _audit(actor, "requisition.unassigned", requisition_id, {"user_id": user_id})
+        return bool(deleted)
+
+
+def requisition_close(*, requisition_id: int, reopen: bool = False, actor: Any) -> Requisition:
+    """Close (or reopen) a requisition. Closed: the upload page no longer offers it; its
+    ranking, applications and decisions stay readable and decidable."""
+    _authorize(actor, "requisition.edit")
+    with transaction.atomic():
+        req = Requisition.objects.select_for_update().filter(pk=requisition_id).first()
+        if req is None:
+            raise LookupError(f"requisition {requisition_id} does not exist")
+        if reopen == (req.closed_at is None):
+            raise ValueError("the requisition is already " + ("open" if reopen else "closed"))
+        req.closed_at = None if reopen else timezone.now()
+        req.save(update_fields=["closed_at", "updated_at"])
+        _audit(actor, "requisition.reopened" if reopen else "requisition.closed", req.pk, {})
+        return req
+
+
 def channel_set_requisition(*, channel_id: int, requisition_id: int | None, actor: Any) -> None:
     """Route a mailbox channel's documents to a requisition (None: back to the talent pool)."""
     _authorize(actor, "requisition.edit")
@@ -246,6 +275,80 @@ def _audit(actor: Any, action: str, object_id: int, payload: dict[str, Any]) -> 
 
 
 # --- applications ------------------------------------------------------------------
+
+
+class DecisionRefused(ValueError):
+    """A decision that cannot be recorded (same stage, no reason, unknown stage)."""
+
+
+def _decidable(actor: Any) -> Any:
+    """Applications `actor` may decide on: hiring managers only their assigned requisitions'."""
+    _authorize(actor, "application.decide")
+    qs = Application.objects.all()
+    if iam_api.role_of(actor) == iam_api.Role.HIRING_MANAGER:
+        qs = qs.filter(requisition__assignments__user_id=actor.pk)
+    return qs
+
+
+def application_decide(*, application_id: int, to_stage: str, reason: str, actor: Any) -> ApplicationDecision:
+    """A person moves an application to `to_stage`, with a reason.
+
+    The decision row keeps what the person saw: the current result's score, fingerprint,
+    config version and explanation (none when unscored). Audited with the actor. A hiring
+    manager deciding outside their requisitions gets LookupError (the same as "no such
+    application": they learn nothing about it).
+    """
+    reason = " ".join(str(reason).split())[:2000]
+    if to_stage not in Stage.values:
+        raise DecisionRefused(f"unknown stage {to_stage!r}; use one of {', '.join(Stage.values)}")
+    if not reason:
+        raise DecisionRefused("a decision needs a reason")
+    with transaction.atomic():
+        app = (
+            _decidable(actor)
+            .select_for_update(of=("self",))
+            .select_related("current_result")
+            .filter(pk=application_id)
+            .first()
+        )
+        if app is None:
+            raise LookupError(f"application {application_id} does not exist")
+        if app.stage == to_stage:
+            raise DecisionRefused(f"the application is already at {Stage(to_stage).label.lower()}")
+        result = app.current_result if app.state == ApplicationState.SCORED else None
+        decision = ApplicationDecision.objects.create(
+            application=app,
+            from_stage=app.stage,
+            to_stage=to_stage,
+            reason=reason,
+            actor=iam_api.actor_label(actor),
+            actor_user_id=actor.pk if getattr(actor, "is_authenticated", False) else None,
+            requisition_version_id=result.requisition_version_id if result else app.requisition_version_id,
+            result_id=result.pk if result else None,
+            score=result.score if result else None,
+            input_fingerprint=result.input_fingerprint if result else "",
+            config_version=result.config_version if result else "",
+            explanation=result.explanation if result else [],
+        )
+        app.stage = to_stage
+        app.save(update_fields=["stage", "updated_at"])
+        audit_api.audit_event_record(
+            actor=iam_api.actor_label(actor),
+            action="application.decided",
+            object_type="application",
+            object_id=app.pk,
+            payload={
+                "decision_id": decision.pk,
+                "from": decision.from_stage,
+                "to": to_stage,
+                "result_id": decision.result_id,
+                "score": decision.score,
+                "input_fingerprint": decision.input_fingerprint,
+                "config_version": decision.config_version,
+            },
+            personal={"reason": reason},
+        )
+        return decision
 
 
 def applications_for_document(*, attachment_id: int, candidate_id: int) -> list[Application]:
@@ -345,6 +448,10 @@ def application_score(*, application_id: int, run_id: int | None = None) -> str:
         if app is None:
             return "gone"
         version = RequisitionVersion.objects.get(requisition_id=app.requisition_id, version=_current(app))
+        if not version.must_have:
+            raise ScoringImpossible(
+                "no_criteria", "The requisition has no must-have skills yet; add them and it is scored."
+            )
         inputs = candidates_api.candidate_scoring_inputs(app.candidate_id)
         if inputs is None or inputs["status"] != "active":
             state = "missing" if inputs is None else inputs["status"]
@@ -581,6 +688,9 @@ def application_personal_rows(*, candidate_ids: list[int]) -> dict[str, list[dic
         "ats_result": [dict(r) for r in AtsResult.objects.filter(application_id__in=app_ids).values()],
         "scoring_event": [dict(r) for r in ScoringEvent.objects.filter(application_id__in=app_ids).values()],
         "scoring_rescore_item": [dict(r) for r in RescoreItem.objects.filter(application_id__in=app_ids).values()],
+        "scoring_application_decision": [
+            dict(r) for r in ApplicationDecision.objects.filter(application_id__in=app_ids).values()
+        ],
     }
 
 
@@ -598,6 +708,7 @@ def applications_erase_personal(*, candidate_ids: list[int]) -> dict[str, Any]:
         counts = {
             "scoring_event": ScoringEvent.objects.filter(application_id__in=apps).delete()[0],
             "scoring_rescore_item": RescoreItem.objects.filter(application_id__in=apps).delete()[0],
+            "scoring_application_decision": ApplicationDecision.objects.filter(application_id__in=apps).delete()[0],
         }
         Application.objects.filter(pk__in=apps).update(current_result=None)
         counts["ats_result"] = AtsResult.objects.filter(application_id__in=apps).delete()[0]

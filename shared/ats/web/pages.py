@@ -18,7 +18,7 @@ from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.web.access import LOGIN_ONLY, requires
 from ats.web.identity import identity_context
-from ats.web.requisitions import visible_requisitions
+from ats.web.requisitions import candidate_applications, visible_requisitions
 from ats.web.upload import MAX_FILES_PER_UPLOAD
 
 PAGE_SIZE = 50
@@ -58,6 +58,16 @@ def home(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(reverse("ops"))
 
 
+def _name_candidates(rows: list[dict[str, Any]]) -> None:
+    """Each row's candidate by name with its page (merges followed): `candidate_name`,
+    `candidate_url` (None when the document has no candidate)."""
+    people = candidates_api.candidate_people(r["candidate_id"] for r in rows if r.get("candidate_id"))
+    for r in rows:
+        person = people.get(r.get("candidate_id") or 0)
+        r["candidate_name"] = (person["name"] or "Name not found") if person else None
+        r["candidate_url"] = reverse("candidate", args=[person["id"]]) if person else None
+
+
 def triage(request: HttpRequest) -> HttpResponse:
     f = intake_api.TriageFilter(
         state=request.GET.get("state", "attention"),  # home shows what needs attention
@@ -71,6 +81,7 @@ def triage(request: HttpRequest) -> HttpResponse:
     except ValueError:
         page_no = 1
     rows, total = intake_api.triage_rows(f, limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)
+    _name_candidates(rows)
     counts = intake_api.state_counts()
     states: list[dict[str, Any]] = [
         {
@@ -115,15 +126,24 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
         for name in intake_api.allowed_actions(att.state)
         if iam_api.can(request.user, ACTION_RULES[name]) and name != "release"
     ]
+    timeline = intake_api.attachment_timeline(att.pk)
+    # Audit actors by name ("Ann Recruiter", "command line"), never "user:2".
+    names = iam_api.actor_names(t["actor"] for t in timeline if t.get("actor"))
+    for t in timeline:
+        if t.get("actor"):
+            t["actor"] = names.get(t["actor"], t["actor"])
+    person = candidates_api.candidate_people([status["candidate_id"]]) if status.get("candidate_id") else {}
     return render(
         request,
         "ats/document.html",
         {
             "att": att,
             "status": status,
+            # The person the document became (merges followed), for the page to name and link.
+            "candidate": next(iter(person.values()), None),
             "sender": intake_api.attachment_sender(att),
             "attempts": intake_api.parse_attempts(att.pk),
-            "timeline": intake_api.attachment_timeline(att.pk),
+            "timeline": timeline,
             "has_thumbnail": intake_api.attachment_thumbnail_png(att.pk) is not None,
             "actions": actions,
             "can_see_candidate": iam_api.can(request.user, "candidate.view"),
@@ -196,7 +216,8 @@ def upload_page(request: HttpRequest) -> HttpResponse:
             "max_bytes": intake_api.max_upload_bytes(),
             "max_mb": intake_api.max_upload_bytes() / (1024 * 1024),
             "max_files": MAX_FILES_PER_UPLOAD,
-            "requisitions": visible_requisitions(request.user),
+            # A closed requisition takes no new documents.
+            "requisitions": [r for r in visible_requisitions(request.user) if not r["closed_at"]],
         },
     )
 
@@ -343,6 +364,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
     for other in sorted(others)[:50]:
         d = candidates_api.candidate_detail(other, actor=request.user)
         other_names[other] = (d or {}).get("name") or f"Candidate {other}"
+    title = detail["name"] or f"Candidate {detail['id']}"
     changes = [
         {
             **pc,
@@ -351,12 +373,31 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
         }
         for pc in detail["proposed_changes"]
     ]
+    # People, not labels: who edited a field, who merged (iam's user names).
+    actor_labels = {m["actor"] for m in detail["merges"]} | {
+        src["edited_by"] for f in fields for src in f["sources"] if src.get("edited_by")
+    }
+    actor_names = iam_api.actor_names(actor_labels)
+    for f in fields:
+        for src in f["sources"]:
+            if src.get("edited_by"):
+                src["edited_by_name"] = actor_names.get(src["edited_by"], src["edited_by"])
+    merges = [
+        {
+            **m,
+            "actor_name": actor_names.get(m["actor"], m["actor"]),
+            "survivor_name": other_names.get(m["survivor"]) or (title if m["survivor"] == detail["id"] else ""),
+            "merged_name": other_names.get(m["merged"]) or (title if m["merged"] == detail["id"] else ""),
+        }
+        for m in detail["merges"]
+    ]
     return render(
         request,
         "ats/candidate.html",
         {
+            **candidate_applications(request, detail),
             "c": detail,
-            "title": detail["name"] or f"Candidate {detail['id']}",
+            "title": title,
             "active": active,
             "fields": fields,
             "documents": documents,
@@ -364,7 +405,10 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
                 {**d, "other_name": other_names.get(d["other_candidate_id"], ""), "evidence_text": _evidence(d)}
                 for d in detail["duplicates"]
             ],
-            "merges": detail["merges"],
+            "merges": merges,
+            "merged_into_name": (
+                _names([detail["merged_into"]])[detail["merged_into"]] if detail.get("merged_into") else ""
+            ),
             "changes": changes,
             "can_see_documents": iam_api.can(request.user, "intake.view"),
             "can_edit": can_edit and active,
@@ -373,6 +417,12 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "edit_hint": EDIT_HINT,
         },
     )
+
+
+def _names(candidate_ids: list[int]) -> dict[int, str]:
+    """Messages name people: each record's own name (not its survivor's), else its number."""
+    people = candidates_api.candidate_people(candidate_ids)
+    return {i: people[i]["own_name"] or f"Candidate {i}" for i in candidate_ids}
 
 
 def _back(candidate_id: int | None) -> HttpResponseRedirect:
@@ -429,13 +479,14 @@ def candidate_merge(request: HttpRequest, candidate_id: int) -> HttpResponse:
         return _back(back_to)
 
     def run() -> tuple[str, int]:
-        journal = candidates_api.candidate_merge(
+        names = _names([merged_id, candidate_id])  # before: the merge may re-derive the survivor's name
+        candidates_api.candidate_merge(
             survivor_id=candidate_id,
             merged_id=merged_id,
             actor=request.user,
             reason=request.POST.get("reason", "")[:1000],
         )
-        return f"Candidate {merged_id} merged into {candidate_id} (merge {journal.pk}).", candidate_id
+        return f"{names[merged_id]} merged into {names[candidate_id]}.", candidate_id
 
     return _candidate_action(request, back_to, run)
 
@@ -445,7 +496,8 @@ def candidate_merge(request: HttpRequest, candidate_id: int) -> HttpResponse:
 def candidate_unmerge(request: HttpRequest, merge_id: int) -> HttpResponse:
     def run() -> tuple[str, int]:
         journal = candidates_api.candidate_unmerge(merge_id=merge_id, actor=request.user)
-        return f"Merge {merge_id} undone: candidate {journal.merged_id} is separate again.", journal.survivor_id
+        name = _names([journal.merged_id])[journal.merged_id]
+        return f"Merge undone: {name} is a separate candidate again.", journal.survivor_id
 
     return _candidate_action(request, _back_to(request), run)
 

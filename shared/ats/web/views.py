@@ -4,6 +4,7 @@ from typing import Any
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from ats.candidates import api as candidates_api
@@ -44,8 +45,10 @@ def _attachment_json(att: Any) -> dict[str, Any]:
     """The status keys the upload answer has always had, plus the document's jobs and
     timeline (events with timestamps and attempt numbers)."""
     timeline = intake_api.attachment_timeline(att.pk)
+    status = intake_api.attachment_status(att)
     return {
-        **intake_api.attachment_status(att),
+        **status,
+        **_candidate_link(status["candidate_id"]),
         "job_ids": sorted({t["job_id"] for t in timeline if t.get("job_id") is not None}),
         "timeline": [
             {
@@ -58,6 +61,15 @@ def _attachment_json(att: Any) -> dict[str, Any]:
             for t in timeline
         ],
     }
+
+
+def _candidate_link(candidate_id: int | None) -> dict[str, Any]:
+    """The person a document became, by name with the page's link (a merged-away
+    candidate resolves to its survivor): what the upload page shows instead of a number."""
+    if candidate_id is None:
+        return {"candidate_name": None, "candidate_url": None}
+    person = candidates_api.candidate_people([candidate_id])[candidate_id]
+    return {"candidate_name": person["name"], "candidate_url": reverse("candidate", args=[person["id"]])}
 
 
 @requires("intake.view", api=True)

@@ -2,7 +2,13 @@
 
 show: id, candidate_id, requisition_id, requisition_version, state, score (0-100 or null),
 reason (when failed), explanation [{criterion, contribution, evidence}] summing to score,
-fingerprint (hex sha256), results [{fingerprint, score, created_at}] oldest first.
+fingerprint (hex sha256), results [{fingerprint, score, created_at}] oldest first,
+stage, decisions [{from, to, reason, actor, score, fingerprint, ...}] oldest first.
+
+    ats application decide ID --to STAGE --reason T [--user USERNAME] --json
+        -> {"application_id", "stage", "decision": {...}}   (a CLI contract)
+A decision is a person's: --user records who (their role and requisition scope apply);
+without it the decision is recorded as the command line's (`cli:system`).
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ats.iam import api as iam_api
@@ -26,11 +33,45 @@ class Command(BaseCommand):
         show = sub.add_parser("show")
         show.add_argument("application_id", type=int)
         show.add_argument("--json", action="store_true")
+        decide = sub.add_parser("decide")
+        decide.add_argument("application_id", type=int)
+        decide.add_argument("--to", required=True, choices=list(scoring_api.Stage.values), dest="to_stage")
+        decide.add_argument("--reason", required=True)
+        decide.add_argument("--user", default=None, help="the user deciding (their scope applies)")
+        decide.add_argument("--json", action="store_true")
         lst = sub.add_parser("list")
         lst.add_argument("--requisition", type=int, required=True)
         lst.add_argument("--json", action="store_true")
 
+    def _decide(self, opts: dict[str, Any]) -> None:
+        actor: Any = CLI_ACTOR
+        if opts["user"]:
+            actor = get_user_model().objects.filter(username=opts["user"], is_active=True).first()
+            if actor is None:
+                raise CommandError(f"no active user {opts['user']!r}")
+        try:
+            decision = scoring_api.application_decide(
+                application_id=opts["application_id"], to_stage=opts["to_stage"], reason=opts["reason"], actor=actor
+            )
+        except LookupError as exc:
+            raise CommandError(str(exc)) from exc
+        except (scoring_api.DecisionRefused, scoring_api.NotAllowed) as exc:
+            raise CommandError(str(exc)) from exc
+        out = {
+            "application_id": decision.application_id,
+            "stage": decision.to_stage,
+            "decision": scoring_api.decision_json(decision),
+        }
+        if opts["json"]:
+            self.stdout.write(json.dumps(out))
+        else:
+            moved = f"{decision.from_stage} -> {decision.to_stage}"
+            self.stdout.write(f"application {decision.application_id}: {moved} ({decision.reason})")
+
     def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["action"] == "decide":
+            self._decide(opts)
+            return
         if opts["action"] == "show":
             detail = scoring_api.application_detail(opts["application_id"], actor=CLI_ACTOR)
             if detail is None:
