@@ -11,8 +11,11 @@ from ats.candidates.models import Candidate, CandidateStatus, DuplicatePair, Pai
 from ats.candidates.selectors import (
     candidate_current_id,
     candidate_detail,
+    candidate_documents_visible_to,
     candidate_list,
     candidate_scoring_inputs,
+    candidate_visible,
+    candidates_visible_to,
 )
 from ats.candidates.services import (
     CandidateNotActive,
@@ -42,6 +45,7 @@ __all__ = [
     "candidate_dedupe_exhausted",
     "candidate_detail",
     "candidate_dismiss_change",
+    "candidate_documents_visible_to",
     "candidate_edit_field",
     "candidate_erase_personal",
     "candidate_list",
@@ -50,5 +54,7 @@ __all__ = [
     "candidate_scoring_inputs",
     "candidate_subject",
     "candidate_unmerge",
+    "candidate_visible",
+    "candidates_visible_to",
     "normalise_phone",
 ]
