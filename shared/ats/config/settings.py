@@ -126,8 +126,18 @@ else:
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
-SESSION_COOKIE_SECURE = env.flag("ATS_SECURE_COOKIES", default=False)
-CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# Secure by default (issue 21 N8): the web pod is served over HTTPS by a TLS-terminating
+# proxy (the ingress), which sets X-Forwarded-Proto. Only development harnesses that serve
+# plain http on loopback (`just up`, compose, the tests) opt out, explicitly, with
+# ATS_DEV_PLAIN_HTTP=1. Secure: Secure session and CSRF cookies, the proxy's scheme header
+# believed (so request.is_secure() and HSTS work behind it), HSTS for a year.
+PLAIN_HTTP = env.flag("ATS_DEV_PLAIN_HTTP", default=False)
+SESSION_COOKIE_SECURE = not PLAIN_HTTP
+CSRF_COOKIE_SECURE = not PLAIN_HTTP
+if not PLAIN_HTTP:
+    # The proxy must overwrite (never pass through) a client's X-Forwarded-Proto.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env.integer("ATS_HSTS_SECONDS", default=365 * 24 * 3600)
 CSRF_FAILURE_VIEW = "ats.web.access.csrf_failure"
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"

@@ -97,6 +97,9 @@ def banner(url: str, password_file: Path) -> str:
 
 def main() -> None:
     environ = dict(os.environ)
+    # `just up` serves plain http on loopback: the one explicit opt-out of the secure
+    # defaults (Secure cookies, proxy scheme header, HSTS).
+    environ.setdefault("ATS_DEV_PLAIN_HTTP", "1")
     env.STATE_DIR.mkdir(parents=True, exist_ok=True)
     stack = contextlib.ExitStack()
     if not environ.get("DATABASE_URL"):
