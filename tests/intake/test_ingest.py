@@ -224,8 +224,12 @@ def test_upload_over_the_limit_is_refused_with_a_reason(client: Any, settings: A
         res = client.post("/api/intake/upload", {"files": [BytesIO(b"%PDF-" + b"x" * 500)]})
     finally:
         settings.ATS["MAX_UPLOAD_BYTES"] = 20 * 1024 * 1024
-    assert res.status_code == 413 and "limit" in json.loads(res.content)["error"]
-    assert intake_api.RawIntake.objects.count() == 0
+    # Refused on its own (issue 21 N4): its row says why, in its terminal state, and its
+    # bytes were never kept.
+    assert res.status_code == 201
+    [att] = json.loads(res.content)["attachments"]
+    assert att["state"] == "rejected_too_large" and "limit per file (100 bytes)" in att["reason"]
+    assert intake_api.Attachment.objects.get(pk=att["attachment_id"]).storage_key == ""
 
 
 @pytest.fixture

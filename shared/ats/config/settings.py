@@ -157,8 +157,10 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# Uploads: files above this are spooled to disk by Django, never held whole in memory;
-# the intake limit itself is ATS.MAX_UPLOAD_BYTES (checked per file in the upload view).
+# Uploads: the upload view streams each file straight into its quarantine blob
+# (ats.web.upload.QuarantineUploadHandler), never whole in memory nor in /tmp. This only
+# bounds other multipart forms; the limits are ATS.MAX_UPLOAD_BYTES (per file) and
+# ATS.MAX_UPLOAD_REQUEST_BYTES (per request).
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 20
 
@@ -182,6 +184,9 @@ ATS: env.AtsConfig = {
     # Multiplies every retry wait (tests use a small factor; production 1.0).
     "RETRY_TIME_SCALE": env.number("ATS_RETRY_TIME_SCALE", default=1.0),
     "MAX_UPLOAD_BYTES": env.integer("ATS_MAX_UPLOAD_BYTES", default=20 * 1024 * 1024),
+    # The cap on ONE whole upload request, every file and field together (docs/web.md):
+    # over it the request is refused with 413 before a byte is read, and nothing is kept.
+    "MAX_UPLOAD_REQUEST_BYTES": env.integer("ATS_MAX_UPLOAD_REQUEST_BYTES", default=100 * 1024 * 1024),
     "STORAGE_KIND": os.environ.get("ATS_STORAGE_KIND", "local"),
     "STORAGE_LOCAL_ROOT": Path(os.environ.get("ATS_STORAGE_LOCAL_ROOT", str(STATE_DIR / "blobs"))),
     "AZURE_BLOB_CONNECTION_STRING": os.environ.get("ATS_AZURE_BLOB_CONNECTION_STRING", ""),
