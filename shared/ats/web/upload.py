@@ -16,6 +16,7 @@ a broken connection, a database outage) is deleted when the request closes.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.files.uploadhandler import FileUploadHandler
@@ -28,6 +29,8 @@ from django.views.decorators.http import require_POST
 from ats.intake import api as intake_api
 from ats.scoring import api as scoring_api
 from ats.web.access import api_error, requires
+
+log = logging.getLogger(__name__)
 
 MAX_FILES_PER_UPLOAD = 20
 # Bytes handed to the blob writer at a time (Django's default is 64 KiB).
@@ -55,7 +58,11 @@ class StoredUpload:
 
     def close(self) -> None:
         if not self.claimed and not self._closed:
-            intake_api.quarantine_discard([self.key])
+            self._closed = True
+            try:
+                intake_api.quarantine_discard([self.key])
+            except Exception:  # storage down too: the orphan reconciliation removes it later
+                log.warning("could not delete unclaimed upload blob %s", self.key, exc_info=True)
         self._closed = True
 
 
