@@ -115,7 +115,8 @@ class QuarantineUploadHandler(FileUploadHandler):
         self.writer.write(raw_data)
         return None
 
-    def file_complete(self, file_size: int) -> StoredUpload | RefusedUpload:
+    # Django's stubs say UploadedFile; the parser only needs an object with close().
+    def file_complete(self, file_size: int) -> StoredUpload | RefusedUpload:  # type: ignore[override]
         name, content_type = str(self.file_name or "unnamed"), self.content_type or ""
         if self.too_large:
             return RefusedUpload(name, content_type, file_size)
@@ -165,7 +166,7 @@ def upload(request: HttpRequest) -> HttpResponseBase:
 
 @csrf_protect
 def _upload(request: HttpRequest) -> JsonResponse:
-    files = request.FILES.getlist("files")
+    files: list[Any] = list(request.FILES.getlist("files"))  # StoredUpload | RefusedUpload
     if not files:
         return api_error(400, "no_files", "no files: send multipart field 'files'")
     if len(files) > MAX_FILES_PER_UPLOAD:
@@ -190,18 +191,18 @@ def _upload(request: HttpRequest) -> JsonResponse:
         )
         # A file over the per-file limit is a document that arrived: it gets its row, in
         # its terminal state with the reason, like every other refused document.
-        for f in refused:
+        for r in refused:
             intake_api.attachment_record_rejected(
                 raw_intake_id=raw.pk,
-                filename=f.name,
+                filename=r.name,
                 state="rejected_too_large",
                 reason_code="too_large",
-                reason=_refusal_reason(f.size, limit),
-                declared_content_type=f.content_type,
-                size_bytes=f.size,
+                reason=_refusal_reason(r.size, limit),
+                declared_content_type=r.content_type,
+                size_bytes=r.size,
             )
-    for f in stored:
-        f.claimed = True  # committed: the rows own these blobs now
+    for kept in stored:
+        kept.claimed = True  # committed: the rows own these blobs now
     return JsonResponse(
         {
             "raw_intake_id": raw.pk,
