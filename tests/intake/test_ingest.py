@@ -256,3 +256,26 @@ def test_azure_blob_round_trip_quarantine_to_documents(azure_store: Any) -> None
     assert att.state == "promoted"
     assert azure_store.get("documents", att.storage_key) == data
     assert not azure_store.exists("intake-quarantine", att.storage_key)
+
+
+def test_a_web_upload_streams_into_azure_and_ingests(azure_store: Any, client: Any) -> None:
+    """Issue 21 N4 on the Azure store (a real Azurite): the streamed upload's blob is the
+    file byte for byte (staged blocks, over 4 MiB), and ingest promotes it as usual."""
+    import os
+
+    from ats.iam import api as iam_api
+
+    iam_api.user_create(username="rec-az", password="pw-rec-123456", role="recruiter")
+    client.login(username="rec-az", password="pw-rec-123456")
+    pdf = corpus.text_pdf()
+    # A valid PDF padded past two 4 MiB blocks (trailing bytes after %%EOF are allowed).
+    data = pdf + b"\n%" + os.urandom(9 * 1024 * 1024)
+    f = BytesIO(data)
+    f.name = "big-cv.pdf"
+    res = client.post("/api/intake/upload", {"files": [f]})
+    assert res.status_code == 201, res.content
+    [row] = json.loads(res.content)["attachments"]
+    att = intake_api.Attachment.objects.get(pk=row["attachment_id"])
+    assert azure_store.get("intake-quarantine", att.storage_key, max_bytes=len(data)) == data
+    att = ingest(att)
+    assert att.state == "promoted" and att.size_bytes == len(data)
