@@ -124,8 +124,11 @@ def test_permissions_recruiters_edit_and_merge_hiring_managers_read() -> None:
     hm = iam_api.user_create(username="hm", password="x" * 12, role="hiring_manager")
     rec = iam_api.user_create(username="rec", password="x" * 12, role="recruiter")
     assert iam_api.can(hm, "candidate.view") and not iam_api.can(hm, "candidate.edit")
-    assert candidates_api.candidate_detail(c.pk, actor=hm) is not None
-    assert [r["id"] for r in candidates_api.candidate_list(actor=hm, search="Eve")] == [c.pk, other.pk]
+    assert candidates_api.candidate_detail(c.pk, actor=rec) is not None
+    assert [r["id"] for r in candidates_api.candidate_list(actor=rec, search="Eve")] == [c.pk, other.pk]
+    # A hiring manager with no assigned requisition reads none of them (issue 21 N2).
+    assert candidates_api.candidate_detail(c.pk, actor=hm) is None
+    assert candidates_api.candidate_list(actor=hm, search="Eve") == []
     nobody = get_user_model().objects.create_user(username="nobody", password="x" * 12)
     with pytest.raises(candidates_api.NotAllowed):
         candidates_api.candidate_detail(c.pk, actor=nobody)

@@ -224,8 +224,12 @@ def test_upload_over_the_limit_is_refused_with_a_reason(client: Any, settings: A
         res = client.post("/api/intake/upload", {"files": [BytesIO(b"%PDF-" + b"x" * 500)]})
     finally:
         settings.ATS["MAX_UPLOAD_BYTES"] = 20 * 1024 * 1024
-    assert res.status_code == 413 and "limit" in json.loads(res.content)["error"]
-    assert intake_api.RawIntake.objects.count() == 0
+    # Refused on its own (issue 21 N4): its row says why, in its terminal state, and its
+    # bytes were never kept.
+    assert res.status_code == 201
+    [att] = json.loads(res.content)["attachments"]
+    assert att["state"] == "rejected_too_large" and "limit per file (100 bytes)" in att["reason"]
+    assert intake_api.Attachment.objects.get(pk=att["attachment_id"]).storage_key == ""
 
 
 @pytest.fixture
@@ -252,3 +256,26 @@ def test_azure_blob_round_trip_quarantine_to_documents(azure_store: Any) -> None
     assert att.state == "promoted"
     assert azure_store.get("documents", att.storage_key) == data
     assert not azure_store.exists("intake-quarantine", att.storage_key)
+
+
+def test_a_web_upload_streams_into_azure_and_ingests(azure_store: Any, client: Any) -> None:
+    """Issue 21 N4 on the Azure store (a real Azurite): the streamed upload's blob is the
+    file byte for byte (staged blocks, over 4 MiB), and ingest promotes it as usual."""
+    import os
+
+    from ats.iam import api as iam_api
+
+    iam_api.user_create(username="rec-az", password="pw-rec-123456", role="recruiter")
+    client.login(username="rec-az", password="pw-rec-123456")
+    pdf = corpus.text_pdf()
+    # A valid PDF padded past two 4 MiB blocks (trailing bytes after %%EOF are allowed).
+    data = pdf + b"\n%" + os.urandom(9 * 1024 * 1024)
+    f = BytesIO(data)
+    f.name = "big-cv.pdf"
+    res = client.post("/api/intake/upload", {"files": [f]})
+    assert res.status_code == 201, res.content
+    [row] = json.loads(res.content)["attachments"]
+    att = intake_api.Attachment.objects.get(pk=row["attachment_id"])
+    assert azure_store.get("intake-quarantine", att.storage_key, max_bytes=len(data)) == data
+    att = ingest(att)
+    assert att.state == "promoted" and att.size_bytes == len(data)

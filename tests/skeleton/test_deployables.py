@@ -89,8 +89,17 @@ def test_payload_versions_outside_the_window_fail_permanently() -> None:
 
 
 def test_just_up_hands_the_untrusted_worker_its_own_settings_and_no_trusted_secret() -> None:
-    from ats.devtools.up import TRUSTED_SECRETS, untrusted_env
+    from ats.devtools.up import untrusted_env
 
+    TRUSTED_SECRETS = (
+        "ATS_SECRET_KEY",
+        "ATS_AZURE_BLOB_CONNECTION_STRING",
+        "ATS_GRAPH_CLIENT_SECRET",
+        "ATS_AI_API_KEY",
+        "ATS_AUDIT_HMAC_KEY",
+        "ATS_TOMBSTONE_HMAC_KEY",
+        "ATS_METRICS_TOKEN",
+    )
     trusted = {name: "secret" for name in TRUSTED_SECRETS}
     env = untrusted_env(
         {**trusted, "DATABASE_URL": "postgresql://ats@h/ats", "ATS_PARSE_DATABASE_URL": "postgresql://ats_parse@h/ats"}

@@ -46,7 +46,7 @@ def two_of_one_person() -> tuple[Any, int, Any, int]:
 def test_list_searches_by_name_email_and_skill(login: Any) -> None:
     _, a, _, b = two_of_one_person()
     other = helpers.candidate_from(helpers.parsed_ok(), name="Ola Nordmann", emails=("ola@example.no",))
-    c = login("hiring_manager")
+    c = login("recruiter")
     page = c.get("/candidates/").content.decode()
     assert f'href="/candidates/{a}"' in page and f'href="/candidates/{other}"' in page
     page = c.get("/candidates/?q=jane@b").content.decode()
@@ -73,8 +73,20 @@ def test_page_shows_fields_with_provenance_documents_and_pairs(login: Any) -> No
     assert 'name="csrfmiddlewaretoken"' in page and 'id="edit-name"' in page
 
 
-def test_hiring_managers_read_but_get_no_actions_and_no_document_links(login: Any) -> None:
+def _assigned_to_hiring_manager(users: dict[str, Any], candidate_id: int) -> None:
+    """An application of the candidate in a requisition assigned to the hiring manager (N2)."""
+    from tests.scoring import helpers as sh
+
+    req = sh.requisition(title="Backend").requisition_id
+    sh.apply(candidate_id, req)
+    from ats.scoring import api as scoring_api
+
+    scoring_api.requisition_assign(requisition_id=req, user_id=users["hiring_manager"].pk, actor=sh.ACTOR)
+
+
+def test_hiring_managers_read_but_get_no_actions_and_no_document_links(login: Any, users: dict[str, Any]) -> None:
     att_a, a, _, _ = two_of_one_person()
+    _assigned_to_hiring_manager(users, a)
     page = login("hiring_manager").get(f"/candidates/{a}").content.decode()
     assert "jane@a.example" in page and "jane-2024.pdf" in page
     assert f'href="/documents/{att_a.pk}"' not in page  # hiring managers do not open intake documents
@@ -195,7 +207,7 @@ def test_proposed_changes_accept_and_dismiss(login: Any, users: dict[str, Any]) 
 
 def test_candidate_api_is_the_cli_show_json(login: Any) -> None:
     _, a, _, b = two_of_one_person()
-    api = json.loads(login("hiring_manager").get(f"/api/candidates/{a}").content)
+    api = json.loads(login("recruiter").get(f"/api/candidates/{a}").content)
     out = io.StringIO()
     call_command("candidate", "show", str(a), "--json", stdout=out)
     assert api == json.loads(out.getvalue())

@@ -126,15 +126,17 @@ def test_csrf_is_enforced_on_actions(users: dict[str, Any]) -> None:
     assert helpers.reload(att).state == "promoted"
 
 
-def test_login_is_throttled_per_user_and_per_ip(users: dict[str, Any]) -> None:
+def test_login_is_throttled_per_user_and_address_and_per_address(users: dict[str, Any]) -> None:
     from ats.iam import throttle
 
     c = Client(REMOTE_ADDR="10.1.1.1")
-    for _ in range(throttle.MAX_FAILURES_PER_USER):
+    for _ in range(throttle.MAX_FAILURES_PER_USER_ADDRESS):
         assert c.post("/login/", {"username": "recruiter", "password": "wrong"}).status_code == 200
-    # Now even the right password is refused, and says why.
+    # Now even the right password is refused from there, and says why and for how long.
     res = c.post("/login/", {"username": "recruiter", "password": PASSWORD})
-    assert res.status_code == 429 and b"Too many failed sign-ins" in res.content
+    page = res.content.decode()
+    assert res.status_code == 429 and "Too many failed sign-ins from here. Try again in 15 minutes." in page
+    assert 0 < int(res["Retry-After"]) <= 15 * 60
     # Another user from another address is not affected...
     assert (
         Client(REMOTE_ADDR="10.2.2.2").post("/login/", {"username": "admin", "password": PASSWORD}).status_code == 302
@@ -144,6 +146,42 @@ def test_login_is_throttled_per_user_and_per_ip(users: dict[str, Any]) -> None:
     for i in range(throttle.MAX_FAILURES_PER_IP):
         spray.post("/login/", {"username": f"nobody{i}", "password": "x"})
     assert spray.post("/login/", {"username": "operator", "password": PASSWORD}).status_code == 429
+
+
+def test_a_stranger_cannot_lock_the_admin_out(users: dict[str, Any]) -> None:
+    """Issue 21 N10: failures for a user name from other addresses (even far more than the
+    per-pair limit) do not refuse the real user at their own address."""
+    from ats.iam import throttle
+
+    for n in range(4):  # four attacker addresses, each up to its own limit
+        attacker = Client(REMOTE_ADDR=f"198.51.100.{n + 1}")
+        for _ in range(throttle.MAX_FAILURES_PER_USER_ADDRESS):
+            attacker.post("/login/", {"username": "admin", "password": "guess"})
+        assert attacker.post("/login/", {"username": "admin", "password": PASSWORD}).status_code == 429
+    # The ceiling over all addresses takes ten addresses, each already at its own limit.
+    assert throttle.MAX_FAILURES_PER_USER >= 10 * throttle.MAX_FAILURES_PER_IP
+    real = Client(REMOTE_ADDR="10.9.9.9")
+    assert real.post("/login/", {"username": "admin", "password": PASSWORD}).status_code == 302
+
+
+def test_the_per_user_ceiling_and_the_wait_it_shows(users: dict[str, Any]) -> None:
+    import datetime
+
+    from ats.iam import throttle
+    from ats.iam.models import LoginAttempt
+
+    # The ceiling over all addresses: reached only by a distributed guess.
+    LoginAttempt.objects.bulk_create(
+        LoginAttempt(username="recruiter", ip=f"203.0.113.{i % 250}", succeeded=False)
+        for i in range(throttle.MAX_FAILURES_PER_USER)
+    )
+    # Make the failure that holds the limit 10 minutes old: the wait is what is left of it.
+    LoginAttempt.objects.filter(username="recruiter").update(
+        at=datetime.datetime.now(tz=datetime.UTC) - datetime.timedelta(minutes=10)
+    )
+    res = Client(REMOTE_ADDR="10.4.4.4").post("/login/", {"username": "recruiter", "password": PASSWORD})
+    assert res.status_code == 429 and "Try again in 5 minutes." in res.content.decode()
+    assert 240 < int(res["Retry-After"]) <= 300
 
 
 def test_upload_page_states_the_limits(login: Any, settings: Any) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from ats.candidates import fields as F
@@ -53,10 +53,44 @@ def _authorize_view(actor: Any) -> None:
         raise NotAllowed(f"{iam_api.actor_label(actor)} may not candidate.view")
 
 
-def candidate_detail(candidate_id: int, *, actor: Any) -> dict[str, Any] | None:
-    """`ats candidate show ID --json`: fields, provenance, duplicates, documents, versions."""
+def candidates_visible_to(actor: Any) -> QuerySet[Candidate]:
+    """THE candidate scope of an actor: every read of candidates for a person goes through it
+    (lists, search, the candidate page, /api/candidates/<id>, the pages built on them).
+
+    Recruiters, admins and system actors see every candidate; a hiring manager only those
+    with an application in a requisition assigned to them (scoring's RequisitionAssignment),
+    plus the survivor a merge folded such a candidate into (applications keep the id they
+    were made with). Raises NotAllowed for a role without candidate.view.
+    """
     _authorize_view(actor)
-    c = Candidate.objects.filter(pk=candidate_id).first()
+    qs = Candidate.objects.all()
+    if iam_api.role_of(actor) == iam_api.Role.HIRING_MANAGER:
+        # Lazy: scoring's services import this module's facade.
+        from ats.scoring import api as scoring_api
+
+        ids = scoring_api.candidate_ids_assigned_to(actor.pk)
+        survivors = Candidate.objects.filter(pk__in=ids, merged_into__isnull=False).values("merged_into")
+        qs = qs.filter(Q(pk__in=ids) | Q(pk__in=survivors))
+    return qs
+
+
+def candidate_visible(candidate_id: int, *, actor: Any) -> bool:
+    """Whether `actor` may read this candidate (False for unknown ones too: same answer)."""
+    return candidates_visible_to(actor).filter(pk=candidate_id).exists()
+
+
+def candidate_documents_visible_to(actor: Any) -> QuerySet[CandidateDocument, int]:
+    """The attachment ids of the documents of the candidates `actor` may read (a subquery,
+    for document pages and viewers that serve hiring managers)."""
+    return CandidateDocument.objects.filter(candidate__in=candidates_visible_to(actor)).values_list(
+        "attachment_id", flat=True
+    )
+
+
+def candidate_detail(candidate_id: int, *, actor: Any) -> dict[str, Any] | None:
+    """`ats candidate show ID --json`: fields, provenance, duplicates, documents, versions.
+    None when the candidate does not exist or lies outside the actor's scope."""
+    c = candidates_visible_to(actor).filter(pk=candidate_id).first()
     if c is None:
         return None
     rows = {f.field: f for f in CandidateField.objects.filter(candidate=c)}
@@ -138,8 +172,7 @@ def candidate_search(query: str) -> Q:
 def candidate_list(
     *, actor: Any, search: str | None = None, include_inactive: bool = False, limit: int = 200
 ) -> list[dict[str, Any]]:
-    _authorize_view(actor)
-    qs = Candidate.objects.all()
+    qs = candidates_visible_to(actor)
     if not include_inactive:
         qs = qs.filter(status=CandidateStatus.ACTIVE)
     if search:

@@ -70,6 +70,7 @@ class AtsConfig(TypedDict):
 
     RETRY_TIME_SCALE: float
     MAX_UPLOAD_BYTES: int
+    MAX_UPLOAD_REQUEST_BYTES: int
     STORAGE_KIND: str
     STORAGE_LOCAL_ROOT: Path
     AZURE_BLOB_CONNECTION_STRING: str

@@ -64,6 +64,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Before any view: a NUL, over-long or non-UTF-8 parameter is a 400 with its reason.
+    "ats.web.middleware.ParameterGuardMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
 ]
@@ -124,8 +126,18 @@ else:
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
-SESSION_COOKIE_SECURE = env.flag("ATS_SECURE_COOKIES", default=False)
-CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# Secure by default (issue 21 N8): the web pod is served over HTTPS by a TLS-terminating
+# proxy (the ingress), which sets X-Forwarded-Proto. Only development harnesses that serve
+# plain http on loopback (`just up`, compose, the tests) opt out, explicitly, with
+# ATS_DEV_PLAIN_HTTP=1. Secure: Secure session and CSRF cookies, the proxy's scheme header
+# believed (so request.is_secure() and HSTS work behind it), HSTS for a year.
+PLAIN_HTTP = env.flag("ATS_DEV_PLAIN_HTTP", default=False)
+SESSION_COOKIE_SECURE = not PLAIN_HTTP
+CSRF_COOKIE_SECURE = not PLAIN_HTTP
+if not PLAIN_HTTP:
+    # The proxy must overwrite (never pass through) a client's X-Forwarded-Proto.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env.integer("ATS_HSTS_SECONDS", default=365 * 24 * 3600)
 CSRF_FAILURE_VIEW = "ats.web.access.csrf_failure"
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
@@ -145,8 +157,10 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# Uploads: files above this are spooled to disk by Django, never held whole in memory;
-# the intake limit itself is ATS.MAX_UPLOAD_BYTES (checked per file in the upload view).
+# Uploads: the upload view streams each file straight into its quarantine blob
+# (ats.web.upload.QuarantineUploadHandler), never whole in memory nor in /tmp. This only
+# bounds other multipart forms; the limits are ATS.MAX_UPLOAD_BYTES (per file) and
+# ATS.MAX_UPLOAD_REQUEST_BYTES (per request).
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 20
 
@@ -170,6 +184,9 @@ ATS: env.AtsConfig = {
     # Multiplies every retry wait (tests use a small factor; production 1.0).
     "RETRY_TIME_SCALE": env.number("ATS_RETRY_TIME_SCALE", default=1.0),
     "MAX_UPLOAD_BYTES": env.integer("ATS_MAX_UPLOAD_BYTES", default=20 * 1024 * 1024),
+    # The cap on ONE whole upload request, every file and field together (docs/web.md):
+    # over it the request is refused with 413 before a byte is read, and nothing is kept.
+    "MAX_UPLOAD_REQUEST_BYTES": env.integer("ATS_MAX_UPLOAD_REQUEST_BYTES", default=100 * 1024 * 1024),
     "STORAGE_KIND": os.environ.get("ATS_STORAGE_KIND", "local"),
     "STORAGE_LOCAL_ROOT": Path(os.environ.get("ATS_STORAGE_LOCAL_ROOT", str(STATE_DIR / "blobs"))),
     "AZURE_BLOB_CONNECTION_STRING": os.environ.get("ATS_AZURE_BLOB_CONNECTION_STRING", ""),

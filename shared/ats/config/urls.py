@@ -10,3 +10,5 @@ urlpatterns = [
 # The API answers errors in its own shape ({"error", "code"}) even before a view runs.
 handler400 = "ats.web.access.bad_request"
 handler404 = "ats.web.access.not_found"
+# A database outage answers 503 + Retry-After ("try again in a moment"), not a 500.
+handler500 = "ats.web.access.server_error"

@@ -38,6 +38,9 @@ def _docker_answers(timeout_s: float = 0.5) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str]) -> None:
     os.environ.setdefault("ATS_DEPLOYABLE", "cli")
+    # The test server and browsers speak plain http on loopback: opt out of the secure
+    # production defaults, explicitly (docs/deploy.md).
+    os.environ.setdefault("ATS_DEV_PLAIN_HTTP", "1")
     # Test-only tasks (tests/testapp) exercise the job machinery inside real workers.
     os.environ.setdefault("ATS_EXTRA_APPS", "tests.testapp")
     if os.environ.get("DATABASE_URL"):

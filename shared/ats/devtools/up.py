@@ -26,25 +26,62 @@ COLORS = {"web": "36", "worker-default": "33", "worker-untrusted": "35"}
 WATCHDOG_EXITS = (70, 71)  # ats.jobs.watchdog EXIT_OVERRUN, EXIT_FENCE_LOST (devtools: no jobs import)
 
 
-# Trusted secrets worker-untrusted never needs (its settings do not read them either):
-# as in compose and Kubernetes, the local stack does not hand them to it.
-TRUSTED_SECRETS = (
-    "ATS_SECRET_KEY",
-    "ATS_AZURE_BLOB_CONNECTION_STRING",
-    "ATS_GRAPH_CLIENT_SECRET",
-    "ATS_AI_API_KEY",
-    "ATS_AUDIT_HMAC_KEY",
-    "ATS_METRICS_TOKEN",
+# worker-untrusted's environment is built from this allowlist, as k8s/base/worker-untrusted.yaml
+# builds it (named variables only, no envFrom): what its settings, procrastinate, libpq and
+# Python read, nothing else. A secret added to the trusted environment (ATS_TOMBSTONE_HMAC_KEY
+# was missed by the old denylist) never reaches it unless it is named here.
+UNTRUSTED_ENV_PROCESS = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH", "TERM"})
+UNTRUSTED_ENV_ALLOW = UNTRUSTED_ENV_PROCESS | frozenset(
+    {
+        # Logging and where the checkout's state and code are.
+        "ATS_LOG_LEVEL",
+        "ATS_LOG_FORMAT",
+        "ATS_PROCESS_NAME",
+        "ATS_PROCRASTINATE_LOG_LEVEL",
+        "ATS_STATE_DIR",
+        "ATS_REPO_ROOT",
+        "ATS_RUNTIME_DIR",
+        # The worker's own knobs (ats.parse_worker.settings, ats.jobs, the sandbox).
+        "ATS_HEARTBEAT_INTERVAL_S",
+        "ATS_STALLED_WORKER_TIMEOUT_S",
+        "ATS_POLL_INTERVAL_S",
+        "ATS_RETRY_TIME_SCALE",
+        "ATS_PARSE_CONCURRENCY",
+        "ATS_SANDBOX_ALLOW_INPROCESS",
+        "ATS_SANDBOX_POLICY_DIR",
+        "ATS_DB_POOLER",
+        "TESSDATA_PREFIX",
+        # libpq (TLS and address pinning, as the manifest sets them).
+        "PGSSLMODE",
+        "PGSSLROOTCERT",
+        "PGHOSTADDR",
+        "PGCONNECT_TIMEOUT",
+    }
 )
 
 
 def untrusted_env(environ: dict[str, str]) -> dict[str, str]:
-    """worker-untrusted's environment: its own settings and role, no trusted secret."""
-    out = {k: v for k, v in environ.items() if k not in TRUSTED_SECRETS}
+    """worker-untrusted's environment: the allowlist, its own settings module and the parse
+    role's database URL (never the trusted one)."""
+    out = {k: v for k, v in environ.items() if k in UNTRUSTED_ENV_ALLOW}
     out["DJANGO_SETTINGS_MODULE"] = "ats.parse_worker.settings"
-    if out.get("ATS_PARSE_DATABASE_URL"):
-        out["DATABASE_URL"] = out["ATS_PARSE_DATABASE_URL"]
+    out["DATABASE_URL"] = environ.get("ATS_PARSE_DATABASE_URL") or env.with_user(
+        env.database_url_from(environ), "ats_parse"
+    )
     return out
+
+
+def private_files(state_dir: Path) -> list[Path]:
+    """Make the admin password and the logs `just up` writes under the state directory
+    (Postgres's server.log, clamd.log, ...; they may carry the password or CV names)
+    readable by their owner only (0600). Returns the files changed."""
+    changed = []
+    candidates = [state_dir / "admin-password", *state_dir.glob("*.log"), *state_dir.glob("*/*.log")]
+    for path in candidates:
+        if path.is_file() and not path.is_symlink() and path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+            changed.append(path)
+    return changed
 
 
 def _pump(name: str, stream: IO[bytes]) -> None:
@@ -97,6 +134,9 @@ def banner(url: str, password_file: Path) -> str:
 
 def main() -> None:
     environ = dict(os.environ)
+    # `just up` serves plain http on loopback: the one explicit opt-out of the secure
+    # defaults (Secure cookies, proxy scheme header, HSTS).
+    environ.setdefault("ATS_DEV_PLAIN_HTTP", "1")
     env.STATE_DIR.mkdir(parents=True, exist_ok=True)
     stack = contextlib.ExitStack()
     if not environ.get("DATABASE_URL"):
@@ -131,6 +171,7 @@ def main() -> None:
     environ.setdefault("ATS_PARSE_DATABASE_URL", env.with_user(env.database_url_from(environ), "ats_parse"))
     password_file = env.STATE_DIR / "admin-password"
     _ats("ensure_admin", "--password-file", str(password_file), environ=environ)
+    private_files(env.STATE_DIR)
     if demo_mailbox:
         _ats("channel-add", "--mailbox", demo_mailbox, "--poll", environ=environ)
 
@@ -172,7 +213,9 @@ def main() -> None:
         flush=True,
     )
     url = f"http://{environ.get('ATS_WEB_BIND', '127.0.0.1:8000')}/"
-    if _wait_http(url + "healthz", procs["web"], timeout_s=60):
+    ready = _wait_http(url + "healthz", procs["web"], timeout_s=60)
+    private_files(env.STATE_DIR)  # the helpers' logs exist by now
+    if ready:
         print(banner(url, password_file), flush=True)
     else:
         print(f"[up] web did not answer on {url} - see its lines above", flush=True)

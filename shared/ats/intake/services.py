@@ -77,6 +77,36 @@ def _move(att: Attachment, new: State, *also: str, reason_code: str = "", reason
     _save(att, *also, *fields)
 
 
+def _quarantine_key() -> str:
+    return f"{timezone.now():%Y/%m/%d}/{uuid.uuid4().hex}"
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredFile:
+    """A file a channel already streamed into quarantine (`quarantine_writer`)."""
+
+    filename: str
+    storage_key: str
+    size_bytes: int
+    content_type: str = ""
+
+
+def quarantine_writer() -> tuple[str, Any]:
+    """(key, writer) for streaming one incoming file into quarantine: `write` chunks, then
+    `commit()` (-> size, sha256, first bytes) or `abort()`. Hand the key to
+    `intake_receive_stored`; a key never handed over is deleted with `quarantine_discard`
+    (or by the orphan reconciliation)."""
+    key = _quarantine_key()
+    return key, adapters.blob_store().open_writer(QUARANTINE, key)
+
+
+def quarantine_discard(keys: list[str]) -> None:
+    """Delete streamed quarantine blobs that no intake row will own (a refused upload)."""
+    store = adapters.blob_store()
+    for key in keys:
+        store.delete(QUARANTINE, key)
+
+
 def intake_receive(
     *,
     channel: str,
@@ -92,11 +122,26 @@ def intake_receive(
     remains (the nightly orphan reconciliation removes it) - never a row without bytes.
     """
     store = adapters.blob_store()
-    keys = []
+    stored = []
     for f in files:
-        key = f"{timezone.now():%Y/%m/%d}/{uuid.uuid4().hex}"
+        key = _quarantine_key()
         store.put(QUARANTINE, key, f.data)
-        keys.append(key)
+        stored.append(StoredFile(f.filename, key, len(f.data), f.content_type))
+    return intake_receive_stored(channel=channel, files=stored, source_ref=source_ref, actor=actor, metadata=metadata)
+
+
+def intake_receive_stored(
+    *,
+    channel: str,
+    files: list[StoredFile],
+    source_ref: str = "",
+    actor: Any = None,
+    metadata: dict[str, Any] | None = None,
+) -> RawIntake:
+    """`intake_receive` for files already streamed into quarantine (the web upload): the
+    raw_intake, its attachments, their ingest jobs and audit entries in one transaction.
+    The ingest job re-reads, re-hashes and re-types the bytes (nothing a channel says about
+    them is believed)."""
     actor_label = _actor_label(actor, channel)
     with transaction.atomic():
         raw = RawIntake.objects.create(
@@ -105,14 +150,14 @@ def intake_receive(
             received_by=actor if getattr(actor, "is_authenticated", False) else None,
             metadata=metadata or {},
         )
-        for f, key in zip(files, keys, strict=True):
+        for f in files:
             att = Attachment.objects.create(
                 raw_intake=raw,
                 filename=(f.filename or "unnamed")[:512],
-                size_bytes=len(f.data),
+                size_bytes=f.size_bytes,
                 declared_content_type=f.content_type[:255],
                 storage_container=QUARANTINE,
-                storage_key=key,
+                storage_key=f.storage_key,
                 state=State.RECEIVED,
             )
             jobs_api.defer(INGEST, payload={"attachment_id": att.pk})
@@ -940,6 +985,11 @@ def attachment_mark_candidate_failed(*, attachment_id: int, code: str, reason: s
 
 def max_upload_bytes() -> int:
     return int(ats_settings()["MAX_UPLOAD_BYTES"])
+
+
+def max_upload_request_bytes() -> int:
+    """The cap on one whole upload request (every file and field together)."""
+    return int(ats_settings()["MAX_UPLOAD_REQUEST_BYTES"])
 
 
 # --- exhaustion handlers named in the jobs policy table (idempotent: state-checked) ---

@@ -42,6 +42,13 @@ def _visible_requisitions(actor: Any, action: str = "requisition.view") -> Query
     return qs
 
 
+def candidate_ids_assigned_to(user_id: int) -> QuerySet[Application, int]:
+    """Candidates with an application in a requisition assigned to this user (a subquery:
+    the candidates module's hiring-manager scope, `candidates_visible_to`, is built on it)."""
+    assigned = RequisitionAssignment.objects.filter(user_id=user_id).values("requisition_id")
+    return Application.objects.filter(requisition_id__in=assigned).values_list("candidate_id", flat=True)
+
+
 def _iso(dt: Any) -> str | None:
     return dt.astimezone(tz=dt.tzinfo).isoformat().replace("+00:00", "Z") if dt else None
 

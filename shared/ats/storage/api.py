@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ats.storage.base import BlobStore, validate_container, validate_key
+from ats.storage.base import BlobStore, BlobWriter, WrittenBlob, validate_container, validate_key
 from ats.storage.data import (
     DEFAULT_MAX_GET_BYTES,
     DOCUMENTS_CONTAINER,
@@ -41,12 +41,14 @@ __all__ = [
     "BlobNotFound",
     "BlobStore",
     "BlobTooLarge",
+    "BlobWriter",
     "ContainerNotFound",
     "InvalidName",
     "PromoteResult",
     "PutResult",
     "StorageError",
     "StorageUnavailable",
+    "WrittenBlob",
     "store_from_config",
     "validate_container",
     "validate_key",

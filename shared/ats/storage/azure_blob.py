@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import time
 from collections.abc import Iterator
@@ -27,13 +28,14 @@ from azure.core.exceptions import (
     AzureError,
     HttpResponseError,
     ResourceExistsError,
+    ResourceModifiedError,
     ResourceNotFoundError,
     ServiceRequestError,
     ServiceResponseError,
 )
-from azure.storage.blob import BlobClient, BlobServiceClient, ContentSettings
+from azure.storage.blob import BlobBlock, BlobClient, BlobServiceClient, ContentSettings
 
-from ats.storage.base import BlobStore, validate_container, validate_key
+from ats.storage.base import BlobStore, BlobWriter, validate_container, validate_key
 from ats.storage.data import (
     DEFAULT_MAX_GET_BYTES,
     BlobConflict,
@@ -128,6 +130,9 @@ class AzureBlobStore(BlobStore):
                     return PutResult.UNCHANGED
                 raise BlobConflict(f"{container}/{key} exists with different content") from None
             return PutResult.REPLACED if existed else PutResult.CREATED
+
+    def open_writer(self, container: str, key: str) -> BlobWriter:
+        return _AzureWriter(self._blob(container, key), container, key)
 
     def list_blobs(self, container: str, *, prefix: str = "") -> Iterator[BlobInfo]:
         client = self._service.get_container_client(validate_container(container))
@@ -294,3 +299,50 @@ def _mapped(container: str, key: str | None = None) -> Iterator[None]:
         raise StorageError(f"{where}: {exc.status_code} {_code(exc)}: {exc.message}") from exc
     except AzureError as exc:
         raise StorageUnavailable(f"{where}: {exc}") from exc
+
+
+# Staged blocks of a streamed write: one at a time in memory, never the whole file.
+_PUT_BLOCK = 4 * 1024 * 1024
+
+
+class _AzureWriter(BlobWriter):
+    """Stages 4 MiB blocks as they fill and commits the block list at the end (the blob
+    appears whole, with its sha256 in the metadata as `put` writes it). Abort commits
+    nothing: staged blocks of a never-committed blob expire on their own (7 days)."""
+
+    def __init__(self, blob: BlobClient, container: str, key: str) -> None:
+        super().__init__()
+        self._blob, self._container, self._key = blob, container, key
+        self._buf = bytearray()
+        self._blocks: list[BlobBlock] = []
+
+    def _stage(self, data: bytes) -> None:
+        block_id = base64.b64encode(f"{len(self._blocks):08d}".encode()).decode()
+        with _mapped(self._container, self._key):
+            self._blob.stage_block(block_id, data, validate_content=True)
+        self._blocks.append(BlobBlock(block_id=block_id))
+
+    def _write(self, chunk: bytes) -> None:
+        self._buf += chunk
+        while len(self._buf) >= _PUT_BLOCK:
+            self._stage(bytes(self._buf[:_PUT_BLOCK]))
+            del self._buf[:_PUT_BLOCK]
+
+    def _commit(self, sha256: str) -> None:
+        if self._buf:
+            self._stage(bytes(self._buf))
+            self._buf = bytearray()
+        with _mapped(self._container, self._key):
+            try:
+                self._blob.commit_block_list(
+                    self._blocks,
+                    metadata={_SHA_KEY: sha256},
+                    content_settings=ContentSettings(content_type="application/octet-stream"),
+                    # A new blob only, as put() without overwrite.
+                    match_condition=MatchConditions.IfMissing,
+                )
+            except (ResourceExistsError, ResourceModifiedError):
+                raise BlobConflict(f"{self._container}/{self._key} exists") from None
+
+    def _abort(self) -> None:
+        self._buf = bytearray()

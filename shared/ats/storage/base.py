@@ -9,6 +9,8 @@ is safe as a relative filesystem path and what Azure Blob accepts without escapi
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -45,6 +47,84 @@ def validate_key(key: str) -> str:
     return key
 
 
+# How many leading bytes a writer keeps: enough for every signature intake checks.
+HEAD_BYTES = 4096
+
+
+@dataclasses.dataclass(frozen=True)
+class WrittenBlob:
+    """What a streamed write stored: its size, sha256 and first bytes (for the magic)."""
+
+    size: int
+    sha256: str
+    head: bytes
+
+
+class BlobWriter(ABC):
+    """A blob written in pieces: `write` each chunk, then `commit` (the blob appears whole,
+    atomically) or `abort` (nothing appears). The bytes are hashed and counted on the way,
+    so no caller holds the whole file."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self.size = 0
+        self._head = bytearray()
+        self.finished = False
+
+    def write(self, chunk: bytes) -> None:
+        if self.finished:
+            raise ValueError("write after commit/abort")
+        self._hash.update(chunk)
+        self.size += len(chunk)
+        if len(self._head) < HEAD_BYTES:
+            self._head += chunk[: HEAD_BYTES - len(self._head)]
+        self._write(chunk)
+
+    def commit(self) -> WrittenBlob:
+        if self.finished:
+            raise ValueError("commit after commit/abort")
+        digest = self._hash.hexdigest()
+        try:
+            self._commit(digest)
+        except BaseException:
+            self.abort()
+            raise
+        self.finished = True
+        return WrittenBlob(size=self.size, sha256=digest, head=bytes(self._head))
+
+    def abort(self) -> None:
+        if not self.finished:
+            self.finished = True
+            self._abort()
+
+    @abstractmethod
+    def _write(self, chunk: bytes) -> None: ...
+
+    @abstractmethod
+    def _commit(self, sha256: str) -> None: ...
+
+    @abstractmethod
+    def _abort(self) -> None: ...
+
+
+class _BufferedWriter(BlobWriter):
+    """Fallback for stores without a streaming write: collects, then one `put`."""
+
+    def __init__(self, store: BlobStore, container: str, key: str) -> None:
+        super().__init__()
+        self._store, self._container, self._key = store, container, key
+        self._buf = bytearray()
+
+    def _write(self, chunk: bytes) -> None:
+        self._buf += chunk
+
+    def _commit(self, sha256: str) -> None:
+        self._store.put(self._container, self._key, bytes(self._buf))
+
+    def _abort(self) -> None:
+        self._buf = bytearray()
+
+
 class BlobStore(ABC):
     """Immutable-ish byte objects addressed by (container, key).
 
@@ -67,6 +147,10 @@ class BlobStore(ABC):
         Without ``overwrite``: CREATED, or UNCHANGED if the same bytes are already
         there, or ``BlobConflict`` if different bytes are.
         """
+
+    def open_writer(self, container: str, key: str) -> BlobWriter:
+        """A streamed write of a NEW blob (``BlobConflict`` at commit if the key exists)."""
+        return _BufferedWriter(self, validate_container(container), validate_key(key))
 
     @abstractmethod
     def get(self, container: str, key: str, *, max_bytes: int | None = None) -> bytes:

@@ -8,6 +8,7 @@ by an fsync of the directory so the new name survives a crash.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import errno
 import os
@@ -16,7 +17,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from ats.storage.base import BlobStore, validate_container, validate_key
+from ats.storage.base import BlobStore, BlobWriter, validate_container, validate_key
 from ats.storage.data import (
     DEFAULT_MAX_GET_BYTES,
     BlobConflict,
@@ -121,6 +122,9 @@ class LocalBlobStore(BlobStore):
         self._fsync_dir(path.parent)
         return result
 
+    def open_writer(self, container: str, key: str) -> BlobWriter:
+        return _LocalWriter(self, self._path(container, key))
+
     def get(self, container: str, key: str, *, max_bytes: int | None = None) -> bytes:
         cap = self.max_get_bytes if max_bytes is None else max_bytes
         path = self._path(container, key)
@@ -190,3 +194,41 @@ class LocalBlobStore(BlobStore):
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+class _LocalWriter(BlobWriter):
+    """Chunks go to a temp file beside the target; commit fsyncs and links it into place
+    (readers never see a partial blob), abort removes it."""
+
+    def __init__(self, store: LocalBlobStore, path: Path) -> None:
+        super().__init__()
+        self._path = path
+        try:
+            path.parent.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            raise BlobConflict(f"{path}: a prefix of the key is an object") from exc
+        self._tmp = path.parent / f"{_TMP_PREFIX}{uuid.uuid4().hex}"
+        fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
+        self._fh = os.fdopen(fd, "wb")
+        self._fsync_dir = store._fsync_dir
+
+    def _write(self, chunk: bytes) -> None:
+        self._fh.write(chunk)
+
+    def _commit(self, sha256: str) -> None:
+        try:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            try:
+                os.link(self._tmp, self._path)
+            except FileExistsError:
+                raise BlobConflict(f"{self._path.name} exists") from None
+        finally:
+            self._tmp.unlink(missing_ok=True)
+        self._fsync_dir(self._path.parent)
+
+    def _abort(self) -> None:
+        with contextlib.suppress(OSError):
+            self._fh.close()
+        self._tmp.unlink(missing_ok=True)

@@ -9,12 +9,13 @@ which methods a URL accepts.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import quote
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
@@ -89,3 +90,50 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     if request.path.startswith("/api/"):
         return api_error(404, "not_found", "not found")
     return render(request, "ats/error.html", {"title": "Not found"}, status=404)
+
+
+# How long a client should wait before trying again while the database is unreachable (a
+# Postgres restart or fail-over takes seconds; the upload page tells people the same).
+DATABASE_RETRY_AFTER_S = 5
+DATABASE_UNAVAILABLE = (
+    "The database is unavailable for a moment (it may be restarting). Nothing was saved: try again in a moment."
+)
+
+
+def _database_down(exc: BaseException | None) -> bool:
+    from django.db import InterfaceError, OperationalError
+
+    return isinstance(exc, (OperationalError, InterfaceError))
+
+
+def server_error(request: HttpRequest) -> HttpResponseBase:
+    """handler500: a database outage is a 503 with Retry-After (the client may simply try
+    again), in the API's error shape for /api/; anything else stays Django's 500.
+
+    Called by Django inside its exception handler, so sys.exc_info() is the error. The
+    page is rendered without the request's context processors: they read the database.
+    """
+    from django.template.loader import render_to_string
+    from django.views import defaults
+
+    if _database_down(sys.exc_info()[1]):
+        if request.path.startswith("/api/"):
+            response: HttpResponseBase = JsonResponse(
+                {
+                    "error": DATABASE_UNAVAILABLE,
+                    "code": "database_unavailable",
+                    "retry_after_s": DATABASE_RETRY_AFTER_S,
+                },
+                status=503,
+            )
+        else:
+            html = render_to_string(
+                "ats/error.html", {"title": "Try again in a moment", "message": DATABASE_UNAVAILABLE}
+            )
+            response = HttpResponse(html, status=503)
+        response["Retry-After"] = str(DATABASE_RETRY_AFTER_S)
+        response["Cache-Control"] = "no-store"
+        return response
+    if request.path.startswith("/api/"):
+        return api_error(500, "internal_error", "something went wrong on our side (it is logged)")
+    return defaults.server_error(request)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import math
 from typing import Any
 
 from django import forms
@@ -19,19 +21,32 @@ def client_ip(request: HttpRequest) -> str | None:
     return request.META.get("REMOTE_ADDR") or None
 
 
+def wait_words(wait: datetime.timedelta) -> str:
+    """A wait in plain words, rounded up to what a person can act on."""
+    seconds = max(1, math.ceil(wait.total_seconds()))
+    if seconds < 60:
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
+    minutes = math.ceil(seconds / 60)
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
 class ThrottledAuthenticationForm(AuthenticationForm):
     error_messages = {
         **AuthenticationForm.error_messages,
-        "throttled": "Too many failed sign-ins. Wait 15 minutes and try again.",
+        "throttled": "Too many failed sign-ins from here. Try again in %(wait)s.",
     }
+    wait: datetime.timedelta | None = None
 
     def clean(self) -> dict[str, Any]:
         username = (self.data.get("username") or "").strip()
         ip = client_ip(self.request) if self.request else None
-        if iam_api.login_blocked(username=username, ip=ip):
+        wait = iam_api.login_wait(username=username, ip=ip)
+        if wait is not None:
             # Checked before the password: a throttled guess learns nothing, right or wrong.
-            self.throttled = True
-            raise forms.ValidationError(self.error_messages["throttled"], code="throttled")
+            self.wait = wait
+            raise forms.ValidationError(
+                self.error_messages["throttled"], code="throttled", params={"wait": wait_words(wait)}
+            )
         try:
             cleaned = super().clean()
         except forms.ValidationError:
@@ -47,8 +62,9 @@ class LoginView(auth_views.LoginView):
 
     def form_invalid(self, form: Any) -> HttpResponse:
         response = super().form_invalid(form)
-        if getattr(form, "throttled", False):
+        if form.wait is not None:
             response.status_code = 429
+            response["Retry-After"] = str(max(1, math.ceil(form.wait.total_seconds())))
         return response
 
 

@@ -216,6 +216,9 @@ def upload_page(request: HttpRequest) -> HttpResponse:
             "max_bytes": intake_api.max_upload_bytes(),
             "max_mb": intake_api.max_upload_bytes() / (1024 * 1024),
             "max_files": MAX_FILES_PER_UPLOAD,
+            # The whole-request cap (issue 21 N4), for the page to state next to the per-file one.
+            "max_request_bytes": intake_api.max_upload_request_bytes(),
+            "max_request_mb": intake_api.max_upload_request_bytes() / (1024 * 1024),
             # A closed requisition takes no new documents.
             "requisitions": [r for r in visible_requisitions(request.user) if not r["closed_at"]],
         },

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from typing import Any
 
@@ -9,6 +10,15 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from ats.iam import api as iam_api
+
+
+def write_private(path: str, text: str) -> None:
+    """Write a file only its owner can read (0600), whatever the umask - also when it
+    already exists with wider permissions (issue 21 N12: the admin password was 0644)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        os.fchmod(fh.fileno(), 0o600)
+        fh.write(text)
 
 
 class Command(BaseCommand):
@@ -28,6 +38,5 @@ class Command(BaseCommand):
         user.is_staff = True
         user.save(update_fields=["is_staff"])
         if opts["password_file"]:
-            with open(opts["password_file"], "w") as fh:
-                fh.write(password + "\n")
+            write_private(opts["password_file"], password + "\n")
         self.stdout.write(f"login: {opts['username']} / {password}")
