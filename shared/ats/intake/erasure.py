@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from ats.audit import api as audit_api
-from ats.intake import adapters
+from ats.intake import adapters, pages
 from ats.intake.models import (
     Attachment,
     ParseAttempt,
@@ -127,6 +127,11 @@ def attachments_erase_personal(*, attachment_ids: list[int], reason: str) -> dic
                 raw.save(update_fields=["metadata", "source_ref"])
                 counts["intake_raw_intake"] += 1
         counts["intake_parse_handoff"] = ParseHandoff.objects.filter(attachment_id__in=attachment_ids).delete()[0]
+        # The viewer's page images and thumbnail (derivatives) go with the document.
+        page_counts, page_blobs = pages.page_images_erase(attachment_ids=attachment_ids)
+        blobs_deleted += page_counts.pop("derivative_blobs")
+        counts.update(page_counts)
+        purged.extend(page_blobs)
         # A pending attempt is closed, so a parse still in flight cannot write text back.
         counts["intake_parse_attempt"] = (
             ParseAttempt.objects.filter(attachment_id__in=attachment_ids)

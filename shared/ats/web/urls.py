@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from ats.web import auth, erasure, ops, pages, requisitions, upload, views
+from ats.web import auth, erasure, ops, pages, requisitions, upload, viewer, views
 from ats.web.converters import DbId
 
 register_converter(DbId, "id")
@@ -9,6 +9,8 @@ urlpatterns = [
     path("", pages.home, name="home"),
     path("documents/<id:attachment_id>", pages.document, name="document"),
     path("documents/<id:attachment_id>/thumbnail.png", pages.thumbnail, name="document-thumbnail"),
+    path("documents/<id:attachment_id>/pages/<int:page_no>.png", viewer.page_image, name="document-page"),
+    path("documents/<id:attachment_id>/original", viewer.original, name="document-original"),
     path("documents/<id:attachment_id>/<slug:action>", pages.document_action, name="document-action"),
     path("upload/", pages.upload_page, name="upload"),
     path("candidates/", pages.candidates, name="candidates"),
