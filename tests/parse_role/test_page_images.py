@@ -231,17 +231,17 @@ def test_page_submit_only_for_the_running_job(parse_role: Any) -> None:
     ):
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             parse_role.execute(sql)
+    store_jobs = (
+        "SELECT queue_name, priority, lock FROM procrastinate_jobs WHERE task_name = 'intake.store_page_images'"
+        " AND (args->>'attachment_id')::bigint = %s"
+    )
     with connection.cursor() as cur:
-        cur.execute(
-            "SELECT queue_name, priority, lock FROM procrastinate_jobs WHERE task_name = 'intake.store_page_images'"
-        )
+        cur.execute(store_jobs, [att])
         assert cur.fetchall() == []
     assert parse_role.execute(DONE, [parse_job, att, 1]).fetchone() == (True,)
     from ats.jobs import api as jobs_api
 
     policy = jobs_api.policy_for("intake.store_page_images")
     with connection.cursor() as cur:
-        cur.execute(
-            "SELECT queue_name, priority, lock FROM procrastinate_jobs WHERE task_name = 'intake.store_page_images'"
-        )
+        cur.execute(store_jobs, [att])
         assert cur.fetchall() == [(policy.queue, policy.priority, f"attachment:{att}")]  # SQL agrees with the table
