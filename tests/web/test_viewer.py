@@ -75,7 +75,7 @@ def test_pages_are_served_to_recruiters_and_assigned_readers_only(login: Any) ->
     assert f"/documents/{att.pk}/original" not in cand_page  # no download for them
     assert hm.get(f"/documents/{att.pk}/original").status_code == 403
     # ... but not a document that belongs to no candidate.
-    lone = helpers.parsed_ok("lone.pdf")
+    lone = helpers.candidate_failed()  # terminal, no candidate
     _hand_off(lone.pk, 1)
     assert intake_api.page_images_store(attachment_id=lone.pk, attempt_no=1) == "stored"
     assert login("recruiter").get(f"/documents/{lone.pk}/pages/1.png").status_code == 200
@@ -99,7 +99,7 @@ def test_the_reports_thumbnail_png_is_never_served(login: Any) -> None:
     """Issue 21 N1: the report (written by whoever holds the parse role) carried a
     20000 x 20000 PNG that the web served. Now the thumbnail is only ever our downscale:
     a well-formed PNG in the report is not served either."""
-    att = helpers.parsed_ok("forged-thumb.pdf")
+    att = helpers.candidate_failed()  # terminal: its images may be served
     ParseAttempt.objects.filter(attachment_id=att.pk, attempt_no=1).update(
         result={"kind": "pdf", "thumbnail_png_b64": base64.b64encode(encode_png(2, 2, 1, b"\0" * 4)).decode()}
     )

@@ -143,39 +143,50 @@ def page_images_store(*, attachment_id: int, attempt_no: int) -> str:
         thumb_key = _key(attachment_id, attempt_no, "thumbnail.png")
         store.put(adapters.DERIVATIVES, thumb_key, thumbnail, overwrite=True)
         new_keys.append(thumb_key)
+    # The set's rows switch to the new blobs in one transaction; the old blobs are deleted
+    # after it (a crash in between leaves unreferenced blobs under the document's prefix,
+    # which erasure deletes by prefix).
     with transaction.atomic():
         locked = Attachment.objects.select_for_update().filter(pk=attachment_id).first()
         if locked is None or locked.parse_attempts_requested != attempt_no or locked.state == State.ERASED_SUBJECT:
-            transaction.on_commit(lambda: _delete_blobs(new_keys))
             handoffs.delete()
-            return "stale"
-        page_set = PageImageSet.objects.select_for_update().filter(attachment_id=attachment_id).first()
-        old = [k for k in _old_keys(page_set) if k not in new_keys]
-        if page_set is None:
-            page_set = PageImageSet(attachment_id=attachment_id)
-        page_set.attempt_no = attempt_no
-        page_set.state = PageImageSetState.READY
-        page_set.reason_code = page_set.reason = ""
-        page_set.page_count = len(encoded)
-        page_set.thumbnail_key = thumb_key
-        page_set.save()
-        page_set.pages.all().delete()
-        PageImage.objects.bulk_create(
-            PageImage(
-                page_set=page_set,
-                page_no=info.page_no,
-                width=info.width,
-                height=info.height,
-                unit_width=info.unit_width,
-                unit_height=info.unit_height,
-                blob_key=key,
-                sha256=hashlib.sha256(png).hexdigest(),
-            )
-            for (info, png), key in zip(encoded, new_keys, strict=False)
+            old, outcome = new_keys, "stale"  # superseded while we encoded: drop ours
+        else:
+            old, outcome = _switch_to(attachment_id, attempt_no, encoded, new_keys, thumb_key), "stored"
+            handoffs.delete()
+    _delete_blobs(old)
+    return outcome
+
+
+def _switch_to(
+    attachment_id: int, attempt_no: int, encoded: list[tuple[PageInfo, bytes]], new_keys: list[str], thumb_key: str
+) -> list[str]:
+    """Point the document's set at the new pages (caller's transaction); the old keys."""
+    page_set = PageImageSet.objects.select_for_update().filter(attachment_id=attachment_id).first()
+    old = [k for k in _old_keys(page_set) if k not in new_keys]
+    if page_set is None:
+        page_set = PageImageSet(attachment_id=attachment_id)
+    page_set.attempt_no = attempt_no
+    page_set.state = PageImageSetState.READY
+    page_set.reason_code = page_set.reason = ""
+    page_set.page_count = len(encoded)
+    page_set.thumbnail_key = thumb_key
+    page_set.save()
+    page_set.pages.all().delete()
+    PageImage.objects.bulk_create(
+        PageImage(
+            page_set=page_set,
+            page_no=info.page_no,
+            width=info.width,
+            height=info.height,
+            unit_width=info.unit_width,
+            unit_height=info.unit_height,
+            blob_key=key,
+            sha256=hashlib.sha256(png).hexdigest(),
         )
-        handoffs.delete()
-        transaction.on_commit(lambda: _delete_blobs(old))
-    return "stored"
+        for (info, png), key in zip(encoded, new_keys, strict=False)
+    )
+    return old
 
 
 def _record_refusal(att: Attachment, attempt_no: int, code: str, detail: str) -> None:
@@ -199,7 +210,7 @@ def _record_refusal(att: Attachment, attempt_no: int, code: str, detail: str) ->
             object_id=att.pk,
             payload={"attempt_no": attempt_no, "code": code, "detail": detail[:300]},
         )
-        transaction.on_commit(lambda: _delete_blobs(old))
+    _delete_blobs(old)
     # A refused hand-off from our own sandbox is a bug or an escape: loud in the logs.
     logger.warning("page images of attachment %s refused: %s (%s)", att.pk, code, detail[:300])
 
