@@ -70,6 +70,7 @@ def attachment_personal_rows(*, attachment_ids: list[int]) -> dict[str, list[dic
         ],
         "intake_parse_handoff": handoffs,
         "intake_parse_result": [dict(r) for r in ParseResult.objects.filter(attachment_id__in=attachment_ids).values()],
+        **pages.page_images_personal_rows(attachment_ids=attachment_ids),
         "intake_verification_run": [
             {"id": r.pk, "ran_at": r.ran_at, "lost": [d for d in r.lost or [] if d.get("attachment_id") in wanted]}
             for r in VerificationRun.objects.filter(lost_count__gt=0)

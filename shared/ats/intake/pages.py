@@ -12,6 +12,7 @@ document page says why (docs/security/sandbox.md, "Page images").
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -298,3 +299,21 @@ def page_images_erase(*, attachment_ids: list[int]) -> tuple[dict[str, int], lis
     }
     counts["derivative_blobs"] = deleted
     return counts, [f"{adapters.DERIVATIVES}/{k}" for k in keys]
+
+
+def page_images_personal_rows(*, attachment_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
+    """Subject access: the derivative rows (the images are renderings of the exported
+    originals; the export holds the originals themselves)."""
+    handoffs = [
+        {**row, "untrusted_data": base64.b64encode(bytes(row["untrusted_data"])).decode()}
+        for row in PageImageHandoff.objects.filter(attachment_id__in=attachment_ids).values()
+    ]
+    return {
+        "intake_page_image_set": [
+            dict(r) for r in PageImageSet.objects.filter(attachment_id__in=attachment_ids).values()
+        ],
+        "intake_page_image": [
+            dict(r) for r in PageImage.objects.filter(page_set__attachment_id__in=attachment_ids).values()
+        ],
+        "intake_page_image_handoff": handoffs,
+    }
