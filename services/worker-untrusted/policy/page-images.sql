@@ -1,6 +1,6 @@
 -- The page-image hand-off of worker-untrusted (the CV viewer's derivatives).
 --
--- Applied by migration intake.0010 (ats.parse_worker.pages_sql) with :role and each other
+-- Applied by migration intake.0010 (ats.parse_worker.data.pages_sql) with :role and each other
 -- colon-prefixed bound substituted. Kept apart from db-role.sql: this file only ADDS two
 -- functions; the role gets no privilege on any table. docs/security/sandbox.md, "Page
 -- images", describes the whole path.

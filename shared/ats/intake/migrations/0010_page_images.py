@@ -12,7 +12,7 @@ from ats.config.env import REPO_ROOT
 def apply_page_sql(apps, schema_editor):  # type: ignore[no-untyped-def]
     """policy/page-images.sql: the parse role's two page hand-off functions (no table grant)."""
     from ats.jobs.data import policy_for
-    from ats.parse_worker.pages_sql import STORE_TASK, pages_sql
+    from ats.parse_worker.data import STORE_TASK, pages_sql
 
     policy_dir = Path(os.environ.get("ATS_SANDBOX_POLICY_DIR") or REPO_ROOT / "services" / "worker-untrusted" / "policy")
     role = os.environ.get("ATS_PARSE_DB_ROLE", "ats_parse")
