@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import operator
 import zlib
 from typing import Any, Final
 
@@ -108,11 +109,11 @@ def downscale_grey(pixels: bytes, width: int, height: int, target_width: int) ->
         return width, height, pixels
     step = width / target_width
     new_h = max(1, round(height / step))
-    cols = [min(width - 1, int(x * step)) for x in range(target_width)]
+    pick = operator.itemgetter(*(min(width - 1, int(x * step)) for x in range(target_width)))
     out = bytearray()
     for y in range(new_h):
-        row = pixels[min(height - 1, int(y * step)) * width :][:width]
-        out += bytes(row[c] for c in cols)
+        start = min(height - 1, int(y * step)) * width
+        out += bytes(pick(pixels[start : start + width]))
     return target_width, new_h, bytes(out)
 
 
