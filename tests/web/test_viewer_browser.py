@@ -6,6 +6,7 @@ sandbox; the trusted side encodes them (tests/parse_role/test_page_images.py).""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ pytestmark = [
 ]
 
 WAIT_MS = 90_000
+SHOTS = Path(os.environ["ATS_SCREENSHOTS_DIR"]) if os.environ.get("ATS_SCREENSHOTS_DIR") else None
 
 
 def _two_page_cv() -> bytes:
@@ -135,6 +137,9 @@ def test_read_a_two_page_cv_and_see_where_the_email_came_from(web: str, chromium
     rel_left = (hit["x"] - img_box["x"]) / img_box["width"] * 595
     assert 90 <= rel_top <= 125 and 60 <= rel_left <= 80, (rel_top, rel_left)
     assert hit["width"] < img_box["width"] / 2 and hit["height"] < img_box["height"] / 20  # one line, not the page
+    if SHOTS is not None:  # `just screenshots`: the viewer with a source lit up, for the README
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "viewer.png"), full_page=False)
 
     # 3. The viewer at 390 px: no horizontal scroll.
     phone = _login(chromium, web, "recruiter", width=390)
