@@ -21,7 +21,7 @@ import pymupdf
 
 from . import _docx, _mupdf
 from ._images import image_frames
-from .data import ErrorCode, ParseError, ParseLimits
+from .data import KINDS, ErrorCode, ParseError, ParseLimits
 
 # Reading size: 1,240 px is an A4 page at 150 dpi; the viewer's 2x zoom scales this same
 # derivative (docs/web.md). Ribbon-shaped pages are scaled to fit twice the width in height.
@@ -70,6 +70,8 @@ def render_page(data: bytes, *, kind: str, page: int, limits: ParseLimits) -> di
     """Page `page` (1-based) of the document -> {"page", "pages", "width", "height",
     "unit_width", "unit_height", "zlib_b64"}: `width` x `height` grey samples, row-major,
     no padding, zlib-compressed. Raises ParseError only."""
+    if kind not in KINDS:
+        raise ParseError(ErrorCode.UNSUPPORTED, f"unknown kind {kind!r}")
     data = bytes(data)
     if not data or len(data) > limits.max_bytes:
         raise ParseError(ErrorCode.TOO_LARGE if data else ErrorCode.CORRUPT, "document size")
