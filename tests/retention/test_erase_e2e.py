@@ -63,6 +63,14 @@ def test_erase_reaches_every_copy(start_worker: Any, azurite: Any, tmp_path: Pat
     cid, att = row["candidate_id"], row["attachment_id"]
     shown = show(cid)
     assert shown["name"] == p.name and shown["emails"] == [p.email], shown
+    # The viewer's page images (derivatives, in Azurite's `derivatives` container) exist.
+    from ats.intake import adapters
+    from ats.intake.models import PageImageSet
+    from ats.storage import api as storage_api
+
+    wait_for(lambda: PageImageSet.objects.filter(attachment_id=att, state="ready").exists(), 60, "page images")
+    azure = storage_api.store_from_config("azure", connection_string=azurite.connection_string)
+    assert list(azure.list_blobs(adapters.DERIVATIVES, prefix=f"{att}/")), "page images stored in Azurite"
     # A recruiter's edit puts the name in the audit side table too.
     candidates_api.candidate_edit_field(candidate_id=cid, field="name", value=p.name + " Jr", actor=ADMIN)
 
@@ -106,6 +114,7 @@ def test_erase_reaches_every_copy(start_worker: Any, azurite: Any, tmp_path: Pat
     assert helpers.found_in(after, p) == [], "the dump still holds the person"
     hits, listed_after = helpers.azure_blob_hits(azurite.connection_string, p)
     assert hits == {}, "a blob still holds the person"
+    assert not list(azure.list_blobs(adapters.DERIVATIVES, prefix=f"{att}/")), "page images outlived the erasure"
     assert listed_after >= 1, "the erasure log (a blob) is listed too"
     verify = ats_cli("audit", "verify", "--json")
     assert verify.returncode == 0 and json.loads(verify.stdout)["ok"], verify.stdout + verify.stderr

@@ -70,6 +70,7 @@ def ids(users: dict[str, Any]) -> dict[str, Any]:
         "requisition_id": 999_999,
         "application_id": 999_999,
         "action": "__probe__",  # an action no view knows: never performs anything
+        "page_no": 1,  # no page images exist: allowed roles get 404 after the check
     }
 
 

@@ -62,8 +62,10 @@ def test_page_shows_fields_with_provenance_documents_and_pairs(login: Any) -> No
     page = login("recruiter").get(f"/candidates/{a}").content.decode()
     assert '<h1 id="candidate-name">Jane Doe</h1>' in page
     assert "jane@a.example" in page and "+441632960001" in page and "PostgreSQL" in page
-    # Provenance: document link, attempt, page and box, source text, rule, extractor version.
-    assert f'<a href="/documents/{att_a.pk}">jane-2024.pdf</a>, attempt 1, page 1 box 10, 20, 200, 34' in page
+    # Provenance: document link, then - folded behind "details" - attempt, page and box,
+    # source text, rule, extractor version.
+    assert f'<a href="/documents/{att_a.pk}">jane-2024.pdf</a>' in page
+    assert "<details><summary>details</summary>attempt 1, page 1 box 10, 20, 200, 34<br>" in page
     assert "rule <code>email.contact</code>, extractor test-1" in page
     # Duplicate pair with kind, score and reason, and the merge buttons.
     [pair] = detail(a)["duplicates"]

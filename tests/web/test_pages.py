@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from django.http import HttpResponseNotFound
 from django.test import Client, RequestFactory
+from django.utils import timezone
 
+from ats.intake import api as intake_api
 from ats.web.middleware import TrailingSlashMiddleware
 from tests.web import helpers
 from tests.web.conftest import PASSWORD
@@ -79,7 +81,13 @@ def test_discard_from_the_page_requires_a_reason(login: Any) -> None:
 
 
 def test_thumbnail_is_served_as_a_strict_image(login: Any) -> None:
-    att = helpers.parsed_ok()
+    """Only a PNG the trusted side encoded (a downscale of page 1, ats.intake.pages) is
+    served; the report's `thumbnail_png_b64` never is (issue 21 N1): whoever holds the
+    parse role writes the report."""
+    from ats.intake import adapters
+    from ats.intake.models import PageImageHandoff, PageImageSet
+
+    att = helpers.candidate_failed()  # terminal: its images may be served
     c = login("recruiter")
     assert c.get(f"/documents/{att.pk}/thumbnail.png").status_code == 404
     png = base64.b64decode(
@@ -88,20 +96,31 @@ def test_thumbnail_is_served_as_a_strict_image(login: Any) -> None:
     attempt = att.parse_attempts.get()
     attempt.result = {**attempt.result, "thumbnail_png_b64": base64.b64encode(png).decode()}
     attempt.save()
+    assert c.get(f"/documents/{att.pk}/thumbnail.png").status_code == 404  # not even a plain one
+    PageImageHandoff.objects.create(
+        attachment_id=att.pk,
+        attempt_no=1,
+        page_no=1,
+        untrusted_width=600,
+        untrusted_height=800,
+        untrusted_unit_width=595.0,
+        untrusted_unit_height=842.0,
+        untrusted_data=zlib.compress(b"\xee" * (600 * 800)),
+        received_at=timezone.now(),
+    )
+    assert intake_api.page_images_store(attachment_id=att.pk, attempt_no=1) == "stored"
     res = c.get(f"/documents/{att.pk}/thumbnail.png")
-    assert res.status_code == 200 and res.content == png
+    assert res.status_code == 200 and res.content[12:16] == b"IHDR" and res.content != png
     assert res["Content-Type"] == "image/png" and res["X-Content-Type-Options"] == "nosniff"
     assert "sandbox" in res["Content-Security-Policy"]
-    # A PNG with an ancillary chunk (attacker-chosen text, ICC profile, ...) is not what
-    # the trusted encoder writes: not served either (stored before schema 3).
+    # A stored derivative that gained an ancillary chunk (attacker-chosen text, ICC
+    # profile, ...) is not what the trusted encoder writes: not served.
+    key = PageImageSet.objects.get(attachment_id=att.pk).thumbnail_key
     text = b"tEXt" + b"Comment\0<script>alert(1)</script>"
     chunk = (len(text) - 4).to_bytes(4, "big") + text + zlib.crc32(text).to_bytes(4, "big")
-    attempt.result = {**attempt.result, "thumbnail_png_b64": base64.b64encode(png[:33] + chunk + png[33:]).decode()}
-    attempt.save()
+    adapters.blob_store().put(adapters.DERIVATIVES, key, res.content[:33] + chunk + res.content[33:], overwrite=True)
     assert c.get(f"/documents/{att.pk}/thumbnail.png").status_code == 404
-    # Anything that is not a PNG is never served, whatever the sandbox claimed.
-    attempt.result = {**attempt.result, "thumbnail_png_b64": base64.b64encode(b"<svg onload=alert(1)>").decode()}
-    attempt.save()
+    adapters.blob_store().put(adapters.DERIVATIVES, key, b"<svg onload=alert(1)>", overwrite=True)
     assert c.get(f"/documents/{att.pk}/thumbnail.png").status_code == 404
 
 

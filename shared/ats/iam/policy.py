@@ -91,6 +91,11 @@ RULES: dict[str, frozenset[Role]] = {
     # the object-level check lives in the scoring module's service).
     "application.decide": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
     "ai.invoke": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
+    # The CV viewer's page images: recruiters for every document, hiring managers for the
+    # documents of candidates they may see (the object-level check is in ats.web.viewer).
+    "document.read": frozenset({Role.RECRUITER, Role.HIRING_MANAGER, Role.ADMIN}),
+    # The original file as received (audited per download); hiring managers read the viewer.
+    "document.download": frozenset({Role.RECRUITER, Role.ADMIN}),
     # GDPR art. 17 erasure (and re-admitting an erased person), art. 15 subject access.
     "candidate.erase": frozenset({Role.ADMIN}),
     "candidate.export": frozenset({Role.ADMIN}),

@@ -23,6 +23,7 @@ BlobTooLarge = storage_api.BlobTooLarge
 BlobNotFound = storage_api.BlobNotFound
 QUARANTINE = storage_api.QUARANTINE_CONTAINER
 DOCUMENTS = storage_api.DOCUMENTS_CONTAINER
+DERIVATIVES = storage_api.DERIVATIVES_CONTAINER
 
 
 @functools.cache
@@ -33,7 +34,7 @@ def blob_store() -> Any:
     else:
         store = storage_api.store_from_config("local", root=cfg["STORAGE_LOCAL_ROOT"])
     # Once per process: creating a container that exists is a cheap no-op.
-    for container in (storage_api.QUARANTINE_CONTAINER, storage_api.DOCUMENTS_CONTAINER):
+    for container in (storage_api.QUARANTINE_CONTAINER, storage_api.DOCUMENTS_CONTAINER, DERIVATIVES):
         store.ensure_container(container)
     return store
 

@@ -11,6 +11,14 @@ from ats.intake.erasure import (
     subject_attachment_ids,
 )
 from ats.intake.models import Attachment, Channel, RawIntake
+from ats.intake.pages import (
+    PageImages,
+    PageInfo,
+    page_image_png,
+    page_images,
+    page_images_exhausted,
+    page_images_store,
+)
 from ats.intake.selectors import (
     ACTIONS,
     DocumentText,
@@ -93,6 +101,8 @@ __all__ = [
     "IncomingFile",
     "Kind",
     "LostDocument",
+    "PageImages",
+    "PageInfo",
     "ParsedDocument",
     "RawIntake",
     "State",
@@ -144,6 +154,10 @@ __all__ = [
     "max_upload_request_bytes",
     "message_companions",
     "original_candidate_for_update",
+    "page_image_png",
+    "page_images",
+    "page_images_exhausted",
+    "page_images_store",
     "parse_attempts",
     "parse_exhausted",
     "parse_output_sha256",

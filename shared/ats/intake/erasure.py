@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from ats.audit import api as audit_api
-from ats.intake import adapters
+from ats.intake import adapters, pages
 from ats.intake.models import (
     Attachment,
     ParseAttempt,
@@ -70,6 +70,7 @@ def attachment_personal_rows(*, attachment_ids: list[int]) -> dict[str, list[dic
         ],
         "intake_parse_handoff": handoffs,
         "intake_parse_result": [dict(r) for r in ParseResult.objects.filter(attachment_id__in=attachment_ids).values()],
+        **pages.page_images_personal_rows(attachment_ids=attachment_ids),
         "intake_verification_run": [
             {"id": r.pk, "ran_at": r.ran_at, "lost": [d for d in r.lost or [] if d.get("attachment_id") in wanted]}
             for r in VerificationRun.objects.filter(lost_count__gt=0)
@@ -127,6 +128,11 @@ def attachments_erase_personal(*, attachment_ids: list[int], reason: str) -> dic
                 raw.save(update_fields=["metadata", "source_ref"])
                 counts["intake_raw_intake"] += 1
         counts["intake_parse_handoff"] = ParseHandoff.objects.filter(attachment_id__in=attachment_ids).delete()[0]
+        # The viewer's page images and thumbnail (derivatives) go with the document.
+        page_counts, page_blobs = pages.page_images_erase(attachment_ids=attachment_ids)
+        blobs_deleted += page_counts.pop("derivative_blobs")
+        counts.update(page_counts)
+        purged.extend(page_blobs)
         # A pending attempt is closed, so a parse still in flight cannot write text back.
         counts["intake_parse_attempt"] = (
             ParseAttempt.objects.filter(attachment_id__in=attachment_ids)

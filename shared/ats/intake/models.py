@@ -176,3 +176,69 @@ class ParseFetch(models.Model):
 
     class Meta:
         db_table = "intake_parse_fetch"
+
+
+class PageImageHandoff(models.Model):
+    """One rendered page from worker-untrusted: zlib of 8-bit grey samples, as declared.
+
+    Written only through ats_parse_page_submit() (policy/page-images.sql), by the parse
+    role, for the job it runs; nothing here is believed until the trusted side has inflated
+    it into a buffer of exactly width x height (ats.sandbox.pages). Deleted once read.
+    """
+
+    attachment = models.ForeignKey(Attachment, on_delete=models.CASCADE, related_name="+")
+    attempt_no = models.PositiveIntegerField()
+    page_no = models.PositiveIntegerField()
+    untrusted_width = models.IntegerField()
+    untrusted_height = models.IntegerField()
+    untrusted_unit_width = models.FloatField()
+    untrusted_unit_height = models.FloatField()
+    untrusted_data = models.BinaryField()
+    received_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "intake_page_image_handoff"
+        constraints = [
+            models.UniqueConstraint(fields=["attachment", "attempt_no", "page_no"], name="page_image_handoff_unique"),
+        ]
+
+
+class PageImageSetState(models.TextChoices):
+    READY = "ready"
+    REFUSED = "refused"  # a page broke a hand-off rule: no image of this document is served
+
+
+class PageImageSet(models.Model):
+    """The viewer's page images of a document (ADR 0004's derivatives), one set per
+    document: the latest rendered attempt's, replaced on re-parse, erased with it."""
+
+    attachment = models.OneToOneField(Attachment, on_delete=models.CASCADE, related_name="page_images")
+    attempt_no = models.PositiveIntegerField()
+    state = models.CharField(max_length=16, choices=PageImageSetState.choices)
+    reason_code = models.CharField(max_length=32, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    page_count = models.PositiveIntegerField(default=0)
+    thumbnail_key = models.CharField(max_length=512, blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "intake_page_image_set"
+
+
+class PageImage(models.Model):
+    """One page image: a PNG the trusted side encoded, in the `derivatives` container."""
+
+    page_set = models.ForeignKey(PageImageSet, on_delete=models.CASCADE, related_name="pages")
+    page_no = models.PositiveIntegerField()
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    # The page's size in its provenance boxes' units (bbox_unit): where a box lands on the
+    # image. Declared by the child and range-checked; it only places a highlight.
+    unit_width = models.FloatField()
+    unit_height = models.FloatField()
+    blob_key = models.CharField(max_length=512)
+    sha256 = models.CharField(max_length=64)
+
+    class Meta:
+        db_table = "intake_page_image"
+        constraints = [models.UniqueConstraint(fields=["page_set", "page_no"], name="page_image_unique")]

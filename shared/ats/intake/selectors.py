@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import datetime
 import hashlib
@@ -18,7 +16,6 @@ from ats.audit import api as audit_api
 from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, ParseResult, RawIntake, VerificationRun
 from ats.intake.states import DISCARDABLE, INFO, TERMINAL, WAITING, Kind, State, is_terminal
 from ats.jobs import api as jobs_api
-from ats.sandbox import data as sandbox_data
 
 
 @dataclasses.dataclass(frozen=True)
@@ -304,23 +301,12 @@ def parse_attempts(attachment_id: int) -> list[ParseAttempt]:
 
 
 def attachment_thumbnail_png(attachment_id: int) -> bytes | None:
-    """The first-page thumbnail of the latest successful parse: sandbox output, already
-    checked by ats.sandbox.validate (PNG magic, size); re-checked here before serving."""
-    attempt = (
-        ParseAttempt.objects.filter(attachment_id=attachment_id, state=ParseAttemptState.SUCCEEDED)
-        .order_by("-attempt_no")
-        .first()
-    )
-    encoded = (attempt.result or {}).get("thumbnail_png_b64") if attempt else None
-    if not encoded or not isinstance(encoded, str):
-        return None
-    try:
-        png = base64.b64decode(encoded, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    # Exactly the chunks the trusted encoder writes (schema 3 results always pass; an older
-    # child-made PNG with ancillary chunks is not served). Chunk walk only, no decoding.
-    return png if sandbox_data.is_plain_png(png) else None
+    """The first-page thumbnail: the trusted side's downscale of page 1's raw pixels
+    (ats.intake.pages). The report's `thumbnail_png_b64` is never served: whoever holds
+    the parse role writes the report, so its bytes are the child's, not ours."""
+    from ats.intake import pages
+
+    return pages.thumbnail_png(attachment_id)
 
 
 def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:

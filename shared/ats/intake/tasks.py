@@ -6,7 +6,7 @@ import os
 
 from django.db import transaction
 
-from ats.intake import adapters, services
+from ats.intake import adapters, pages, services
 from ats.jobs import api as jobs_api
 
 
@@ -35,3 +35,10 @@ def verify_documents(*, timestamp: int, payload_version: int) -> None:
 @jobs_api.task("intake.apply_parse_result")
 def apply_parse_result(*, parse_result_id: int, payload_version: int) -> None:
     services.parse_result_apply(parse_result_id=parse_result_id)
+
+
+@jobs_api.task("intake.store_page_images")
+def store_page_images(*, attachment_id: int, attempt_no: int, payload_version: int) -> None:
+    # Deferred by ats_parse_pages_done() (policy/page-images.sql) once worker-untrusted
+    # has handed off every page; the checks are all in the service.
+    pages.page_images_store(attachment_id=attachment_id, attempt_no=attempt_no)

@@ -185,6 +185,21 @@ POLICIES: tuple[TaskPolicy, ...] = (
         adr_row=False,
     ),
     TaskPolicy(
+        # Deferred by ats_parse_pages_done() in SQL (policy/page-images.sql) with this
+        # row's queue, priority and lock: after the parse report, below candidate creation.
+        task_name="intake.store_page_images",
+        task_class="derivative_store",
+        queue="ingest",
+        attempts=3,
+        backoff=Backoff(10, 2 * MIN),
+        timeout_s=120,
+        on_exhaustion="page images not shown (the reason on the document page); re-parse renders them again",
+        priority=PRIORITY_NORMAL,
+        lock="attachment:{attachment_id}",
+        exhaustion_handler="ats.intake.api.page_images_exhausted",
+        adr_row=False,
+    ),
+    TaskPolicy(
         task_name="candidates.create_from_attachment",
         task_class="candidate_extract",
         queue="ingest",

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ats.parsing.data import ACCEPTED_SCHEMA_VERSIONS
+from ats.sandbox.data import PAGE_LIMITS
 
 PARSE_TASK = "intake.parse_attachment"
 # ats.jobs' policy row for PARSE_TASK formats its lock from this template; the SQL pins it.
@@ -74,6 +75,32 @@ def role_sql(policy_dir: Path, role: str, *, parse_priority: int) -> str:
         name = match.group(1)
         if name not in values:
             raise KeyError(f"db-role.sql names :{name}, which limits.toml does not define")
+        return values[name]
+
+    return re.sub(r"(?<![:\w]):([a-z_]+)\b", sub, sql)
+
+
+# --- the page-image hand-off (policy/page-images.sql), bounds from ats.sandbox.pages ---------
+# One source for the SQL, the parse worker and the trusted check: PAGE_LIMITS and the store
+# task's policy row, so they cannot disagree.
+STORE_TASK = "intake.store_page_images"
+
+
+def pages_sql(policy_dir: Path, role: str, *, store_priority: int) -> str:
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", role):
+        raise ValueError(f"parse role {role!r} is not a plain lower-case identifier")
+    values = {
+        "role": role,
+        "max_pages": str(PAGE_LIMITS.max_pages),
+        "max_page_bytes": str(PAGE_LIMITS.max_compressed_bytes),
+        "store_priority": str(int(store_priority)),
+    }
+    sql = (policy_dir / "page-images.sql").read_text()
+
+    def sub(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise KeyError(f"page-images.sql names :{name}, which has no value")
         return values[name]
 
     return re.sub(r"(?<![:\w]):([a-z_]+)\b", sub, sql)

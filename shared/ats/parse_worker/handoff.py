@@ -59,3 +59,31 @@ def result_submit(
             return bool(cur.fetchone()[0])
     except IntegrityError as exc:  # check_violation: the content, not the moment, is wrong
         raise ReportRefused(str(exc).splitlines()[0]) from exc
+
+
+def page_submit(
+    *,
+    job_id: int,
+    attachment_id: int,
+    attempt_no: int,
+    page_no: int,
+    width: int,
+    height: int,
+    unit_width: float,
+    unit_height: float,
+    data: bytes,
+) -> bool:
+    """One rendered page through ats_parse_page_submit() (policy/page-images.sql): its own
+    row and byte limit, one short statement, never part of the parse report."""
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(
+            "SELECT ats_parse_page_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [job_id, attachment_id, attempt_no, page_no, width, height, unit_width, unit_height, data],
+        )
+        return bool(cur.fetchone()[0])
+
+
+def pages_done(*, job_id: int, attachment_id: int, attempt_no: int) -> None:
+    """Every page is in: ats_parse_pages_done() defers the trusted step that checks and stores them."""
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SELECT ats_parse_pages_done(%s, %s, %s)", [job_id, attachment_id, attempt_no])

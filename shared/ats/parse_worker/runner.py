@@ -102,12 +102,15 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
                 result=payload,
                 policy_hash=result.policy_hash,
             )
-            return
         except db.ReportRefused as exc:
             # A report ats_parse_submit() refuses would fail the same way on every retry:
             # the document ends in a typed state instead (never an untyped error).
             code = "output_too_large" if "out of range" in str(exc) else "protocol_error"
             _report_failure(report, code, f"report refused: {exc}", result)
+        # The report is in (the candidate is being created meanwhile): now the viewer's
+        # page images, each page its own sandbox child and its own hand-off row.
+        _render_pages(job_id=job_id, attachment_id=attachment_id, attempt_no=attempt_no, handoff=handoff)
+        return
     code = result.error_code or "crashed"
     last = attempt is not None and attempt.is_last
     if code in PERMANENT or last:
@@ -135,3 +138,36 @@ class SandboxFailure(Exception):
     def __init__(self, code: str, detail: str) -> None:
         super().__init__(f"{code}: {detail}")
         self.code = code
+
+
+def _render_pages(*, job_id: int, attachment_id: int, attempt_no: int, handoff: db.Handoff) -> None:
+    """Render up to PAGE_LIMITS.max_pages pages and hand each off; never fails the parse.
+
+    A page that does not render (or does not fit its row) is skipped: the viewer then
+    says that page is missing. The trusted step runs in any case (ats_parse_pages_done).
+    """
+    total, page = 1, 1
+    try:
+        while page <= total:
+            result = _sandbox().run(sandbox_data.render_request(handoff.kind, page), bytes(handoff.data))
+            if result.ok and result.document:
+                doc = result.document
+                total = int(doc["pages"]) if page == 1 else total
+                db.page_submit(
+                    job_id=job_id,
+                    attachment_id=attachment_id,
+                    attempt_no=attempt_no,
+                    page_no=page,
+                    width=int(doc["width"]),
+                    height=int(doc["height"]),
+                    unit_width=float(doc["unit_width"]),
+                    unit_height=float(doc["unit_height"]),
+                    data=bytes(doc["data"]),
+                )
+            else:
+                logger.warning("page %s of attachment %s not rendered: %s", page, attachment_id, result.error_code)
+            page += 1
+    except Exception:
+        # The parse has succeeded; a missing page image must not turn it into a retry.
+        logger.exception("page images of attachment %s stopped at page %s", attachment_id, page)
+    db.pages_done(job_id=job_id, attachment_id=attachment_id, attempt_no=attempt_no)

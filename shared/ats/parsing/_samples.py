@@ -35,10 +35,21 @@ _DOCX_PARTS = {
 }
 
 
-def docx_bytes() -> bytes:
+# MuPDF's DOCX layout engine (the viewer's page render) will not open a package without
+# the main part's relationships; the extractor does not need them.
+_DOCX_LAYOUT_PARTS = {
+    **_DOCX_PARTS,
+    "word/_rels/document.xml.rels": (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>'
+    ),
+}
+
+
+def docx_bytes(parts: dict[str, str] = _DOCX_PARTS) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, xml in _DOCX_PARTS.items():
+        for name, xml in parts.items():
             zf.writestr(name, xml)
     return out.getvalue()
 
@@ -97,4 +108,5 @@ def samples() -> dict[str, bytes]:
         "jpeg": jpeg,
         "tiff": tiff_bytes(pix),
         "docx": docx_bytes(),
+        "docx_layout": docx_bytes(_DOCX_LAYOUT_PARTS),
     }

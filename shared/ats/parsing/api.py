@@ -30,6 +30,7 @@ from .data import (
     ParseLimits,
     WarningCode,
 )
+from .render import render_page
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -43,6 +44,7 @@ __all__ = [
     "normalize_text",
     "parse_document",
     "prewarm",
+    "render_page",
 ]
 
 
@@ -140,6 +142,10 @@ def prewarm() -> None:
             if exc.code is not ErrorCode.EMPTY_DOCUMENT:
                 raise RuntimeError(f"prewarm {sample} failed: {exc}") from exc
     _mupdf.prewarm_band_ocr(samples["scanned_pdf"])
+    # Page rendering for the viewer (grey pixmaps, zlib, MuPDF's DOCX layout engine): a
+    # sandboxed child cannot load code paths lazily.
+    for sample, kind in (("pdf", "pdf"), ("png", "png"), ("jpeg", "jpeg"), ("tiff", "tiff"), ("docx_layout", "docx")):
+        render_page(samples[sample], kind=kind, page=1, limits=DEFAULT_LIMITS)
     # Failure paths: MuPDF's repair code and exception classes, zip errors, and the
     # truncation branch of the normaliser.
     for kind, data in (

@@ -13,11 +13,21 @@ from typing import Any, Final
 
 # Stdlib-only like this module: the web serves stored thumbnails with it, without
 # importing the sandbox's seccomp/prctl machinery (ats.sandbox.api).
-from ats.sandbox.thumbnail import is_plain_png
+from ats.sandbox.pages import (
+    PAGE_LIMITS,
+    PageLimits,
+    PageRefused,
+    check_dimensions,
+    downscale_grey,
+    inflate_exact,
+    render_request,
+)
+from ats.sandbox.thumbnail import encode_png, is_plain_png
 
 __all__ = [
     "CHILD_REPORTABLE",
     "FILE_BOUNDARY",
+    "PAGE_LIMITS",
     "PARSE_FAILURES",
     "REPORT_CHECKS",
     "REQUIRED_AS_ROOT",
@@ -26,9 +36,16 @@ __all__ = [
     "ChildLimits",
     "Failure",
     "Layer",
+    "PageLimits",
+    "PageRefused",
     "SandboxPolicy",
     "SandboxResult",
+    "check_dimensions",
+    "downscale_grey",
+    "encode_png",
+    "inflate_exact",
     "is_plain_png",
+    "render_request",
     "required_layers",
 ]
 

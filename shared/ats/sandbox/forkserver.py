@@ -25,6 +25,7 @@ from ats.parsing.data import ParseLimits
 from ats.sandbox import protocol
 from ats.sandbox.data import Failure, Layer, SandboxPolicy, SandboxResult
 from ats.sandbox.hardening import layer_for_exit_code
+from ats.sandbox.pages import decode_render_answer, parse_render_request
 from ats.sandbox.policy import load_policy
 from ats.sandbox.validate import decode_answer
 from ats.sandbox.zygote import PROBES_ENV
@@ -369,6 +370,10 @@ class ForkServerSandbox:
                 failure, detail = Failure.SANDBOX_UNAVAILABLE, f"layer {layer} failed"
             else:
                 failure, detail = Failure.CRASHED, f"exit status {code}"
+        elif (render := parse_render_request(kind)) is not None:
+            failure, detail, document = decode_render_answer(
+                untrusted_answer, page=render[1], max_result_bytes=limits.max_result_bytes
+            )
         else:
             failure, detail, document = decode_answer(
                 untrusted_answer, kind=kind, limits=self._parse_limits, max_result_bytes=limits.max_result_bytes

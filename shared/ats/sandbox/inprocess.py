@@ -16,6 +16,7 @@ from typing import Any
 from ats.parsing.data import ParseError, ParseLimits
 from ats.sandbox import protocol
 from ats.sandbox.data import Failure, SandboxPolicy, SandboxResult
+from ats.sandbox.pages import decode_render_answer, parse_render_request
 from ats.sandbox.policy import load_policy
 from ats.sandbox.validate import decode_answer
 
@@ -73,14 +74,23 @@ class InProcessSandbox:
         started = time.monotonic()
         cpu_started = time.process_time()
         try:
-            document = self._parser.parse_document(data, kind=kind, limits=self._limits)
+            render = parse_render_request(kind)
+            if render is not None:
+                document = self._parser.render_page(data, kind=render[0], page=render[1], limits=self._limits)
+            else:
+                document = self._parser.parse_document(data, kind=kind, limits=self._limits)
             # The same encode/validate round trip as a child's answer, so results (and
             # the benchmark) are comparable and a schema drift shows up here too.
             body = json.dumps({"status": "ok", "document": document}, allow_nan=False, separators=(",", ":")).encode()
             max_bytes = self.policy.child.max_result_bytes
-            failure, detail, checked = decode_answer(
-                protocol.frame(body), kind=kind, limits=self._limits, max_result_bytes=max_bytes
-            )
+            if render is not None:
+                failure, detail, checked = decode_render_answer(
+                    protocol.frame(body), page=render[1], max_result_bytes=max_bytes
+                )
+            else:
+                failure, detail, checked = decode_answer(
+                    protocol.frame(body), kind=kind, limits=self._limits, max_result_bytes=max_bytes
+                )
         except MemoryError:
             failure, detail, checked = Failure.MEMORY, "MemoryError", None
         except ParseError as exc:

@@ -40,6 +40,7 @@ import prctl
 
 from ats.sandbox import hardening, oci, protocol
 from ats.sandbox.data import FILE_BOUNDARY, Failure, Layer
+from ats.sandbox.pages import parse_render_request
 from ats.sandbox.policy import load_policy
 
 PROBES_ENV = "ATS_SANDBOX_TEST_PROBES"
@@ -192,6 +193,9 @@ class Zygote:
                     "result_fd": self.result_fd,
                 }
                 document = probe(data, context)
+            elif (render := parse_render_request(kind)) is not None:
+                # One page as raw grey pixels for the CV viewer (ats.sandbox.pages).
+                document = self.parser.render_page(data, kind=render[0], page=render[1], limits=self.parse_limits)
             else:
                 document = self.parser.parse_document(data, kind=kind, limits=self.parse_limits)
             # ensure_ascii: one byte per character on the wire, no encoding step that can fail

@@ -15,6 +15,7 @@ from typing import Any
 from ats.storage.base import BlobStore, BlobWriter, WrittenBlob, validate_container, validate_key
 from ats.storage.data import (
     DEFAULT_MAX_GET_BYTES,
+    DERIVATIVES_CONTAINER,
     DOCUMENTS_CONTAINER,
     QUARANTINE_CONTAINER,
     BlobConflict,
@@ -33,6 +34,7 @@ STORE_KINDS = ("local", "azure")
 
 __all__ = [
     "DEFAULT_MAX_GET_BYTES",
+    "DERIVATIVES_CONTAINER",
     "DOCUMENTS_CONTAINER",
     "QUARANTINE_CONTAINER",
     "STORE_KINDS",

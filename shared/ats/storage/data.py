@@ -10,6 +10,8 @@ from enum import StrEnum
 # them to documents, infected/failed ones stay in quarantine for review and expiry.
 QUARANTINE_CONTAINER = "intake-quarantine"
 DOCUMENTS_CONTAINER = "documents"
+# ADR 0004 derivatives: page images and thumbnails the trusted side encoded (CV viewer).
+DERIVATIVES_CONTAINER = "derivatives"
 
 # Default cap for get(): larger than any accepted upload, small enough that one
 # worker can never be made to buffer something absurd.

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from ats.candidates import api as candidates_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
+from ats.web import viewer
 from ats.web.access import LOGIN_ONLY, requires
 from ats.web.identity import identity_context
 from ats.web.requisitions import candidate_applications, visible_requisitions
@@ -144,7 +145,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
             "sender": intake_api.attachment_sender(att),
             "attempts": intake_api.parse_attempts(att.pk),
             "timeline": timeline,
-            "has_thumbnail": intake_api.attachment_thumbnail_png(att.pk) is not None,
+            "viewer": viewer.viewer_context(request.user, att),
             "actions": actions,
             "can_see_candidate": iam_api.can(request.user, "candidate.view"),
             **identity_context(request, att),  # issue 28: extraction + attach / create
@@ -335,6 +336,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
         for a in [attachments.get(att_id)]
     ]
     names = {d["id"]: d["filename"] for d in documents}
+    shown = viewer.candidate_viewer(request, detail["documents"], attachments)
     fields = []
     # Every field the candidates module knows, in its order (new fields show up unlabelled).
     for name in detail["provenance"]:
@@ -346,6 +348,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
                 "value_text": _value_text(src.get("value")),
                 "where": _where(src),
                 "filename": names.get(src.get("attachment_id")),
+                "show": viewer.source_box(src, shown),
             }
             for src in detail["provenance"].get(name, [])
         ]
@@ -418,6 +421,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "can_merge": can_merge,
             "can_erase": iam_api.can(request.user, "candidate.erase") and detail["status"] != "erased",
             "edit_hint": EDIT_HINT,
+            "viewer": shown,
         },
     )
 

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from ats.web import auth, erasure, identity, ops, pages, requisitions, upload, views
+from ats.web import auth, erasure, identity, ops, pages, requisitions, upload, viewer, views
 from ats.web.converters import DbId
 
 register_converter(DbId, "id")
@@ -12,6 +12,8 @@ urlpatterns = [
     path("documents/<id:attachment_id>/attach", identity.document_attach, name="document-attach"),
     path("documents/<id:attachment_id>/create-candidate", identity.document_create_candidate, name="document-create"),
     path("documents/<id:attachment_id>/detach", identity.document_detach, name="document-detach"),
+    path("documents/<id:attachment_id>/pages/<int:page_no>.png", viewer.page_image, name="document-page"),
+    path("documents/<id:attachment_id>/original", viewer.original, name="document-original"),
     path("documents/<id:attachment_id>/<slug:action>", pages.document_action, name="document-action"),
     path("upload/", pages.upload_page, name="upload"),
     path("candidates/", pages.candidates, name="candidates"),

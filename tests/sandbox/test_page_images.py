@@ -1,0 +1,158 @@
+"""Page images across the trust boundary (issue 23 item 1, issue 21 N1's image part).
+
+The child renders one page per answer as zlib-compressed grey samples with declared
+dimensions (ats.parsing.render); the trusted side checks the dimensions before it
+allocates, inflates into exactly the declared size or refuses, and encodes the PNG itself
+(ats.sandbox.pages, ats.sandbox.thumbnail). Real hardened children for the render.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import struct
+import tracemalloc
+import zlib
+from typing import Any
+
+import pymupdf
+import pytest
+
+from ats.sandbox import pages
+from ats.sandbox.api import ForkServerSandbox
+from ats.sandbox.thumbnail import encode_png, is_plain_png
+
+
+def _two_page_pdf() -> bytes:
+    doc = pymupdf.open()
+    for n in (1, 2):
+        page = doc.new_page()  # A4, 595 x 842 pt
+        page.insert_text((72, 100), f"Jane Doe - page {n}", fontsize=20)
+        page.insert_text((72, 140), "jane.doe@example.org", fontsize=12)
+    return bytes(doc.tobytes())
+
+
+def _docx() -> bytes:
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Jane Doe", 0)
+    d.add_paragraph("jane.doe@example.org")
+    out = io.BytesIO()
+    d.save(out)
+    return out.getvalue()
+
+
+# --- the trusted side's checks (no sandbox needed) ------------------------------------
+
+
+def test_declared_20000_square_is_refused_before_anything_is_inflated(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_inflating(*_: Any, **__: Any) -> Any:
+        raise AssertionError("inflated a page whose declared size is over the limit")
+
+    monkeypatch.setattr(pages.zlib, "decompressobj", no_inflating)
+    small = zlib.compress(b"\0" * 1000)
+    with pytest.raises(pages.PageRefused) as err:
+        pages.inflate_exact(small, 20000, 20000)
+    assert err.value.code == "page_dimensions"
+    for w, h in ((0, 10), (10, 0), (-1, 10), (1241, 10), (10, 2481), (True, 10), (10.0, 10)):
+        with pytest.raises(pages.PageRefused):
+            pages.inflate_exact(small, w, h)
+
+
+def test_inflated_size_must_equal_the_declaration_and_stays_bounded() -> None:
+    w, h = 1000, 1000
+    good = bytes(range(256)) * (w * h // 256) + bytes(w * h % 256)
+    assert pages.inflate_exact(zlib.compress(good), w, h) == good
+    with pytest.raises(pages.PageRefused) as err:
+        pages.inflate_exact(zlib.compress(good[:-1]), w, h)  # one byte short
+    assert err.value.code == "page_size_mismatch"
+    # A bomb: 400 MB of zeros declared as 1000 x 1000. At most w*h + 1 bytes come out.
+    bomb = zlib.compressobj()
+    stream = b"".join(bomb.compress(b"\0" * (1 << 20)) for _ in range(400)) + bomb.flush()
+    tracemalloc.start()
+    try:
+        with pytest.raises(pages.PageRefused) as err:
+            pages.inflate_exact(stream, w, h)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert err.value.code == "page_size_mismatch"
+    assert peak < 3 * w * h, f"inflating the bomb peaked at {peak} bytes"
+    with pytest.raises(pages.PageRefused) as err:
+        pages.inflate_exact(zlib.compress(good) + b"trailing", w, h)
+    assert err.value.code == "page_not_zlib"
+    with pytest.raises(pages.PageRefused) as err:
+        pages.inflate_exact(b"\x89PNG\r\n\x1a\n" + b"\0" * 100, w, h)
+    assert err.value.code == "page_not_zlib"
+    with pytest.raises(pages.PageRefused) as err:
+        pages.inflate_exact(b"\0" * (pages.PAGE_LIMITS.max_compressed_bytes + 1), w, h)
+    assert err.value.code == "page_too_many_bytes"
+
+
+def test_thumbnail_is_a_trusted_downscale_encoded_by_us() -> None:
+    w, h = 1240, 1754
+    pixels = bytes((x * 7 + y) % 256 for y in range(8) for x in range(w)) * (h // 8) + b"\x80" * (w * (h % 8))
+    tw, th, small = pages.downscale_grey(pixels, w, h, 256)
+    assert (tw, th, len(small)) == (256, round(h / (w / 256)), 256 * th)
+    png = encode_png(tw, th, 1, small)
+    assert is_plain_png(png) and struct.unpack(">II", png[16:24]) == (256, th)
+
+
+# --- the render in a real hardened child ------------------------------------------------
+
+
+def test_every_page_of_a_pdf_renders_in_the_sandbox_at_reading_size(documents: ForkServerSandbox) -> None:
+    pdf = _two_page_pdf()
+    for n in (1, 2):
+        result = documents.run(pages.render_request("pdf", n), pdf)
+        assert result.ok, (result.failure, result.detail)
+        page = result.document
+        assert page is not None and page["page"] == n and page["pages"] == 2
+        assert (page["unit_width"], page["unit_height"]) == (595.0, 842.0)  # A4 in points
+        assert page["width"] == 1240 and abs(page["height"] - 1240 * 842 / 595) <= 1
+        grey = pages.inflate_exact(page["data"], page["width"], page["height"])
+        assert min(grey) < 64 and max(grey) > 200  # ink on paper
+    third = documents.run(pages.render_request("pdf", 3), pdf)
+    assert not third.ok and third.failure is not None and third.failure.value == "too_many_pages"
+
+
+def test_docx_and_image_pages_render_in_the_sandbox(documents: ForkServerSandbox) -> None:
+    pix = pymupdf.open(stream=_two_page_pdf(), filetype="pdf")[0].get_pixmap(dpi=100)
+    for kind, data in (("docx", _docx()), ("png", pix.tobytes("png")), ("jpeg", pix.tobytes("jpeg"))):
+        result = documents.run(pages.render_request(kind, 1), data)
+        assert result.ok, (kind, result.failure, result.detail)
+        assert result.document is not None and result.document["width"] == 1240
+        pages.inflate_exact(result.document["data"], result.document["width"], result.document["height"])
+
+
+def test_a_render_answer_of_the_wrong_shape_is_a_protocol_error() -> None:
+    from ats.sandbox import protocol
+
+    def answer(document: Any) -> bytes:
+        import json
+
+        return protocol.frame(json.dumps({"status": "ok", "document": document}).encode())
+
+    good = {
+        "page": 1,
+        "pages": 1,
+        "width": 2,
+        "height": 2,
+        "unit_width": 10.0,
+        "unit_height": 10.0,
+        "zlib_b64": base64.b64encode(zlib.compress(b"\0" * 4)).decode(),
+    }
+    failure, _, checked = pages.decode_render_answer(answer(good), page=1, max_result_bytes=1 << 20)
+    assert failure is None and checked is not None
+    assert pages.inflate_exact(checked["data"], checked["width"], checked["height"]) == b"\0" * 4
+    for bad in (
+        {**good, "width": 20000, "height": 20000},
+        {**good, "page": 2},
+        {**good, "pages": 21},
+        {**good, "extra": 1},
+        {**good, "zlib_b64": "not base64!"},
+        {**good, "unit_width": float("1e9")},
+    ):
+        failure, _, checked = pages.decode_render_answer(answer(bad), page=1, max_result_bytes=1 << 20)
+        assert failure is not None and failure.value == "protocol_error" and checked is None, bad
