@@ -160,27 +160,65 @@ FORGED = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(FORGED))
-def test_forged_page_hand_off_is_refused_and_no_image_is_served(
-    case: str, parse_role: Any, start_worker: Any, recruiter: Client
-) -> None:
-    width, height, make, code = FORGED[case]
-    data = _pdf(1)
-    report, policy_hash = _honest_report(data)
-    huge = _huge_png()
-    assert len(huge) > 300_000 and _png_ihdr(huge) == (20000, 20000)
-    # The report part of the probe carries the child-encoded 20000 x 20000 PNG as thumbnail.
-    report["thumbnail_png_b64"] = base64.b64encode(huge).decode()
+def _forge(parse_role: Any, data: bytes, report: dict[str, Any], policy_hash: str, page: tuple[Any, ...]) -> int:
+    """As the parse role: fetch the new document's parse job, submit `report`, hand off one
+    page (width, height, zlib bytes), say the pages are done, finish the job."""
     att, parse_job = parse_job_for_new_document(data)
     wid = parse_role.execute("SELECT procrastinate_register_worker_v1()").fetchone()[0]
     fetched = parse_role.execute("SELECT id FROM procrastinate_fetch_job_v2(ARRAY['parse'], %s)", [wid]).fetchone()
     assert fetched == (parse_job,)
     args = [parse_job, att, 1, True, None, "", report["text"], report["pages"], json.dumps(report), policy_hash]
     assert parse_role.execute(SUBMIT, args).fetchone() == (True,)
-    page_args = [parse_job, att, 1, 1, width, height, 595.0, 842.0, make()]
+    width, height, body = page
+    page_args = [parse_job, att, 1, 1, width, height, 595.0, 842.0, body]
     assert parse_role.execute(PAGE, page_args).fetchone() == (True,)
     assert parse_role.execute(DONE, [parse_job, att, 1]).fetchone() == (True,)
     parse_role.execute("SELECT procrastinate_finish_job_v1(%s, 'succeeded', false)", [parse_job])
+    return att
+
+
+def _no_image_served(recruiter: Client, att: int) -> None:
+    from ats.intake import adapters
+
+    assert not list(adapters.blob_store().list_blobs(adapters.DERIVATIVES, prefix=f"{att}/"))
+    # No image at any image URL: neither the page nor the thumbnail (the report's PNG is
+    # never served: the thumbnail is a trusted downscale of page 1, and there is none).
+    for url in (f"/documents/{att}/pages/1.png", f"/documents/{att}/thumbnail.png"):
+        assert recruiter.get(url).status_code == 404, url
+
+
+def test_report_carrying_a_20000_square_thumbnail_is_rejected_and_no_image_is_served(
+    parse_role: Any, start_worker: Any, recruiter: Client
+) -> None:
+    """The report half of the probe: the child-encoded 20000 x 20000 PNG as the report's
+    thumbnail. worker-default's re-check (issue 21 N1) rejects the whole report, so the
+    attempt fails and its (honest-looking) page hand-off is dropped as stale: nothing shown."""
+    from ats.intake.models import Attachment
+
+    data = _pdf(1)
+    report, policy_hash = _honest_report(data)
+    huge = _huge_png()
+    assert len(huge) > 300_000 and _png_ihdr(huge) == (20000, 20000)
+    report["thumbnail_png_b64"] = base64.b64encode(huge).decode()
+    att = _forge(parse_role, data, report, policy_hash, (1240, 1754, zlib.compress(b"\xff" * (1240 * 1754))))
+    start_worker("default")
+    wait_for(lambda: Attachment.objects.get(pk=att).state == "parse_failed", 60, "report rejected")
+    assert Attachment.objects.get(pk=att).reason_code == "report_rejected"
+    wait_for(lambda: not PageImageHandoff.objects.filter(attachment_id=att).exists(), 60, "hand-off rows dropped")
+    assert not PageImageSet.objects.filter(attachment_id=att, state="ready").exists()
+    _no_image_served(recruiter, att)
+
+
+@pytest.mark.parametrize("case", sorted(FORGED))
+def test_forged_page_hand_off_is_refused_and_no_image_is_served(
+    case: str, parse_role: Any, start_worker: Any, recruiter: Client
+) -> None:
+    """The image half of the probe: a report that passes every trusted check, and a page
+    hand-off that lies about its size. The page is refused before anything is allocated."""
+    width, height, make, code = FORGED[case]
+    data = _pdf(1)
+    report, policy_hash = _honest_report(data)
+    att = _forge(parse_role, data, report, policy_hash, (width, height, make()))
 
     start_worker("default")  # the trusted side: applies the report, then the pages
     wait_for(lambda: PageImageSet.objects.filter(attachment_id=att).exists(), 60, "page hand-off judged")
@@ -189,59 +227,6 @@ def test_forged_page_hand_off_is_refused_and_no_image_is_served(
     assert (page_set.state, page_set.reason_code) == ("refused", code)
     assert "no page images are shown" in page_set.reason
     assert not PageImage.objects.filter(page_set=page_set).exists()
-    from ats.intake import adapters
-
-    assert not list(adapters.blob_store().list_blobs(adapters.DERIVATIVES, prefix=f"{att}/"))
-    # No image at any image URL: neither the page nor the thumbnail (the report's PNG is
-    # never served: the thumbnail is a trusted downscale of page 1, and there is none).
-    for url in (f"/documents/{att}/pages/1.png", f"/documents/{att}/thumbnail.png"):
-        assert recruiter.get(url).status_code == 404, url
+    _no_image_served(recruiter, att)
     page = recruiter.get(f"/documents/{att}")
     assert page.status_code == 200 and page_set.reason in page.content.decode()
-    from tests.web.helpers import audit_actions
-
-    assert ("intake.page_images_refused", "system:parse") in audit_actions(att)
-
-
-def test_page_submit_only_for_the_running_job(parse_role: Any) -> None:
-    att, parse_job = parse_job_for_new_document()
-    args = [parse_job, att, 1, 1, 10, 10, 1.0, 1.0, zlib.compress(b"\0" * 100)]
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        parse_role.execute(PAGE, args)  # not fetched: not this worker's job
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        parse_role.execute(DONE, [parse_job, att, 1])
-    wid = parse_role.execute("SELECT procrastinate_register_worker_v1()").fetchone()[0]
-    parse_role.execute("SELECT id FROM procrastinate_fetch_job_v2(ARRAY['parse'], %s)", [wid])
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        parse_role.execute(PAGE, [parse_job, att + 1, *args[2:]])  # another document
-    for bad_page in (0, 21):
-        with pytest.raises(psycopg.errors.CheckViolation):
-            parse_role.execute(PAGE, [*args[:3], bad_page, *args[4:]])
-    from ats.sandbox.data import PAGE_LIMITS
-
-    with pytest.raises(psycopg.errors.CheckViolation):  # the row's own byte limit
-        parse_role.execute(PAGE, [*args[:8], b"\0" * (PAGE_LIMITS.max_compressed_bytes + 1)])
-    assert parse_role.execute(PAGE, args).fetchone() == (True,)
-    assert parse_role.execute(PAGE, args).fetchone() == (False,)  # idempotent
-    # The role reads and writes no page table directly.
-    for sql in (
-        "SELECT * FROM intake_page_image_handoff",
-        "SELECT * FROM intake_page_image",
-        "DELETE FROM intake_page_image_handoff",
-    ):
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            parse_role.execute(sql)
-    store_jobs = (
-        "SELECT queue_name, priority, lock FROM procrastinate_jobs WHERE task_name = 'intake.store_page_images'"
-        " AND (args->>'attachment_id')::bigint = %s"
-    )
-    with connection.cursor() as cur:
-        cur.execute(store_jobs, [att])
-        assert cur.fetchall() == []
-    assert parse_role.execute(DONE, [parse_job, att, 1]).fetchone() == (True,)
-    from ats.jobs import api as jobs_api
-
-    policy = jobs_api.policy_for("intake.store_page_images")
-    with connection.cursor() as cur:
-        cur.execute(store_jobs, [att])
-        assert cur.fetchall() == [(policy.queue, policy.priority, f"attachment:{att}")]  # SQL agrees with the table
