@@ -13,6 +13,7 @@ from ats.intake.erasure import (
 from ats.intake.models import Attachment, Channel, RawIntake
 from ats.intake.selectors import (
     ACTIONS,
+    REPARSE_CANNOT_HELP,
     DocumentText,
     EvidenceRows,
     LostDocument,
@@ -69,6 +70,7 @@ __all__ = [
     "ACTIONS",
     "DISCARDABLE",
     "INFO",
+    "REPARSE_CANNOT_HELP",
     "TERMINAL",
     "WAITING",
     "ActionRefused",
