@@ -17,9 +17,13 @@ from playwright.sync_api import expect
 from ats.devtools import browser as harness
 from ats.intake import api as intake_api
 from tests.scanning.samples import EICAR
-from tests.web import helpers
+from tests.web import helpers, test_browser
 from tests.web.conftest import PASSWORD
-from tests.web.test_browser import WAIT_MS, chromium, web  # noqa: F401 (fixtures)
+from tests.web.test_browser import WAIT_MS
+
+# The browser journeys' fixtures: gunicorn on loopback with real workers, and chromium.
+web = test_browser.web
+chromium = test_browser.chromium
 
 pytestmark = [
     pytest.mark.slow,
@@ -144,7 +148,7 @@ def test_first_inbox_row_is_within_five_tab_presses_and_focus_is_visible(web: st
     page.keyboard.press("Tab")
     presses += 1
     assert presses <= 5
-    focused = page.evaluate("document.activeElement.closest('tr') && document.activeElement.closest('tr').dataset.attachment")
+    focused = page.evaluate("(document.activeElement.closest('tr') || {dataset: {}}).dataset.attachment")
     assert focused == str(att.pk)
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline not in ("", "none")
@@ -171,9 +175,7 @@ def test_inbox_updates_itself_without_a_reload(web: str, chromium: Any) -> None:
     assert page.evaluate("window.__sameDocument") is True  # swapped in by htmx, not a reload
 
 
-def test_upload_page_keeps_every_batch_and_names_the_file_it_left_out(
-    web: str, chromium: Any, tmp_path: Path
-) -> None:
+def test_upload_page_keeps_every_batch_and_names_the_file_it_left_out(web: str, chromium: Any, tmp_path: Path) -> None:
     page = _login(chromium, web, "recruiter", DESKTOP)
     big = tmp_path / "huge-scan.pdf"
     big.write_bytes(b"%PDF-1.4\n" + b"0" * (intake_api.max_upload_bytes() + 1))

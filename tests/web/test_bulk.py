@@ -163,3 +163,14 @@ def test_sender_of_a_command_line_import_is_in_plain_words(login: Any) -> None:
     helpers.finish_ingest(intake_api.raw_intake_attachments(raw.pk)[0])
     page = login("recruiter").get("/?state=").content.decode()
     assert "Imported from the command line" in page and "cli:0:" not in page
+
+
+def test_document_page_offers_re_parse_only_where_it_can_help(login: Any) -> None:
+    bomb = helpers.parse_failed("bomb.docx", code="decompression_bomb")
+    page = login("recruiter").get(f"/documents/{bomb.pk}").content.decode()
+    assert 'id="action-reparse"' not in page and f'action="/documents/{bomb.pk}/discard"' in page
+    assert "Possible attack: do not ask for it again; discard it." in page
+    assert "<dd>Re-parse</dd>" not in page  # "what to do" names no action the page lacks
+    lost = helpers.parse_failed("stalled.pdf", code="worker_lost")
+    page = login("recruiter").get(f"/documents/{lost.pk}").content.decode()
+    assert page.count('id="action-reparse"') == 1

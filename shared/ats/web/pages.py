@@ -163,6 +163,8 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
         for name in intake_api.allowed_actions(att.state, att.reason_code)
         if iam_api.can(request.user, ACTION_RULES[name])
     ]
+    # "What to do" never names an action the page does not offer (re-parse of a bomb).
+    status = {**status, "action": row_hint({**status, "actions": [name for name, _ in actions]}, [])}
     return render(
         request,
         "ats/document.html",
