@@ -195,3 +195,26 @@ def test_upload_page_keeps_every_batch_and_names_the_file_it_left_out(web: str, 
     expect(page.locator('.batch[data-batch="2"] tr[data-terminal="true"]')).to_have_count(1, timeout=WAIT_MS)
     assert page.locator(".batch").count() == 2  # the first batch's outcomes are still there
     assert "jane.pdf" in page.locator('.batch[data-batch="1"]').inner_text()
+
+
+def test_a_byte_identical_re_upload_to_another_requisition_says_it_was_added_and_scored(
+    web: str, chromium: Any, tmp_path: Path
+) -> None:
+    from tests.scoring import helpers as sh
+
+    first = sh.requisition(title="Data engineer")
+    second = sh.requisition(title="Platform engineer")
+    cv = tmp_path / "ada.pdf"
+    cv.write_bytes(helpers.unique_pdf("Ada Lovelace"))
+    page = _login(chromium, web, "recruiter", DESKTOP)
+    page.goto("/upload/")
+    for n, req in ((1, first), (2, second)):
+        page.select_option("#requisition", str(req.requisition_id))
+        page.set_input_files("#files", [str(cv)])
+        page.click("#upload-form button[type=submit]")
+        row = page.locator(f'.batch[data-batch="{n}"] tbody tr[data-settled="true"]')
+        expect(row).to_have_count(1, timeout=WAIT_MS)
+    text = page.locator('.batch[data-batch="2"] tbody tr').inner_text()
+    assert "Same file as an earlier document" in text  # the state's label, as the contract says
+    assert "Already on file" in text and "Added to Platform engineer and scored." in text, text
+    assert "Applied to Data engineer and scored." in page.locator('.batch[data-batch="1"] tbody tr').inner_text()
