@@ -115,6 +115,7 @@ def _pages() -> tuple[list[str], list[str]]:
 def test_every_page_fits_390_px_and_is_axe_clean_at_1280_and_390(web: str, chromium: Any) -> None:
     recruiter, operator = _pages()
     too_wide: dict[str, Any] = {}
+    other_times: dict[str, list[str]] = {}
     axe: dict[str, list[str]] = {}
     for name, viewport in (("390", PHONE), ("1280", DESKTOP)):
         for role, paths in (("recruiter", recruiter), ("operator", operator)):
@@ -128,8 +129,13 @@ def test_every_page_fits_390_px_and_is_axe_clean_at_1280_and_390(web: str, chrom
                     if width > 390:
                         too_wide[path] = (width, page.evaluate(WIDEST))
                 axe[f"{path} @{name}"] = harness.axe_violations(page)
+                # One time format everywhere: every <time> is the |when filter's.
+                other = page.evaluate("[...document.querySelectorAll('time:not([data-local])')].map(t => t.outerHTML)")
+                if other:
+                    other_times[path] = other
             page.context.close()
     assert too_wide == {}
+    assert other_times == {}
     assert {k: v for k, v in axe.items() if v} == {}
     assert len(axe) == 2 * (len(recruiter) + len(operator))
 
