@@ -174,8 +174,14 @@ def test_times_are_shown_in_the_browsers_zone_with_its_label(web: str, chromium:
 def test_inbox_updates_itself_without_a_reload(web: str, chromium: Any) -> None:
     page = _login(chromium, web, "recruiter", DESKTOP)
     page.goto("/")
-    page.evaluate("window.__sameDocument = true")
+    page.evaluate(
+        "window.__sameDocument = true; window.__polls = 0; document.getElementById('inbox-live').__mark = 1;"
+        " document.addEventListener('htmx:afterRequest', () => { window.__polls += 1; });"
+    )
     assert page.locator("#triage tbody tr[data-attachment]").count() == 0
+    # A refresh that finds nothing new leaves the region as it is (not swapped in again).
+    page.wait_for_function("() => window.__polls >= 1", timeout=30_000)
+    assert page.evaluate("document.getElementById('inbox-live').__mark") == 1
     att = helpers.malware()
     expect(page.locator(f'#triage tr[data-attachment="{att.pk}"]')).to_be_visible(timeout=30_000)
     assert page.evaluate("window.__sameDocument") is True  # swapped in by htmx, not a reload

@@ -163,6 +163,7 @@ def test_sender_of_a_command_line_import_is_in_plain_words(login: Any) -> None:
     helpers.finish_ingest(intake_api.raw_intake_attachments(raw.pk)[0])
     page = login("recruiter").get("/?state=").content.decode()
     assert "Imported from the command line" in page and "cli:0:" not in page
+    assert "<td>Command line</td>" in page  # the channel's name, not its code
 
 
 def test_document_page_offers_re_parse_only_where_it_can_help(login: Any) -> None:

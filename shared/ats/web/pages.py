@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 from typing import Any
 
@@ -108,7 +109,9 @@ def triage(request: HttpRequest) -> HttpResponse:
     except ValueError:
         page_no = 1
     rows, total = ([], 0) if errors else intake_api.triage_rows(f, limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)
+    channel_labels = dict(intake_api.Channel.choices)
     for row in rows:
+        row["channel_label"] = channel_labels.get(row["channel"], row["channel"])
         # Each action once, as a button; discard needs a reason, so it lives in the bulk
         # form and on the document page.
         row["buttons"] = [(a, intake_api.ACTIONS[a][0]) for a in row["actions"] if a != "discard"]
@@ -123,6 +126,11 @@ def triage(request: HttpRequest) -> HttpResponse:
         }
         for s in intake_api.State
     ]
+    # What the live region shows, as one number: a refresh that finds it unchanged is not
+    # swapped in (no flicker, nothing re-announced, nothing moved under the pointer).
+    version = hashlib.sha256(
+        json.dumps([total, counts, [(r["attachment_id"], r["state"], r["reason"]) for r in rows]]).encode()
+    ).hexdigest()[:16]
     attention = sum(c["count"] for c in states if c["kind"] == "terminal_failed")
     waiting = sum(c["count"] for c in states if c["kind"] == "waiting")
     return render(
@@ -146,6 +154,7 @@ def triage(request: HttpRequest) -> HttpResponse:
             "can_reparse": iam_api.can(request.user, "intake.reparse"),
             "can_assign": iam_api.can(request.user, "requisition.edit"),
             "live_url": request.get_full_path(),
+            "live_version": version,
         },
         status=400 if errors else 200,
     )

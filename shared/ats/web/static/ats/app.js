@@ -68,6 +68,13 @@
     var region = ev.detail.elt;
     if (region && region.hasAttribute("data-live") && (document.hidden || busy(region))) ev.preventDefault();
   });
+  // An unchanged region (same data-version from the server) is not swapped in.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var region = ev.detail.target;
+    if (!region || !region.hasAttribute("data-live") || !region.dataset.version) return;
+    var fresh = new DOMParser().parseFromString(ev.detail.serverResponse, "text/html").getElementById(region.id);
+    if (fresh && fresh.dataset.version === region.dataset.version) ev.detail.shouldSwap = false;
+  });
   document.addEventListener("htmx:afterSettle", function (ev) { label(ev.target); });
 
   label(document);
