@@ -156,8 +156,9 @@ def test_first_inbox_row_is_within_five_tab_presses_and_focus_is_visible(web: st
     assert presses <= 5
     focused = page.evaluate("(document.activeElement.closest('tr') || {dataset: {}}).dataset.attachment")
     assert focused == str(att.pk)
-    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
-    assert outline not in ("", "none")
+    # The site's focus ring, not the browser's thin default: 3 px solid.
+    outline = page.evaluate("(s => s.outlineStyle + ' ' + s.outlineWidth)(getComputedStyle(document.activeElement))")
+    assert outline == "solid 3px", outline
 
 
 def test_times_are_shown_in_the_browsers_zone_with_its_label(web: str, chromium: Any) -> None:
