@@ -66,7 +66,7 @@
     box.appendChild(table);
     batches.insertBefore(box, batches.firstChild);
     section.hidden = false;
-    return { box: box, refused: refused, body: body };
+    return { box: box, refused: refused, body: body, requisition: !!requisitionText };
   }
 
   function refusedRow(batch, name, why) {
@@ -107,8 +107,13 @@
     return td;
   }
 
-  function settled(a) {
-    return a.terminal && !(a.application && a.application.state === "applied");
+  // Finished for this page: terminal, and - for a batch sent to a requisition - its
+  // application made and scored (a byte-identical re-upload is routed to the requisition by
+  // a job after it turns terminal, so the row waits for that too).
+  function settled(a, batch) {
+    if (!a.terminal) return false;
+    if (a.application) return a.application.state !== "applied";
+    return !(batch && batch.requisition && (a.state === "duplicate" || a.state === "candidate_created"));
   }
 
   function render(batch, attachments) {
@@ -117,7 +122,7 @@
       var tr = document.createElement("tr");
       tr.dataset.state = a.state;
       tr.dataset.terminal = String(a.terminal);
-      tr.dataset.settled = String(settled(a));
+      tr.dataset.settled = String(settled(a, batch));
       var name = document.createElement("td");
       name.appendChild(link("/documents/" + a.attachment_id, a.filename));
       tr.appendChild(name);
@@ -134,7 +139,11 @@
       .then(function (r) { return r.json(); })
       .then(function (data) {
         render(batch, data.attachments);
-        if (!data.attachments.every(settled)) {
+        var terminal = data.attachments.every(function (a) { return a.terminal; });
+        if (terminal) batch.terminalPolls = (batch.terminalPolls || 0) + 1;
+        // Once every file is terminal, wait at most ~2 minutes for the scoring to show.
+        var waiting = !data.attachments.every(function (a) { return settled(a, batch); });
+        if (waiting && (batch.terminalPolls || 0) < 40) {
           window.setTimeout(function () { poll(batch, rawId, Math.min(delay * 1.5, 3000)); }, delay);
         }
       })
