@@ -121,6 +121,8 @@ def test_every_attachment_becomes_a_visible_row(
         "huge.pdf": ("rejected_too_large", "too_large"),
     }
     assert all(by_name[n].reason and intake_api.is_terminal(by_name[n].state) for n in rejected)
+    # Plain words only: no Graph type name ("not a fileAttachment") in a recruiter's reason.
+    assert not [n for n in rejected if "fileAttachment" in by_name[n].reason or "graph" in by_name[n].reason]
     assert {a.outcome for a in ledger[mixed].attachments.all()} == {"ingested", "rejected"}
     assert ledger[mixed].attachments.count() == 4
 

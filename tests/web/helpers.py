@@ -100,10 +100,10 @@ def parsed_ok(name: str = "cv.pdf") -> intake_api.Attachment:
     return reload(att)
 
 
-def parse_failed(name: str = "locked.pdf") -> intake_api.Attachment:
+def parse_failed(name: str = "locked.pdf", code: str = "encrypted") -> intake_api.Attachment:
     att = ingested(name)
     services.parse_attempt_record_failure(
-        attachment_id=att.pk, attempt_no=1, code="encrypted", reason=services.parse_reason("encrypted")
+        attachment_id=att.pk, attempt_no=1, code=code, reason=services.parse_reason(code)
     )
     settle_jobs(att.pk, PARSE)
     return reload(att)

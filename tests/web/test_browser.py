@@ -135,21 +135,19 @@ def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path
     assert "Malware detected" in row.inner_text() and "Do not open; contact security" in row.inner_text()
     _check(page, "triage", axe)
 
-    # 4. Re-parse the locked PDF from its page: attempt 2 appears in the timeline.
-    page.locator("#triage tr", has_text="locked.pdf").locator("a").first.click()
+    # 4. The locked PDF's page: re-parse is not offered (the same bytes would fail the same
+    #    way; issue 23 item 8), the reason says what to do instead.
+    page.locator("#triage tr", has_text="locked.pdf").locator("a").filter(has_text="locked.pdf").click()
     assert "password-protected" in page.locator("#doc-reason").inner_text()
-    page.click("#action-reparse")
-    page.wait_for_load_state()
-    assert "Re-parse requested: attempt 2." in page.locator(".messages").inner_text()
+    expect(page.locator("#action-reparse")).to_have_count(0)
     document_url = page.url
-    # The page updates itself while the document is not terminal (live.js): no reloads here.
-    expect(page.locator("#timeline")).to_contain_text("Parse attempt 2 failed (encrypted)", timeout=WAIT_MS)
+    expect(page.locator("#timeline")).to_contain_text("Parse attempt 1 failed (encrypted)", timeout=WAIT_MS)
     assert re.search(r"intake\.parse_attachment\s+failed", page.locator("#timeline").inner_text())
     _check(page, "document", axe)
     attachment_id = document_url.rstrip("/").rsplit("/", 1)[1]
 
     # 5. The operator retries the failed parse job from the ops console: it goes through the
-    #    document's re-parse, and the document's attempt count moves to 3.
+    #    document's re-parse, and the document's attempt count moves to 2.
     ops = _page(chromium, web, "operator")
     assert ops.locator("h1").inner_text() == "Queues and workers"
     assert ops.locator("#queues").inner_text().count("\n") >= 6  # a row per queue
@@ -163,10 +161,10 @@ def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path
     ops.wait_for_load_state()
     assert "Retried through the document" in ops.locator(".messages").inner_text()
     page.goto(document_url)
-    expect(page.locator("#timeline")).to_contain_text("Parse attempt 3 failed", timeout=WAIT_MS)
+    expect(page.locator("#timeline")).to_contain_text("Parse attempt 2 failed", timeout=WAIT_MS)
     expect(page.locator("#live-toggle")).to_have_count(0)  # terminal again: the page stops updating
     timeline = page.locator("#timeline").inner_text()
-    assert "Parse attempt 3 failed" in timeline and "jobs.retry" not in timeline
+    assert "Parse attempt 2 failed" in timeline and "jobs.retry" not in timeline
     assert "by recruiter" in timeline and "by user:" not in timeline  # the re-parses' actors, by name
 
     # 6. Accessibility: no serious or critical axe-core violation on any main page - and

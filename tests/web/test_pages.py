@@ -44,7 +44,14 @@ def test_triage_shows_each_failure_with_its_reason_and_action(login: Any) -> Non
     page = login("recruiter").get("/").content.decode()
     # Default view: what needs attention - the three failures, not the document in progress.
     assert "invoice.pdf" in page and "Malware detected" in page and "Do not open; contact security" in page
-    assert "password-protected" in page and f'action="/documents/{locked.pk}/reparse"' in page
+    # Only actions that can help, each once: a password-protected file is not offered a
+    # re-parse (the same bytes would fail the same way); a reader that was lost is.
+    assert "password-protected" in page and f'action="/documents/{locked.pk}/reparse"' not in page
+    assert "Re-parse Re-parse" not in page and "Ask the sender for an unprotected copy" in page
+    lost = helpers.parse_failed("stalled.pdf", code="worker_lost")
+    page = login("recruiter").get("/").content.decode()
+    row = page.split(f'data-attachment="{lost.pk}"')[1].split("</tr>")[0]
+    assert row.count(f'action="/documents/{lost.pk}/reparse"') == 1 and row.count("Re-parse") == 1
     assert f'action="/documents/{scan.pk}/retry_scan"' in page
     assert f'data-attachment="{ok.pk}"' not in page
     every = login("recruiter").get("/?state=").content.decode()

@@ -84,7 +84,9 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "ats.web.context.nav",
-            ]
+            ],
+            # `|when`, the one time format, in every template without a {% load %}.
+            "builtins": ["ats.web.templatetags.ats_time"],
         },
     }
 ]

@@ -21,6 +21,7 @@ from ats.intake.pages import (
 )
 from ats.intake.selectors import (
     ACTIONS,
+    REPARSE_CANNOT_HELP,
     DocumentText,
     EvidenceRows,
     LostDocument,
@@ -91,6 +92,7 @@ __all__ = [
     "ACTIONS",
     "DISCARDABLE",
     "INFO",
+    "REPARSE_CANNOT_HELP",
     "TERMINAL",
     "WAITING",
     "ActionRefused",

@@ -210,6 +210,9 @@ def _sender(raw: RawIntake) -> str:
     user = raw.received_by
     if user is not None:  # a person's name on screens, the user name when none is set
         return user.get_full_name().strip() or user.get_username()
+    if raw.source_ref.startswith("cli:"):
+        # "cli:<uid>:<path>" is for the audit trail; a recruiter reads who brought it in.
+        return "Imported from the command line"
     return raw.source_ref or raw.channel
 
 
@@ -248,7 +251,7 @@ def triage_rows(f: TriageFilter, *, limit: int = 200, offset: int = 0) -> tuple[
                 "received_at": att.raw_intake.received_at,
                 "state_changed_at": att.state_changed_at,
                 "kind": info.kind.value,
-                "actions": allowed_actions(att.state),
+                "actions": allowed_actions(att.state, att.reason_code),
             }
         )
     return rows, total
@@ -266,8 +269,33 @@ ACTIONS: dict[str, tuple[str, frozenset[State]]] = {
 }
 
 
-def allowed_actions(state: str) -> list[str]:
-    return [name for name, (_, states) in ACTIONS.items() if State(state) in states]
+# Parse failures a re-parse cannot fix: the same bytes meet the same parser and the same
+# limits again (a password, a bomb, 10,001 pages). Transient ones (a timeout under load, a
+# lost worker, the sandbox being unavailable, a crash a newer parser may not have) keep it.
+REPARSE_CANNOT_HELP = frozenset(
+    {
+        "encrypted",
+        "corrupt",
+        "unsupported",
+        "too_many_pages",
+        "too_large",
+        "pixel_limit",
+        "decompression_bomb",
+        "xml_bomb",
+        "empty_document",
+        "seccomp_violation",
+        "output_too_large",
+        "timeout_cpu",
+    }
+)
+
+
+def allowed_actions(state: str, reason_code: str = "") -> list[str]:
+    """The actions that can change this document's outcome (re-parse only where it may)."""
+    names = [name for name, (_, states) in ACTIONS.items() if State(state) in states]
+    if State(state) is State.PARSE_FAILED and reason_code in REPARSE_CANNOT_HELP:
+        names.remove("reparse")
+    return names
 
 
 def attachment_get(attachment_id: int) -> Attachment | None:

@@ -678,12 +678,14 @@ def _collect_items(
         for j, info in enumerate(attachments):
             if not info.is_file:
                 reason = _SKIP_BY_TYPE.get(info.odata_type, SkipReason.UNKNOWN_TYPE)
-                skipped[i].append(_skip(info, reason, "not a fileAttachment"))
+                # No detail: the recruiter's reason for each type already says what it is
+                # (an internal Graph type name would only appear in brackets after it).
+                skipped[i].append(_skip(info, reason, ""))
             elif info.size is not None and info.size > cfg.max_attachment_bytes:
                 # Graph's size slightly overstates the content (it includes metadata),
                 # so a file within a few hundred bytes of the cap may be skipped; the
                 # cap is a policy number, not an exact one.
-                skipped[i].append(_skip(info, SkipReason.TOO_LARGE, f"listed size {info.size}"))
+                skipped[i].append(_skip(info, SkipReason.TOO_LARGE, f"listed as {info.size:,} bytes"))
             else:
                 downloads[(i, j)] = pool.submit(
                     client.download_attachment,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 from typing import Any
 
@@ -69,20 +70,67 @@ def _name_candidates(rows: list[dict[str, Any]]) -> None:
         r["candidate_url"] = reverse("candidate", args=[person["id"]]) if person else None
 
 
-def triage(request: HttpRequest) -> HttpResponse:
+FILTER_GROUPS = {"attention": "needs attention", "waiting": "in progress"}
+
+
+def triage_filter(data: Any) -> tuple[intake_api.TriageFilter, list[str]]:
+    """The inbox's filter from a query (or the bulk form's copy of it), and what in it is
+    not a valid value - said on the page, never silently dropped."""
+    errors = []
+    state = data.get("state", "attention")  # home shows what needs attention; "" means all
+    if state and state not in FILTER_GROUPS and state not in intake_api.State.__members__.values():
+        errors.append(f'"{state[:60]}" is not a document state; choose one from the list.')
+        state = ""
+    channel = data.get("channel", "")
+    if channel and channel not in intake_api.Channel.values:
+        errors.append(f'"{channel[:60]}" is not a channel; choose one from the list.')
+        channel = ""
+    dates = {}
+    for key, label in (("since", "From"), ("until", "To")):
+        raw = data.get(key, "")
+        dates[key] = _date(raw)
+        if raw and dates[key] is None:
+            errors.append(f'{label}: "{raw[:60]}" is not a date (use YYYY-MM-DD).')
     f = intake_api.TriageFilter(
-        state=request.GET.get("state", "attention"),  # home shows what needs attention
-        channel=request.GET.get("channel", ""),
-        since=_date(request.GET.get("since")),
-        until=_date(request.GET.get("until")),
-        q=request.GET.get("q", "").strip()[:200],
+        state=state, channel=channel, since=dates["since"], until=dates["until"], q=data.get("q", "").strip()[:200]
     )
+    return f, errors
+
+
+# Where re-reading cannot help, what can (the reason already says what happened).
+NO_REPARSE_HINTS = {
+    "decompression_bomb": "Possible attack: do not ask for it again; discard it.",
+    "xml_bomb": "Possible attack: do not ask for it again; discard it.",
+    "seccomp_violation": "Possible attack: do not ask for it again; discard it.",
+}
+NO_REPARSE_HINT = "Ask the sender for another copy (a PDF or Word file), then discard this one."
+
+
+def row_hint(row: dict[str, Any], buttons: list[tuple[str, str]]) -> str:
+    """The "what to do" line of a row, unless a button already says it or the reason does."""
+    hint = row.get("action") or ""
+    if row.get("state") == intake_api.State.PARSE_FAILED and "reparse" not in row.get("actions", []):
+        hint = NO_REPARSE_HINTS.get(row.get("reason_code") or "", NO_REPARSE_HINT)
+    if any(label == hint for _, label in buttons) or (hint and hint.rstrip(".") in (row.get("reason") or "")):
+        return ""
+    return hint
+
+
+def triage(request: HttpRequest) -> HttpResponse:
+    f, errors = triage_filter(request.GET)
     try:
         page_no = max(int(request.GET.get("page", "1")), 1)
     except ValueError:
         page_no = 1
-    rows, total = intake_api.triage_rows(f, limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)
+    rows, total = ([], 0) if errors else intake_api.triage_rows(f, limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)
     _name_candidates(rows)
+    channel_labels = dict(intake_api.Channel.choices)
+    for row in rows:
+        row["channel_label"] = channel_labels.get(row["channel"], row["channel"])
+        # Each action once, as a button; discard needs a reason, so it lives in the bulk
+        # form and on the document page.
+        row["buttons"] = [(a, intake_api.ACTIONS[a][0]) for a in row["actions"] if a != "discard"]
+        row["hint"] = row_hint(row, row["buttons"])
     counts = intake_api.state_counts()
     states: list[dict[str, Any]] = [
         {
@@ -93,6 +141,11 @@ def triage(request: HttpRequest) -> HttpResponse:
         }
         for s in intake_api.State
     ]
+    # What the live region shows, as one number: a refresh that finds it unchanged is not
+    # swapped in (no flicker, nothing re-announced, nothing moved under the pointer).
+    version = hashlib.sha256(
+        json.dumps([total, counts, [(r["attachment_id"], r["state"], r["reason"]) for r in rows]]).encode()
+    ).hexdigest()[:16]
     attention = sum(c["count"] for c in states if c["kind"] == "terminal_failed")
     waiting = sum(c["count"] for c in states if c["kind"] == "waiting")
     return render(
@@ -102,6 +155,7 @@ def triage(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "total": total,
             "filter": f,
+            "filter_errors": errors,
             "states": states,
             "attention": attention,
             "waiting": waiting,
@@ -109,9 +163,15 @@ def triage(request: HttpRequest) -> HttpResponse:
             "page": page_no,
             "has_next": page_no * PAGE_SIZE < total,
             "query": _without_page(request),
-            "action_labels": {k: v[0] for k, v in intake_api.ACTIONS.items()},
             "lost": intake_api.latest_verification(),
+            "requisitions": visible_requisitions(request.user),
+            "can_discard": iam_api.can(request.user, "intake.discard"),
+            "can_reparse": iam_api.can(request.user, "intake.reparse"),
+            "can_assign": iam_api.can(request.user, "requisition.edit"),
+            "live_url": request.get_full_path(),
+            "live_version": version,
         },
+        status=400 if errors else 200,
     )
 
 
@@ -124,7 +184,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
     status = intake_api.attachment_status(att)
     actions = [
         (name, intake_api.ACTIONS[name][0])
-        for name in intake_api.allowed_actions(att.state)
+        for name in intake_api.allowed_actions(att.state, att.reason_code)
         if iam_api.can(request.user, ACTION_RULES[name]) and name != "release"
     ]
     timeline = intake_api.attachment_timeline(att.pk)
@@ -134,6 +194,8 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
         if t.get("actor"):
             t["actor"] = names.get(t["actor"], t["actor"])
     person = candidates_api.candidate_people([status["candidate_id"]]) if status.get("candidate_id") else {}
+    # "What to do" never names an action the page does not offer (re-parse of a bomb).
+    status = {**status, "action": row_hint({**status, "actions": [name for name, _ in actions]}, [])}
     return render(
         request,
         "ats/document.html",
@@ -306,13 +368,22 @@ def candidates(request: HttpRequest) -> HttpResponse:
         actor=request.user, search=q or None, include_inactive=include_inactive, limit=1000
     )
     rows.reverse()  # newest first
-    for row in rows:
-        row["created"] = row["created_at"][:16].replace("T", " ")
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    can_assign = iam_api.can(request.user, "requisition.edit")
     return render(
         request,
         "ats/candidates.html",
-        {"rows": page.object_list, "page": page, "q": q, "all": include_inactive, "query": _without_page(request)},
+        {
+            "rows": page.object_list,
+            "page": page,
+            "q": q,
+            "all": include_inactive,
+            "query": _without_page(request),
+            "can_assign": can_assign,
+            "can_reparse": iam_api.can(request.user, "intake.reparse"),
+            "requisitions": visible_requisitions(request.user) if can_assign else [],
+            "back": request.get_full_path(),
+        },
     )
 
 

@@ -1,12 +1,13 @@
 from django.urls import path, register_converter
 
-from ats.web import auth, erasure, identity, ops, pages, requisitions, upload, viewer, views
+from ats.web import auth, bulk, erasure, identity, ops, pages, requisitions, upload, viewer, views
 from ats.web.converters import DbId
 
 register_converter(DbId, "id")
 
 urlpatterns = [
     path("", pages.home, name="home"),
+    path("documents/bulk", bulk.documents_bulk, name="documents-bulk"),
     path("documents/<id:attachment_id>", pages.document, name="document"),
     path("documents/<id:attachment_id>/thumbnail.png", pages.thumbnail, name="document-thumbnail"),
     path("documents/<id:attachment_id>/attach", identity.document_attach, name="document-attach"),
@@ -17,6 +18,7 @@ urlpatterns = [
     path("documents/<id:attachment_id>/<slug:action>", pages.document_action, name="document-action"),
     path("upload/", pages.upload_page, name="upload"),
     path("candidates/", pages.candidates, name="candidates"),
+    path("candidates/bulk", bulk.candidates_bulk, name="candidates-bulk"),
     path("candidates/<id:candidate_id>", pages.candidate, name="candidate"),
     path("candidates/<id:candidate_id>/edit", pages.candidate_edit, name="candidate-edit"),
     path("candidates/<id:candidate_id>/merge", pages.candidate_merge, name="candidate-merge"),

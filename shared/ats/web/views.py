@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 from ats.candidates import api as candidates_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.scoring import api as scoring_api
 from ats.web.access import api_error, public, requires
 
 
@@ -41,14 +42,31 @@ def api_job(request: HttpRequest, job_id: int) -> JsonResponse:
     return JsonResponse(detail)
 
 
+def _application_json(attachment_id: int) -> dict[str, Any] | None:
+    """The application this document brought, if any: for a byte-identical re-upload to
+    another requisition the upload page says "already on file, added there and scored"."""
+    found = scoring_api.application_for_attachment(attachment_id)
+    if found is None:
+        return None
+    app = scoring_api.Application.objects.select_related("requisition").get(pk=found[0])
+    return {
+        "id": app.pk,
+        "state": app.state,
+        "requisition_id": app.requisition_id,
+        "requisition_title": app.requisition.title,
+        "url": f"/applications/{app.pk}/",
+    }
+
+
 def _attachment_json(att: Any) -> dict[str, Any]:
     """The status keys the upload answer has always had, plus the document's jobs and
-    timeline (events with timestamps and attempt numbers)."""
+    timeline (events with timestamps and attempt numbers) and its application."""
     timeline = intake_api.attachment_timeline(att.pk)
     status = intake_api.attachment_status(att)
     return {
         **status,
         **_candidate_link(status["candidate_id"]),
+        "application": _application_json(att.pk),
         "job_ids": sorted({t["job_id"] for t in timeline if t.get("job_id") is not None}),
         "timeline": [
             {
