@@ -1,8 +1,10 @@
-"""The operator's console: queues, task classes, workers, stalled jobs, the periodic
-schedule, the lost-document detector, job search and detail, cancel and retry."""
+"""The operator's console: queues (caps, pause and resume), task classes, workers, stalled
+jobs, the periodic schedule, the lost-document detector, job search and detail with every
+attempt's error, cancel and retry, and a redacted view of a job's document."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -13,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ats.audit import api as audit_api
+from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.web.access import actor_label, requires
@@ -30,11 +33,15 @@ DOCUMENT_RETRY: dict[str, str] = {
 @requires("ops.view")
 @require_GET
 def console(request: HttpRequest) -> HttpResponse:
+    caps = {q["queue"]: q for q in jobs_api.queue_list()}
+    queues = [{**q, "cap": caps[q["queue"]]["concurrency"], "paused": caps[q["queue"]]["paused"]}
+              for q in jobs_api.queue_overview()]  # fmt: skip
     return render(
         request,
         "ats/ops.html",
         {
-            "queues": jobs_api.queue_overview(),
+            "queues": queues,
+            "can_act": iam_api.can(request.user, "ops.act"),
             "tasks": jobs_api.task_stats(),
             "workers": jobs_api.workers(),
             "stalled": jobs_api.stalled_jobs(),
@@ -79,29 +86,107 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
     if detail is None:
         raise Http404("no such job")
     attachment_id = (detail.get("args") or {}).get("attachment_id")
+    retry_note = _retry_refusal(detail, attachment_id) if detail["status"] == "failed" else "not failed"
     return render(
         request,
         "ats/job.html",
         {
             "job": detail,
+            # JSON, as the job row stores it (not a Python repr).
+            "args_json": json.dumps(detail.get("args") or {}, indent=2, sort_keys=True),
             "attachment_id": attachment_id,
             "domain_action": DOCUMENT_RETRY.get(detail["task_name"]) if attachment_id else None,
+            "can_act": iam_api.can(request.user, "ops.act"),
+            # Retry is offered only where it would do something; otherwise the reason why not.
+            "retry_refusal": retry_note,
         },
     )
 
 
-def _retry_through_domain(request: HttpRequest, detail: dict[str, Any], attachment_id: int) -> str:
-    """Retry via the document's action when its state allows one; a document already past
-    the failure (terminal otherwise, or moved on) makes the retry a no-op."""
-    att = intake_api.attachment_get(attachment_id)
+def _retry_refusal(detail: dict[str, Any], attachment_id: Any) -> str:
+    """Why a retry of this failed job would change nothing ('' when it would act)."""
+    if attachment_id is None or detail["task_name"] not in DOCUMENT_RETRY:
+        return ""
+    att = intake_api.attachment_get(int(attachment_id))
     if att is None:
-        return f"Document {attachment_id} no longer exists; nothing to retry."
-    allowed = intake_api.allowed_actions(att.state)
+        return f"Document {attachment_id} no longer exists; there is nothing to retry."
     action = DOCUMENT_RETRY[detail["task_name"]]
+    allowed = intake_api.allowed_actions(att.state)
     if action == "reparse" and att.state != intake_api.State.PARSE_FAILED:
         allowed = []  # a good document's re-parse is the recruiter's call, not a job retry
     if action not in allowed:
-        return f"Document {attachment_id} is {att.state}; a retry would change nothing (no-op)."
+        label = intake_api.INFO[intake_api.State(att.state)].label
+        return f"Not retried: document {attachment_id} is now {label.lower()}, so a retry would change nothing."
+    return ""
+
+
+@requires("ops.view")
+@require_GET
+def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
+    """A document as an operator sees it: state, reason and timeline - never its name,
+    its content or the person it is about (operators see no personal data)."""
+    att = intake_api.attachment_get(attachment_id)
+    if att is None:
+        raise Http404("no such document")
+    status = intake_api.attachment_status(att)
+    timeline = [
+        {"at": t["at"], "what": t["what"], "job_id": t.get("job_id"), "attempt": t.get("attempt")}
+        for t in intake_api.attachment_timeline(att.pk)
+    ]
+    return render(
+        request,
+        "ats/ops_document.html",
+        {
+            "doc": {
+                "id": att.pk,
+                "state_label": status["state_label"],
+                "terminal": status["terminal"],
+                "reason_code": status["reason_code"],
+                "reason": jobs_api.scrub_text(status["reason"] or ""),
+                "detected_type": status["detected_type"],
+                "virus_scan_status": status["virus_scan_status"],
+            },
+            "timeline": timeline,
+        },
+    )
+
+
+@requires("ops.act")
+@require_POST
+def queue_action(request: HttpRequest, queue: str, action: str) -> HttpResponse:
+    """Pause or resume a queue from the console (the twin of `ats queue pause|resume`)."""
+    if action not in {"pause", "resume"}:
+        raise Http404("no such action")
+    back = HttpResponseRedirect(reverse("ops"), status=303)
+    try:
+        with transaction.atomic():
+            row = jobs_api.queue_set_paused(queue=queue, paused=action == "pause", actor=actor_label(request))
+            audit_api.audit_event_record(
+                actor=actor_label(request),
+                action=f"jobs.queue_{action}",
+                object_type="queue",
+                object_id=queue,
+                payload={"queue": queue, "paused": action == "pause"},
+            )
+    except LookupError as exc:
+        messages.error(request, str(exc))
+        return back
+    if action == "pause":
+        messages.success(
+            request, f"Queue {queue} paused: running jobs finish, {row['waiting']} waiting jobs wait until resumed."
+        )
+    else:
+        messages.success(request, f"Queue {queue} resumed: its {row['waiting']} waiting jobs start now.")
+    return back
+
+
+def _retry_through_domain(request: HttpRequest, detail: dict[str, Any], attachment_id: int) -> str:
+    """Retry via the document's action when its state allows one; a document already past
+    the failure (terminal otherwise, or moved on) makes the retry a refusal, shown as one."""
+    refusal = _retry_refusal(detail, attachment_id)
+    if refusal:
+        raise jobs_api.JobActionRefused(refusal)
+    action = DOCUMENT_RETRY[detail["task_name"]]
     if action == "retry_scan":
         intake_api.attachment_retry_scan(attachment_id=attachment_id, actor=request.user)
     elif action == "retry_candidate":

@@ -27,6 +27,8 @@ urlpatterns = [
     path("ops/jobs/", ops.jobs, name="ops-jobs"),
     path("ops/jobs/<id:job_id>", ops.job, name="ops-job"),
     path("ops/jobs/<id:job_id>/<slug:action>", ops.job_action, name="ops-job-action"),
+    path("ops/queues/<slug:queue>/<slug:action>", ops.queue_action, name="ops-queue-action"),
+    path("ops/documents/<id:attachment_id>", ops.document, name="ops-document"),
     path("healthz", views.healthz),
     path("readyz", views.readyz),
     path("api/jobs/<id:job_id>", views.api_job),
