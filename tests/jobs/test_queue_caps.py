@@ -53,6 +53,28 @@ def test_without_the_caps_two_processes_do_overlap_them(start_worker: Any) -> No
     assert _overlaps(intervals) >= 1, intervals
 
 
+def test_the_copied_fetch_is_still_upstreams() -> None:
+    # ats_jobs_fetch_v1 copies procrastinate_fetch_job_v2's body: an upgrade that changes
+    # it must be looked at (and the copy updated) before the caps can be trusted.
+    from ats.jobs import concurrency
+
+    assert concurrency.upstream_fetch_sha256() == concurrency.UPSTREAM_FETCH_SHA256
+
+
+def test_a_dead_job_holding_maintenances_only_slot_is_still_rescued(start_worker: Any) -> None:
+    # A `doing` maintenance job whose worker is gone fills the queue's cap of 1; the
+    # rescue (itself a maintenance job) must still run, or nothing would ever clear it.
+    with connection.cursor() as cur:
+        cur.execute(
+            """INSERT INTO procrastinate_jobs (queue_name, task_name, args, status)
+               VALUES ('maintenance', 'tests.maintenance_interval', %s, 'doing') RETURNING id""",
+            [json.dumps({"token": token(), "seconds": 0, "v": 1})],
+        )
+        dead = cur.fetchone()[0]
+    start_worker("default", extra=MAINTENANCE)
+    wait_for(lambda: job(dead)["status"] != "doing", 40, "the rescue to clear the dead job")
+
+
 def test_paused_queue_waits_and_drains_on_resume(start_worker: Any, ats_cli: Any) -> None:
     start_worker("default", extra=MAINTENANCE)
     first = defer("tests.maintenance_interval", token=token(), seconds=2.0)

@@ -6,7 +6,7 @@ worker-default process doubled every queue. Each worker process now fetches thro
 ats_jobs_fetch_v1() (migration 0003) instead of procrastinate_fetch_job_v2(): under one
 advisory lock per queue it counts the queue's `doing` rows - every process's - and
 fetches only from queues below their cap (QUEUE_CONCURRENCY, the policy table) and not
-paused (jobs_queue_state). Same single round trip as upstream's fetch, no poll delay:
+paused (jobs_queue_state); the rescue is exempt (CAP_EXEMPT_TASKS). Same single round trip as upstream's fetch, no poll delay:
 pickup stays LISTEN/NOTIFY driven. A worker that finds its queues full sleeps until a
 notification or its own job's end (ats.jobs.wakeup wakes it then) or the polling
 interval; another process's end does not notify, so a queue at cap served by two
@@ -32,7 +32,16 @@ logger = logging.getLogger(__name__)
 
 FETCH_SQL = """SELECT id, status, task_name, priority, lock, queueing_lock, args, scheduled_at, queue_name,
        attempts, worker_id
-  FROM ats_jobs_fetch_v1(%(queues)s::varchar[], %(caps)s::integer[], %(worker_id)s)"""
+  FROM ats_jobs_fetch_v1(%(queues)s::varchar[], %(caps)s::integer[], %(exempt)s::varchar[], %(worker_id)s)"""
+
+# The job machinery's own rescue (ats.jobs.maintenance) runs whatever the cap or pause of
+# its queue: a dead `doing` job holding maintenance's only slot is exactly what it clears,
+# and pausing maintenance must not stop stalled parse jobs from being rescued.
+CAP_EXEMPT_TASKS = ("jobs.rescue_and_sweep",)
+
+# sha256 of procrastinate 3.10's procrastinate_fetch_job_v2 body, which ats_jobs_fetch_v1
+# copies (migration 0003); a test fails when an upgrade changes it.
+UPSTREAM_FETCH_SHA256 = "a6170a2fbaa231b50dc75f9c57acc24fb573b8961b79295da2f1c6fbc28900ac"
 
 _upstream_fetch_job = procrastinate_manager.JobManager.fetch_job
 
@@ -47,7 +56,11 @@ def cap_of(queue: str) -> int:
 async def capped_fetch_job(self: Any, queues: Iterable[str] | None, worker_id: int) -> Job | None:
     names = sorted(set(queues)) if queues is not None else sorted({*QUEUES, *QUEUE_CONCURRENCY})
     row = await self.connector.execute_query_one_async(
-        query=FETCH_SQL, queues=names, caps=[cap_of(q) for q in names], worker_id=worker_id
+        query=FETCH_SQL,
+        queues=names,
+        caps=[cap_of(q) for q in names],
+        exempt=list(CAP_EXEMPT_TASKS),
+        worker_id=worker_id,
     )
     if row["id"] is None:
         return None
@@ -73,3 +86,16 @@ def wake_workers(queue: str) -> None:
             "SELECT pg_notify(%s, %s), pg_notify('procrastinate_any_queue_v1', %s)",
             [f"procrastinate_queue_v1#{queue}", payload, payload],
         )
+
+
+def upstream_fetch_sha256() -> str:
+    """sha256 of the installed procrastinate's procrastinate_fetch_job_v2 (its schema.sql)."""
+    import hashlib
+    import re
+    from pathlib import Path
+
+    import procrastinate
+
+    schema = (Path(procrastinate.__file__).parent / "sql" / "schema.sql").read_text()
+    match = re.search(r"CREATE FUNCTION procrastinate_fetch_job_v2\(.*?\n\$\$;", schema, re.S)
+    return hashlib.sha256(match.group(0).encode()).hexdigest() if match else ""

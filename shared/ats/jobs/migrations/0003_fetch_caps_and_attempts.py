@@ -1,11 +1,14 @@
 """Two functions of the job machinery, callable by both worker roles.
 
-`ats_jobs_fetch_v1(queues, caps, worker_id)` - procrastinate's fetch behind a global
-per-queue cap and the pause switch (ADR §1, docs/runbook/queue.md). It takes one
+`ats_jobs_fetch_v1(queues, caps, exempt_tasks, worker_id)` - procrastinate's fetch behind
+a global per-queue cap and the pause switch (ADR §1, docs/runbook/queue.md). It takes one
 transaction-scoped advisory lock per requested queue (sorted: no deadlock between two
 fetchers), so the `doing` count it reads next is the committed count of every process
-that serves the queue, then fetches only from queues under their cap and not paused.
-SECURITY INVOKER: the parse role's row-level security still hides every other queue.
+that serves the queue, then fetches only from queues under their cap and not paused -
+except the exempt tasks (the rescue), which neither count nor wait. The fetch itself is
+procrastinate 3.10's procrastinate_fetch_job_v2 with that filter (re-check on upgrade:
+tests/jobs/test_queue_caps.py pins the upstream source). SECURITY INVOKER: the parse
+role's row-level security still hides every other queue.
 
 `ats_jobs_attempt_v1(...)` - writes one run's record (start / end). SECURITY DEFINER
 (the parse role has no table grant), and only for a job that is `doing` on the caller's
@@ -23,7 +26,8 @@ SQL = """
 CREATE INDEX IF NOT EXISTS ats_jobs_doing_queue_idx
     ON procrastinate_jobs (queue_name) WHERE status = 'doing';
 
-CREATE OR REPLACE FUNCTION ats_jobs_fetch_v1(target_queue_names varchar[], caps integer[], p_worker_id bigint)
+CREATE OR REPLACE FUNCTION ats_jobs_fetch_v1(
+    target_queue_names varchar[], caps integer[], exempt_tasks varchar[], p_worker_id bigint)
 RETURNS procrastinate_jobs
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, public, pg_temp
@@ -31,7 +35,7 @@ AS $$
 DECLARE
     q varchar;
     allowed varchar[];
-    found_job procrastinate_jobs;
+    found_jobs procrastinate_jobs;
 BEGIN
     IF target_queue_names IS NULL OR cardinality(target_queue_names) = 0
        OR cardinality(caps) <> cardinality(target_queue_names) THEN
@@ -41,19 +45,55 @@ BEGIN
         PERFORM pg_advisory_xact_lock(1635021681, hashtext(q));  -- "atsq"
     END LOOP;
     -- A statement after the locks: its snapshot sees every fetch that held them before.
-    SELECT array_agg(t.q) INTO allowed
+    SELECT coalesce(array_agg(t.q), '{}') INTO allowed
       FROM unnest(target_queue_names, caps) AS t(q, cap)
      WHERE NOT EXISTS (SELECT 1 FROM jobs_queue_state s WHERE s.queue = t.q AND s.paused)
        AND (SELECT count(*) FROM procrastinate_jobs j
-             WHERE j.queue_name = t.q AND j.status = 'doing') < t.cap;
-    IF allowed IS NULL THEN
-        RETURN NULL;
-    END IF;
-    found_job := procrastinate_fetch_job_v2(allowed, p_worker_id);
-    RETURN found_job;
+             WHERE j.queue_name = t.q AND j.status = 'doing'
+               AND NOT (j.task_name = ANY(coalesce(exempt_tasks, '{}')))) < t.cap;
+    -- procrastinate 3.10's procrastinate_fetch_job_v2, with the queue filter above. The
+    -- exempt tasks (the job machinery's own rescue) are fetched whatever the cap or the
+    -- pause: a dead `doing` job holding a queue's only slot is what the rescue clears.
+    WITH candidate AS (
+        SELECT jobs.*
+            FROM procrastinate_jobs AS jobs
+            WHERE
+                NOT EXISTS (
+                    SELECT 1
+                        FROM procrastinate_jobs AS other_jobs
+                        WHERE
+                            jobs.lock IS NOT NULL
+                            AND other_jobs.lock = jobs.lock
+                            AND (
+                                other_jobs.status = 'doing'
+                                OR (
+                                    other_jobs.status = 'todo'
+                                    AND (
+                                        other_jobs.priority > jobs.priority
+                                        OR (other_jobs.priority = jobs.priority AND other_jobs.id < jobs.id)
+                                    )
+                                )
+                            )
+                )
+                AND jobs.status = 'todo'
+                AND (
+                    jobs.queue_name = ANY(allowed)
+                    OR (jobs.task_name = ANY(coalesce(exempt_tasks, '{}'))
+                        AND jobs.queue_name = ANY(target_queue_names))
+                )
+                AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
+            ORDER BY jobs.priority DESC, jobs.id ASC LIMIT 1
+            FOR UPDATE OF jobs SKIP LOCKED
+    )
+    UPDATE procrastinate_jobs
+        SET status = 'doing', worker_id = p_worker_id
+        FROM candidate
+        WHERE procrastinate_jobs.id = candidate.id
+        RETURNING procrastinate_jobs.* INTO found_jobs;
+    RETURN found_jobs;
 END;
 $$;
-REVOKE ALL ON FUNCTION ats_jobs_fetch_v1(varchar[], integer[], bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ats_jobs_fetch_v1(varchar[], integer[], varchar[], bigint) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION ats_jobs_attempt_v1(
     p_job_id bigint, p_worker_id bigint, p_attempt integer, p_event text,
@@ -102,7 +142,7 @@ REVOKE ALL ON FUNCTION ats_jobs_attempt_v1(bigint, bigint, integer, text, text, 
 DO $$
 BEGIN
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = ':role') THEN
-        GRANT EXECUTE ON FUNCTION ats_jobs_fetch_v1(varchar[], integer[], bigint) TO ":role";
+        GRANT EXECUTE ON FUNCTION ats_jobs_fetch_v1(varchar[], integer[], varchar[], bigint) TO ":role";
         GRANT EXECUTE ON FUNCTION ats_jobs_attempt_v1(bigint, bigint, integer, text, text, text, text) TO ":role";
         GRANT SELECT ON jobs_queue_state TO ":role";
     END IF;
@@ -120,7 +160,7 @@ def apply(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 def revert(apps, schema_editor):  # type: ignore[no-untyped-def]
     schema_editor.execute(
-        "DROP FUNCTION IF EXISTS ats_jobs_fetch_v1(varchar[], integer[], bigint);"
+        "DROP FUNCTION IF EXISTS ats_jobs_fetch_v1(varchar[], integer[], varchar[], bigint);"
         "DROP FUNCTION IF EXISTS ats_jobs_attempt_v1(bigint, bigint, integer, text, text, text, text);"
         "DROP INDEX IF EXISTS ats_jobs_doing_queue_idx;"
     )
