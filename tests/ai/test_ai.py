@@ -172,7 +172,9 @@ def test_an_exhausted_invocation_opens_the_breaker_and_says_why(enabled: FakePro
     app = _scored_application()
     run = ai_api.ai_request(kind="explain_score", subject_id=app, actor=user)
     assert ai_api.breaker_status()["state"] == "closed" and ai_api.unavailable_reason() is None
-    ai_api.ai_run_exhausted(ai_run_id=run.pk, reason_code="server_error", reason="server_error: the provider failed (500)")
+    ai_api.ai_run_exhausted(
+        ai_run_id=run.pk, reason_code="server_error", reason="server_error: the provider failed (500)"
+    )
     assert ai_api.breaker_status()["state"] == "open"  # one exhausted run, below the failure threshold
     d = ai_api.ai_run_detail(run.pk, actor=user)
     assert d is not None and d["reason"] == "AI unavailable: provider error: server_error: the provider failed (500)"

@@ -3,6 +3,7 @@ records - in real worker processes (issue 24 items 1, 3, 4)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from typing import Any
@@ -24,7 +25,7 @@ def _intervals(tokens: list[int]) -> list[tuple[Any, Any]]:
 
 
 def _overlaps(intervals: list[tuple[Any, Any]]) -> int:
-    return sum(1 for (_, a_end), (b_start, _) in zip(intervals, intervals[1:], strict=False) if a_end > b_start)
+    return sum(1 for (_, a_end), (b_start, _) in itertools.pairwise(intervals) if a_end > b_start)
 
 
 def _run_maintenance_batch(start_worker: Any, env: dict[str, str]) -> tuple[list[tuple[Any, Any]], set[int]]:

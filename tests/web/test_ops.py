@@ -149,7 +149,9 @@ def _run_failing_attempt(job_id: int, exc: BaseException) -> None:
         cur.execute("SELECT procrastinate_register_worker_v1()")
         worker_id = cur.fetchone()[0]
         cur.execute("UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s WHERE id = %s", [worker_id, job_id])
-    held = Job(id=job_id, queue="test", lock=None, queueing_lock=None, task_name="tests.slow_marker", worker_id=worker_id)
+    held = Job(
+        id=job_id, queue="test", lock=None, queueing_lock=None, task_name="tests.slow_marker", worker_id=worker_id
+    )
     attempts.record_start(held, 1, "worker-default-test")
     try:
         raise exc

@@ -10,6 +10,7 @@ Order of an invocation (ADR 0004 convention 6):
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import logging
@@ -103,7 +104,7 @@ def unavailable_reason() -> str | None:
         return None
     since = ""
     if status["opened_at"]:
-        opened = timezone.localtime(timezone.datetime.fromisoformat(status["opened_at"]))
+        opened = timezone.localtime(datetime.datetime.fromisoformat(status["opened_at"]))
         since = f" since {opened:%Y-%m-%d %H:%M %Z}"
     error = f" (last provider error: {status['last_error']})" if status["last_error"] else ""
     return (

@@ -51,7 +51,6 @@ from ats.jobs.queries import (
     worker_heartbeat_age,
     worker_heartbeats,
 )
-from ats.jobs.scrub import scrub as scrub_text
 from ats.jobs.registry import registered_periodic, registered_task_names
 from ats.jobs.runtime import (
     Attempt,
@@ -62,6 +61,7 @@ from ats.jobs.runtime import (
     db_budget,
     task,
 )
+from ats.jobs.scrub import scrub as scrub_text
 
 __all__ = [
     "BUILTIN_QUEUE",

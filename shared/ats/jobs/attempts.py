@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 LOST_ERROR = "WorkerLost: the process running this attempt stopped before it ended"
 
 
-def _call(job: Any, attempt: int, event: str, worker: str, error: str = "", traceback: str = "") -> None:
+def _call(job: Any, attempt: int, event: str, worker: str, *, error: str = "", traceback: str = "") -> None:
     if job.id is None or job.worker_id is None:
         return
     try:
@@ -47,7 +47,7 @@ def record_success(job: Any, attempt: int, worker: str) -> None:
 
 
 def record_failure(job: Any, attempt: int, worker: str, exc: BaseException) -> None:
-    _call(job, attempt, "failed", worker, scrub.error_line(exc), scrub.trimmed_traceback(exc))
+    _call(job, attempt, "failed", worker, error=scrub.error_line(exc), traceback=scrub.trimmed_traceback(exc))
 
 
 def close_lost(cur: Any, job_id: int) -> None:

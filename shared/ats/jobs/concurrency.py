@@ -6,9 +6,10 @@ worker-default process doubled every queue. Each worker process now fetches thro
 ats_jobs_fetch_v1() (migration 0003) instead of procrastinate_fetch_job_v2(): under one
 advisory lock per queue it counts the queue's `doing` rows - every process's - and
 fetches only from queues below their cap (QUEUE_CONCURRENCY, the policy table) and not
-paused (jobs_queue_state); the rescue is exempt (CAP_EXEMPT_TASKS). Same single round trip as upstream's fetch, no poll delay:
-pickup stays LISTEN/NOTIFY driven. A worker that finds its queues full sleeps until a
-notification or its own job's end (ats.jobs.wakeup wakes it then) or the polling
+paused (jobs_queue_state); the rescue is exempt (CAP_EXEMPT_TASKS). Same single round
+trip as upstream's fetch, no poll delay: pickup stays LISTEN/NOTIFY driven. A worker that
+finds its queues full sleeps until a notification or its own job's end (ats.jobs.wakeup
+wakes it then) or the polling
 interval; another process's end does not notify, so a queue at cap served by two
 processes can idle for up to one polling interval (5 s) - a wait, never an overlap.
 

@@ -341,7 +341,9 @@ def queue_set_paused(*, queue: str, paused: bool, actor: str) -> dict[str, Any]:
     if queue not in (*QUEUES, BUILTIN_QUEUE):
         raise LookupError(f"no queue named {queue!r}; queues: {', '.join((*QUEUES, BUILTIN_QUEUE))}")
     with transaction.atomic():
-        QueueState.objects.update_or_create(queue=queue, defaults={"paused": paused, "changed_by": actor[:150]})
+        QueueState._default_manager.update_or_create(
+            queue=queue, defaults={"paused": paused, "changed_by": actor[:150]}
+        )
         if not paused:
             wake_workers(queue)  # delivered at COMMIT: the waiting jobs start at once
     return next(q for q in queue_list() if q["queue"] == queue)
@@ -374,7 +376,8 @@ def job_ids_matching(
     compares the job's latest event (its failure, its deferral)."""
     if status not in STATUSES:
         raise ValueError(f"--status {status!r}: one of {', '.join(STATUSES)}")
-    where, params = ["j.status::text = %s"], [status]
+    where: list[str] = ["j.status::text = %s"]
+    params: list[Any] = [status]
     if task_name:
         where.append("j.task_name = %s")
         params.append(task_name)
