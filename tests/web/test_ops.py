@@ -3,6 +3,8 @@ the job manager (or the document's own action) and are audited."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pytest
@@ -206,3 +208,29 @@ def test_pause_and_resume_a_queue_from_the_console(login: Any, users: dict[str, 
     assert c.post("/ops/queues/nosuch/pause").status_code == 303
     assert login("recruiter").post("/ops/queues/parse/pause").status_code == 403
     assert "parse" not in jobs_api.paused_queues()
+
+
+def test_job_list_has_status_tabs_with_counts_and_pages_past_the_old_cap(login: Any) -> None:
+    from django.db import transaction
+
+    tok = token()
+    with transaction.atomic():
+        ids = [jobs_api.defer("tests.slow_marker", payload={"token": tok, "seconds": 0}) for _ in range(105)]
+    _fail(ids[0])
+    c = login("operator")
+    page = c.get(f"/ops/jobs/?args=token%3D{tok}").content.decode()
+    assert page.count('<tr><th scope="row"><a href="/ops/jobs/') == 100
+    assert 'data-status="todo">todo <span class="count">104</span>' in page
+    assert 'data-status="failed">failed <span class="count">1</span>' in page
+    assert 'data-status="all">all <span class="count">105</span>' in page
+    assert "&quot;token&quot;: " in page  # arguments as JSON
+    older = re.search(r'href="([^"]+)" id="jobs-older"', page)
+    assert older is not None
+    rest = c.get("/ops/jobs/" + html.unescape(older.group(1))).content.decode()
+    assert rest.count('<tr><th scope="row"><a href="/ops/jobs/') == 5 and 'id="jobs-older"' not in rest
+    shown = set(map(int, re.findall(r'<a href="/ops/jobs/(\d+)">', page + rest)))
+    assert shown == {i for i in ids if i is not None}  # every job reachable, none twice
+    failed_tab = c.get(f"/ops/jobs/?args=token%3D{tok}&status=failed").content.decode()
+    assert failed_tab.count('<tr><th scope="row"><a href="/ops/jobs/') == 1
+    with connection.cursor() as cur:  # leave no runnable job behind for other tests' workers
+        cur.execute("UPDATE procrastinate_jobs SET status = 'cancelled' WHERE id = ANY(%s)", [ids])

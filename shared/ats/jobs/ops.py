@@ -204,7 +204,7 @@ class JobFilter:
     args_value: str = ""
 
 
-def job_search(f: JobFilter, *, limit: int = 100) -> list[dict[str, Any]]:
+def _where(f: JobFilter, *, with_status: bool = True) -> tuple[list[str], list[Any]]:
     where: list[str] = ["true"]
     params: list[Any] = []
     if f.job_id is not None:
@@ -213,7 +213,7 @@ def job_search(f: JobFilter, *, limit: int = 100) -> list[dict[str, Any]]:
     if f.task_name:
         where.append("j.task_name ILIKE %s")
         params.append(f"%{f.task_name}%")
-    if f.status:
+    if f.status and with_status:
         where.append("j.status::text = %s")
         params.append(f.status)
     if f.queue:
@@ -225,6 +225,27 @@ def job_search(f: JobFilter, *, limit: int = 100) -> list[dict[str, Any]]:
         if f.args_value:
             where.append("j.args->>%s = %s")
             params.extend([f.args_key, f.args_value])
+    return where, params
+
+
+def job_status_counts(f: JobFilter) -> dict[str, int]:
+    """How many jobs match the filter in each status (the job list's tabs)."""
+    where, params = _where(f, with_status=False)
+    counts = dict.fromkeys(STATUSES, 0)
+    for status, n in _rows(
+        f"SELECT j.status::text, count(*) FROM procrastinate_jobs j WHERE {' AND '.join(where)} GROUP BY 1", params
+    ):
+        counts[status] = int(n)
+    return counts
+
+
+def job_search(f: JobFilter, *, limit: int = 100, before_id: int | None = None) -> list[dict[str, Any]]:
+    """Newest first; `before_id` is the cursor of the next page (ids below it), so paging
+    has no cap and no OFFSET scan."""
+    where, params = _where(f)
+    if before_id is not None:
+        where.append("j.id < %s")
+        params.append(before_id)
     params.append(limit)
     rows = _rows(
         f"""SELECT j.id, j.queue_name, j.task_name, j.status::text, j.attempts, j.args, j.scheduled_at,

@@ -68,14 +68,50 @@ def _filter(request: HttpRequest) -> jobs_api.JobFilter:
 STATUSES = ("todo", "doing", "succeeded", "failed", "cancelled", "aborted")
 
 
+PAGE_SIZE = 100
+
+
 @requires("ops.view")
 @require_GET
 def jobs(request: HttpRequest) -> HttpResponse:
+    """The job list: a tab per status with its count for the current filter, newest first,
+    paged by cursor (`before=<id>`) - every matching job is reachable, no row cap."""
     f = _filter(request)
+    raw_before = request.GET.get("before", "").strip()
+    before = int(raw_before) if raw_before.isdigit() else None
+    rows = jobs_api.job_search(f, limit=PAGE_SIZE + 1, before_id=before)
+    more = len(rows) > PAGE_SIZE
+    rows = rows[:PAGE_SIZE]
+    counts = jobs_api.job_status_counts(f)
+    base = request.GET.copy()
+    base.pop("before", None)
+    base.pop("status", None)
+
+    def link(**extra: str) -> str:
+        q = base.copy()
+        for k, v in extra.items():
+            if v:
+                q[k] = v
+        return "?" + q.urlencode()
+
+    next_q = request.GET.copy()
+    if more:
+        next_q["before"] = str(rows[-1]["id"])
+    for row in rows:
+        row["args_json"] = json.dumps(row["args"], sort_keys=True)
     return render(
         request,
         "ats/jobs.html",
-        {"rows": jobs_api.job_search(f, limit=200), "f": f, "statuses": STATUSES, "args": request.GET.get("args", "")},
+        {
+            "rows": rows,
+            "f": f,
+            "statuses": STATUSES,
+            "args": request.GET.get("args", ""),
+            "tabs": [{"status": "", "label": "all", "count": sum(counts.values()), "href": link()}]
+            + [{"status": st, "label": st, "count": counts[st], "href": link(status=st)} for st in STATUSES],
+            "next_href": "?" + next_q.urlencode() if more else None,
+            "first_href": link(status=f.status) if before is not None else None,
+        },
     )
 
 
