@@ -87,3 +87,29 @@ def test_queues_json_contract(ats_cli: Any) -> None:
         "mail": 1, "ingest": 2, "parse": 2, "score": 2, "ai": 2, "maintenance": 1,
     }  # fmt: skip
     assert ats_cli("queue", "pause", "nosuch").returncode != 0
+
+
+def test_console_bulk_retry_states_the_count_then_acts_once_audited(login: Any, users: dict[str, Any]) -> None:
+    docs = [helpers.parse_failed(f"locked-web-{i}.pdf") for i in range(2)]
+    for att in docs:
+        _parse_job_failed(att)
+    c = login("operator")
+    listing = c.get("/ops/jobs/?status=failed&task=intake.parse_attachment").content.decode()
+    assert 'id="jobs-bulk"' in listing and "Retry every failed job matching this filter" in listing
+    n = len(jobs_api.job_ids_matching(status="failed", task_name="intake.parse_attachment", since=None))
+    confirm = c.get("/ops/jobs/bulk/retry?task=intake.parse_attachment&queue=&since=1h").content.decode()
+    assert f"Retry {n} failed job" in confirm and 'id="bulk-confirm"' in confirm
+    assert [e for e in _bulk_audit() if e["action"] == "jobs.bulk_retry"] == []  # asked, not acted
+    res = c.post("/ops/jobs/bulk/retry", {"task": "intake.parse_attachment", "queue": "", "since": "1h"})
+    assert res.status_code == 303
+    page = c.get(res["Location"]).content.decode()
+    assert f"{n} failed jobs matched; " in page
+    for att in docs:
+        assert helpers.jobs_for(att.pk, helpers.PARSE)[-1] == "todo"
+    with connection.cursor() as cur:
+        cur.execute("SELECT actor, payload FROM audit_event WHERE action = 'jobs.bulk_retry' ORDER BY id DESC LIMIT 1")
+        actor, payload = cur.fetchone()
+    payload = json.loads(payload) if isinstance(payload, str) else payload
+    assert actor == f"user:{users['operator'].pk}" and payload["matched"] == n and payload["retried"] >= 2
+    # A recruiter cannot; an operator without a match is told there is nothing to do.
+    assert login("recruiter").post("/ops/jobs/bulk/retry", {"task": "x"}).status_code == 403

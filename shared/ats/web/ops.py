@@ -111,6 +111,8 @@ def jobs(request: HttpRequest) -> HttpResponse:
             + [{"status": st, "label": st, "count": counts[st], "href": link(status=st)} for st in STATUSES],
             "next_href": "?" + next_q.urlencode() if more else None,
             "first_href": link(status=f.status) if before is not None else None,
+            "can_act": iam_api.can(request.user, "ops.act"),
+            "bulk_action": {"failed": "retry", "todo": "cancel"}.get(f.status),
         },
     )
 
@@ -244,6 +246,78 @@ def _refuse_cancel_of_a_backing_job(detail: dict[str, Any], attachment_id: Any) 
         raise jobs_api.JobActionRefused(
             f"document {att.pk} ({att.state}) waits for this job; cancelling it would lose the document"
         )
+
+
+BULK_STATUS = {"retry": "failed", "cancel": "todo"}
+
+
+def _bulk_filter(data: Any) -> dict[str, Any]:
+    return {
+        "task_name": str(data.get("task", "")).strip()[:128],
+        "queue": str(data.get("queue", "")).strip()[:64],
+        "since": str(data.get("since", "")).strip()[:40],
+    }
+
+
+@requires("ops.act")
+def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
+    """Retry every failed / cancel every waiting job matching a filter: GET states the
+    count and asks; POST (confirmed) acts per job by the single-job rules and writes one
+    audit event (who, the filter, how many) - the twin of `ats jobs retry|cancel`."""
+    if action not in BULK_STATUS or request.method not in {"GET", "POST"}:
+        raise Http404("no such bulk action")
+    status = BULK_STATUS[action]
+    data = request.POST if request.method == "POST" else request.GET
+    filt = _bulk_filter(data)
+    try:
+        since = jobs_api.parse_since(filt["since"]) if filt["since"] else None
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return HttpResponseRedirect(reverse("ops-jobs"), status=303)
+    matched = jobs_api.job_ids_matching(status=status, task_name=filt["task_name"], queue=filt["queue"], since=since)
+    if request.method == "GET":
+        return render(
+            request,
+            "ats/jobs_bulk.html",
+            {"action": action, "status": status, "filter": filt, "count": len(matched)},
+        )
+    done = 0
+    with transaction.atomic():
+        for job_id, task_name, job_args in matched:
+            detail = {"task_name": task_name, "status": status, "args": job_args}
+            attachment_id = job_args.get("attachment_id")
+            try:
+                with transaction.atomic():
+                    if action == "cancel":
+                        _refuse_cancel_of_a_backing_job(detail, attachment_id)
+                        jobs_api.job_cancel(job_id=job_id)
+                    elif attachment_id is not None and task_name in DOCUMENT_RETRY:
+                        _retry_through_domain(request, detail, int(attachment_id))
+                    else:
+                        jobs_api.job_retry(job_id=job_id)
+                    done += 1
+            except (jobs_api.JobActionRefused, intake_api.ActionRefused, LookupError):
+                continue
+        audit_api.audit_event_record(
+            actor=actor_label(request),
+            action=f"jobs.bulk_{action}",
+            object_type="job_filter",
+            object_id="-",
+            payload={
+                "filter": {"status": status, "task": filt["task_name"], "queue": filt["queue"], "since": filt["since"]},
+                "matched": len(matched),
+                "retried" if action == "retry" else "cancelled": done,
+            },
+        )
+    verb = "retried" if action == "retry" else "cancelled"
+    note = f"{len(matched)} {status} jobs matched; {done} {verb}."
+    if done < len(matched):
+        note += f" {len(matched) - done} left as they were (their document has moved on, or they started meanwhile)."
+    (messages.success if done else messages.warning)(request, note)
+    back = reverse("ops-jobs") + "?" + "&".join(
+        f"{k}={v}" for k, v in (("status", status), ("task", filt["task_name"]), ("queue", filt["queue"])) if v
+    )
+    return HttpResponseRedirect(back, status=303)
 
 
 @requires("ops.act")

@@ -25,6 +25,7 @@ urlpatterns = [
     path("applications/<id:application_id>/explain", requisitions.application_explain, name="application-explain"),
     path("ops/", ops.console, name="ops"),
     path("ops/jobs/", ops.jobs, name="ops-jobs"),
+    path("ops/jobs/bulk/<slug:action>", ops.jobs_bulk, name="ops-jobs-bulk"),
     path("ops/jobs/<id:job_id>", ops.job, name="ops-job"),
     path("ops/jobs/<id:job_id>/<slug:action>", ops.job_action, name="ops-job-action"),
     path("ops/queues/<slug:queue>/<slug:action>", ops.queue_action, name="ops-queue-action"),
