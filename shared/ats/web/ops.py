@@ -314,8 +314,12 @@ def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
     if done < len(matched):
         note += f" {len(matched) - done} left as they were (their document has moved on, or they started meanwhile)."
     (messages.success if done else messages.warning)(request, note)
-    back = reverse("ops-jobs") + "?" + "&".join(
-        f"{k}={v}" for k, v in (("status", status), ("task", filt["task_name"]), ("queue", filt["queue"])) if v
+    back = (
+        reverse("ops-jobs")
+        + "?"
+        + "&".join(
+            f"{k}={v}" for k, v in (("status", status), ("task", filt["task_name"]), ("queue", filt["queue"])) if v
+        )
     )
     return HttpResponseRedirect(back, status=303)
 
