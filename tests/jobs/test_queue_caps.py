@@ -65,14 +65,19 @@ def test_the_copied_fetch_is_still_upstreams() -> None:
 def test_a_dead_job_holding_maintenances_only_slot_is_still_rescued(start_worker: Any) -> None:
     # A `doing` maintenance job whose worker is gone fills the queue's cap of 1; the
     # rescue (itself a maintenance job) must still run, or nothing would ever clear it.
+    start_worker("default", extra=MAINTENANCE)  # started first: its start-up prune is over
     with connection.cursor() as cur:
+        # Its worker was SIGKILLed: the row stays (heartbeat going stale), nobody holds its fence.
+        cur.execute("SELECT procrastinate_register_worker_v1()")
+        gone = cur.fetchone()[0]
+        cur.execute("UPDATE procrastinate_workers SET last_heartbeat = now() - interval '1 hour' WHERE id = %s", [gone])
         cur.execute(
-            """INSERT INTO procrastinate_jobs (queue_name, task_name, args, status)
-               VALUES ('maintenance', 'tests.maintenance_interval', %s, 'doing') RETURNING id""",
-            [json.dumps({"token": token(), "seconds": 0, "v": 1})],
+            """INSERT INTO procrastinate_jobs (queue_name, task_name, args, status, worker_id)
+               VALUES ('maintenance', 'tests.maintenance_interval', %s, 'doing', %s) RETURNING id""",
+            [json.dumps({"token": token(), "seconds": 0, "v": 1}), gone],
         )
         dead = cur.fetchone()[0]
-    start_worker("default", extra=MAINTENANCE)
+    # Cleared by the rescue (attempts=1: it ends `failed`, its run recorded as lost).
     wait_for(lambda: job(dead)["status"] != "doing", 40, "the rescue to clear the dead job")
 
 

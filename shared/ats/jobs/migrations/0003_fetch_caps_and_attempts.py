@@ -5,7 +5,8 @@ a global per-queue cap and the pause switch (ADR §1, docs/runbook/queue.md). It
 transaction-scoped advisory lock per requested queue (sorted: no deadlock between two
 fetchers), so the `doing` count it reads next is the committed count of every process
 that serves the queue, then fetches only from queues under their cap and not paused -
-except the exempt tasks (the rescue), which neither count nor wait. The fetch itself is
+except the exempt tasks (the rescue), which neither count nor wait. A `doing` job whose
+worker row is gone (pruned as stalled) holds no slot: it is the rescue's to re-queue. The fetch itself is
 procrastinate 3.10's procrastinate_fetch_job_v2 with that filter (re-check on upgrade:
 tests/jobs/test_queue_caps.py pins the upstream source). SECURITY INVOKER: the parse
 role's row-level security still hides every other queue.
@@ -50,6 +51,10 @@ BEGIN
      WHERE NOT EXISTS (SELECT 1 FROM jobs_queue_state s WHERE s.queue = t.q AND s.paused)
        AND (SELECT count(*) FROM procrastinate_jobs j
              WHERE j.queue_name = t.q AND j.status = 'doing'
+               -- a job whose worker row is gone (pruned as stalled) holds no slot: it is
+               -- the rescue's. Not a join on the heartbeat: the parse role sees only its
+               -- own worker rows (db-role.sql), so it could not count the other pods'.
+               AND j.worker_id IS NOT NULL
                AND NOT (j.task_name = ANY(coalesce(exempt_tasks, '{}')))) < t.cap;
     -- procrastinate 3.10's procrastinate_fetch_job_v2, with the queue filter above. The
     -- exempt tasks (the job machinery's own rescue) are fetched whatever the cap or the
@@ -169,7 +174,10 @@ def revert(apps, schema_editor):  # type: ignore[no-untyped-def]
 class Migration(migrations.Migration):
     dependencies = [
         ("ats_jobs", "0002_attempts_queue_state"),
-        ("intake", "0009_erased_subject_state"),
+        # The role it grants to. Not a later intake migration: that reorders the plan so the
+        # audit app's functions are created after db-role.sql's blanket REVOKE, and its
+        # schema-level default privileges do not take PUBLIC's EXECUTE away (tests/parse_role).
+        ("intake", "0004_parse_role"),
         ("procrastinate", "0041_post_retry_failed_job"),
     ]
     operations = [migrations.RunPython(apply, revert)]
