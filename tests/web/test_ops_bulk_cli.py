@@ -71,7 +71,8 @@ def test_bulk_cancel_of_waiting_jobs_spares_a_job_a_document_waits_for(ats_cli: 
     assert result["cancelled"] == result["matched"] >= 3
     assert {job(i)["status"] for i in waiting} == {"cancelled"}
     out = json.loads(ats_cli("jobs", "cancel", "--status", "todo", "--task", helpers.INGEST, "--json").stdout)
-    assert out["matched"] >= 1 and out["cancelled"] == 0
+    # Earlier tests' ingest jobs of vanished documents may be cancelled; this document's is spared.
+    assert out["matched"] >= 1 and out["cancelled"] <= out["matched"] - 1
     assert helpers.jobs_for(att.pk, helpers.INGEST) == ["todo"]
     assert [e["action"] for e in _bulk_audit()][-2:] == ["jobs.bulk_cancel", "jobs.bulk_cancel"]
     helpers.finish_ingest(att)
