@@ -163,3 +163,33 @@ def test_through_a_worker_success_and_exhaustion(enabled: FakeProvider, start_wo
     # Two attempts (the ADR's row), then the exhaustion handler: failed, no text.
     assert d["state"] == "failed" and d["text"] is None and d["message"] == "AI unavailable" and d["attempts"] == 2
     assert ai_api.breaker_status()["consecutive_failures"] == 2
+    # Exhausted (2 < the threshold of 3 failures): the breaker opens anyway (ADR §2).
+    assert ai_api.breaker_status()["state"] == "open"
+
+
+def test_an_exhausted_invocation_opens_the_breaker_and_says_why(enabled: FakeProvider) -> None:
+    user = iam_api.user_create(username="r7", password="x" * 12, role="recruiter")
+    app = _scored_application()
+    run = ai_api.ai_request(kind="explain_score", subject_id=app, actor=user)
+    assert ai_api.breaker_status()["state"] == "closed" and ai_api.unavailable_reason() is None
+    ai_api.ai_run_exhausted(
+        ai_run_id=run.pk, reason_code="server_error", reason="server_error: the provider failed (500)"
+    )
+    assert ai_api.breaker_status()["state"] == "open"  # one exhausted run, below the failure threshold
+    d = ai_api.ai_run_detail(run.pk, actor=user)
+    assert d is not None and d["reason"] == "AI unavailable: provider error: server_error: the provider failed (500)"
+    why = ai_api.unavailable_reason()
+    assert why is not None and "switched off since " in why and "the provider failed (500)" in why
+    # The next request fails fast, with that reason, and calls nothing.
+    later = ai_api.ai_request(kind="explain_score", subject_id=app, actor=user)
+    assert ai_api.ai_run_execute(ai_run_id=later.pk) == "unavailable" and enabled.requests == []
+    assert "switched off since" in (ai_api.ai_run_detail(later.pk, actor=user) or {})["reason"]
+
+
+def test_not_configured_says_how_to_configure_an_openai_compatible_provider(fake: FakeProvider) -> None:
+    why = ai_api.unavailable_reason()
+    assert why is not None and why.startswith("AI unavailable: no AI provider is configured.")
+    assert "OpenAI-compatible" in why and "ATS_AI_BASE_URL" in why and "ATS_AI_MODEL" in why
+    user = iam_api.user_create(username="r8", password="x" * 12, role="recruiter")
+    run = ai_api.ai_request(kind="explain_score", subject_id=_scored_application(), actor=user)
+    assert "ATS_AI_BASE_URL" in (ai_api.ai_run_detail(run.pk, actor=user) or {})["reason"]

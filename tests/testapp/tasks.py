@@ -124,6 +124,28 @@ for _policy in (
         priority=0,
         adr_row=False,
     ),
+    # ADR §1's global caps (ats.jobs.concurrency): an interval on the capped maintenance queue.
+    TaskPolicy(
+        "tests.maintenance_interval",
+        "test",
+        "maintenance",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        adr_row=False,
+    ),
+    # Per-attempt records (ats.jobs.attempts): fails with personal data in its message.
+    TaskPolicy(
+        "tests.fail_with_pii",
+        "test",
+        TEST_QUEUE,
+        attempts=2,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="-",
+        adr_row=False,
+    ),
     # Hard timeouts (ats.jobs.watchdog): spins in plain Python past a 1 s budget.
     TaskPolicy(
         "tests.spin_overrun",
@@ -219,6 +241,23 @@ def locked_interval(*, token: int, entity: int, seconds: float, payload_version:
 @jobs_api.task("tests.unlocked_interval")
 def unlocked_interval(*, token: int, entity: int, seconds: float, payload_version: int) -> None:
     _interval(token, seconds)
+
+
+@jobs_api.task("tests.maintenance_interval")
+def maintenance_interval(*, token: int, seconds: float, payload_version: int) -> None:
+    _interval(token, seconds)
+
+
+class CandidateFileError(Exception):
+    pass
+
+
+@jobs_api.task("tests.fail_with_pii")
+def fail_with_pii(*, token: int, succeed_on: int, payload_version: int) -> None:
+    attempt = jobs_api.current_attempt()
+    if attempt is not None and attempt.number >= succeed_on:
+        return
+    raise CandidateFileError("could not read Jane_Doe_CV.pdf from jane.doe@example.org, call +44 20 7946 0958")
 
 
 @jobs_api.task("tests.batch_item")

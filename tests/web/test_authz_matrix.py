@@ -69,6 +69,7 @@ def ids(users: dict[str, Any]) -> dict[str, Any]:
         # No requisition/application exists: allowed roles get 404 after the check.
         "requisition_id": 999_999,
         "application_id": 999_999,
+        "queue": "parse",
         "action": "__probe__",  # an action no view knows: never performs anything
         "page_no": 1,  # no page images exist: allowed roles get 404 after the check
     }

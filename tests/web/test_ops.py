@@ -3,6 +3,8 @@ the job manager (or the document's own action) and are audited."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pytest
@@ -118,10 +120,14 @@ def test_retry_of_a_document_job_goes_through_the_document_action(login: Any) ->
     assert att.state == "promoted" and att.parse_attempts_requested == 2
     assert job(parse_job["id"])["status"] == "failed"  # the old job is history; a new one does the work
     assert helpers.jobs_for(att.pk, helpers.PARSE)[-1] == "todo"
-    # Again: the document has moved on, so the retry is a no-op and says so.
+    # Again: the document has moved on, so the retry is refused - as a refusal, not a success.
     page = c.get(c.post(f"/ops/jobs/{parse_job['id']}/retry")["Location"]).content.decode()
-    assert "a retry would change nothing (no-op)" in page
+    assert '<li class="msg-error">Not retried: document' in page
+    assert "a retry would change nothing" in page and "msg-success" not in page
     assert helpers.jobs_for(att.pk, helpers.PARSE).count("todo") == 1
+    # And the job page no longer offers a Retry that would do nothing; it says why instead.
+    page = c.get(f"/ops/jobs/{parse_job['id']}").content.decode()
+    assert 'id="job-retry"' not in page and 'id="job-retry-refusal"' in page
 
 
 def test_a_job_a_document_waits_for_cannot_be_cancelled(login: Any) -> None:
@@ -132,3 +138,99 @@ def test_a_job_a_document_waits_for_cannot_be_cancelled(login: Any) -> None:
     assert "cancelling it would lose the document" in page and job(ingest["id"])["status"] == "todo"
     assert _job_audit(ingest["id"]) == []
     helpers.finish_ingest(att)
+
+
+def _run_failing_attempt(job_id: int, exc: BaseException) -> None:
+    """The machinery's own record calls, for a job held by a registered worker (what a
+    worker process does around a run; tests/jobs/test_queue_caps.py runs a real one)."""
+    from procrastinate.jobs import Job
+
+    from ats.jobs import attempts
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT procrastinate_register_worker_v1()")
+        worker_id = cur.fetchone()[0]
+        cur.execute("UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s WHERE id = %s", [worker_id, job_id])
+    held = Job(
+        id=job_id, queue="test", lock=None, queueing_lock=None, task_name="tests.slow_marker", worker_id=worker_id
+    )
+    attempts.record_start(held, 1, "worker-default-test")
+    try:
+        raise exc
+    except type(exc) as raised:
+        attempts.record_failure(held, 1, "worker-default-test", raised)
+    with connection.cursor() as cur:
+        cur.execute("SELECT procrastinate_finish_job_v1(%s, 'failed', false)", [job_id])
+
+
+def test_a_failed_jobs_page_and_api_show_each_attempts_error(login: Any) -> None:
+    jid = defer("tests.slow_marker", token=token(), seconds=0)
+    _run_failing_attempt(jid, ValueError("no page in Ann_Smith.docx for ann@example.com"))
+    c = login("operator")
+    body = c.get(f"/api/jobs/{jid}").json()
+    assert body["attempts"] == 1 and len(body["attempt_log"]) == 1  # the count stays
+    [a] = body["attempt_log"]
+    assert a["error"] == "ValueError: no page in <file> for <email>"
+    assert a["status"] == "failed" and a["worker"] == "worker-default-test" and a["ended_at"]
+    assert "_run_failing_attempt" in a["traceback"] and "Ann" not in a["traceback"]
+    page = c.get(f"/ops/jobs/{jid}").content.decode()
+    assert "ValueError: no page in &lt;file&gt; for &lt;email&gt;" in page and "Traceback" in page
+    # Arguments as JSON (double quotes), not a Python repr.
+    assert "&quot;seconds&quot;: 0" in page and "&#x27;seconds&#x27;" not in page
+
+
+def test_operator_opens_a_jobs_document_as_a_redacted_view(login: Any) -> None:
+    att = helpers.received(name="Maria_Lopez_CV.pdf")
+    [ingest] = jobs_api.job_search(jobs_api.JobFilter(args_key="attachment_id", args_value=str(att.pk)))
+    c = login("operator")
+    page = c.get(f"/ops/jobs/{ingest['id']}").content.decode()
+    assert f'href="/ops/documents/{att.pk}"' in page
+    res = c.get(f"/ops/documents/{att.pk}")
+    assert res.status_code == 200
+    doc = res.content.decode()
+    assert 'id="doc-state"' in doc and "intake.ingest_attachment" in doc  # state and timeline
+    assert "Maria" not in doc and "Lopez" not in doc
+    assert c.get(f"/documents/{att.pk}").status_code == 403  # the recruiter's page stays closed
+    helpers.finish_ingest(att)
+
+
+def test_pause_and_resume_a_queue_from_the_console(login: Any, users: dict[str, Any]) -> None:
+    c = login("operator")
+    page = c.get(c.post("/ops/queues/parse/pause")["Location"]).content.decode()
+    assert "Queue parse paused" in page
+    assert "parse" in jobs_api.paused_queues()
+    assert 'aria-label="Resume queue parse"' in page
+    with connection.cursor() as cur:
+        cur.execute("SELECT action, actor FROM audit_event WHERE object_type = 'queue' ORDER BY id DESC LIMIT 1")
+        assert cur.fetchone() == ("jobs.queue_pause", f"user:{users['operator'].pk}")
+    page = c.get(c.post("/ops/queues/parse/resume")["Location"]).content.decode()
+    assert "Queue parse resumed" in page and "parse" not in jobs_api.paused_queues()
+    assert c.post("/ops/queues/nosuch/pause").status_code == 303
+    assert login("recruiter").post("/ops/queues/parse/pause").status_code == 403
+    assert "parse" not in jobs_api.paused_queues()
+
+
+def test_job_list_has_status_tabs_with_counts_and_pages_past_the_old_cap(login: Any) -> None:
+    from django.db import transaction
+
+    tok = token()
+    with transaction.atomic():
+        ids = [jobs_api.defer("tests.slow_marker", payload={"token": tok, "seconds": 0}) for _ in range(105)]
+    _fail(ids[0])
+    c = login("operator")
+    page = c.get(f"/ops/jobs/?args=token%3D{tok}").content.decode()
+    assert page.count('<tr><th scope="row"><a href="/ops/jobs/') == 100
+    assert 'data-status="todo">todo <span class="count">104</span>' in page
+    assert 'data-status="failed">failed <span class="count">1</span>' in page
+    assert 'data-status="all">all <span class="count">105</span>' in page
+    assert "&quot;token&quot;: " in page  # arguments as JSON
+    older = re.search(r'href="([^"]+)" id="jobs-older"', page)
+    assert older is not None
+    rest = c.get("/ops/jobs/" + html.unescape(older.group(1))).content.decode()
+    assert rest.count('<tr><th scope="row"><a href="/ops/jobs/') == 5 and 'id="jobs-older"' not in rest
+    shown = set(map(int, re.findall(r'<a href="/ops/jobs/(\d+)">', page + rest)))
+    assert shown == {i for i in ids if i is not None}  # every job reachable, none twice
+    failed_tab = c.get(f"/ops/jobs/?args=token%3D{tok}&status=failed").content.decode()
+    assert failed_tab.count('<tr><th scope="row"><a href="/ops/jobs/') == 1
+    with connection.cursor() as cur:  # leave no runnable job behind for other tests' workers
+        cur.execute("UPDATE procrastinate_jobs SET status = 'cancelled' WHERE id = ANY(%s)", [ids])

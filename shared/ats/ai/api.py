@@ -3,6 +3,7 @@
 from ats.ai.models import AiKind, AiRun, AiRunState, BreakerState
 from ats.ai.selectors import ai_run_detail
 from ats.ai.services import (
+    HOW_TO_CONFIGURE,
     UNAVAILABLE,
     NotAllowed,
     ai_personal_rows,
@@ -12,9 +13,11 @@ from ats.ai.services import (
     ai_runs_erase,
     breaker_probe,
     breaker_status,
+    unavailable_reason,
 )
 
 __all__ = [
+    "HOW_TO_CONFIGURE",
     "UNAVAILABLE",
     "AiKind",
     "AiRun",
@@ -29,4 +32,5 @@ __all__ = [
     "ai_runs_erase",
     "breaker_probe",
     "breaker_status",
+    "unavailable_reason",
 ]

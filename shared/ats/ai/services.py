@@ -10,6 +10,7 @@ Order of an invocation (ADR 0004 convention 6):
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import logging
@@ -74,6 +75,44 @@ def breaker_record_failure(error: str) -> bool:
         return b.state == BreakerState.OPEN
 
 
+def breaker_open(*, reason: str) -> None:
+    """Open the breaker now, whatever the failure count: an invocation exhausted its
+    attempts (ADR §2's AI row: "circuit breaker opens"). The 15-minute probe closes it."""
+    with transaction.atomic():
+        b = _breaker_locked()
+        if b.state != BreakerState.OPEN:
+            b.state, b.opened_at = BreakerState.OPEN, timezone.now()
+            logger.warning("ai circuit breaker opened: an invocation exhausted its attempts (%s)", reason)
+        b.last_error = reason[:500]
+        b.save()
+
+
+HOW_TO_CONFIGURE = (
+    "To use AI, point web and worker-default at an OpenAI-compatible chat-completions endpoint: "
+    "ATS_AI_BASE_URL (e.g. https://api.openai.com/v1, or a local server's /v1), ATS_AI_MODEL and, "
+    "when the endpoint needs one, ATS_AI_API_KEY (docs/scoring.md)."
+)
+
+
+def unavailable_reason() -> str | None:
+    """Why AI is unavailable right now, in plain words (None when it is available): not
+    configured (and how to configure it), or switched off by the breaker since when and why."""
+    status = breaker_status()
+    if not status["enabled"]:
+        return f"{UNAVAILABLE}: no AI provider is configured. {HOW_TO_CONFIGURE}"
+    if status["state"] == BreakerState.CLOSED:
+        return None
+    since = ""
+    if status["opened_at"]:
+        opened = timezone.localtime(datetime.datetime.fromisoformat(status["opened_at"]))
+        since = f" since {opened:%Y-%m-%d %H:%M %Z}"
+    error = f" (last provider error: {status['last_error']})" if status["last_error"] else ""
+    return (
+        f"{UNAVAILABLE}: the AI provider kept failing, so AI is switched off{since}{error}. "
+        "It is re-checked every 15 minutes and comes back on by itself when the provider answers."
+    )
+
+
 def breaker_probe() -> str:
     """The scheduled half-open probe: one minimal call when the breaker is open; success
     closes it, failure re-opens it. A closed breaker or a disabled provider: no call."""
@@ -121,7 +160,7 @@ def ai_request(*, kind: str, subject_id: int, actor: Any) -> AiRun:
     with transaction.atomic():
         run = AiRun.objects.create(kind=kind, subject_id=subject_id, requested_by_id=actor.pk)
         if not provider.config().enabled:
-            _finish(run, AiRunState.UNAVAILABLE, code="disabled", reason=f"{UNAVAILABLE}: no AI provider is configured")
+            _finish(run, AiRunState.UNAVAILABLE, code="disabled", reason=unavailable_reason() or UNAVAILABLE)
         else:
             jobs_api.defer(INVOKE, payload={"ai_run_id": run.pk})
         return run
@@ -197,10 +236,10 @@ def ai_run_execute(*, ai_run_id: int) -> str:
             _finish(run, AiRunState.REFUSED, code="not_visible", reason="The person who asked may not see this.")
             return run.state
         if not cfg.enabled:
-            _finish(run, AiRunState.UNAVAILABLE, code="disabled", reason=f"{UNAVAILABLE}: no AI provider is configured")
+            _finish(run, AiRunState.UNAVAILABLE, code="disabled", reason=unavailable_reason() or UNAVAILABLE)
             return run.state
         if not breaker_allows():
-            _finish(run, AiRunState.UNAVAILABLE, code="circuit_open", reason=f"{UNAVAILABLE}: the provider is failing")
+            _finish(run, AiRunState.UNAVAILABLE, code="circuit_open", reason=unavailable_reason() or UNAVAILABLE)
             return run.state
         run.state, run.attempts, run.model = AiRunState.RUNNING, run.attempts + 1, cfg.model[:128]
         run.prompt_sha256 = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
@@ -225,11 +264,14 @@ def ai_run_execute(*, ai_run_id: int) -> str:
 
 
 def ai_run_exhausted(*, ai_run_id: int, reason_code: str, reason: str, **_: Any) -> None:
-    """Every attempt failed: the run says "AI unavailable" with the reason - never text."""
+    """Every attempt failed: the run says "AI unavailable" with the provider's error - never
+    text - and the breaker opens (ADR §2), so the next requests fail fast until the probe
+    finds the provider answering again."""
     with transaction.atomic():
         run = AiRun.objects.select_for_update().filter(pk=ai_run_id).first()
         if run is not None and run.state not in TERMINAL:
-            _finish(run, AiRunState.FAILED, code=reason_code[:64], reason=f"{UNAVAILABLE}: {reason}")
+            _finish(run, AiRunState.FAILED, code=reason_code[:64], reason=f"{UNAVAILABLE}: provider error: {reason}")
+        breaker_open(reason=reason)
 
 
 # --- erasure and subject access (called by ats.retention) ------------------------------

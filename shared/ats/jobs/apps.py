@@ -17,6 +17,11 @@ class JobsConfig(AppConfig):
             from ats.jobs import wakeup
 
             wakeup.install()
+        # ADR §1 per-queue caps and queue pause, enforced at fetch (ats.jobs.concurrency).
+        if flag("ATS_QUEUE_CAPS", default=True):
+            from ats.jobs import concurrency
+
+            concurrency.install()
         # Always, and after the above (it wraps the installed class): hard timeouts and
         # the fence that keeps a rescued job from running beside its first run.
         from ats.jobs import watchdog

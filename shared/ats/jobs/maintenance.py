@@ -20,6 +20,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from ats.jobs import attempts as attempts_module
 from ats.jobs.models import SweptJob
 from ats.jobs.policy import policy_for
 from ats.jobs.queries import stalled_after_s
@@ -142,6 +143,8 @@ def rescue_stalled_jobs(*, stalled_after: float | None = None, limit: int = 500)
                         task_name,
                     )
                     continue
+                # Its process is gone: the run it never finished is recorded as lost.
+                attempts_module.close_lost(cur, job_id)
             try:
                 total = policy_for(task_name).attempts
             except LookupError:

@@ -204,7 +204,7 @@ class JobFilter:
     args_value: str = ""
 
 
-def job_search(f: JobFilter, *, limit: int = 100) -> list[dict[str, Any]]:
+def _where(f: JobFilter, *, with_status: bool = True) -> tuple[list[str], list[Any]]:
     where: list[str] = ["true"]
     params: list[Any] = []
     if f.job_id is not None:
@@ -213,7 +213,7 @@ def job_search(f: JobFilter, *, limit: int = 100) -> list[dict[str, Any]]:
     if f.task_name:
         where.append("j.task_name ILIKE %s")
         params.append(f"%{f.task_name}%")
-    if f.status:
+    if f.status and with_status:
         where.append("j.status::text = %s")
         params.append(f.status)
     if f.queue:
@@ -225,6 +225,27 @@ def job_search(f: JobFilter, *, limit: int = 100) -> list[dict[str, Any]]:
         if f.args_value:
             where.append("j.args->>%s = %s")
             params.extend([f.args_key, f.args_value])
+    return where, params
+
+
+def job_status_counts(f: JobFilter) -> dict[str, int]:
+    """How many jobs match the filter in each status (the job list's tabs)."""
+    where, params = _where(f, with_status=False)
+    counts = dict.fromkeys(STATUSES, 0)
+    for status, n in _rows(
+        f"SELECT j.status::text, count(*) FROM procrastinate_jobs j WHERE {' AND '.join(where)} GROUP BY 1", params
+    ):
+        counts[status] = int(n)
+    return counts
+
+
+def job_search(f: JobFilter, *, limit: int = 100, before_id: int | None = None) -> list[dict[str, Any]]:
+    """Newest first; `before_id` is the cursor of the next page (ids below it), so paging
+    has no cap and no OFFSET scan."""
+    where, params = _where(f)
+    if before_id is not None:
+        where.append("j.id < %s")
+        params.append(before_id)
     params.append(limit)
     rows = _rows(
         f"""SELECT j.id, j.queue_name, j.task_name, j.status::text, j.attempts, j.args, j.scheduled_at,
@@ -304,3 +325,93 @@ def job_retry(*, job_id: int) -> None:
             if "unique" in str(exc).lower() or type(exc).__name__ in {"UniqueViolation", "IntegrityError"}:
                 raise JobActionRefused(f"job {job_id}: an identical job is already waiting") from exc
             raise
+
+
+# --- ADR §1 caps and queue pause (issue 24 items 3-4) ----------------------------------
+
+
+def queue_list() -> list[dict[str, Any]]:
+    """`ats queues --json`: per queue its global cap, pause state, waiting (todo), running
+    (doing, every process) and the oldest waiting job's age in seconds (None: none waits)."""
+    from ats.jobs.concurrency import cap_of
+
+    paused = dict(_rows("SELECT queue, paused FROM jobs_queue_state"))
+    return [
+        {
+            "queue": q["queue"],
+            "concurrency": cap_of(q["queue"]),
+            "paused": bool(paused.get(q["queue"], False)),
+            "waiting": q["todo"],
+            "running": q["doing"],
+            "oldest_s": round(q["oldest_pending_age_s"], 3) if q["oldest_pending_age_s"] is not None else None,
+        }
+        for q in queue_overview()
+    ]
+
+
+def paused_queues() -> set[str]:
+    return {q for (q,) in _rows("SELECT queue FROM jobs_queue_state WHERE paused")}
+
+
+def queue_set_paused(*, queue: str, paused: bool, actor: str) -> dict[str, Any]:
+    """Pause (workers fetch nothing new from it; in-flight jobs finish) or resume a queue.
+    The caller records the audit row in the same transaction."""
+    from ats.jobs.concurrency import wake_workers
+    from ats.jobs.models import QueueState
+
+    if queue not in (*QUEUES, BUILTIN_QUEUE):
+        raise LookupError(f"no queue named {queue!r}; queues: {', '.join((*QUEUES, BUILTIN_QUEUE))}")
+    with transaction.atomic():
+        QueueState._default_manager.update_or_create(
+            queue=queue, defaults={"paused": paused, "changed_by": actor[:150]}
+        )
+        if not paused:
+            wake_workers(queue)  # delivered at COMMIT: the waiting jobs start at once
+    return next(q for q in queue_list() if q["queue"] == queue)
+
+
+# --- bulk actions by filter (issue 24 item 2) -------------------------------------------
+
+
+def parse_since(raw: str) -> datetime.datetime:
+    """`--since`: a duration back from now (90s, 15m, 1h, 2d) or an ISO 8601 time."""
+    import re
+
+    raw = raw.strip()
+    m = re.fullmatch(r"(\d+)\s*([smhd])", raw)
+    if m:
+        seconds = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+        return timezone.now() - datetime.timedelta(seconds=seconds)
+    try:
+        at = datetime.datetime.fromisoformat(raw)
+    except ValueError:
+        raise ValueError(f"--since {raw!r}: give a duration (15m, 1h, 2d) or an ISO time") from None
+    return at if at.tzinfo else at.replace(tzinfo=datetime.UTC)
+
+
+def job_ids_matching(
+    *, status: str, task_name: str = "", queue: str = "", since: datetime.datetime | None = None
+) -> list[tuple[int, str, dict[str, Any]]]:
+    """(id, task name, args) of every job matching the filter, oldest first. Exact task
+    and queue names (a bulk action acts on what was named, not on a substring); `since`
+    compares the job's latest event (its failure, its deferral)."""
+    if status not in STATUSES:
+        raise ValueError(f"--status {status!r}: one of {', '.join(STATUSES)}")
+    where: list[str] = ["j.status::text = %s"]
+    params: list[Any] = [status]
+    if task_name:
+        where.append("j.task_name = %s")
+        params.append(task_name)
+    if queue:
+        where.append("j.queue_name = %s")
+        params.append(queue)
+    if since is not None:
+        where.append("(SELECT max(at) FROM procrastinate_events e WHERE e.job_id = j.id) >= %s")
+        params.append(since)
+    return [
+        (jid, task, _args(args))
+        for jid, task, args in _rows(
+            f"SELECT j.id, j.task_name, j.args FROM procrastinate_jobs j WHERE {' AND '.join(where)} ORDER BY j.id",
+            params,
+        )
+    ]

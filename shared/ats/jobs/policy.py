@@ -17,6 +17,19 @@ BUILTIN_QUEUE = "builtin"
 UNTRUSTED_QUEUES = ("parse",)
 DEFAULT_QUEUES = (*(q for q in QUEUES if q not in UNTRUSTED_QUEUES), BUILTIN_QUEUE)
 
+# ADR §1's Phase 1 concurrency, per queue, across every process that serves the queue
+# (enforced at fetch by ats.jobs.concurrency, not by any one worker's pool size). Each
+# process's own total (`ats worker --concurrency`, worker-default 4) still bounds it.
+QUEUE_CONCURRENCY: dict[str, int] = {
+    "mail": 1,
+    "ingest": 2,
+    "parse": 2,
+    "score": 2,
+    "ai": 2,
+    "maintenance": 1,
+    BUILTIN_QUEUE: 1,  # completed-job pruning: one at a time, like maintenance
+}
+
 # Higher runs first. Interactive work outranks batch so a big rescore cannot starve it (R2).
 PRIORITY_INTERACTIVE = 20
 PRIORITY_NORMAL = 10

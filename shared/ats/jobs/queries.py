@@ -12,6 +12,8 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
+from ats.jobs.attempts import attempt_log
+
 
 @dataclasses.dataclass(frozen=True)
 class JobRef:
@@ -119,6 +121,8 @@ def job_detail(job_id: int) -> dict[str, Any] | None:
         "scheduled_at": scheduled_at.isoformat() if scheduled_at else None,
         "priority": priority,
         "events": events,
+        # One entry per run (ats.jobs.attempts); `attempts` above stays procrastinate's count.
+        "attempt_log": attempt_log(job_id),
     }
 
 

@@ -20,6 +20,7 @@ from procrastinate.contrib.django import app as procrastinate_app
 from procrastinate.jobs import Job
 
 from ats.config.env import ats_settings
+from ats.jobs import attempts
 from ats.jobs.policy import TaskPolicy, policy_for
 
 logger = logging.getLogger(__name__)
@@ -199,13 +200,20 @@ def task(task_name: str, *, periodic: str | None = None) -> Callable[[F], F]:
             }
             if request_id:
                 log_context["request_id"] = request_id
+            worker = context.worker_name or ""
+            # The run's record (issue 24 item 1): written outside the body's transaction.
+            attempts.record_start(job, attempt.number, worker)
             try:
                 with structlog.contextvars.bound_contextvars(**log_context):
-                    return fn(payload_version=version, **payload)
+                    result = fn(payload_version=version, **payload)
             except Exception as exc:
+                attempts.record_failure(job, attempt.number, worker, exc)
                 if policy.exhaustion_in_task and (isinstance(exc, PermanentFailure) or attempt.is_last):
                     run_exhaustion(policy, exc, payload)
                 raise
+            else:
+                attempts.record_success(job, attempt.number, worker)
+                return result
             finally:
                 _current.reset(token)
 

@@ -12,7 +12,8 @@ in the worker's fetch loop:
    parent's status turns `succeeded` nothing notifies. The worker that ran the parent is
    the one that released the lock, so it now fetches again when a locked job of its own
    finishes (no SQL trigger, no extra NOTIFY: other workers could not run the job any
-   sooner than this one).
+   sooner than this one). Every finished job wakes it, not only a locked one: the job
+   also freed a slot of its queue's global cap (ats.jobs.concurrency).
 2. **A notification during a fetch is erased.** Upstream clears the "new job" event
    *after* each fetch query returns; a NOTIFY that lands while the query runs (for a job
    committed too late for it to see) is wiped and the worker sleeps with a runnable job.
@@ -94,12 +95,12 @@ class Worker(_Upstream):
             )
             self._running_jobs[job_task] = context
 
-            def on_job_complete(task: asyncio.Task[None], lock: str | None = job.lock) -> None:
+            def on_job_complete(task: asyncio.Task[None]) -> None:
                 del self._running_jobs[task]
                 self._job_semaphore.release()
-                if lock is not None:
-                    # Its status is persisted by now: a job waiting on this lock is fetchable.
-                    self._new_job_event.set()
+                # Its status is persisted by now: a job waiting on this lock, or on a free
+                # slot of its queue's global cap (ats.jobs.concurrency), is fetchable.
+                self._new_job_event.set()
 
             job_task.add_done_callback(on_job_complete)
 

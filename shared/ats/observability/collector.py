@@ -179,12 +179,15 @@ class DatabaseCollector(Collector):
         oldest = _gauge(
             "ats_queue_oldest_pending_age_seconds", "Seconds the oldest runnable todo job has waited", ["queue"]
         )
+        paused = _gauge("ats_queue_paused", "1 while an operator has paused the queue (ats queue pause)", ["queue"])
+        paused_now = jobs_api.paused_queues()
         for queue in sorted({*KNOWN_QUEUES, *signals}):
             s = signals.get(queue, {"todo": 0.0, "doing": 0.0, "oldest_s": 0.0})
             depth.add_metric([queue], s["todo"])
             running.add_metric([queue], s["doing"])
             oldest.add_metric([queue], s["oldest_s"])
-        yield from (depth, running, oldest)
+            paused.add_metric([queue], 1.0 if queue in paused_now else 0.0)
+        yield from (depth, running, oldest, paused)
 
     def _tables(self) -> Iterator[Metric]:
         rows = _gauge("ats_queue_table_rows", "Estimated rows (planner statistics)", ["table"])

@@ -1,8 +1,10 @@
-"""The operator's console: queues, task classes, workers, stalled jobs, the periodic
-schedule, the lost-document detector, job search and detail, cancel and retry."""
+"""The operator's console: queues (caps, pause and resume), task classes, workers, stalled
+jobs, the periodic schedule, the lost-document detector, job search and detail with every
+attempt's error, cancel and retry, and a redacted view of a job's document."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -13,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ats.audit import api as audit_api
+from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.web.access import actor_label, requires
@@ -30,11 +33,15 @@ DOCUMENT_RETRY: dict[str, str] = {
 @requires("ops.view")
 @require_GET
 def console(request: HttpRequest) -> HttpResponse:
+    caps = {q["queue"]: q for q in jobs_api.queue_list()}
+    queues = [{**q, "cap": caps[q["queue"]]["concurrency"], "paused": caps[q["queue"]]["paused"]}
+              for q in jobs_api.queue_overview()]  # fmt: skip
     return render(
         request,
         "ats/ops.html",
         {
-            "queues": jobs_api.queue_overview(),
+            "queues": queues,
+            "can_act": iam_api.can(request.user, "ops.act"),
             "tasks": jobs_api.task_stats(),
             "workers": jobs_api.workers(),
             "stalled": jobs_api.stalled_jobs(),
@@ -61,14 +68,52 @@ def _filter(request: HttpRequest) -> jobs_api.JobFilter:
 STATUSES = ("todo", "doing", "succeeded", "failed", "cancelled", "aborted")
 
 
+PAGE_SIZE = 100
+
+
 @requires("ops.view")
 @require_GET
 def jobs(request: HttpRequest) -> HttpResponse:
+    """The job list: a tab per status with its count for the current filter, newest first,
+    paged by cursor (`before=<id>`) - every matching job is reachable, no row cap."""
     f = _filter(request)
+    raw_before = request.GET.get("before", "").strip()
+    before = int(raw_before) if raw_before.isdigit() else None
+    rows = jobs_api.job_search(f, limit=PAGE_SIZE + 1, before_id=before)
+    more = len(rows) > PAGE_SIZE
+    rows = rows[:PAGE_SIZE]
+    counts = jobs_api.job_status_counts(f)
+    base = request.GET.copy()
+    base.pop("before", None)
+    base.pop("status", None)
+
+    def link(**extra: str) -> str:
+        q = base.copy()
+        for k, v in extra.items():
+            if v:
+                q[k] = v
+        return "?" + q.urlencode()
+
+    next_q = request.GET.copy()
+    if more:
+        next_q["before"] = str(rows[-1]["id"])
+    for row in rows:
+        row["args_json"] = json.dumps(row["args"], sort_keys=True)
     return render(
         request,
         "ats/jobs.html",
-        {"rows": jobs_api.job_search(f, limit=200), "f": f, "statuses": STATUSES, "args": request.GET.get("args", "")},
+        {
+            "rows": rows,
+            "f": f,
+            "statuses": STATUSES,
+            "args": request.GET.get("args", ""),
+            "tabs": [{"status": "", "label": "all", "count": sum(counts.values()), "href": link()}]
+            + [{"status": st, "label": st, "count": counts[st], "href": link(status=st)} for st in STATUSES],
+            "next_href": "?" + next_q.urlencode() if more else None,
+            "first_href": link(status=f.status) if before is not None else None,
+            "can_act": iam_api.can(request.user, "ops.act"),
+            "bulk_action": {"failed": "retry", "todo": "cancel"}.get(f.status),
+        },
     )
 
 
@@ -79,29 +124,107 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
     if detail is None:
         raise Http404("no such job")
     attachment_id = (detail.get("args") or {}).get("attachment_id")
+    retry_note = _retry_refusal(detail, attachment_id) if detail["status"] == "failed" else "not failed"
     return render(
         request,
         "ats/job.html",
         {
             "job": detail,
+            # JSON, as the job row stores it (not a Python repr).
+            "args_json": json.dumps(detail.get("args") or {}, indent=2, sort_keys=True),
             "attachment_id": attachment_id,
             "domain_action": DOCUMENT_RETRY.get(detail["task_name"]) if attachment_id else None,
+            "can_act": iam_api.can(request.user, "ops.act"),
+            # Retry is offered only where it would do something; otherwise the reason why not.
+            "retry_refusal": retry_note,
         },
     )
 
 
-def _retry_through_domain(request: HttpRequest, detail: dict[str, Any], attachment_id: int) -> str:
-    """Retry via the document's action when its state allows one; a document already past
-    the failure (terminal otherwise, or moved on) makes the retry a no-op."""
-    att = intake_api.attachment_get(attachment_id)
+def _retry_refusal(detail: dict[str, Any], attachment_id: Any) -> str:
+    """Why a retry of this failed job would change nothing ('' when it would act)."""
+    if attachment_id is None or detail["task_name"] not in DOCUMENT_RETRY:
+        return ""
+    att = intake_api.attachment_get(int(attachment_id))
     if att is None:
-        return f"Document {attachment_id} no longer exists; nothing to retry."
-    allowed = intake_api.allowed_actions(att.state)
+        return f"Document {attachment_id} no longer exists; there is nothing to retry."
     action = DOCUMENT_RETRY[detail["task_name"]]
+    allowed = intake_api.allowed_actions(att.state)
     if action == "reparse" and att.state != intake_api.State.PARSE_FAILED:
         allowed = []  # a good document's re-parse is the recruiter's call, not a job retry
     if action not in allowed:
-        return f"Document {attachment_id} is {att.state}; a retry would change nothing (no-op)."
+        label = intake_api.INFO[intake_api.State(att.state)].label
+        return f"Not retried: document {attachment_id} is now {label.lower()}, so a retry would change nothing."
+    return ""
+
+
+@requires("ops.view")
+@require_GET
+def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
+    """A document as an operator sees it: state, reason and timeline - never its name,
+    its content or the person it is about (operators see no personal data)."""
+    att = intake_api.attachment_get(attachment_id)
+    if att is None:
+        raise Http404("no such document")
+    status = intake_api.attachment_status(att)
+    timeline = [
+        {"at": t["at"], "what": t["what"], "job_id": t.get("job_id"), "attempt": t.get("attempt")}
+        for t in intake_api.attachment_timeline(att.pk)
+    ]
+    return render(
+        request,
+        "ats/ops_document.html",
+        {
+            "doc": {
+                "id": att.pk,
+                "state_label": status["state_label"],
+                "terminal": status["terminal"],
+                "reason_code": status["reason_code"],
+                "reason": jobs_api.scrub_text(status["reason"] or ""),
+                "detected_type": status["detected_type"],
+                "virus_scan_status": status["virus_scan_status"],
+            },
+            "timeline": timeline,
+        },
+    )
+
+
+@requires("ops.act")
+@require_POST
+def queue_action(request: HttpRequest, queue: str, action: str) -> HttpResponse:
+    """Pause or resume a queue from the console (the twin of `ats queue pause|resume`)."""
+    if action not in {"pause", "resume"}:
+        raise Http404("no such action")
+    back = HttpResponseRedirect(reverse("ops"), status=303)
+    try:
+        with transaction.atomic():
+            row = jobs_api.queue_set_paused(queue=queue, paused=action == "pause", actor=actor_label(request))
+            audit_api.audit_event_record(
+                actor=actor_label(request),
+                action=f"jobs.queue_{action}",
+                object_type="queue",
+                object_id=queue,
+                payload={"queue": queue, "paused": action == "pause"},
+            )
+    except LookupError as exc:
+        messages.error(request, str(exc))
+        return back
+    if action == "pause":
+        messages.success(
+            request, f"Queue {queue} paused: running jobs finish, {row['waiting']} waiting jobs wait until resumed."
+        )
+    else:
+        messages.success(request, f"Queue {queue} resumed: its {row['waiting']} waiting jobs start now.")
+    return back
+
+
+def _retry_through_domain(request: HttpRequest, detail: dict[str, Any], attachment_id: int) -> str:
+    """Retry via the document's action when its state allows one; a document already past
+    the failure (terminal otherwise, or moved on) makes the retry a refusal, shown as one."""
+    refusal = _retry_refusal(detail, attachment_id)
+    if refusal:
+        raise jobs_api.JobActionRefused(refusal)
+    action = DOCUMENT_RETRY[detail["task_name"]]
     if action == "retry_scan":
         intake_api.attachment_retry_scan(attachment_id=attachment_id, actor=request.user)
     elif action == "retry_candidate":
@@ -123,6 +246,82 @@ def _refuse_cancel_of_a_backing_job(detail: dict[str, Any], attachment_id: Any) 
         raise jobs_api.JobActionRefused(
             f"document {att.pk} ({att.state}) waits for this job; cancelling it would lose the document"
         )
+
+
+BULK_STATUS = {"retry": "failed", "cancel": "todo"}
+
+
+def _bulk_filter(data: Any) -> dict[str, Any]:
+    return {
+        "task_name": str(data.get("task", "")).strip()[:128],
+        "queue": str(data.get("queue", "")).strip()[:64],
+        "since": str(data.get("since", "")).strip()[:40],
+    }
+
+
+@requires("ops.act")
+def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
+    """Retry every failed / cancel every waiting job matching a filter: GET states the
+    count and asks; POST (confirmed) acts per job by the single-job rules and writes one
+    audit event (who, the filter, how many) - the twin of `ats jobs retry|cancel`."""
+    if action not in BULK_STATUS or request.method not in {"GET", "POST"}:
+        raise Http404("no such bulk action")
+    status = BULK_STATUS[action]
+    data = request.POST if request.method == "POST" else request.GET
+    filt = _bulk_filter(data)
+    try:
+        since = jobs_api.parse_since(filt["since"]) if filt["since"] else None
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return HttpResponseRedirect(reverse("ops-jobs"), status=303)
+    matched = jobs_api.job_ids_matching(status=status, task_name=filt["task_name"], queue=filt["queue"], since=since)
+    if request.method == "GET":
+        return render(
+            request,
+            "ats/jobs_bulk.html",
+            {"action": action, "status": status, "filter": filt, "count": len(matched)},
+        )
+    done = 0
+    with transaction.atomic():
+        for job_id, task_name, job_args in matched:
+            detail = {"task_name": task_name, "status": status, "args": job_args}
+            attachment_id = job_args.get("attachment_id")
+            try:
+                with transaction.atomic():
+                    if action == "cancel":
+                        _refuse_cancel_of_a_backing_job(detail, attachment_id)
+                        jobs_api.job_cancel(job_id=job_id)
+                    elif attachment_id is not None and task_name in DOCUMENT_RETRY:
+                        _retry_through_domain(request, detail, int(attachment_id))
+                    else:
+                        jobs_api.job_retry(job_id=job_id)
+                    done += 1
+            except (jobs_api.JobActionRefused, intake_api.ActionRefused, LookupError):
+                continue
+        audit_api.audit_event_record(
+            actor=actor_label(request),
+            action=f"jobs.bulk_{action}",
+            object_type="job_filter",
+            object_id="-",
+            payload={
+                "filter": {"status": status, "task": filt["task_name"], "queue": filt["queue"], "since": filt["since"]},
+                "matched": len(matched),
+                "retried" if action == "retry" else "cancelled": done,
+            },
+        )
+    verb = "retried" if action == "retry" else "cancelled"
+    note = f"{len(matched)} {status} jobs matched; {done} {verb}."
+    if done < len(matched):
+        note += f" {len(matched) - done} left as they were (their document has moved on, or they started meanwhile)."
+    (messages.success if done else messages.warning)(request, note)
+    back = (
+        reverse("ops-jobs")
+        + "?"
+        + "&".join(
+            f"{k}={v}" for k, v in (("status", status), ("task", filt["task_name"]), ("queue", filt["queue"])) if v
+        )
+    )
+    return HttpResponseRedirect(back, status=303)
 
 
 @requires("ops.act")

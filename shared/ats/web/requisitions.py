@@ -320,7 +320,8 @@ def ai_state(user: Any, application_id: int, run_id: str | None) -> dict[str, An
         run = ai_api.ai_run_detail(int(run_id), actor=user)
         if run is not None and (run["kind"] != ai_api.AiKind.EXPLAIN_SCORE or run["subject_id"] != application_id):
             run = None
-    return {"available": available, "run": run, "unavailable": ai_api.UNAVAILABLE}
+    # Why it is unavailable, in plain words (not configured / switched off since T, and why).
+    return {"available": available, "run": run, "unavailable": ai_api.unavailable_reason() or ai_api.UNAVAILABLE}
 
 
 def decisions_with_names(decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -36,7 +36,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["action"] == "status":
-            st = ai_api.breaker_status()
+            st = {**ai_api.breaker_status(), "unavailable_reason": ai_api.unavailable_reason()}
             self.stdout.write(json.dumps(st) if opts["json"] else " ".join(f"{k}={v}" for k, v in st.items()))
             return
         user = get_user_model().objects.filter(username=opts["user"]).first()
