@@ -53,7 +53,7 @@ def _size(png: bytes) -> tuple[int, int]:
     return struct.unpack(">II", png[16:24])
 
 
-def test_pages_are_served_to_recruiters_and_assigned_readers_only(login: Any) -> None:
+def test_pages_are_served_to_recruiters_and_assigned_readers_only(login: Any, users: dict[str, Any]) -> None:
     att, cand = _with_pages(2)
     recruiter = login("recruiter")
     for n in (1, 2):
@@ -68,6 +68,15 @@ def test_pages_are_served_to_recruiters_and_assigned_readers_only(login: Any) ->
     assert f"/documents/{att.pk}/original" in page
     # A hiring manager reads it through the candidate (the N2 scope applies there).
     hm = login("hiring_manager")
+    # Not before the candidate has an application in a requisition assigned to them ...
+    assert hm.get(f"/documents/{att.pk}/pages/1.png").status_code == 404
+    from ats.scoring import api as scoring_api
+    from tests.scoring import helpers as sh
+
+    req = sh.requisition(title="Backend").requisition_id
+    sh.apply(cand, req)
+    scoring_api.requisition_assign(requisition_id=req, user_id=users["hiring_manager"].pk, actor=sh.ACTOR)
+    # ... and then yes.
     assert hm.get(f"/documents/{att.pk}/pages/1.png").status_code == 200
     assert hm.get(f"/documents/{att.pk}").status_code == 403  # the document page stays recruiters'
     cand_page = hm.get(f"/candidates/{cand}").content.decode()

@@ -218,7 +218,7 @@ GRANT EXECUTE ON FUNCTION ats_parse_submit(bigint, bigint, integer, boolean, tex
 --    Row-level security says WHICH rows the role may update; this trigger says HOW: each
 --    UPDATE the role makes must be one step of procrastinate's protocol, made by
 --    procrastinate's own function, called directly (the outermost frame of PG_CONTEXT):
---      fetch   todo  -> doing      procrastinate_fetch_job_v2, which picks the next job
+--      fetch   todo  -> doing      procrastinate_fetch_job_v2 (or ats_jobs_fetch_v1, its capped copy), which picks the next job
 --                                  itself (the role cannot choose a document); the fetch
 --                                  is recorded in intake_parse_fetch, and ats_parse_submit
 --                                  accepts reports only for a recorded fetch;
@@ -262,7 +262,11 @@ BEGIN
 
     IF OLD.status = 'todo' THEN
         IF NEW.status = 'doing' AND NEW.worker_id IS NOT NULL
-           AND caller ~ '^PL/pgSQL function procrastinate_fetch_job_v2\(character varying\[\],bigint\) line [0-9]+ at SQL statement$'
+           AND (caller ~ '^PL/pgSQL function procrastinate_fetch_job_v2\(character varying\[\],bigint\) line [0-9]+ at SQL statement$'
+                -- the capped copy of that fetch every worker uses (ats.jobs.concurrency, jobs
+                -- migration 0003; its body is pinned to upstream's by a test): the database
+                -- still picks the job, the role never names one.
+                OR caller ~ '^PL/pgSQL function ats_jobs_fetch_v1\(character varying\[\],integer\[\],character varying\[\],bigint\) line [0-9]+ at SQL statement$')
            AND NEW.lock IS NOT DISTINCT FROM OLD.lock AND NEW.priority = OLD.priority
            AND NEW.scheduled_at IS NOT DISTINCT FROM OLD.scheduled_at AND NEW.attempts = OLD.attempts
            AND NEW.abort_requested = OLD.abort_requested THEN
@@ -274,7 +278,7 @@ BEGIN
                    fetched_at = EXCLUDED.fetched_at;
             RETURN NEW;
         END IF;
-        RAISE EXCEPTION 'parse job % waits: only procrastinate_fetch_job_v2 may start it (the role asked % -> %)',
+        RAISE EXCEPTION 'parse job % waits: only procrastinate_fetch_job_v2 (or its capped copy) may start it (the role asked % -> %)',
             OLD.id, OLD.status, NEW.status USING ERRCODE = 'insufficient_privilege';
     END IF;
 
