@@ -180,7 +180,8 @@ def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path
     expect(page.locator("#live-toggle")).to_have_count(0)  # terminal again: the page stops updating
     timeline = page.locator("#timeline").inner_text()
     assert "Parse attempt 2 failed" in timeline and "jobs.retry" not in timeline
-    assert "by recruiter" in timeline and "by user:" not in timeline  # the re-parses' actors, by name
+    # The re-parse's actor (the operator's retry), by name, never "user:N".
+    assert "by operator" in timeline and "by user:" not in timeline, timeline
 
     # 6. Accessibility: no serious or critical axe-core violation on any main page - and
     #    axe does report one on a page built to have it (the check can fail).
