@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from ats.devtools import browser as harness
 from tests.web.helpers import unique_pdf
@@ -61,18 +62,18 @@ def test_identityless_pdf_is_attached_to_an_existing_candidate(web: str, chromiu
     assert outcomes == {"ann-smith.pdf": "candidate_created", "hello.pdf": "no_candidate_details"}
 
     page.click("text=hello.pdf")
-    assert page.locator("#doc-state").inner_text() == "No name or contact details found"
+    expect(page.locator("#doc-state")).to_have_text("No name or contact details found", timeout=WAIT_MS)
     # What was read is on the page: a "name" but no way to reach anyone.
     assert page.locator("#extraction-emails").inner_text() == "none found"
     # Search by name, attach to the person.
     page.fill("#candidate-q", "Ann Smith")
     page.click("#candidate-search")
     results = page.locator("#attach-results li")
-    assert results.count() == 1 and "Ann Smith" in results.first.inner_text()
+    expect(results).to_have_count(1, timeout=WAIT_MS)  # the search answers with one person
+    assert "Ann Smith" in results.first.inner_text()
     results.first.locator("button").click()
-    page.wait_for_load_state()
-    assert "Document attached to Ann Smith" in page.locator("body").inner_text()
-    assert page.locator("#doc-state").inner_text() == "Candidate created"
+    expect(page.locator("body")).to_contain_text("Document attached to Ann Smith", timeout=WAIT_MS)
+    expect(page.locator("#doc-state")).to_have_text("Candidate created", timeout=WAIT_MS)
     assert page.locator("#identity-actions").count() == 0  # nothing left to decide
 
     hello = intake_api.Attachment.objects.get(filename="hello.pdf")
