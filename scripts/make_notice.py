@@ -27,6 +27,11 @@ Python packages installed at run time (from uv.lock, without the dev group):
 """
 
 NON_PYTHON = """
+Vendored in this repository (served to browsers):
+- htmx 2.0.11 (npm htmx.org), Zero-Clause BSD (0BSD) - shared/ats/web/static/ats/vendor/
+  htmx-2.0.11.min.js, copied unchanged from the package's dist/; its licence is next to it
+  (htmx-LICENSE.txt). Live regions of the inbox and the upload page.
+
 Other components used at run time (not vendored in this repository):
 - ClamAV (clamd) 1.4, GPL-2.0 - Debian package clamav-daemon; runs as a separate daemon.
 - Tesseract OCR 4.1 and tesseract-ocr-eng language data, Apache-2.0 - Debian packages,

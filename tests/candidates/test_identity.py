@@ -142,6 +142,24 @@ def test_attach_to_existing_candidate() -> None:
         candidates_api.candidate_attach_document(attachment_id=logo.pk, candidate_id=cand.pk, actor=RECRUITER)
 
 
+def test_an_attached_document_with_a_name_of_its_own_never_renames_the_person() -> None:
+    """Issue 21 N3 for attach: a no-contact document that names someone else ("Hello
+    World") joins Jane's documents; her name stays, the other name is only proposed."""
+    person = _candidate_step(_parsed("Jane Doe\njane.doe@example.com\nSkills\nPython"))
+    other = _candidate_step(_parsed("Hello World\nSkills\nKubernetes", "hello.pdf"))
+    assert other.state == "no_candidate_details"
+    cand = candidates_api.candidate_attach_document(
+        attachment_id=other.pk, candidate_id=person.candidate_id, actor=RECRUITER
+    )
+    detail = candidates_api.candidate_detail(cand.pk, actor=RECRUITER)
+    assert detail is not None
+    assert detail["name"] == "Jane Doe" and detail["emails"] == ["jane.doe@example.com"]
+    from ats.candidates.models import ProposedChange
+
+    proposed = ProposedChange.objects.filter(candidate_id=cand.pk, field="name")
+    assert [c.values[0]["value"] for c in proposed] == ["Hello World"]
+
+
 def test_attach_search_finds_by_phone_typed_with_spaces() -> None:
     person = _candidate_step(_parsed("Jane Doe\n+44 20 7946 0958"))
     assert person.state == "candidate_created"

@@ -79,6 +79,10 @@ TERMINAL_FAILED = {
     "scan_failed",
     "parse_failed",
     "candidate_failed",
+    # Needs attention, terminal: a document without a person's details, and one the scanner
+    # could not scan completely (issue 28).
+    "no_candidate_details",
+    "scan_incomplete",
 }
 WORK_QUEUES = ("ingest", "parse", "score")
 

@@ -79,6 +79,10 @@ def test_identityless_pdf_is_attached_to_an_existing_candidate(web: str, chromiu
     hello = intake_api.Attachment.objects.get(filename="hello.pdf")
     ann = intake_api.Attachment.objects.get(filename="ann-smith.pdf")
     assert hello.state == "candidate_created" and hello.candidate_id == ann.candidate_id is not None
+    from ats.candidates.models import Candidate
+
+    # The attached document's own "name" ("Hello World") never renames the person (N3).
+    assert Candidate.objects.get(pk=ann.candidate_id).display_name == "Ann Smith"
     # The candidate's page lists both documents.
     page.click("#doc-candidate")
     body = page.locator("body").inner_text()

@@ -715,13 +715,21 @@ def document_record_extraction(*, attachment_id: int, parse_attempt: int, extrac
     return record
 
 
-def _apply_newest_record(candidate: Candidate, attachment_id: int) -> None:
+def _apply_newest_record(candidate: Candidate, attachment_id: int, *, keep_identity_as: str = "") -> None:
+    """The document's newest extraction becomes a version of the candidate's. With
+    `keep_identity_as` (a document attached to an existing person, by a recruiter or as a
+    companion of their CV) the person's name, e-mails and phones stay as they are and what
+    the document says about them becomes a proposed change: a document's content alone
+    never changes who a candidate is (issue 21 N3)."""
     record = ExtractionRecord.objects.filter(attachment_id=attachment_id).order_by("-parse_attempt").first()
     if record is not None:
         candidate.extraction_version += 1
         record.candidate_version = candidate.extraction_version
         record.save(update_fields=["candidate_version"])
-    _recompute(candidate, new_record=record)
+    if keep_identity_as:
+        _recompute(candidate, new_record=record, keep=KEPT_ON_AUTO_MERGE, keep_actor=keep_identity_as)
+    else:
+        _recompute(candidate, new_record=record)
 
 
 def _after_attach(attachment_id: int, candidate: Candidate, actor: Any, how: str) -> None:
@@ -741,7 +749,7 @@ def candidate_attach_document(*, attachment_id: int, candidate_id: int, actor: A
         intake_api.attachment_lock_without_candidate(attachment_id=attachment_id)  # document, then candidate
         candidate = _active(candidate_id)
         CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id)
-        _apply_newest_record(candidate, attachment_id)
+        _apply_newest_record(candidate, attachment_id, keep_identity_as=iam_api.actor_label(actor))
         _audit(actor, "candidate.document_attached", candidate.pk, {"attachment_id": attachment_id})
         _after_attach(attachment_id, candidate, actor, "attached")
         return candidate
@@ -885,7 +893,7 @@ def _attach_companion(candidate: Candidate, attachment_id: int, text: str, reaso
         kind_evidence=guess.evidence,
         attach_reason=reason,
     )
-    _apply_newest_record(candidate, attachment_id)
+    _apply_newest_record(candidate, attachment_id, keep_identity_as="system:candidates")
     intake_api.attachment_mark_attached(
         attachment_id=attachment_id, candidate_id=candidate.pk, actor="system:candidates", how="same_message"
     )
