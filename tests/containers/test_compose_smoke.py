@@ -233,7 +233,10 @@ def test_sandbox_layers_and_escape_probes_inside_the_container(stack: Any) -> No
 
 
 def test_replacing_worker_containers_mid_backlog_loses_nothing(stack: Any, web: WebClient) -> None:
-    files = {f"backlog-{i:02d}.pdf": (scanned_cv if i % 2 else text_cv)(f"Backlog{i:02d}") for i in range(12)}
+    # Each CV names a person (a name of letters: "Alex Smoke Ada"), or it ends
+    # no_candidate_details instead of making a candidate (issue 28).
+    names = ("Ada", "Ben", "Cleo", "Dan", "Eve", "Finn", "Gus", "Hana", "Ivo", "Jin", "Kai", "Lea")
+    files = {f"backlog-{i:02d}.pdf": (scanned_cv if i % 2 else text_cv)(n) for i, n in enumerate(names)}
     upload = web.upload(files)
     rid = upload["raw_intake_id"]
     pending = [a for a in web.intake(rid)["attachments"] if not a["terminal"]]
