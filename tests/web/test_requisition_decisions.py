@@ -308,6 +308,10 @@ def test_inbox_rows_and_document_timeline_name_people(login: Any, named: dict[st
     row = next(r for r in res.context["rows"] if r["attachment_id"] == att.pk)
     assert (row["candidate_name"], row["candidate_url"]) == ("Ada Lovelace", f"/candidates/{cand}")
     assert next(r for r in res.context["rows"] if r["attachment_id"] == failed.pk)["candidate_name"] is None
+    assert f'<a href="/candidates/{cand}">Ada Lovelace</a>' in res.content.decode()  # the inbox shows it
+    # The document page names its person too (not "candidate 12").
+    doc_page = c.get(f"/documents/{att.pk}").content.decode()
+    assert f'href="/candidates/{cand}" id="doc-candidate">Ada Lovelace</a>' in doc_page
     # An upload's sender is the uploader's name.
     up = helpers.received("mine.pdf", actor=named["recruiter"])
     assert intake_sender(up) == "Ann Recruiter"
