@@ -423,6 +423,19 @@ def _ingest_scan_incomplete(attachment_id: int, scan: Any) -> None:
         )
 
 
+def _locked_scan_incomplete(attachment_id: int, *, done: str, to: str) -> Attachment:
+    """The `scan_incomplete` document, row-locked, with its bytes still in quarantine: what
+    both admin actions on it (release, re-scan with raised limits) start from."""
+    att = _locked(attachment_id)
+    if att is None:
+        raise LookupError(f"attachment {attachment_id} does not exist")
+    if att.state != State.SCAN_INCOMPLETE:
+        raise ActionRefused(f"attachment {attachment_id} is {att.state}; only an incompletely scanned file is {done}")
+    if att.storage_container != QUARANTINE or not att.storage_key:
+        raise ActionRefused(f"attachment {attachment_id} has no bytes in quarantine to {to}")
+    return att
+
+
 def attachment_release_after_review(*, attachment_id: int, reason: str, actor: Any = None) -> ParseAttempt:
     """An admin reviewed a `scan_incomplete` file and releases it: it is promoted out of
     quarantine and read in the sandbox like any clean file (the sandbox, not clamd, is
@@ -431,15 +444,7 @@ def attachment_release_after_review(*, attachment_id: int, reason: str, actor: A
     if not reason:
         raise ActionRefused("a reason is required to release a file the scanner could not check completely")
     with transaction.atomic():
-        att = _locked(attachment_id)
-        if att is None:
-            raise LookupError(f"attachment {attachment_id} does not exist")
-        if att.state != State.SCAN_INCOMPLETE:
-            raise ActionRefused(
-                f"attachment {attachment_id} is {att.state}; only an incompletely scanned file is released"
-            )
-        if att.storage_container != QUARANTINE or not att.storage_key:
-            raise ActionRefused(f"attachment {attachment_id} has no bytes in quarantine to release")
+        att = _locked_scan_incomplete(attachment_id, done="released", to="release")
         data = adapters.blob_store().get(QUARANTINE, att.storage_key, max_bytes=max_upload_bytes() + 1)
         verdict = adapters.precheck(data)  # signatures and sizes only (trusted side)
         if verdict.rejection is not None:
@@ -473,15 +478,7 @@ def attachment_rescan_raised_limits(*, attachment_id: int, actor: Any = None) ->
             "no scanner with raised limits is configured (ATS_CLAMD_RAISED_HOST); see docs/runbook/clamav.md"
         )
     with transaction.atomic():
-        att = _locked(attachment_id)
-        if att is None:
-            raise LookupError(f"attachment {attachment_id} does not exist")
-        if att.state != State.SCAN_INCOMPLETE:
-            raise ActionRefused(
-                f"attachment {attachment_id} is {att.state}; only an incompletely scanned file is re-scanned"
-            )
-        if att.storage_container != QUARANTINE or not att.storage_key:
-            raise ActionRefused(f"attachment {attachment_id} has no bytes in quarantine to scan again")
+        att = _locked_scan_incomplete(attachment_id, done="re-scanned", to="scan again")
         _move(att, State.RECEIVED, virus_scan_status=VirusScanStatus.PENDING)
         job_id = jobs_api.defer(INGEST, payload={"attachment_id": att.pk, "raised_limits": True})
         audit_api.audit_event_record(
