@@ -142,6 +142,17 @@ def test_trap4_public_execute_is_revoked(parse_role: Any) -> None:
         assert cur.fetchone() == (0,)
 
 
+def test_trap4_a_function_created_after_the_role_sql_is_not_public(parse_role: Any) -> None:
+    """PostgreSQL grants EXECUTE to PUBLIC on every new function unless the *global* default
+    is revoked; `IN SCHEMA public` alone does not remove it. A function a later migration
+    creates must not be callable by the parse role."""
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("CREATE FUNCTION public.ats_trap4_probe() RETURNS int LANGUAGE sql AS 'SELECT 1'")
+        cur.execute("SELECT has_function_privilege('public', 'public.ats_trap4_probe()', 'EXECUTE')")
+        assert cur.fetchone() == (False,)
+        transaction.set_rollback(True)
+
+
 def test_submit_accepts_only_the_running_job_and_validates(parse_role: Any) -> None:
     att, parse_job = parse_job_for_new_document()
     args = [parse_job, att, 1, True, None, "", "Jane Doe", 1, json.dumps({"schema": 2, "pages": 1}), "ab" * 32]

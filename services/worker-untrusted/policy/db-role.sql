@@ -47,7 +47,10 @@ $$;
 
 -- 1. Trap 4: PUBLIC has EXECUTE on every function and TEMP on the database by default.
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA public FROM PUBLIC;
-ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
+-- Without IN SCHEMA: PUBLIC's EXECUTE on new functions is a *global* default, which a
+-- per-schema default cannot take away (per-schema defaults only add). Functions a later
+-- migration creates must not be PUBLIC-executable whatever order the migrations ran in.
+ALTER DEFAULT PRIVILEGES REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database()); END $$;
 DO $$ BEGIN EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), ':role'); END $$;
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
