@@ -132,7 +132,7 @@ class _MsalHttpClient:
     def _timeout(self) -> float:
         if self.deadline is None:
             return self._cap
-        return self.deadline.timeout(self._cap, what="token request")
+        return self.deadline.timeout(self._cap, what="token request", error=DeadlineExceeded)
 
     def get(
         self,
@@ -337,7 +337,7 @@ class GraphClient:
             retry_after: float | None = None
             failure: Exception | None = None
             with self._mailbox_slot(mailbox, deadline):
-                timeout = deadline.timeout(cfg.per_request_timeout)
+                timeout = deadline.timeout(cfg.per_request_timeout, error=DeadlineExceeded)
                 try:
                     with self._http.stream("GET", url, headers=headers, timeout=httpx.Timeout(timeout)) as resp:
                         if resp.status_code == 200:
