@@ -25,8 +25,13 @@ up: bootstrap
     {{PY}} -m ats.devtools.up
 
 # Run the test suite (sets up first; lint included)
-test *ARGS: bootstrap lint
-    {{PY}} -m pytest "$@"
+test *ARGS: bootstrap lint test-upstream
+    # A bare `just test` does not run tests/upstream twice (test-upstream just ran them).
+    if [ $# -eq 0 ]; then set -- --ignore=tests/upstream; fi; {{PY}} -m pytest "$@"
+
+# procrastinate's worker contract against the patched Worker this project installs (tests/upstream)
+test-upstream:
+    {{PY}} -m pytest tests/upstream -q -p no:cacheprovider
 
 # The fast loop: unit + fast integration tests, no bootstrap, no lint (`just test` is the CI gate)
 test-fast *ARGS:

@@ -218,7 +218,7 @@ def _messages(run: AiRun, user: Any) -> list[dict[str, str]] | None:
     ]
 
 
-def ai_run_execute(*, ai_run_id: int) -> str:
+def ai_run_execute(*, ai_run_id: int) -> str:  # noqa: PLR0911 - one return per run state the attempt can leave (ADR 0004 outcomes)
     """The task body. Returns the run's state after this attempt; raises
     provider.ProviderError for a failed call that should be retried."""
     cfg = provider.config()

@@ -17,8 +17,6 @@ import datetime
 import hashlib
 import json
 import logging
-import os
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +26,7 @@ from django.utils import timezone
 from ats.audit import adapters, chain, partitions
 from ats.audit.keys import hmac_key
 from ats.audit.models import AuditChainHead, AuditEvent, AuditEventPersonal, AuditExport, AuditVerification
+from ats.config import checkpoints
 from ats.storage import api as storage_api
 
 logger = logging.getLogger(__name__)
@@ -35,14 +34,6 @@ logger = logging.getLogger(__name__)
 KEEP_MONTHS = 13  # partitions older than this are detached and dropped once exported
 AHEAD_MONTHS = 2  # partitions created ahead of need by the monthly job
 _BATCH = 5000
-
-
-def _pause_point(name: str) -> None:
-    """Test hook: `ATS_TEST_PAUSE_AT=<name>:<seconds>` sleeps here (SIGKILL tests)."""
-    spec = os.environ.get("ATS_TEST_PAUSE_AT", "")
-    if spec.startswith(name + ":"):
-        os.write(2, f"paused at {name}\n".encode())
-        time.sleep(float(spec.split(":", 1)[1]))
 
 
 # ------------------------------------------------------------------------------ record
@@ -265,7 +256,7 @@ def _check_row(row: _Row, prev_seq: int, prev_hash: str, key: bytes) -> str | No
     return None
 
 
-def audit_verify(*, record: bool = True) -> dict[str, Any]:
+def audit_verify(*, record: bool = True) -> dict[str, Any]:  # noqa: PLR0912 - one walk over the chain; each branch is one kind of broken link, reported in order
     """Walk the whole chain; `{ok, partitions: [{name, ok, rows}], first_broken}`.
 
     Read-only apart from the one result row written at the end, so a run killed at any
@@ -291,7 +282,7 @@ def audit_verify(*, record: bool = True) -> dict[str, Any]:
             # Continue from the stored values, so later partitions are judged on their own.
             prev_seq, prev_hash = row.seq, row.row_hash
             last_part, last_event_id = part.name, row.id
-            _pause_point("verify-row")
+            checkpoints.reach("verify-row")  # the SIGKILL tests kill the CLI here
         export = exported.get(part.month)
         if export is not None:
             found = _against_archive(part, export)
@@ -325,7 +316,7 @@ def audit_verify(*, record: bool = True) -> dict[str, Any]:
     return result
 
 
-def _against_archive(part: partitions.Partition, export: AuditExport) -> tuple[str, int | None] | None:
+def _against_archive(part: partitions.Partition, export: AuditExport) -> tuple[str, int | None] | None:  # noqa: PLR0911 - one return per way an archived month can disagree with the chain
     """An exported month must still produce its archived bytes.
 
     This is what catches a rewrite of the chain that recomputed every later hash (which
@@ -468,7 +459,7 @@ def audit_export(*, month: datetime.date | None = None, now: datetime.datetime |
             raise ExportRefused(
                 f"{container}/{key} already holds different bytes: {part.name} changed after it was archived"
             ) from exc
-        _pause_point("export-after-put")
+        checkpoints.reach("export-after-put")  # blob written, row not yet: the SIGKILL test
         with transaction.atomic():
             AuditExport.objects.create(
                 month=part.month,

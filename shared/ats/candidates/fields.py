@@ -121,7 +121,7 @@ def derive(per_document: list[dict[str, list[dict[str, Any]]]]) -> dict[str, lis
     return out
 
 
-def parse_edit(field: str, raw: str) -> list[Any]:
+def parse_edit(field: str, raw: str) -> list[Any]:  # noqa: PLR0911 - one return per field shape (JSON, list, scalar), read top to bottom
     """A recruiter's `--value` as values: JSON accepted; lists also comma-separated."""
     raw = raw.strip()
     if not raw:

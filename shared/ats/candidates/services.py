@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from typing import Any
 
 from django.db import connection, transaction
@@ -39,6 +38,7 @@ from ats.candidates.models import (
     ProposedChange,
 )
 from ats.candidates.selectors import NotAllowed
+from ats.config import checkpoints
 from ats.extraction.data import Extraction
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
@@ -435,7 +435,7 @@ def candidate_merge(
                 hint = f" into {rows[cid].merged_into_id}" if rows[cid].merged_into_id else ""
                 raise CandidateNotActive(f"candidate {cid} is {rows[cid].status}{hint}")
         survivor, merged = rows[survivor_id], rows[merged_id]
-        _test_pause("MERGE")
+        checkpoints.reach("MERGE")  # both rows locked (the interleaving tests hold here)
         snap = _snapshot([survivor_id, merged_id])
 
         moved = list(CandidateDocument.objects.filter(candidate=merged).values_list("attachment_id", flat=True))
@@ -546,21 +546,6 @@ def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
 # --- duplicate detection ----------------------------------------------------------
 
 
-def _test_pause(step: str) -> None:
-    """Test seam for the forced-interleaving tests: sleep in the database at `step`
-    (ATS_TEST_<STEP>_PAUSE_S), holding whatever locks the step holds. Unset in every
-    deployed process."""
-    pause = os.environ.get(f"ATS_TEST_{step}_PAUSE_S")
-    if pause:
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_sleep(%s)", [float(pause)])
-
-
-def _pair_row_locks() -> bool:
-    # Test seam: the concurrency test turns the row locks off to show what they prevent.
-    return os.environ.get("ATS_TEST_DEDUPE_NO_ROW_LOCK") != "1"
-
-
 def _contact_emails(candidate_id: int) -> set[str]:
     out: set[str] = set()
     for rec in _newest_records(candidate_id):
@@ -599,7 +584,7 @@ def candidate_dedupe(*, candidate_id: int) -> list[str]:
 def _record_pair(candidate_id: int, match: dedupe_rules.Match) -> str:
     low, high = sorted((candidate_id, match.other_id))
     with transaction.atomic(), jobs_api.db_budget():
-        if _pair_row_locks():
+        if checkpoints.row_lock("DEDUPE"):
             rows = lock_with_documents(low, high)
             if len(rows) < 2 or any(r.status != CandidateStatus.ACTIVE for r in rows.values()):
                 logger.info("dedupe: pair %s-%s: a side was merged or erased meanwhile: no-op", low, high)
@@ -619,7 +604,7 @@ def _record_pair(candidate_id: int, match: dedupe_rules.Match) -> str:
                 logger.info("dedupe: pair %s (%s-%s) already recorded: no-op", pair.pk, low, high)
                 result = f"noop: pair {pair.pk} exists"
         else:
-            _test_pause("DEDUPE")
+            checkpoints.reach("DEDUPE")  # between "is there a pair?" and the insert
             with connection.cursor() as cur:
                 # ON CONFLICT without a target: with the unique constraint a concurrent
                 # twin loses quietly here; the constraint, not this code, guarantees it.

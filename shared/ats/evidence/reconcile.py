@@ -36,7 +36,7 @@ def grace_seconds() -> float:
     return float(getattr(settings, "BLOBS_ORPHAN_GRACE_S", 24 * 3600))
 
 
-def blobs_reconcile(
+def blobs_reconcile(  # noqa: PLR0912 - one pass over blobs and rows; split pending (issue 22 item 7)
     *, grace_s: float | None = None, dry_run: bool = False, now: datetime.datetime | None = None
 ) -> dict[str, Any]:
     grace = grace_seconds() if grace_s is None else grace_s

@@ -448,7 +448,7 @@ def _smart_case(name: str) -> str:
     return " ".join(out)
 
 
-def name(lines: list[Line]) -> Found | None:
+def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
     """The candidate's name: the most prominent name-shaped line near the top."""
     first_page = [ln for ln in lines if ln.page in (None, 1)]
     max_size = max((ln.size for ln in first_page[:80]), default=0.0) or 1.0
@@ -561,7 +561,7 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-def skills(lines: list[Line]) -> Values:
+def skills(lines: list[Line]) -> Values:  # noqa: PLR0912 - one matcher per branch in priority order; split pending (issue 22 item 7)
     vocab = lex.skills()
     longest = lex.max_skill_words()
     out = Values()

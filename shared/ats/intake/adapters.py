@@ -106,7 +106,7 @@ def scan(data: bytes, *, raised_limits: bool = False) -> ScanOutcome:
     attempt = jobs_api.current_attempt()
     if attempt is not None:
         # Bounded by what is left of this attempt's wall budget (ADR §2: 2 min).
-        attempt.deadline.check()
+        attempt.deadline.check("wall timeout of this attempt reached", error=jobs_api.DeadlineExceeded)
         timeout = max(0.1, min(timeout, attempt.deadline.remaining()))
     endpoint = scanning_api.ClamdEndpoint(
         host=host,

@@ -250,7 +250,7 @@ def _lock_content(sha256_hex: str) -> None:
         cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_CONTENT_LOCK_NAMESPACE, key])
 
 
-def attachment_ingest(*, attachment_id: int, raised_limits: bool = False) -> None:
+def attachment_ingest(*, attachment_id: int, raised_limits: bool = False) -> None:  # noqa: PLR0911 - one return per terminal state of the scan step (docs/states.md)
     """Checksum, size, magic bytes, malware scan, promote + hand off to parse.
 
     Idempotent: re-running on an attachment already past scanning is a no-op, and the

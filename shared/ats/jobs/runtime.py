@@ -7,7 +7,6 @@ import contextvars
 import dataclasses
 import functools
 import logging
-import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -19,6 +18,7 @@ from procrastinate import retry as procrastinate_retry
 from procrastinate.contrib.django import app as procrastinate_app
 from procrastinate.jobs import Job
 
+from ats import deadline as deadline_mod
 from ats.config.env import ats_settings
 from ats.jobs import attempts
 from ats.jobs.policy import TaskPolicy, policy_for
@@ -42,7 +42,7 @@ class PermanentFailure(Exception):
         self.reason = reason
 
 
-class DeadlineExceeded(Exception):
+class DeadlineExceeded(deadline_mod.DeadlineExceeded):
     """The attempt's wall budget (policy `timeout_s`) is spent."""
 
 
@@ -50,20 +50,10 @@ class UnsupportedPayloadVersion(PermanentFailure):
     pass
 
 
-@dataclasses.dataclass
-class Deadline:
-    expires_at: float  # time.monotonic() based
-
-    @classmethod
-    def after(cls, seconds: float) -> Deadline:
-        return cls(time.monotonic() + seconds)
-
-    def remaining(self) -> float:
-        return self.expires_at - time.monotonic()
-
-    def check(self) -> None:
-        if self.remaining() <= 0:
-            raise DeadlineExceeded("wall timeout of this attempt reached")
+# The one Deadline type (ats.deadline), shared with the mail channel. Its check() names the
+# exception to raise: the job runtime's own DeadlineExceeded, which exhaustion_reason()
+# reports as a timeout.
+Deadline = deadline_mod.Deadline
 
 
 @dataclasses.dataclass(frozen=True)

@@ -35,6 +35,8 @@ same job twice at once. Two mechanisms close that, in every worker process:
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import inspect
 import logging
 import os
 import sys
@@ -47,6 +49,17 @@ logger = logging.getLogger(__name__)
 FENCE_NAMESPACE = 0x61747366  # "atsf": apart from intake's content locks ("ats1")
 EXIT_OVERRUN = 70  # EX_SOFTWARE: a job overran its hard timeout
 EXIT_FENCE_LOST = 71  # the fence connection broke (or the row was deleted) mid-job
+
+# sha256 of the source of the procrastinate 3.10 Worker methods this module overrides
+# (`_run_loop`, `_shutdown`) or relies on (`run` sets `_loop` and `worker_id` before the
+# loop starts; `_running_jobs` is kept by `_fetch_and_process_jobs`, which ats.jobs.wakeup
+# guards). A changed hash means an upgrade changed what the watchdog wraps: the guard
+# test (tests/jobs/test_watchdog_guard.py) and tests/upstream fail and name the method.
+UPSTREAM_SOURCE_SHA256 = {
+    "_run_loop": "c92ccad5fa07f7a1dfd89ea0dd96fb41cebc7fe39f9d538d4ea28a97a735ec7c",
+    "_shutdown": "7e40cbd5efe3acf5e3df6643261ce7e753562747de0db0a7ee88c94373c6e0c7",
+    "run": "9a7c6a1ab8301be0c9c8acec8e521bf17cb20ad4f2e3be3ebe82fab2d9946556",
+}
 
 
 def fence_key(worker_id: int) -> int:
@@ -258,6 +271,29 @@ class Watchdog(threading.Thread):
                 loop.call_soon_threadsafe(worker.stop)
 
 
+def upstream_worker_class() -> type:
+    """procrastinate's own Worker, under whatever subclasses this process installed."""
+    from procrastinate import worker as procrastinate_worker
+
+    for cls in procrastinate_worker.Worker.__mro__:
+        if cls.__module__ == "procrastinate.worker" and cls.__qualname__ == "Worker":
+            return cls
+    raise LookupError("procrastinate.worker.Worker is not in the installed class's MRO")
+
+
+def upstream_source_sha256() -> dict[str, str]:
+    upstream = upstream_worker_class()
+    return {
+        name: hashlib.sha256(inspect.getsource(getattr(upstream, name)).encode()).hexdigest()
+        for name in UPSTREAM_SOURCE_SHA256
+    }
+
+
+def changed_upstream_methods() -> list[str]:
+    actual = upstream_source_sha256()
+    return sorted(name for name, digest in UPSTREAM_SOURCE_SHA256.items() if actual[name] != digest)
+
+
 def start(worker: Any) -> Watchdog:
     """Hold the worker's fence and start its watchdog (called once the worker registered)."""
     fence = Fence(worker.worker_id)
@@ -287,12 +323,28 @@ class WatchdogWorker:
         await super()._shutdown(side_tasks)  # type: ignore[misc]
 
 
+def worker_class(base: type) -> type:
+    """`base` with the fence and the watchdog in front (what install() puts in place)."""
+    return type("Worker", (WatchdogWorker, base), {})
+
+
 def install() -> None:
     """Every worker this process starts gets the fence and the watchdog. Idempotent; call
-    after ats.jobs.wakeup.install() (it wraps whichever Worker class is installed)."""
+    after ats.jobs.wakeup.install() (it wraps whichever Worker class is installed).
+
+    Unlike the wake-up fix, it installs even when upstream's methods changed: without the
+    fence a rescued job could run beside its first run, which is worse than a wrapper
+    around a changed method. The warning and the guard test say to re-check."""
     from procrastinate import worker as procrastinate_worker
 
     base = procrastinate_worker.Worker
     if getattr(base, "_ats_watchdog", False):
         return
-    procrastinate_worker.Worker = type("Worker", (WatchdogWorker, base), {})  # type: ignore[misc, assignment]
+    changed = changed_upstream_methods()
+    if changed:
+        logger.warning(
+            "procrastinate's Worker changed (%s): the watchdog still wraps it; re-check ats.jobs.watchdog "
+            "against the new version",
+            ", ".join(changed),
+        )
+    procrastinate_worker.Worker = worker_class(base)  # type: ignore[misc, assignment]

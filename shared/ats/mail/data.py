@@ -7,12 +7,13 @@ checkpoint / exactly-once contract.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
+
+from ats import deadline as deadline_mod
 
 # --------------------------------------------------------------------------- config
 
@@ -77,32 +78,9 @@ class GraphConfig:
 # --------------------------------------------------------------------------- deadline
 
 
-@dataclass(frozen=True, slots=True)
-class Deadline:
-    """A wall-clock budget on the monotonic clock, passed down through every call."""
-
-    expires_at: float  # time.monotonic() value
-
-    @classmethod
-    def after(cls, seconds: float) -> Deadline:
-        return cls(time.monotonic() + seconds)
-
-    def remaining(self) -> float:
-        return self.expires_at - time.monotonic()
-
-    @property
-    def expired(self) -> bool:
-        return self.remaining() <= 0
-
-    def timeout(self, cap: float, *, what: str = "request") -> float:
-        """Seconds the next operation may take: min(remaining, cap).
-
-        Raises DeadlineExceeded instead of returning a useless non-positive timeout.
-        """
-        left = self.remaining()
-        if left <= 0:
-            raise DeadlineExceeded(f"deadline exceeded before {what}")
-        return min(left, cap)
+# The one Deadline type (ats.deadline), shared with the job runtime; the mail channel
+# passes its own DeadlineExceeded (a GraphError) to timeout().
+Deadline = deadline_mod.Deadline
 
 
 # --------------------------------------------------------------------------- errors
@@ -112,7 +90,7 @@ class GraphError(Exception):
     """Base of every error the mail channel raises on purpose."""
 
 
-class DeadlineExceeded(GraphError):
+class DeadlineExceeded(GraphError, deadline_mod.DeadlineExceeded):
     """The caller's wall budget ran out. Nothing after the last committed batch counts."""
 
 

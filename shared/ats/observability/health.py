@@ -34,7 +34,7 @@ def missing_migrations() -> list[str]:
         return list(cur.fetchone()[0] or [])
 
 
-def worker_problems(name: str) -> list[str]:
+def worker_problems(name: str) -> list[str]:  # noqa: PLR0911 - one return per health problem, checked cheapest first
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", [name])
         if cur.fetchone()[0] == 0:

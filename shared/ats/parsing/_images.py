@@ -79,7 +79,7 @@ def jpeg_frames(data: bytes) -> list[tuple[int, int]]:
     raise _corrupt("JPEG ends before its frame header")
 
 
-def tiff_frames(data: bytes, max_frames: int) -> list[tuple[int, int]]:
+def tiff_frames(data: bytes, max_frames: int) -> list[tuple[int, int]]:  # noqa: PLR0912 - bounds-checked TIFF walk: one refusal per malformed field, kept inline for audit
     """Dimensions of each page (IFD); stops one past ``max_frames`` so a caller sees the excess."""
     head = data[:4]
     if head == b"II*\x00":

@@ -589,7 +589,7 @@ def parse_pdf(data: bytes, limits: ParseLimits, col: Collector) -> dict[str, Any
         doc.close()
 
 
-def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -> dict[str, Any]:
+def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -> dict[str, Any]:  # noqa: PLR0912 - one refusal per PDF limit, in the order the document is opened and read
     # Decision: never try passwords, not even common ones; a candidate whose PDF
     # needs one is asked to upload an unprotected copy.
     if doc.needs_pass or doc.is_encrypted:

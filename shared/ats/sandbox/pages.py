@@ -170,7 +170,7 @@ def parse_render_request(request: str) -> tuple[str, int] | None:
     return kind, int(page)
 
 
-def decode_render_answer(untrusted_answer: bytes, *, page: int, max_result_bytes: int) -> tuple[Any, str, Any]:
+def decode_render_answer(untrusted_answer: bytes, *, page: int, max_result_bytes: int) -> tuple[Any, str, Any]:  # noqa: PLR0911 - untrusted answer: one early refusal per malformed part, flat for audit
     """A child's framed render answer -> (failure, detail, checked page) like decode_answer."""
     import json
 

@@ -247,67 +247,45 @@ class Zygote:
             return refused, memoryview(b""), None
         child, self.spare = self.spare or self.fork_spare(), None
         started = time.monotonic()
-        deadline = started + self.limits.wall_s
         header = protocol.frame(json.dumps({"kind": kind}).encode()) + protocol.LEN.pack(len(document))
-        outgoing = [memoryview(header), document]
-        answer = memoryview(self.answer_buf)
-        received = 0
-        cap = self.limits.max_result_bytes + protocol.LEN_SIZE
-        end = None
-        poller = select.poll()
-        poller.register(child.answer_fd, select.POLLIN)
-        poller.register(child.pidfd, select.POLLIN)
-        poller.register(child.doc_fd, select.POLLOUT)
-        eof = exited = False
-        while not (eof and (exited or _complete(answer[:received]))):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                end = "wall_timeout"
-                break
-            for fd, event in poller.poll(remaining * 1000):
-                if fd == child.pidfd:
-                    exited = True
-                    poller.unregister(fd)
-                    _killpg(child.pid)  # anything it left behind; its pipe ends then close
-                elif fd == child.doc_fd:
-                    if event & select.POLLOUT:
-                        try:
-                            outgoing[0] = outgoing[0][os.write(fd, outgoing[0][: 1 << 20]) :]
-                        except BlockingIOError:
-                            pass
-                        except BrokenPipeError:
-                            outgoing = []  # the child is gone; its exit tells why
-                        while outgoing and not outgoing[0]:
-                            outgoing.pop(0)
-                    if not outgoing or event & (select.POLLERR | select.POLLHUP):
-                        poller.unregister(fd)
-                        child.close_doc()
-                else:
-                    count = os.readv(fd, [answer[received:]])  # the buffer holds cap + 1
-                    if not count:
-                        eof = True
-                        poller.unregister(fd)
-                    received += count
-            if received > cap:
-                end = "output_too_large"
-                break
+        exchange = _Exchange(
+            child,
+            outgoing=[memoryview(header), document],
+            answer=memoryview(self.answer_buf),
+            cap=self.limits.max_result_bytes + protocol.LEN_SIZE,
+        )
+        end = exchange.run(deadline=started + self.limits.wall_s)
         # Everything read so far is scrubbed after the reply, answered or not: a child
         # stopped for overflow or at the deadline left its bytes in our buffer too.
-        self.answer_dirty = max(self.answer_dirty, received)
+        self.answer_dirty = max(self.answer_dirty, exchange.received)
         child.close_doc()
-        if end is None and not exited:
-            # A complete answer and EOF: the child is done. Kill it in case it is not,
-            # read its CPU time before the reap, and let the caller reap after replying.
-            cpu_s, rss_kb = _proc_usage(child.pid)
-            signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
-            pending: _Child | None = child
-            if not rss_kb:
-                # It exited between its EOF and our look (a zombie has no VmHWM): its
-                # rusage is final, so reap it now rather than report a peak of 0.
-                _, usage = self.reap(child)
-                cpu_s, rss_kb, pending = usage.ru_utime + usage.ru_stime, usage.ru_maxrss, None
-            outcome = {"end": "answered", "cpu_s": cpu_s, "maxrss_kb": rss_kb, "wall_s": time.monotonic() - started}
-            return outcome, answer[:received], pending
+        answer = exchange.answer[: exchange.received]
+        if end is None and not exchange.exited:
+            return self._answered(child, answer, started)
+        return self._ended(child, end, answer, started)
+
+    def _answered(
+        self, child: _Child, answer: memoryview, started: float
+    ) -> tuple[dict[str, Any], memoryview, _Child | None]:
+        """A complete answer and EOF: the child is done. Kill it in case it is not, read
+        its CPU time before the reap, and let the caller reap after replying."""
+        cpu_s, rss_kb = _proc_usage(child.pid)
+        signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
+        pending: _Child | None = child
+        if not rss_kb:
+            # It exited between its EOF and our look (a zombie has no VmHWM): its
+            # rusage is final, so reap it now rather than report a peak of 0.
+            _, usage = self.reap(child)
+            cpu_s, rss_kb, pending = usage.ru_utime + usage.ru_stime, usage.ru_maxrss, None
+        outcome = {"end": "answered", "cpu_s": cpu_s, "maxrss_kb": rss_kb, "wall_s": time.monotonic() - started}
+        return outcome, answer, pending
+
+    def _ended(
+        self, child: _Child, end: str | None, answer: memoryview, started: float
+    ) -> tuple[dict[str, Any], memoryview, None]:
+        """The child exited (or was signalled) on its own, or we stop it (`end`: the wall
+        deadline, an answer over the cap): reap it and report how. A stopped child's
+        answer is never passed on."""
         if end is not None:
             signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
         status, usage = self.reap(child)
@@ -319,7 +297,7 @@ class Zygote:
             "wall_s": time.monotonic() - started,
             "maxrss_kb": usage.ru_maxrss,
         }
-        return outcome, answer[:received] if end is None else answer[:0], None
+        return outcome, answer if end is None else answer[:0], None
 
     def reap(self, child: _Child) -> tuple[int, Any]:
         _killpg(child.pid)
@@ -412,6 +390,69 @@ class _Child:
         for fd in (self.pidfd, self.answer_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+@dataclass
+class _Exchange:
+    """One document's round trip with a child, on one poll loop: the request written to
+    its document socket (non-blocking, 1 MiB at a time), its answer read into the
+    zygote's answer buffer, its exit noticed through its pidfd."""
+
+    child: _Child
+    outgoing: list[memoryview]  # what is still to be written: header, then the document
+    answer: memoryview  # the zygote's answer buffer (it holds cap + 1 bytes)
+    cap: int  # the most an answer may be: max_result_bytes + its length prefix
+    received: int = 0
+    eof: bool = False
+    exited: bool = False
+
+    def run(self, *, deadline: float) -> str | None:
+        """Until the answer's EOF and the child's exit or a complete answer; returns None,
+        or why the zygote stops the child: "wall_timeout", "output_too_large"."""
+        poller = select.poll()
+        poller.register(self.child.answer_fd, select.POLLIN)
+        poller.register(self.child.pidfd, select.POLLIN)
+        poller.register(self.child.doc_fd, select.POLLOUT)
+        while not (self.eof and (self.exited or _complete(self.answer[: self.received]))):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "wall_timeout"
+            for fd, event in poller.poll(remaining * 1000):
+                if fd == self.child.pidfd:
+                    self._exited(poller, fd)
+                elif fd == self.child.doc_fd:
+                    self._writable(poller, fd, event)
+                else:
+                    self._readable(poller, fd)
+            if self.received > self.cap:
+                return "output_too_large"
+        return None
+
+    def _exited(self, poller: select.poll, fd: int) -> None:
+        self.exited = True
+        poller.unregister(fd)
+        _killpg(self.child.pid)  # anything it left behind; its pipe ends then close
+
+    def _writable(self, poller: select.poll, fd: int, event: int) -> None:
+        if event & select.POLLOUT:
+            try:
+                self.outgoing[0] = self.outgoing[0][os.write(fd, self.outgoing[0][: 1 << 20]) :]
+            except BlockingIOError:
+                pass
+            except BrokenPipeError:
+                self.outgoing = []  # the child is gone; its exit tells why
+            while self.outgoing and not self.outgoing[0]:
+                self.outgoing.pop(0)
+        if not self.outgoing or event & (select.POLLERR | select.POLLHUP):
+            poller.unregister(fd)
+            self.child.close_doc()
+
+    def _readable(self, poller: select.poll, fd: int) -> None:
+        count = os.readv(fd, [self.answer[self.received :]])  # the buffer holds cap + 1
+        if not count:
+            self.eof = True
+            poller.unregister(fd)
+        self.received += count
 
 
 def _complete(answer: memoryview) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from rapidfuzz import fuzz, process
 
 from ats.audit import api as audit_api
 from ats.candidates import api as candidates_api
+from ats.config import checkpoints
 from ats.extraction import api as extraction_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
@@ -410,22 +410,6 @@ def application_apply(*, candidate_id: int, requisition_id: int, attachment_id: 
         return app
 
 
-def _no_row_lock() -> bool:
-    # Test seam: the interleaving test turns the row lock off to show what it prevents.
-    return os.environ.get("ATS_TEST_SCORE_NO_ROW_LOCK") == "1"
-
-
-def _test_pause(step: str) -> None:
-    """Test seam for the forced-interleaving tests: sleep in the database at `step`
-    (ATS_TEST_<STEP>_PAUSE_S) holding whatever the step holds. Unset in deployed processes.
-    SCORE: between "is there a result for this fingerprint?" and the insert; RESCORE: in
-    the coordinator's transaction, after the summary row."""
-    pause = os.environ.get(f"ATS_TEST_{step}_PAUSE_S")
-    if pause:
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_sleep(%s)", [float(pause)])
-
-
 class ScoringImpossible(Exception):
     """Scoring cannot succeed on retry (e.g. the candidate was erased)."""
 
@@ -444,7 +428,7 @@ def application_score(*, application_id: int, run_id: int | None = None) -> str:
     """
     with transaction.atomic(), jobs_api.db_budget():
         qs = Application.objects.filter(pk=application_id)
-        app = (qs if _no_row_lock() else qs.select_for_update()).first()
+        app = (qs.select_for_update() if checkpoints.row_lock("SCORE") else qs).first()
         if app is None:
             return "gone"
         version = RequisitionVersion.objects.get(requisition_id=app.requisition_id, version=_current(app))
@@ -465,7 +449,7 @@ def application_score(*, application_id: int, run_id: int | None = None) -> str:
         existing = AtsResult.objects.filter(application=app, input_fingerprint=result.fingerprint).first()
         outcome = "unchanged"
         if existing is None:
-            _test_pause("SCORE")
+            checkpoints.reach("SCORE")  # between "is there a result for this fingerprint?" and the insert
             existing = _insert_result(app, version, result)
             outcome = "scored" if existing is not None else "unchanged"
             if existing is None:  # lost the insert race to a concurrent twin: its row stands
@@ -642,7 +626,7 @@ def rescore_requisition_version(*, requisition_version_id: int, job_id: int | No
             state=RescoreState.RUNNING if app_ids else RescoreState.COMPLETED,
             completed_at=None if app_ids else timezone.now(),
         )
-        _test_pause("RESCORE")
+        checkpoints.reach("RESCORE")  # in the coordinator's transaction, after the summary row
         RescoreItem.objects.bulk_create([RescoreItem(run=run, application_id=a) for a in app_ids], batch_size=1000)
         jobs_api.defer_many(
             RESCORE_ONE,
