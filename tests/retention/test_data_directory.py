@@ -1,0 +1,112 @@
+"""Issue 27 item 1: after `ats erase` and a CHECKPOINT, no file of the live cluster's
+`base/` or `global/` holds the person's e-mail, name or phone - not a dead tuple left
+in a heap page's free space, not an index entry, not a planner-statistics sample.
+
+The probe reads the data files directly (the test runs as root or as the cluster's
+owner; the cluster is the session's own throwaway one), the way anyone holding a disk
+image, a replica's files or a base backup could."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from ats.iam import api as iam_api
+from ats.scoring import api as scoring_api
+from tests.conftest import run_ats
+from tests.retention import helpers
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+ADMIN = iam_api.SystemActor("test:admin")
+
+
+def _superuser() -> psycopg.Connection[Any]:
+    """The cluster's superuser (trust on loopback in the throwaway cluster): only it may
+    name the data directory and force a CHECKPOINT."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    return psycopg.connect(
+        host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user="postgres", autocommit=True, connect_timeout=10
+    )
+
+
+def needles(p: helpers.Person) -> dict[str, bytes]:
+    n = p.needles()
+    return {
+        "email": n["email"],
+        "name": n["name"],
+        # The search index stores lower-cased lexemes: the surname alone, lower case.
+        "surname": n["surname"].lower(),
+        "phone": n["phone"],
+        "phone_e164": n["phone_e164"],
+    }
+
+
+def data_directory_hits(p: helpers.Person) -> dict[str, list[str]]:
+    with _superuser() as su:
+        su.execute("CHECKPOINT")
+        row = su.execute("SHOW data_directory").fetchone()
+        assert row is not None
+        datadir = Path(row[0])
+        names = dict(su.execute("SELECT relfilenode::text, relname FROM pg_class WHERE relfilenode <> 0").fetchall())
+    wanted = {k: v.lower() for k, v in needles(p).items()}
+    hits: dict[str, list[str]] = {}
+    files = 0
+    for top in ("base", "global"):
+        for dirpath, _, filenames in os.walk(datadir / top):
+            for fn in filenames:
+                path = Path(dirpath) / fn
+                try:
+                    data = path.read_bytes().lower()
+                except (FileNotFoundError, PermissionError):
+                    continue  # unlinked by the checkpoint while we walked
+                files += 1
+                found = [k for k, v in wanted.items() if v in data]
+                if found:
+                    node = fn.split(".")[0].split("_")[0]
+                    hits[f"{path.relative_to(datadir)} ({names.get(node, '?')})"] = found
+    assert files > 100, f"only {files} files read under {datadir}: the probe sees nothing"
+    return hits
+
+
+def test_erase_leaves_nothing_in_the_clusters_files(
+    start_worker: Any, tmp_path: Path, stack_env: dict[str, str]
+) -> None:
+    start_worker("default")
+    start_worker("untrusted")
+
+    def ats_cli(*args: str, **kw: Any) -> Any:
+        return run_ats(stack_env, *args, **kw)
+
+    p = helpers.person()
+    cv = tmp_path / "cv.pdf"
+    cv.write_bytes(p.pdf)
+    version = scoring_api.requisition_create(title="Payments", must_have=["Python"], actor=ADMIN)
+    row = helpers.ingest(ats_cli, cv, "--requisition", str(version.requisition_id))
+    assert row["state"] == "candidate_created", row
+    cid = row["candidate_id"]
+    # Planner statistics sample the columns too: analyse while the person is there.
+    with _superuser() as su:
+        su.execute("ANALYZE")
+
+    before = data_directory_hits(p)
+    assert any("email" in found for found in before.values()), f"the probe finds the person before: {before}"
+
+    res = ats_cli("erase", "candidate", str(cid), "--reason", "art. 17 request", "--json", timeout=240)
+    assert res.returncode == 0, res.stderr + res.stdout
+    out = json.loads(res.stdout)
+    after = data_directory_hits(p)
+    assert after == {}, f"data files still hold the person: {after}"
+    steps = {s["step"]: s for s in out["steps"]}
+    assert "compaction" in steps, out["steps"]
+    compaction = steps["compaction"]
+    assert compaction["outcome"] == "done", compaction
+    assert compaction["seconds"] <= 60, compaction
+    assert compaction["relations"], compaction
+
