@@ -36,6 +36,7 @@ from ats.config.env import ats_settings
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.retention import compaction
 from ats.retention.models import (
     Erasure,
     ErasureOrigin,
@@ -58,6 +59,8 @@ logger = logging.getLogger(__name__)
 # the next run (or retry) continues.
 CHUNK_COMMIT_S = 60
 PURGE_WALL_S = 25 * 60  # inside the policy's 30 min wall
+# The purge rewrites the touched tables after this many subjects (and at its end).
+PURGE_COMPACT_EVERY = 25
 # A later document of an erased person is held (bytes and text) this long for an admin to
 # re-admit the sender; then the purge erases it like the person's other documents.
 HELD_BACK_DAYS = int(os.environ.get("ATS_RETENTION_HELD_BACK_DAYS", "30"))
@@ -207,12 +210,17 @@ def subject_erase(
     origin: str = ErasureOrigin.REQUEST,
     run: PurgeRun | None = None,
     erasure_id: int | None = None,
+    batch: compaction.Batch | None = None,
 ) -> Erasure:
     """Erase one person everywhere, in one transaction; idempotent.
 
     A second call for the same person returns the first erasure (same id) after running
     every step again (each is a no-op by then, so a half-applied earlier attempt - e.g. a
     restore - is finished). `erasure_id` is given by the log replay to keep ids stable.
+
+    Once committed, the tables it changed are rewritten (step `compaction`, before this
+    returns): no dead row version keeps the person in the data files. With `batch` (the
+    purge) the relations are collected and rewritten per batch by the caller instead.
     """
     reason = (reason or "").strip()
     if not reason:
@@ -288,7 +296,30 @@ def subject_erase(
                 "steps": {s["step"]: s.get("rows", 0) for s in steps},
             },
         )
+        relations, xid = compaction.touched_relations(t for s in steps for t in (s.get("tables") or {}))
+    if batch is not None:
+        batch.add(relations, xid)
+    elif connection.in_atomic_block:
+        # Inside a caller's transaction (the log replay): rewrite once it commits.
+        transaction.on_commit(lambda: _compact(erasure, relations, xid))
+    else:
+        _compact(erasure, relations, xid)
     return erasure
+
+
+def _compact(erasure: Erasure, relations: list[str], xid: str, run: PurgeRun | None = None) -> dict[str, Any]:
+    result = compaction.compact(relations, xid=xid)
+    erasure.steps = [s for s in (erasure.steps or []) if s.get("step") != "compaction"] + [result]
+    erasure.save(update_fields=["steps"])
+    RetentionAction.objects.create(
+        run=run,
+        erasure=erasure,
+        candidate_id=erasure.candidate_id,
+        step="compaction",
+        outcome=result["outcome"],
+        detail=result,
+    )
+    return result
 
 
 def _existing(candidate_ids: list[int], erasure_id: int | None) -> Erasure | None:
@@ -587,6 +618,7 @@ def retention_purge(*, today: datetime.date | None = None, job_id: int | None = 
     )
     started = time.monotonic()
     system = iam_api.SystemActor("system:retention-purge")
+    batch = compaction.Batch()
     for cid in due:
         if time.monotonic() - started > PURGE_WALL_S:
             break  # the next run continues; the run is 'completed' for what it took on
@@ -597,8 +629,10 @@ def retention_purge(*, today: datetime.date | None = None, job_id: int | None = 
                 actor=system,
                 origin=ErasureOrigin.PURGE,
                 run=run,
+                batch=batch,
             )
         except Exception as exc:
+            _compact_batch(run, batch)  # what the committed subjects before the halt touched
             step = exc.step if isinstance(exc, _StepFailed) else "subject"
             RetentionAction.objects.create(
                 run=run, candidate_id=cid, step=step, outcome="failed", detail={"error": str(exc)[:2000]}
@@ -612,14 +646,32 @@ def retention_purge(*, today: datetime.date | None = None, job_id: int | None = 
             raise PurgeHalted(f"retention purge halted at candidate {cid}: {exc}") from exc
         run.done_count += 1
         run.save(update_fields=["done_count"])
-    _purge_held_back(run, started)
+        if run.done_count % PURGE_COMPACT_EVERY == 0:
+            _compact_batch(run, batch)
+    _compact_batch(run, batch)
+    try:
+        _purge_held_back(run, started, batch)
+    finally:
+        _compact_batch(run, batch)
     run.state = PurgeState.COMPLETED
     run.finished_at = timezone.now()
     run.save()
     return run
 
 
-def _purge_held_back(run: PurgeRun, started: float) -> None:
+def _compact_batch(run: PurgeRun, batch: compaction.Batch) -> None:
+    """The purge rewrites the tables its committed subjects changed once per batch
+    (one rewrite of a big table per batch, not per person)."""
+    if connection.in_atomic_block:
+        return  # a caller's transaction (tests): nothing is committed yet to compact
+    result = batch.run()
+    if result is not None:
+        RetentionAction.objects.create(
+            run=run, candidate_id=0, step="compaction", outcome=result["outcome"], detail=result
+        )
+
+
+def _purge_held_back(run: PurgeRun, started: float, batch: compaction.Batch) -> None:
     """Held-back documents past HELD_BACK_DAYS, one per transaction; a failure halts too."""
     cutoff = timezone.now() - datetime.timedelta(days=HELD_BACK_DAYS)
     for att_id in intake_api.held_back_documents(older_than=cutoff):
@@ -638,6 +690,7 @@ def _purge_held_back(run: PurgeRun, started: float) -> None:
                     outcome="done",
                     detail={"attachment_id": att_id, "tables": res["counts"], "blobs": res["blobs_deleted"]},
                 )
+                batch.add(*compaction.touched_relations(res["counts"]))
         except Exception as exc:
             RetentionAction.objects.create(
                 run=run,
