@@ -8,6 +8,7 @@ image, a replica's files or a base backup could."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -17,6 +18,8 @@ import psycopg
 import pytest
 
 from ats.iam import api as iam_api
+from ats.intake import api as intake_api
+from ats.intake.models import ParseAttempt
 from ats.scoring import api as scoring_api
 from tests.conftest import run_ats
 from tests.retention import helpers
@@ -36,9 +39,10 @@ def _superuser() -> psycopg.Connection[Any]:
     )
 
 
-def needles(p: helpers.Person) -> dict[str, bytes]:
+def needles(p: helpers.Person, digests: dict[str, str] | None = None) -> dict[str, bytes]:
     n = p.needles()
     return {
+        **{k: v.encode() for k, v in (digests or {}).items()},
         "email": n["email"],
         "name": n["name"],
         # The search index stores lower-cased lexemes: the surname alone, lower case.
@@ -48,14 +52,14 @@ def needles(p: helpers.Person) -> dict[str, bytes]:
     }
 
 
-def data_directory_hits(p: helpers.Person) -> dict[str, list[str]]:
+def data_directory_hits(p: helpers.Person, digests: dict[str, str] | None = None) -> dict[str, list[str]]:
     with _superuser() as su:
         su.execute("CHECKPOINT")
         row = su.execute("SHOW data_directory").fetchone()
         assert row is not None
         datadir = Path(row[0])
         names = dict(su.execute("SELECT relfilenode::text, relname FROM pg_class WHERE relfilenode <> 0").fetchall())
-    wanted = {k: v.lower() for k, v in needles(p).items()}
+    wanted = {k: v.lower() for k, v in needles(p, digests).items()}
     hits: dict[str, list[str]] = {}
     files = 0
     for top in ("base", "global"):
@@ -91,17 +95,32 @@ def test_erase_leaves_nothing_in_the_clusters_files(
     row = helpers.ingest(ats_cli, cv, "--requisition", str(version.requisition_id))
     assert row["state"] == "candidate_created", row
     cid = row["candidate_id"]
+    # Item 2: content digests of the person's documents (fingerprints proving the CV was
+    # here) must not outlive the erasure either - not in the audit chain, not anywhere.
+    attempt = ParseAttempt.objects.filter(attachment_id=row["attachment_id"], state="succeeded").get()
+    digests = {
+        "cv_sha256": hashlib.sha256(p.pdf).hexdigest(),
+        "parse_output_sha256": intake_api.parse_output_sha256(
+            text=attempt.text, page_count=attempt.page_count, result=attempt.result
+        ),
+    }
+    dump = helpers.pg_dump(helpers.db_url(), tmp_path / "before.sql").read_bytes().decode()
+    assert digests["cv_sha256"] in dump, "the probe finds the CV's sha256 (the document row) before"
     # Planner statistics sample the columns too: analyse while the person is there.
     with _superuser() as su:
         su.execute("ANALYZE")
 
-    before = data_directory_hits(p)
+    before = data_directory_hits(p, digests)
     assert any("email" in found for found in before.values()), f"the probe finds the person before: {before}"
 
     res = ats_cli("erase", "candidate", str(cid), "--reason", "art. 17 request", "--json", timeout=240)
     assert res.returncode == 0, res.stderr + res.stdout
     out = json.loads(res.stdout)
-    after = data_directory_hits(p)
+    dump = helpers.pg_dump(helpers.db_url(), tmp_path / "after.sql").read_bytes().decode()
+    assert [k for k, v in digests.items() if v in dump] == [], "a dump still holds a digest of the person's CV"
+    verify = run_ats(stack_env, "audit", "verify", "--json")
+    assert verify.returncode == 0 and json.loads(verify.stdout)["ok"], verify.stdout + verify.stderr
+    after = data_directory_hits(p, digests)
     if after:
         with _superuser() as su:
             stats = su.execute(
