@@ -50,6 +50,7 @@ from ats.retention.models import (
 )
 from ats.scoring import api as scoring_api
 from ats.search import api as search_api
+from ats.selfid import api as selfid_api
 from ats.storage import api as storage_api
 
 logger = logging.getLogger(__name__)
@@ -370,6 +371,10 @@ def _run_steps(
         )
         return {"rows": sum(res.values()), "tables": res}
 
+    def selfid() -> dict[str, Any]:
+        res = selfid_api.selfid_erase(candidate_ids=candidate_ids)
+        return {"rows": sum(res.values()), "tables": res}
+
     def documents() -> dict[str, Any]:
         res = intake_api.attachments_erase_personal(
             attachment_ids=attachment_ids,
@@ -409,6 +414,7 @@ def _run_steps(
         ("ai", ai),
         ("search", search),
         ("candidates", candidates),
+        ("selfid", selfid),
         ("documents", documents),
         ("mail_ledger", mail_ledger),
         ("audit", audit),
