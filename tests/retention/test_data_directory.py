@@ -113,6 +113,17 @@ def test_erase_leaves_nothing_in_the_clusters_files(
     before = data_directory_hits(p, digests)
     assert any("email" in found for found in before.values()), f"the probe finds the person before: {before}"
 
+    # A session whose snapshot predates the erasure (a long report, a stuck transaction):
+    # while it is open VACUUM must keep the rows it can still see. The compaction waits
+    # for it, then cancels, then terminates it - and says so in the step.
+    from django.db import connection
+
+    s = connection.settings_dict
+    holder = psycopg.connect(host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], connect_timeout=10)
+    holder.execute("SET application_name = 'long-report'")
+    holder.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    holder.execute("SELECT count(*) FROM candidates_candidate").fetchone()
+
     res = ats_cli("erase", "candidate", str(cid), "--reason", "art. 17 request", "--json", timeout=240)
     assert res.returncode == 0, res.stderr + res.stdout
     out = json.loads(res.stdout)
@@ -136,3 +147,8 @@ def test_erase_leaves_nothing_in_the_clusters_files(
     assert compaction["outcome"] == "done", compaction
     assert compaction["seconds"] <= 60, compaction
     assert compaction["relations"], compaction
+    stopped = compaction["cancelled"] + compaction["terminated"]
+    assert any(h["application"] == "long-report" and h["signalled"] for h in stopped), compaction
+    with pytest.raises(psycopg.OperationalError):
+        holder.execute("SELECT 1")  # terminated (idle in transaction: a cancel alone does nothing)
+    holder.close()

@@ -13,7 +13,9 @@ What VACUUM cannot remove is a row version still visible to an older snapshot: t
 compaction first waits (bounded) for transactions whose snapshot predates the erasure,
 then cancels them (pg_cancel_backend), then terminates them (pg_terminate_backend), and
 records whom it cancelled. A replication slot holding back the horizon cannot be
-cancelled from here: it is reported.
+cancelled from here: it is reported. Sessions of other roles are visible (backend_xmin)
+and can be signalled only with pg_read_all_stats and pg_signal_backend granted to the
+application's role (docs/compliance.md); without them they are not waited for.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from django.db import OperationalError, connection
+from django.db import DatabaseError, OperationalError, connection
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +83,8 @@ def _older_snapshots(xid: str) -> list[dict[str, Any]]:
         cur.execute(
             "SELECT pid, usename, application_name, state, backend_xmin::text FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            # Autovacuum's own horizon does not hold back another VACUUM (PROC_IN_VACUUM).
+            " AND backend_type = 'client backend'"
             " AND coalesce(backend_xmin, backend_xid) IS NOT NULL"
             " AND age(coalesce(backend_xmin, backend_xid)) >= age((%s::bigint %% 4294967296)::text::xid)",
             [xid],
@@ -113,11 +117,14 @@ def _release_snapshots(xid: str, deadline: float) -> dict[str, Any]:
     ):
         if not holders:
             break
-        with connection.cursor() as cur:
-            for h in holders:
-                cur.execute(f"SELECT {action}(%s)", [h["pid"]])
-                row = cur.fetchone()
+        for h in holders:
+            try:
+                with connection.cursor() as cur:
+                    cur.execute(f"SELECT {action}(%s)", [h["pid"]])
+                    row = cur.fetchone()
                 bucket.append({**h, "signalled": bool(row and row[0])})
+            except DatabaseError as exc:  # another role's session without pg_signal_backend
+                bucket.append({**h, "signalled": False, "error": str(exc).strip()})
         logger.warning("erasure compaction: %s on %s (snapshots older than the erasure)", action, holders)
         until = min(deadline, time.monotonic() + grace)
         holders = _older_snapshots(xid)
