@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,8 +80,27 @@ def data_directory_hits(p: helpers.Person, digests: dict[str, str] | None = None
     return hits
 
 
+@pytest.fixture
+def old_snapshot(transactional_db: Any) -> Iterator[Callable[[], psycopg.Connection[Any]]]:
+    """Connections as the application's role, closed before the test database is flushed
+    (a leftover open transaction would block the flush's TRUNCATE forever)."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    opened: list[psycopg.Connection[Any]] = []
+
+    def open_one() -> psycopg.Connection[Any]:
+        conn = psycopg.connect(host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], connect_timeout=10)
+        opened.append(conn)
+        return conn
+
+    yield open_one
+    for conn in opened:
+        conn.close()
+
+
 def test_erase_leaves_nothing_in_the_clusters_files(
-    start_worker: Any, tmp_path: Path, stack_env: dict[str, str]
+    start_worker: Any, tmp_path: Path, stack_env: dict[str, str], old_snapshot: Callable[[], psycopg.Connection[Any]]
 ) -> None:
     start_worker("default")
     start_worker("untrusted")
@@ -116,10 +136,7 @@ def test_erase_leaves_nothing_in_the_clusters_files(
     # A session whose snapshot predates the erasure (a long report, a stuck transaction):
     # while it is open VACUUM must keep the rows it can still see. The compaction waits
     # for it, then cancels, then terminates it - and says so in the step.
-    from django.db import connection
-
-    s = connection.settings_dict
-    holder = psycopg.connect(host=s["HOST"], port=s["PORT"], dbname=s["NAME"], user=s["USER"], connect_timeout=10)
+    holder = old_snapshot()
     holder.execute("SET application_name = 'long-report'")
     holder.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
     holder.execute("SELECT count(*) FROM candidates_candidate").fetchone()
@@ -151,4 +168,3 @@ def test_erase_leaves_nothing_in_the_clusters_files(
     assert any(h["application"] == "long-report" and h["signalled"] for h in stopped), compaction
     with pytest.raises(psycopg.OperationalError):
         holder.execute("SELECT 1")  # terminated (idle in transaction: a cancel alone does nothing)
-    holder.close()
