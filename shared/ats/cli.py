@@ -8,6 +8,7 @@
     ats channel set-requisition | ai explain|summary|status      (docs/scoring.md)
     ats erase candidate ID --reason T [--json] | erase readmit|replay|purge|verify|recompute
     ats export candidate ID --out DIR [--json]                  (docs/compliance.md)
+    ats fairness report [--requisition ID] [--since D] [--json] | selfid link|enter
     ats <any Django management command>
 
 Run from a checkout with no environment it talks to the embedded stack `just up` started

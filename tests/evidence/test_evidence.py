@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from ats.audit import api as audit_api
 from ats.intake import api as intake_api
 from tests import corpus
 from tests.scanning.samples import EICAR
@@ -78,7 +79,10 @@ def test_parsed_document_chain_and_tampering(stack: Any, ats_cli: Any, tmp_path:
         rc, record = show(ats_cli, att_id)
         assert rc == 1 and failed(record) == ["sha256"]
         bad = next(link for link in record["links"] if link["step"] == "sha256")
-        assert bad["expected"] == att.sha256 and bad["actual"] != att.sha256
+        # Digests are chained keyed per document (no raw fingerprint of a person's CV).
+        keyed = audit_api.audit_keyed_digest(object_type="attachment", object_id=att_id, value=att.sha256)
+        assert keyed and keyed.startswith("hmac-sha256:") and att.sha256 not in keyed
+        assert bad["expected"] == keyed and bad["actual"] != keyed
     finally:
         store().put(att.storage_container, att.storage_key, original, overwrite=True)
 

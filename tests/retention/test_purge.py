@@ -19,7 +19,7 @@ from tests.jobs.helpers import defer, wait_for, wait_status
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-STEPS = ["tombstone", "scoring", "ai", "search", "candidates", "documents", "mail_ledger", "audit", "jobs"]
+STEPS = ["tombstone", "scoring", "ai", "search", "candidates", "selfid", "documents", "mail_ledger", "audit", "jobs"]
 
 
 def _subjects(n: int) -> list[int]:

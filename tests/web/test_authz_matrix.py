@@ -15,6 +15,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from ats.iam.policy import RULES, Role
+from ats.selfid import api as selfid_api
 from ats.web.access import LOGIN_ONLY
 from tests.web import helpers
 
@@ -72,6 +73,7 @@ def ids(users: dict[str, Any]) -> dict[str, Any]:
         "queue": "parse",
         "action": "__probe__",  # an action no view knows: never performs anything
         "page_no": 1,  # no page images exist: allowed roles get 404 after the check
+        "token": selfid_api.selfid_token(candidate_id=cand_id),  # the public self-identification form
     }
 
 

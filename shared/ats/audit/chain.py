@@ -45,6 +45,17 @@ PERSONAL_KEYS = frozenset(
 )
 
 
+# Payload keys that carry a content digest of a person's document. audit_event_record
+# replaces each value by keyed_digest(subject key, value) (KEYED_PREFIX + hex), the key
+# kept per object on the erasable side (audit_subject_key), deleted with the object.
+DIGEST_KEYS = frozenset({"sha256", "source_sha256", "output_sha256"})
+KEYED_PREFIX = "hmac-sha256:"
+
+
+def keyed_digest(key: bytes, value: str) -> str:
+    return KEYED_PREFIX + hmac.new(key, value.encode(), hashlib.sha256).hexdigest()
+
+
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 

@@ -46,6 +46,25 @@ class AuditEventPersonal(models.Model):
         db_table = "audit_event_personal"
 
 
+class AuditSubjectKey(models.Model):
+    """A random key per audited object (a document), on the erasable side.
+
+    Content digests of a person's documents (the file's sha256, the parse output's) would
+    be fingerprints in the append-only chain that outlive an erasure: the chained payload
+    carries HMAC(this key, digest) instead. Erasing the object deletes its key; the keyed
+    digests left in the chain then confirm nothing, and every row_hash still verifies.
+    """
+
+    object_type = models.CharField(max_length=64)
+    object_id = models.CharField(max_length=64)
+    key = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "audit_subject_key"
+        constraints = [models.UniqueConstraint(fields=["object_type", "object_id"], name="audit_subject_key_once")]
+
+
 class AuditChainHead(models.Model):
     """The single row every chained write locks (FOR UPDATE): the chain's tail."""
 

@@ -17,6 +17,7 @@ import datetime
 import hashlib
 import json
 import logging
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,7 +26,14 @@ from django.utils import timezone
 
 from ats.audit import adapters, chain, partitions
 from ats.audit.keys import hmac_key
-from ats.audit.models import AuditChainHead, AuditEvent, AuditEventPersonal, AuditExport, AuditVerification
+from ats.audit.models import (
+    AuditChainHead,
+    AuditEvent,
+    AuditEventPersonal,
+    AuditExport,
+    AuditSubjectKey,
+    AuditVerification,
+)
 from ats.config import checkpoints
 from ats.storage import api as storage_api
 
@@ -54,7 +62,8 @@ def audit_event_record(
     erasable side table, covered by the chain only through an HMAC). Payload keys that
     name personal data (chain.PERSONAL_KEYS, e.g. `filename`) are moved there too.
     """
-    kept, moved = chain.split_personal(chain.normalise(payload or {}))
+    payload = _keyed_digests(chain.normalise(payload or {}), object_type, str(object_id))
+    kept, moved = chain.split_personal(payload)
     details = {**moved, **chain.normalise(personal or {})}
     mac = chain.personal_hmac(hmac_key(), details)
     object_id = str(object_id)
@@ -108,6 +117,37 @@ def audit_event_record(
     return event
 
 
+def _subject_key(object_type: str, object_id: str, *, create: bool) -> bytes | None:
+    if create:
+        with connection.cursor() as cur:
+            # Concurrent first events of one object agree on one key (the row is unique).
+            cur.execute(
+                "INSERT INTO audit_subject_key (object_type, object_id, key, created_at)"
+                " VALUES (%s, %s, %s, now()) ON CONFLICT (object_type, object_id) DO NOTHING",
+                [object_type, object_id, os.urandom(32)],
+            )
+    row = AuditSubjectKey.objects.filter(object_type=object_type, object_id=object_id).values_list("key", flat=True)
+    found = row.first()
+    return bytes(found) if found is not None else None
+
+
+def _keyed_digests(payload: dict[str, Any], object_type: str, object_id: str) -> dict[str, Any]:
+    """Content digests (chain.DIGEST_KEYS) enter the chain only keyed per object."""
+    names = [k for k, v in payload.items() if k in chain.DIGEST_KEYS and isinstance(v, str) and v]
+    if not names:
+        return payload
+    key = _subject_key(object_type, object_id, create=True)
+    assert key is not None
+    return {**payload, **{k: chain.keyed_digest(key, payload[k]) for k in names}}
+
+
+def audit_keyed_digest(*, object_type: str, object_id: Any, value: str) -> str | None:
+    """What a content digest of this object reads as in the chain (to compare a value
+    re-computed now with the recorded one); None once the object's key is erased."""
+    key = _subject_key(object_type, str(object_id), create=False)
+    return chain.keyed_digest(key, value) if key is not None and value else None
+
+
 _INSERT = (
     "INSERT INTO audit_event (seq, occurred_at, actor, action, object_type, object_id, payload, personal_hmac,"
     " prev_hash, row_hash) VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s) RETURNING id"
@@ -140,6 +180,8 @@ def audit_personal_erase(
         event_ids = list(
             AuditEvent.objects.filter(object_type=object_type, object_id=str(object_id)).values_list("id", flat=True)
         )
+        # The object's digest key goes too: its keyed digests in the chain now confirm nothing.
+        AuditSubjectKey.objects.filter(object_type=object_type, object_id=str(object_id)).delete()
     return AuditEventPersonal.objects.filter(event_id__in=event_ids, details__isnull=False).update(
         details=None, erased_at=timezone.now()
     )

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "ats.evidence",
     "ats.search",
     "ats.retention",
+    "ats.selfid",
     # Test-only apps (e.g. tests.testapp) are added by the test runner, never in images.
     *env.csv("ATS_EXTRA_APPS", default=""),
 ]

@@ -53,7 +53,11 @@ def evidence_show(*, attachment_id: int) -> dict[str, Any]:
         links[0]["ok"] = False
     received = _last(events, "intake.received")
     links.append(
-        _link("source", received.payload.get("source_sha256") if received else None, intake_api.source_sha256(rows.raw))
+        _link(
+            "source",
+            received.payload.get("source_sha256") if received else None,
+            _keyed(attachment_id, intake_api.source_sha256(rows.raw)),
+        )
     )
 
     scanned = _last(events, *SCAN_ACTIONS)
@@ -63,8 +67,10 @@ def evidence_show(*, attachment_id: int) -> dict[str, Any]:
         actual_sha = hashlib.sha256(data).hexdigest() if data is not None else read_error
         actual_type = scanning_api.detect_file_type(data).kind.value if data is not None else read_error
         links += [
-            _link("sha256", expect.get("sha256"), actual_sha),
-            _link("sha256_row", expect.get("sha256"), att.sha256),
+            _link(
+                "sha256", expect.get("sha256"), _keyed(attachment_id, actual_sha) if data is not None else actual_sha
+            ),
+            _link("sha256_row", expect.get("sha256"), _keyed(attachment_id, att.sha256)),
             _link("detected_type", expect.get("detected_type"), actual_type),
             _link("detected_type_row", expect.get("detected_type"), att.detected_type),
             _link("clamav_verdict", expect.get("verdict"), att.virus_scan_status),
@@ -81,7 +87,12 @@ def evidence_show(*, attachment_id: int) -> dict[str, Any]:
             _link(
                 "parse_output",
                 expect.get("output_sha256"),
-                intake_api.parse_output_sha256(text=attempt.text, page_count=attempt.page_count, result=attempt.result)
+                _keyed(
+                    attachment_id,
+                    intake_api.parse_output_sha256(
+                        text=attempt.text, page_count=attempt.page_count, result=attempt.result
+                    ),
+                )
                 if attempt
                 else None,
             ),
@@ -89,6 +100,11 @@ def evidence_show(*, attachment_id: int) -> dict[str, Any]:
         if "extraction_version" in expect:  # recorded once extraction writes it
             links.append(_link("extraction_version", expect["extraction_version"], None))
     return {"attachment_id": attachment_id, "ok": all(link["ok"] for link in links), "links": links}
+
+
+def _keyed(attachment_id: int, digest: str) -> str | None:
+    """Digests are chained keyed per document (ats.audit DIGEST_KEYS): compare keyed."""
+    return audit_api.audit_keyed_digest(object_type="attachment", object_id=attachment_id, value=digest)
 
 
 def _read(container: str, key: str) -> tuple[bytes | None, str]:

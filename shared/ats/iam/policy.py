@@ -99,6 +99,11 @@ RULES: dict[str, frozenset[Role]] = {
     # GDPR art. 17 erasure (and re-admitting an erased person), art. 15 subject access.
     "candidate.erase": frozenset({Role.ADMIN}),
     "candidate.export": frozenset({Role.ADMIN}),
+    # Voluntary self-identification (issue 27): only an admin enters a paper survey; no
+    # role reads a person's answer (there is no such view); the fairness report shows
+    # aggregates, to admins only.
+    "selfid.enter": frozenset({Role.ADMIN}),
+    "fairness.view": frozenset({Role.ADMIN}),
 }
 
 

@@ -326,6 +326,20 @@ POLICIES: tuple[TaskPolicy, ...] = (
         lock="retention:purge",
     ),
     TaskPolicy(
+        # ADR §4 Phase 3, weekly: the fairness report (aggregates) stored; its flagged
+        # count feeds AtsFairnessImpactRatioLow.
+        task_name="fairness.evaluate",
+        task_class="fairness_evaluate",
+        queue="maintenance",
+        attempts=3,
+        backoff=Backoff(1 * HOUR, 4 * HOUR),
+        timeout_s=10 * MIN,
+        on_exhaustion="alert (maintenance job exhausted); last week's report stays",
+        queueing_lock="fairness:evaluate",
+        lock="fairness:evaluate",
+        adr_row=False,
+    ),
+    TaskPolicy(
         task_name="retention.recompute_due_on",
         task_class="retention_due_on",
         queue="maintenance",
@@ -566,7 +580,7 @@ PERIODIC: tuple[PeriodicJob, ...] = (
         "Fairness / disparate-impact evaluation",
         "fairness.evaluate",
         "0 5 * * 1",
-        pending="Phase 3 fairness issue",
+        env="ATS_FAIRNESS_CRON",
     ),
     # Project-defined periodic jobs (not rows of ADR §4).
     PeriodicJob(

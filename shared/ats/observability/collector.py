@@ -33,6 +33,7 @@ from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.observability.data import DURATION_BUCKETS, TIME_TO_START_BUCKETS
 from ats.retention import api as retention_api
+from ats.selfid import api as selfid_api
 
 logger = logging.getLogger(__name__)
 
@@ -283,6 +284,7 @@ class DatabaseCollector(Collector):
         yield channels
         yield from self._ai()
         yield from self._retention()
+        yield from self._fairness()
 
     def _retention(self) -> Iterator[Metric]:
         status = retention_api.retention_status()
@@ -297,6 +299,15 @@ class DatabaseCollector(Collector):
         )
         missing.add_metric([], status["verify_missing"])
         yield missing
+
+    def _fairness(self) -> Iterator[Metric]:
+        status = selfid_api.fairness_status()
+        low = _gauge(
+            "ats_fairness_groups_below_four_fifths",
+            "Groups (stage x group, n >= 5) whose impact ratio was under 0.8 in the latest weekly fairness report",
+        )
+        low.add_metric([], status["below_four_fifths"])
+        yield low
 
     def _ai(self) -> Iterator[Metric]:
         status = ai_api.breaker_status()

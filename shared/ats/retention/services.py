@@ -36,6 +36,7 @@ from ats.config.env import ats_settings
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.retention import compaction
 from ats.retention.models import (
     Erasure,
     ErasureOrigin,
@@ -49,6 +50,7 @@ from ats.retention.models import (
 )
 from ats.scoring import api as scoring_api
 from ats.search import api as search_api
+from ats.selfid import api as selfid_api
 from ats.storage import api as storage_api
 
 logger = logging.getLogger(__name__)
@@ -58,6 +60,8 @@ logger = logging.getLogger(__name__)
 # the next run (or retry) continues.
 CHUNK_COMMIT_S = 60
 PURGE_WALL_S = 25 * 60  # inside the policy's 30 min wall
+# The purge rewrites the touched tables after this many subjects (and at its end).
+PURGE_COMPACT_EVERY = 25
 # A later document of an erased person is held (bytes and text) this long for an admin to
 # re-admit the sender; then the purge erases it like the person's other documents.
 HELD_BACK_DAYS = int(os.environ.get("ATS_RETENTION_HELD_BACK_DAYS", "30"))
@@ -207,12 +211,17 @@ def subject_erase(
     origin: str = ErasureOrigin.REQUEST,
     run: PurgeRun | None = None,
     erasure_id: int | None = None,
+    batch: compaction.Batch | None = None,
 ) -> Erasure:
     """Erase one person everywhere, in one transaction; idempotent.
 
     A second call for the same person returns the first erasure (same id) after running
     every step again (each is a no-op by then, so a half-applied earlier attempt - e.g. a
     restore - is finished). `erasure_id` is given by the log replay to keep ids stable.
+
+    Once committed, the tables it changed are rewritten (step `compaction`, before this
+    returns): no dead row version keeps the person in the data files. With `batch` (the
+    purge) the relations are collected and rewritten per batch by the caller instead.
     """
     reason = (reason or "").strip()
     if not reason:
@@ -288,7 +297,35 @@ def subject_erase(
                 "steps": {s["step"]: s.get("rows", 0) for s in steps},
             },
         )
+        relations, xid = compaction.touched_relations(t for s in steps for t in (s.get("tables") or {}))
+    if batch is not None:
+        batch.add(relations, xid)
+    elif connection.in_atomic_block:
+        # Inside a caller's transaction nothing is committed yet, and VACUUM cannot run
+        # in one: a caller that wraps erasures (the log replay) passes a batch and
+        # compacts after its commit. (Only tests call this inside a bare transaction.)
+        logger.warning("erasure %s inside a caller's transaction: compaction left to the caller", erasure.pk)
+    else:
+        _compact(erasure, relations, xid)
     return erasure
+
+
+def _compact(erasure: Erasure, relations: list[str], xid: str, run: PurgeRun | None = None) -> dict[str, Any]:
+    return _compact_record(erasure, compaction.compact(relations, xid=xid), run)
+
+
+def _compact_record(erasure: Erasure, result: dict[str, Any], run: PurgeRun | None = None) -> dict[str, Any]:
+    erasure.steps = [s for s in (erasure.steps or []) if s.get("step") != "compaction"] + [result]
+    erasure.save(update_fields=["steps"])
+    RetentionAction.objects.create(
+        run=run,
+        erasure=erasure,
+        candidate_id=erasure.candidate_id,
+        step="compaction",
+        outcome=result["outcome"],
+        detail=result,
+    )
+    return result
 
 
 def _existing(candidate_ids: list[int], erasure_id: int | None) -> Erasure | None:
@@ -339,6 +376,10 @@ def _run_steps(
         )
         return {"rows": sum(res.values()), "tables": res}
 
+    def selfid() -> dict[str, Any]:
+        res = selfid_api.selfid_erase(candidate_ids=candidate_ids)
+        return {"rows": sum(res.values()), "tables": res}
+
     def documents() -> dict[str, Any]:
         res = intake_api.attachments_erase_personal(
             attachment_ids=attachment_ids,
@@ -378,6 +419,7 @@ def _run_steps(
         ("ai", ai),
         ("search", search),
         ("candidates", candidates),
+        ("selfid", selfid),
         ("documents", documents),
         ("mail_ledger", mail_ledger),
         ("audit", audit),
@@ -412,6 +454,7 @@ def erasure_replay() -> dict[str, Any]:
     """
     replayed, already = [], []
     system = iam_api.SystemActor("system:erasure-replay")
+    batch = compaction.Batch()
     for entry in erasure_log_entries():
         done = Erasure.objects.filter(pk=entry["erasure_id"], state=ErasureState.COMPLETED).exists()
         # Not yet erased in this database (an erased candidate row stays, without data).
@@ -431,6 +474,7 @@ def erasure_replay() -> dict[str, Any]:
                     actor=system,
                     origin=ErasureOrigin.REPLAY,
                     erasure_id=entry["erasure_id"],
+                    batch=batch,
                 )
             erasure = Erasure.objects.filter(pk=entry["erasure_id"]).first()
             if erasure is None:  # the person is not in this backup at all: keep the tombstones
@@ -452,7 +496,13 @@ def erasure_replay() -> dict[str, Any]:
             )
             for t in entry["tombstones"]:
                 Tombstone.objects.get_or_create(digest=t["digest"], defaults={"kind": t["kind"], "erasure": erasure})
+            batch.add(*compaction.touched_relations())
         replayed.append(entry["erasure_id"])
+        if not connection.in_atomic_block:
+            # Committed: the restored files lose the replayed people too.
+            result = batch.run()
+            if result is not None:
+                _compact_record(erasure, result)
     _bump_sequences()
     return {"replayed": replayed, "already_applied": already}
 
@@ -587,6 +637,7 @@ def retention_purge(*, today: datetime.date | None = None, job_id: int | None = 
     )
     started = time.monotonic()
     system = iam_api.SystemActor("system:retention-purge")
+    batch = compaction.Batch()
     for cid in due:
         if time.monotonic() - started > PURGE_WALL_S:
             break  # the next run continues; the run is 'completed' for what it took on
@@ -597,8 +648,10 @@ def retention_purge(*, today: datetime.date | None = None, job_id: int | None = 
                 actor=system,
                 origin=ErasureOrigin.PURGE,
                 run=run,
+                batch=batch,
             )
         except Exception as exc:
+            _compact_batch(run, batch)  # what the committed subjects before the halt touched
             step = exc.step if isinstance(exc, _StepFailed) else "subject"
             RetentionAction.objects.create(
                 run=run, candidate_id=cid, step=step, outcome="failed", detail={"error": str(exc)[:2000]}
@@ -612,14 +665,32 @@ def retention_purge(*, today: datetime.date | None = None, job_id: int | None = 
             raise PurgeHalted(f"retention purge halted at candidate {cid}: {exc}") from exc
         run.done_count += 1
         run.save(update_fields=["done_count"])
-    _purge_held_back(run, started)
+        if run.done_count % PURGE_COMPACT_EVERY == 0:
+            _compact_batch(run, batch)
+    _compact_batch(run, batch)
+    try:
+        _purge_held_back(run, started, batch)
+    finally:
+        _compact_batch(run, batch)
     run.state = PurgeState.COMPLETED
     run.finished_at = timezone.now()
     run.save()
     return run
 
 
-def _purge_held_back(run: PurgeRun, started: float) -> None:
+def _compact_batch(run: PurgeRun, batch: compaction.Batch) -> None:
+    """The purge rewrites the tables its committed subjects changed once per batch
+    (one rewrite of a big table per batch, not per person)."""
+    if connection.in_atomic_block:
+        return  # a caller's transaction (tests): nothing is committed yet to compact
+    result = batch.run()
+    if result is not None:
+        RetentionAction.objects.create(
+            run=run, candidate_id=0, step="compaction", outcome=result["outcome"], detail=result
+        )
+
+
+def _purge_held_back(run: PurgeRun, started: float, batch: compaction.Batch) -> None:
     """Held-back documents past HELD_BACK_DAYS, one per transaction; a failure halts too."""
     cutoff = timezone.now() - datetime.timedelta(days=HELD_BACK_DAYS)
     for att_id in intake_api.held_back_documents(older_than=cutoff):
@@ -638,6 +709,7 @@ def _purge_held_back(run: PurgeRun, started: float) -> None:
                     outcome="done",
                     detail={"attachment_id": att_id, "tables": res["counts"], "blobs": res["blobs_deleted"]},
                 )
+                batch.add(*compaction.touched_relations(res["counts"]))
         except Exception as exc:
             RetentionAction.objects.create(
                 run=run,

@@ -4,9 +4,11 @@ from ats.scoring.engine import CONFIG_VERSION
 from ats.scoring.models import Application, ApplicationState, Requisition, RequisitionVersion, Stage
 from ats.scoring.selectors import (
     LostApplication,
+    Outcome,
     application_detail,
     application_for_attachment,
     application_list,
+    application_outcomes,
     applications_of_candidates,
     candidate_ids_assigned_to,
     channel_requisition_id,
@@ -49,6 +51,7 @@ __all__ = [
     "DecisionRefused",
     "LostApplication",
     "NotAllowed",
+    "Outcome",
     "Requisition",
     "RequisitionVersion",
     "Stage",
@@ -59,6 +62,7 @@ __all__ = [
     "application_for_attachment",
     "application_list",
     "application_mark_failed",
+    "application_outcomes",
     "application_personal_rows",
     "application_score",
     "application_score_exhausted",

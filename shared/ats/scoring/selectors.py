@@ -316,3 +316,51 @@ def requisition_rescore_status(requisition_id: int, *, actor: Any) -> dict[str, 
     queued = run is None or run.requisition_version_id != version.pk
     queued = queued and jobs_api.active_job_for_lock(rescore_lock(version.pk)) is not None
     return {"queued": queued, "version": version.version, "run": rescore_summary(run) if run else None}
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """One application as the fairness report counts it: no score explanation, no text."""
+
+    application_id: int
+    candidate_id: int
+    stage: str
+    decisions: tuple[tuple[str, str], ...]  # (from_stage, to_stage), oldest first
+    score: int | None
+    config_version: str
+
+
+def application_outcomes(*, requisition_id: int | None = None, since: Any = None) -> list[Outcome]:
+    """Applications (of one requisition, created since a date) with their decisions and
+    current score, for ats.selfid's fairness report. Erased applications are gone."""
+    apps = Application.objects.all()
+    if requisition_id is not None:
+        apps = apps.filter(requisition_id=requisition_id)
+    if since is not None:
+        apps = apps.filter(created_at__date__gte=since)
+    rows = list(apps.values_list("pk", "candidate_id", "stage", "current_result_id"))
+    ids = [r[0] for r in rows]
+    decided: dict[int, list[tuple[str, str]]] = {}
+    for app_id, frm, to in (
+        ApplicationDecision.objects.filter(application_id__in=ids)
+        .order_by("created_at", "pk")
+        .values_list("application_id", "from_stage", "to_stage")
+    ):
+        decided.setdefault(app_id, []).append((frm, to))
+    results = {
+        pk: (score, version)
+        for pk, score, version in AtsResult.objects.filter(pk__in=[r[3] for r in rows if r[3]]).values_list(
+            "pk", "score", "config_version"
+        )
+    }
+    return [
+        Outcome(
+            application_id=pk,
+            candidate_id=cid,
+            stage=stage,
+            decisions=tuple(decided.get(pk, ())),
+            score=results[res][0] if res in results else None,
+            config_version=results[res][1] if res in results else "",
+        )
+        for pk, cid, stage, res in rows
+    ]

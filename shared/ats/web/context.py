@@ -24,5 +24,6 @@ def nav(request: HttpRequest) -> dict[str, Any]:
             "requisitions": iam_api.can(user, "requisition.view"),
             "ai": iam_api.can(user, "ai.invoke"),
             "admin": iam_api.can(user, "admin.site"),
+            "fairness": iam_api.can(user, "fairness.view"),
         }
     }

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from ats.web import auth, bulk, erasure, identity, ops, pages, requisitions, upload, viewer, views
+from ats.web import auth, bulk, erasure, identity, ops, pages, requisitions, selfid, upload, viewer, views
 from ats.web.converters import DbId
 
 register_converter(DbId, "id")
@@ -44,6 +44,9 @@ urlpatterns = [
     path("ops/jobs/<id:job_id>/<slug:action>", ops.job_action, name="ops-job-action"),
     path("ops/queues/<slug:queue>/<slug:action>", ops.queue_action, name="ops-queue-action"),
     path("ops/documents/<id:attachment_id>", ops.document, name="ops-document"),
+    path("fairness/", selfid.fairness, name="fairness"),
+    path("fairness/enter", selfid.selfid_enter, name="selfid-enter"),
+    path("self-identification/<str:token>", selfid.selfid_form, name="selfid-form"),
     path("healthz", views.healthz),
     path("readyz", views.readyz),
     path("api/jobs/<id:job_id>", views.api_job),

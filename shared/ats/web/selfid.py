@@ -1,0 +1,89 @@
+"""Voluntary self-identification and the fairness report in the web (issue 27).
+
+- `/self-identification/<token>`: the optional form linked from the acknowledgement. The
+  signed token names the person; nobody signs in. Every question has "Prefer not to say".
+- `/fairness/`: the report (aggregates only) and an admin's entry from a paper survey.
+  Admins only; no page anywhere shows one person's answer.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+
+from ats.selfid import api as selfid_api
+from ats.web.access import public, requires
+
+_CHOICES = {"sex": selfid_api.Sex.choices, "race": selfid_api.RaceEthnicity.choices}
+
+
+@public("the candidate's own optional form, reached through the signed link in their acknowledgement")
+def selfid_form(request: HttpRequest, token: str) -> HttpResponse:
+    candidate_id = selfid_api.selfid_token_candidate(token)
+    if candidate_id is None:
+        raise Http404("this link is not valid (or has expired)")
+    context = {"token": token, "choices": _CHOICES, "done": False, "error": ""}
+    if request.method == "POST":
+        try:
+            selfid_api.selfid_record(
+                candidate_id=candidate_id,
+                sex=request.POST.get("sex", "prefer_not_to_say"),
+                race_ethnicity=request.POST.get("race", "prefer_not_to_say"),
+                source="candidate_form",
+                actor=None,
+            )
+        except ValueError:
+            context["error"] = "Choose one of the answers offered (or Prefer not to say)."
+            return render(request, "ats/selfid_form.html", context, status=400)
+        context["done"] = True
+    return render(request, "ats/selfid_form.html", context)
+
+
+@requires("fairness.view")
+def fairness(request: HttpRequest) -> HttpResponse:
+    error = ""
+    requisition = request.GET.get("requisition", "").strip()
+    since = request.GET.get("since", "").strip()
+    try:
+        req_id = int(requisition) if requisition else None
+        since_d = datetime.date.fromisoformat(since) if since else None
+    except ValueError:
+        req_id, since_d, error = None, None, "Give the requisition as a number and the date as YYYY-MM-DD."
+    report = selfid_api.fairness_report_run(actor=request.user, requisition_id=req_id, since=since_d, store=False)
+    return render(
+        request,
+        "ats/fairness.html",
+        {
+            "report": report,
+            "low": selfid_api.below_four_fifths(report),
+            "choices": _CHOICES,
+            "requisition": requisition,
+            "since": since,
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
+
+
+@requires("selfid.enter")
+def selfid_enter(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return HttpResponseRedirect(reverse("fairness"))
+    try:
+        candidate_id = int(request.POST.get("candidate_id", ""))
+        selfid_api.selfid_record(
+            candidate_id=candidate_id,
+            sex=request.POST.get("sex", "prefer_not_to_say"),
+            race_ethnicity=request.POST.get("race", "prefer_not_to_say"),
+            source="admin_survey",
+            actor=request.user,
+        )
+    except ValueError:
+        messages.error(request, "Give the candidate number and one of the answers offered.")
+    else:
+        messages.success(request, f"Survey answers recorded for candidate {candidate_id}.")
+    return HttpResponseRedirect(reverse("fairness"), status=303)
