@@ -53,6 +53,8 @@ from ats.jobs.queries import (
     worker_heartbeats,
 )
 from ats.jobs.registry import registered_periodic, registered_task_names
+from ats.jobs.rollup import RANGES as CHART_RANGES
+from ats.jobs.rollup import chart_series, rollup_minutes
 from ats.jobs.runtime import (
     Attempt,
     Deadline,
@@ -66,6 +68,7 @@ from ats.jobs.scrub import scrub as scrub_text
 
 __all__ = [
     "BUILTIN_QUEUE",
+    "CHART_RANGES",
     "DEFAULT_QUEUES",
     "PERIODIC",
     "POLICIES",
@@ -86,6 +89,7 @@ __all__ = [
     "active_job_for_lock",
     "add_status_provider",
     "attempt_events_since",
+    "chart_series",
     "current_attempt",
     "db_budget",
     "defer",
@@ -117,6 +121,7 @@ __all__ = [
     "read_status",
     "registered_periodic",
     "registered_task_names",
+    "rollup_minutes",
     "scrub_text",
     "stalled_after_s",
     "stalled_jobs",

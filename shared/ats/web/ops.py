@@ -18,6 +18,7 @@ from ats.audit import api as audit_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.web import charts as charts_svg
 from ats.web.access import actor_label, requires
 
 # A failed job of one of these tasks belongs to a document: retrying it means the
@@ -48,7 +49,36 @@ def console(request: HttpRequest) -> HttpResponse:
             "periodic": jobs_api.periodic_schedule(),
             "lost": intake_api.latest_verification(),
             "stalled_after_s": jobs_api.stalled_after_s(),
+            "chart": _chart(request.GET.get("chart", ""), request.GET.get("range", "")),
         },
+    )
+
+
+CHART_QUEUES = (*jobs_api.QUEUES, jobs_api.BUILTIN_QUEUE)
+
+
+def _chart(queue: str, range_key: str) -> dict[str, Any]:
+    """One queue's charts over one range, from the per-minute rollup (never the events)."""
+    queue = queue if queue in CHART_QUEUES else "ingest"
+    range_key = range_key if range_key in jobs_api.CHART_RANGES else "24h"
+    series = jobs_api.chart_series(queue=queue, range_key=range_key)
+    return {
+        "queue": queue,
+        "range": range_key,
+        "label": series["label"],
+        "charts": charts_svg.render(series),
+        "queues": CHART_QUEUES,
+        "ranges": [(r.key, r.label) for r in jobs_api.CHART_RANGES.values()],
+    }
+
+
+@requires("ops.view")
+@require_GET
+def charts(request: HttpRequest) -> HttpResponse:
+    """The charts panel alone: what htmx swaps in place (a range or queue picked, or the
+    panel's own 30 s refresh) - the console around it is not reloaded."""
+    return render(
+        request, "ats/_ops_charts.html", {"chart": _chart(request.GET.get("queue", ""), request.GET.get("range", ""))}
     )
 
 
