@@ -4,9 +4,11 @@ from ats.jobs.deferral import NotInTransaction, defer, defer_many
 from ats.jobs.erasure import jobs_erase_references, jobs_referencing
 from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.ops import (
+    FINISHED_STATUSES,
     JobActionRefused,
     JobFilter,
     job_cancel,
+    job_delete,
     job_events_for,
     job_ids_matching,
     job_retry,
@@ -70,6 +72,7 @@ __all__ = [
     "BUILTIN_QUEUE",
     "CHART_RANGES",
     "DEFAULT_QUEUES",
+    "FINISHED_STATUSES",
     "PERIODIC",
     "POLICIES",
     "QUEUES",
@@ -95,6 +98,7 @@ __all__ = [
     "defer",
     "defer_many",
     "job_cancel",
+    "job_delete",
     "job_detail",
     "job_events_for",
     "job_ids_matching",

@@ -84,6 +84,11 @@ def charts(request: HttpRequest) -> HttpResponse:
 
 def _filter(request: HttpRequest) -> jobs_api.JobFilter:
     raw_id = request.GET.get("id", "").strip()
+    raw_since = request.GET.get("since", "").strip()[:40]
+    try:
+        since = jobs_api.parse_since(raw_since) if raw_since else None
+    except ValueError:
+        since = None  # said on the page (jobs view), never silently a different filter
     key, _, value = request.GET.get("args", "").strip().partition("=")
     return jobs_api.JobFilter(
         job_id=int(raw_id) if raw_id.isdigit() else None,
@@ -92,6 +97,7 @@ def _filter(request: HttpRequest) -> jobs_api.JobFilter:
         queue=request.GET.get("queue", "").strip()[:64],
         args_key=key.strip()[:64],
         args_value=value.strip()[:128],
+        since=since,
     )
 
 
@@ -107,6 +113,9 @@ def jobs(request: HttpRequest) -> HttpResponse:
     """The job list: a tab per status with its count for the current filter, newest first,
     paged by cursor (`before=<id>`) - every matching job is reachable, no row cap."""
     f = _filter(request)
+    since_raw = request.GET.get("since", "").strip()[:40]
+    if since_raw and f.since is None:
+        messages.error(request, f"Changed since {since_raw!r}: give a duration (15m, 1h, 2d) or a date; not applied.")
     raw_before = request.GET.get("before", "").strip()
     before = int(raw_before) if raw_before.isdigit() else None
     rows = jobs_api.job_search(f, limit=PAGE_SIZE + 1, before_id=before)
@@ -142,7 +151,8 @@ def jobs(request: HttpRequest) -> HttpResponse:
             "next_href": "?" + next_q.urlencode() if more else None,
             "first_href": link(status=f.status) if before is not None else None,
             "can_act": iam_api.can(request.user, "ops.act"),
-            "bulk_action": {"failed": "retry", "todo": "cancel"}.get(f.status),
+            "since": since_raw,
+            "finished": jobs_api.FINISHED_STATUSES,
         },
     )
 
@@ -279,6 +289,7 @@ def _refuse_cancel_of_a_backing_job(detail: dict[str, Any], attachment_id: Any) 
 
 
 BULK_STATUS = {"retry": "failed", "cancel": "todo"}
+BULK_VERB = {"retry": "retried", "cancel": "cancelled", "delete": "deleted"}
 
 
 def _bulk_filter(data: Any) -> dict[str, Any]:
@@ -286,32 +297,66 @@ def _bulk_filter(data: Any) -> dict[str, Any]:
         "task_name": str(data.get("task", "")).strip()[:128],
         "queue": str(data.get("queue", "")).strip()[:64],
         "since": str(data.get("since", "")).strip()[:40],
+        "status": str(data.get("status", "")).strip()[:16],
     }
+
+
+def _bulk_targets(
+    action: str, data: Any, filt: dict[str, Any]
+) -> tuple[str, list[tuple[int, str, dict[str, Any]]], list[int]]:
+    """(the status acted on, the matching jobs, the ticked ids) for a bulk request: the
+    ticked rows (scope=selected) that are in a status the action applies to, or every job
+    matching the filter. Delete acts on one finished status, named by the filter."""
+    selected = data.get("scope") == "selected"
+    if action == "delete":
+        status = filt["status"] if filt["status"] in jobs_api.FINISHED_STATUSES else ""
+        if not status and not selected:
+            raise ValueError(f"Delete acts on finished jobs: pick one of {', '.join(jobs_api.FINISHED_STATUSES)}.")
+    else:
+        status = BULK_STATUS[action]
+    if selected:
+        ids = sorted({int(x) for x in data.getlist("ids") if str(x).isdigit()})[:1000]
+        if not ids:
+            raise ValueError("No job is ticked: tick the jobs to act on, or choose every job matching the filter.")
+        allowed = jobs_api.FINISHED_STATUSES if action == "delete" else (status,)
+        rows = [r for r in (jobs_api.job_row(i) for i in ids) if r is not None and r["status"] in allowed]
+        return status, [(r["id"], r["task_name"], r["args"]) for r in rows], ids
+    since = jobs_api.parse_since(filt["since"]) if filt["since"] else None
+    matched = jobs_api.job_ids_matching(status=status, task_name=filt["task_name"], queue=filt["queue"], since=since)
+    return status, matched, []
 
 
 @requires("ops.act")
 def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
-    """Retry every failed / cancel every waiting job matching a filter: GET states the
-    count and asks; POST (confirmed) acts per job by the single-job rules and writes one
-    audit event (who, the filter, how many) - the twin of `ats jobs retry|cancel`."""
-    if action not in BULK_STATUS or request.method not in {"GET", "POST"}:
+    """Retry failed / cancel waiting / delete finished jobs - the ticked rows or every job
+    matching a filter: GET states the count and asks; POST (confirmed) acts per job by the
+    single-job rules and writes one audit event (who, the filter or the ids, how many) -
+    the twin of `ats jobs retry|cancel|delete`."""
+    if action not in BULK_VERB or request.method not in {"GET", "POST"}:
         raise Http404("no such bulk action")
-    status = BULK_STATUS[action]
     data = request.POST if request.method == "POST" else request.GET
     filt = _bulk_filter(data)
     try:
-        since = jobs_api.parse_since(filt["since"]) if filt["since"] else None
+        status, matched, ids = _bulk_targets(action, data, filt)
     except ValueError as exc:
         messages.error(request, str(exc))
         return HttpResponseRedirect(reverse("ops-jobs"), status=303)
-    matched = jobs_api.job_ids_matching(status=status, task_name=filt["task_name"], queue=filt["queue"], since=since)
     if request.method == "GET":
         return render(
             request,
             "ats/jobs_bulk.html",
-            {"action": action, "status": status, "filter": filt, "count": len(matched)},
+            {
+                "action": action,
+                "status": status,
+                "filter": filt,
+                "count": len(matched),
+                "selected": ids,
+                "ids": [m[0] for m in matched],
+                "verb": BULK_VERB[action],
+            },
         )
     done = 0
+    verb = BULK_VERB[action]
     with transaction.atomic():
         for job_id, task_name, job_args in matched:
             detail = {"task_name": task_name, "status": status, "args": job_args}
@@ -321,6 +366,8 @@ def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
                     if action == "cancel":
                         _refuse_cancel_of_a_backing_job(detail, attachment_id)
                         jobs_api.job_cancel(job_id=job_id)
+                    elif action == "delete":
+                        jobs_api.job_delete(job_id=job_id)
                     elif attachment_id is not None and task_name in DOCUMENT_RETRY:
                         _retry_through_domain(request, detail, int(attachment_id))
                     else:
@@ -335,20 +382,22 @@ def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
             object_id="-",
             payload={
                 "filter": {"status": status, "task": filt["task_name"], "queue": filt["queue"], "since": filt["since"]},
+                "ids": [m[0] for m in matched] if ids else None,
                 "matched": len(matched),
-                "retried" if action == "retry" else "cancelled": done,
+                verb: done,
             },
         )
-    verb = "retried" if action == "retry" else "cancelled"
-    note = f"{len(matched)} {status} jobs matched; {done} {verb}."
+    what = "ticked" if ids else status
+    note = f"{len(matched)} {what} jobs matched; {done} {verb}."
     if done < len(matched):
-        note += f" {len(matched) - done} left as they were (their document has moved on, or they started meanwhile)."
+        note += f" {len(matched) - done} left as they were (their document has moved on, or they changed meanwhile)."
     (messages.success if done else messages.warning)(request, note)
+    back_status = status if action != "delete" else ""
     back = (
         reverse("ops-jobs")
         + "?"
         + "&".join(
-            f"{k}={v}" for k, v in (("status", status), ("task", filt["task_name"]), ("queue", filt["queue"])) if v
+            f"{k}={v}" for k, v in (("status", back_status), ("task", filt["task_name"]), ("queue", filt["queue"])) if v
         )
     )
     return HttpResponseRedirect(back, status=303)
