@@ -18,6 +18,7 @@ from ats.audit import api as audit_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.observability import api as observability_api
 from ats.web import charts as charts_svg
 from ats.web.access import actor_label, requires
 
@@ -50,8 +51,16 @@ def console(request: HttpRequest) -> HttpResponse:
             "lost": intake_api.latest_verification(),
             "stalled_after_s": jobs_api.stalled_after_s(),
             "chart": _chart(request.GET.get("chart", ""), request.GET.get("range", "")),
+            "alerts": observability_api.read_alerts(timeout_s=1.0),
         },
     )
+
+
+@requires("ops.view")
+@require_GET
+def alerts(request: HttpRequest) -> HttpResponse:
+    """Alerts firing (and pending) in the Prometheus that evaluates the shipped rules."""
+    return render(request, "ats/ops_alerts.html", {"alerts": observability_api.read_alerts()})
 
 
 CHART_QUEUES = (*jobs_api.QUEUES, jobs_api.BUILTIN_QUEUE)

@@ -39,6 +39,7 @@ urlpatterns = [
     path("applications/<id:application_id>/explain", requisitions.application_explain, name="application-explain"),
     path("ops/", ops.console, name="ops"),
     path("ops/charts", ops.charts, name="ops-charts"),
+    path("ops/alerts", ops.alerts, name="ops-alerts"),
     path("ops/jobs/", ops.jobs, name="ops-jobs"),
     path("ops/jobs/bulk/<slug:action>", ops.jobs_bulk, name="ops-jobs-bulk"),
     path("ops/jobs/<id:job_id>", ops.job, name="ops-job"),
