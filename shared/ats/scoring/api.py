@@ -16,6 +16,7 @@ from ats.scoring.selectors import (
     requisition_list,
     requisition_rescore_status,
     rescore_run_for_job,
+    rescore_runs_with_failures,
     rescore_summary,
     version_json,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "rescore_application_exhausted",
     "rescore_request",
     "rescore_run_for_job",
+    "rescore_runs_with_failures",
     "rescore_summary",
     "version_json",
 ]

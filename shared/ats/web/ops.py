@@ -5,6 +5,7 @@ attempt's error, cancel and retry, and a redacted view of a job's document."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from django.contrib import messages
@@ -14,11 +15,15 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from ats.ai import api as ai_api
 from ats.audit import api as audit_api
+from ats.channels import api as channels_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.observability import api as observability_api
+from ats.retention import api as retention_api
+from ats.scoring import api as scoring_api
 from ats.web import charts as charts_svg
 from ats.web.access import actor_label, requires
 
@@ -52,8 +57,84 @@ def console(request: HttpRequest) -> HttpResponse:
             "stalled_after_s": jobs_api.stalled_after_s(),
             "chart": _chart(request.GET.get("chart", ""), request.GET.get("range", "")),
             "alerts": observability_api.read_alerts(timeout_s=1.0),
+            "attention": needs_attention(),
         },
     )
+
+
+AUDIT_TASKS = {"audit.verify": "Audit hash-chain verification", "audit.export_verify": "Audit export to the archive"}
+
+
+def _next_run(task_name: str) -> Any:
+    return next((p["next_run_at"] for p in jobs_api.periodic_schedule() if p["task_name"] == task_name), None)
+
+
+def needs_attention() -> dict[str, Any]:
+    """ADR §2 "visible in the product": every exhausted or halted background process that
+    needs a person - degraded mail channels, a halted retention purge, a failed audit
+    verification or export, batch rescores with failures, the AI breaker. Counts and ids
+    only: operators see no personal data (errors pass through the traceback scrubber)."""
+    channels = [
+        {**c, "last_error": jobs_api.scrub_text(c["last_error"] or c["status_reason"] or "")}
+        for c in channels_api.channel_list()
+        if c["active"] and c["status"] == channels_api.ChannelStatus.DEGRADED
+    ]
+    purge = None
+    status = retention_api.retention_status()
+    if status["halted"]:
+        run = retention_api.PurgeRun.objects.filter(state=retention_api.PurgeState.HALTED).order_by("-pk").first()
+        purge = {
+            "run_id": run.pk if run else None,
+            "halted_at": status["halted_at"],
+            "at": run.finished_at if run else None,
+            "error": jobs_api.scrub_text(run.error if run else ""),
+            "job_id": run.job_id if run else None,
+            "next_run_at": _next_run("retention.purge"),
+        }
+    audit = []
+    for task_name, label in AUDIT_TASKS.items():
+        rows = jobs_api.job_search(jobs_api.JobFilter(task_name=task_name), limit=5)
+        last = next((r for r in rows if r["task_name"] == task_name and r["status"] in {"failed", "succeeded"}), None)
+        if last and last["status"] == "failed":
+            detail = jobs_api.job_detail(last["id"]) or {}
+            log = detail.get("attempt_log") or [{}]
+            audit.append(
+                {"label": label, "job_id": last["id"], "at": last["last_event_at"], "error": log[-1].get("error", "")}
+            )
+    ai = ai_api.breaker_status()
+    return {
+        "channels": channels,
+        "mail_next_poll": _next_run("mail.schedule_polls") if channels else None,
+        "purge": purge,
+        "audit": audit,
+        "rescores": scoring_api.rescore_runs_with_failures(),
+        "ai": {**ai, "reason": ai_api.unavailable_reason(), "open": ai["enabled"] and ai["state"] != "closed"},
+        "count": len(channels) + bool(purge) + len(audit) + (ai["enabled"] and ai["state"] != "closed"),
+    }
+
+
+@requires("ops.act")
+@require_POST
+def retention_resume(request: HttpRequest) -> HttpResponse:
+    """Resume a halted retention purge now (not at 01:30): a new run starts at the subject
+    it halted at - nothing is skipped. Audited."""
+    if not retention_api.retention_status()["halted"]:
+        messages.error(request, "The retention purge is not halted; nothing to resume.")
+        return HttpResponseRedirect(reverse("ops"), status=303)
+    with transaction.atomic():
+        job_id = jobs_api.defer("retention.purge", payload={"timestamp": int(time.time())})
+        if job_id is None:
+            messages.warning(request, "A retention purge job is already waiting or running; it resumes at the halt.")
+            return HttpResponseRedirect(reverse("ops"), status=303)
+        audit_api.audit_event_record(
+            actor=actor_label(request),
+            action="retention.purge_resume",
+            object_type="job",
+            object_id=job_id,
+            payload={"job_id": job_id},
+        )
+    messages.success(request, f"Retention purge resumed: job {job_id} starts at the subject it halted at.")
+    return HttpResponseRedirect(reverse("ops"), status=303)
 
 
 @requires("ops.view")

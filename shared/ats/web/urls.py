@@ -40,6 +40,7 @@ urlpatterns = [
     path("ops/", ops.console, name="ops"),
     path("ops/charts", ops.charts, name="ops-charts"),
     path("ops/alerts", ops.alerts, name="ops-alerts"),
+    path("ops/retention/resume", ops.retention_resume, name="ops-retention-resume"),
     path("ops/jobs/", ops.jobs, name="ops-jobs"),
     path("ops/jobs/bulk/<slug:action>", ops.jobs_bulk, name="ops-jobs-bulk"),
     path("ops/jobs/<id:job_id>", ops.job, name="ops-job"),
