@@ -197,6 +197,23 @@ def periodic_schedule() -> list[dict[str, Any]]:
     return out
 
 
+def periodic_start_lateness(*, window_h: int = 1) -> dict[str, float]:
+    """Per periodic task, the worst delay over the last `window_h` hours between the time a
+    run was due (its defer timestamp) and its start (ADR 0004 trigger T8's signal: the
+    in-database scheduler is not keeping the precision the schedule asks for)."""
+    return {
+        task: float(late)
+        for task, late in _rows(
+            """SELECT d.task_name, max(EXTRACT(EPOCH FROM ev.at - to_timestamp(d.defer_timestamp)))
+                 FROM procrastinate_periodic_defers d
+                 JOIN procrastinate_events ev ON ev.job_id = d.job_id AND ev.type = 'started'
+                WHERE ev.at > now() - make_interval(hours => %s)
+                GROUP BY d.task_name""",
+            [window_h],
+        )
+    }
+
+
 @dataclasses.dataclass(frozen=True)
 class JobFilter:
     job_id: int | None = None

@@ -17,6 +17,7 @@ from ats.scoring.selectors import (
     requisition_rescore_status,
     rescore_run_for_job,
     rescore_runs_with_failures,
+    rescore_runs_without_summary,
     rescore_summary,
     version_json,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "rescore_request",
     "rescore_run_for_job",
     "rescore_runs_with_failures",
+    "rescore_runs_without_summary",
     "rescore_summary",
     "version_json",
 ]

@@ -30,6 +30,7 @@ from ats.scoring.models import (
     RequisitionVersion,
     RescoreItem,
     RescoreRun,
+    RescoreState,
 )
 from ats.scoring.services import RESCORE_ONE, SCORE, NotAllowed
 
@@ -276,6 +277,18 @@ def rescore_runs_with_failures(*, days: int = 7) -> list[dict[str, Any]]:
         }
         for r in runs
     ]
+
+
+def rescore_runs_without_summary(*, older_than_s: int = 15 * 60) -> int:
+    """Batch rescores still `running` although no item is pending, older than the grace:
+    the hand-made aggregate completion (no fan-in primitive) missed its moment - the
+    signal of ADR 0004 trigger T3."""
+    cutoff = timezone.now() - datetime.timedelta(seconds=older_than_s)
+    return (
+        RescoreRun.objects.filter(state=RescoreState.RUNNING, created_at__lt=cutoff)
+        .exclude(items__state=ItemState.PENDING)
+        .count()
+    )
 
 
 def rescore_run_for_job(job_id: int) -> RescoreRun | None:
