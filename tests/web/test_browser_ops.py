@@ -109,3 +109,54 @@ def test_the_24h_chart_of_ingest_renders_with_data_and_switches_in_place(web: st
     assert phone.locator('#ops-charts svg[data-chart="throughput"] rect').count() >= 10
     assert phone.evaluate("document.documentElement.scrollWidth <= 390 + 1")
     _axe(phone, "ops-phone")
+
+
+def test_operator_bulk_retries_every_failed_parse_of_the_last_hour_and_a_read_only_one_cannot(
+    web: str, chromium: Any
+) -> None:
+    from ats.jobs import api as jobs_api
+    from tests.web import helpers
+    from tests.web.test_ops_bulk_cli import _parse_job_failed
+
+    docs = [helpers.parse_failed(f"locked-bulk-{i}.pdf") for i in range(3)]
+    for att in docs:
+        _parse_job_failed(att)
+    n = len(jobs_api.job_ids_matching(status="failed", task_name=helpers.PARSE, since=jobs_api.parse_since("1h")))
+    assert n >= 3
+
+    page = _page(chromium, web, "operator")
+    page.goto("/ops/jobs/")
+    page.fill("#j-task", helpers.PARSE)
+    page.select_option("#j-status", "failed")
+    page.fill("#j-since", "1h")
+    page.click("form.filters button[type=submit]")
+    expect(page.locator("#jobs tbody tr")).to_have_count(n)
+    page.check("#jobs-bulk input[name=scope][value=filter]")
+    page.click("#bulk-retry")
+    expect(page.locator("h1")).to_have_text(f"Retry {n} failed jobs?")
+    _axe(page, "jobs-bulk")
+    page.click("#bulk-confirm")
+    expect(page.locator(".messages")).to_contain_text(f"{n} failed jobs matched; ")
+    for att in docs:  # retried through each document's own action: a new parse job waits
+        assert helpers.jobs_for(att.pk, helpers.PARSE)[-1] == "todo"
+
+    # Tick one waiting parse job and try to cancel it: the count is stated first, and a
+    # job its document waits for is refused (cancelling it would lose the document).
+    page.goto(f"/ops/jobs/?task={helpers.PARSE}&status=todo")
+    _axe(page, "jobs")
+    first = page.locator("#jobs tbody tr").first
+    job_id = int(first.locator("th a").inner_text())
+    first.locator("input[name=ids]").check()
+    expect(page.locator("[data-selected-count]")).to_have_text("1")
+    page.click("#bulk-cancel")
+    expect(page.locator("h1")).to_have_text("Cancel 1 waiting job?")
+    page.click("#bulk-confirm")
+    expect(page.locator(".messages")).to_contain_text("1 ticked jobs matched; 0 cancelled. 1 left as they were")
+    assert jobs_api.job_row(job_id)["status"] == "todo"
+
+    ro = _page(chromium, web, "operator_readonly")
+    ro.goto(f"/ops/jobs/?task={helpers.PARSE}")
+    expect(ro.locator("#jobs tbody tr").first).to_be_visible()
+    assert ro.locator("#jobs-bulk, input[name=ids], #bulk-retry").count() == 0
+    ro.goto("/ops/")
+    assert ro.locator("button.queue-toggle").count() == 0
