@@ -92,7 +92,7 @@ def test_the_24h_chart_of_ingest_renders_with_data_and_switches_in_place(web: st
     assert panel.locator('svg[data-chart="run"] polyline, svg[data-chart="run"] circle').count() >= 2
     box = throughput.bounding_box()
     assert box and box["width"] > 300 and box["height"] > 50  # drawn, not an empty box
-    _axe(page, "ops")
+    _axe(page, "ops-charts")
 
     # Another range: htmx swaps the panel; the page itself is not reloaded.
     page.evaluate("window.__notReloaded = true")
@@ -108,7 +108,7 @@ def test_the_24h_chart_of_ingest_renders_with_data_and_switches_in_place(web: st
     phone.goto("/ops/?chart=ingest&range=24h")
     assert phone.locator('#ops-charts svg[data-chart="throughput"] rect').count() >= 10
     assert phone.evaluate("document.documentElement.scrollWidth <= 390 + 1")
-    _axe(phone, "ops-phone")
+    _axe(phone, "ops-charts-phone")
 
 
 def test_operator_bulk_retries_every_failed_parse_of_the_last_hour_and_a_read_only_one_cannot(
@@ -134,7 +134,7 @@ def test_operator_bulk_retries_every_failed_parse_of_the_last_hour_and_a_read_on
     page.check("#jobs-bulk input[name=scope][value=filter]")
     page.click("#bulk-retry")
     expect(page.locator("h1")).to_have_text(f"Retry {n} failed jobs?")
-    _axe(page, "jobs-bulk")
+    _axe(page, "jobs-bulk-confirm")
     page.click("#bulk-confirm")
     expect(page.locator(".messages")).to_contain_text(f"{n} failed jobs matched; ")
     for att in docs:  # retried through each document's own action: a new parse job waits
@@ -143,7 +143,7 @@ def test_operator_bulk_retries_every_failed_parse_of_the_last_hour_and_a_read_on
     # Tick one waiting parse job and try to cancel it: the count is stated first, and a
     # job its document waits for is refused (cancelling it would lose the document).
     page.goto(f"/ops/jobs/?task={helpers.PARSE}&status=todo")
-    _axe(page, "jobs")
+    _axe(page, "jobs-selection")
     first = page.locator("#jobs tbody tr").first
     job_id = int(first.locator("th a").inner_text())
     first.locator("input[name=ids]").check()
