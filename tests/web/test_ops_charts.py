@@ -24,19 +24,20 @@ def _bars(page: str, chart: str) -> int:
 
 
 def test_charts_read_the_rollup_and_swap_in_place(login: Any) -> None:
+    # Queue `builtin`: nothing else in the test run puts jobs there, so counts are exact.
     now = timezone.now()
     for i in range(3):
-        finished_job(queue="ingest", deferred=now - datetime.timedelta(hours=2, minutes=i * 20), wait_s=3, run_s=2)
-    finished_job(queue="ingest", deferred=now - datetime.timedelta(hours=3), wait_s=1, run_s=1, outcome="failed")
+        finished_job(queue="builtin", deferred=now - datetime.timedelta(hours=2, minutes=i * 20), wait_s=3, run_s=2)
+    finished_job(queue="builtin", deferred=now - datetime.timedelta(hours=3), wait_s=1, run_s=1, outcome="failed")
     client = login("operator")
     # Not rolled up yet: the page reads only the rollup, so nothing shows.
-    page = client.get("/ops/?chart=ingest&range=24h").content.decode()
+    page = client.get("/ops/?chart=builtin&range=24h").content.decode()
     assert _bars(page, "throughput") == 0
     jobs_api.rollup_minutes()
-    page = client.get("/ops/?chart=ingest&range=24h").content.decode()
-    assert "Charts: queue ingest, last 24 hours" in page
+    page = client.get("/ops/?chart=builtin&range=24h").content.decode()
+    assert "Charts: queue builtin, last 24 hours" in page
     assert _bars(page, "throughput") >= 2 and _bars(page, "failures") == 1
-    assert 'aria-label="ingest, throughput (jobs finished), last 24 hours: 4 finished"' in page
+    assert 'aria-label="builtin, throughput (jobs finished), last 24 hours: 4 finished"' in page
     assert "<polyline" in page or "<circle" in page  # pickup/run p50 and p95 lines
     # The fragment htmx swaps in: the panel alone, its own refresh URL carrying the choice.
     frag = client.get("/ops/charts?queue=ingest&range=7d").content.decode()
@@ -46,7 +47,7 @@ def test_charts_read_the_rollup_and_swap_in_place(login: Any) -> None:
     # Unknown choices fall back, never 500.
     assert "queue ingest, last 24 hours" in client.get("/ops/charts?queue=nope&range=9y").content.decode()
     with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM jobs_queue_minute WHERE queue = 'ingest' AND finished > 0")
+        cur.execute("SELECT count(*) FROM jobs_queue_minute WHERE queue = 'builtin' AND finished > 0")
         assert cur.fetchone()[0] >= 2
 
 
