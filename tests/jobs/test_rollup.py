@@ -54,12 +54,17 @@ def test_the_rollup_is_a_periodic_maintenance_job_in_the_policy_table() -> None:
     assert PERIODIC_BY_TASK["jobs.rollup_minutes"].cron == "* * * * *"
 
 
+# Queues of their own: procrastinate's tables outlive each test, so other tests' jobs
+# (real queues, real times) must not change these counts.
+QA, QB = "tests-rollup-a", "tests-rollup-b"
+
+
 def test_minutes_are_folded_from_events_and_read_back_in_buckets() -> None:
     for i in range(4):  # four runs ending in 10:01, pickups 2 s, runs 1..4 s
-        finished_job(queue="ingest", deferred=T0 + datetime.timedelta(seconds=10 * i), wait_s=2, run_s=60 + i)
-    finished_job(queue="ingest", deferred=T0 + datetime.timedelta(minutes=5), wait_s=1, run_s=1, outcome="failed")
+        finished_job(queue=QA, deferred=T0 + datetime.timedelta(seconds=10 * i), wait_s=2, run_s=60 + i)
+    finished_job(queue=QA, deferred=T0 + datetime.timedelta(minutes=5), wait_s=1, run_s=1, outcome="failed")
     rollup.rollup_minutes(now=T0 + datetime.timedelta(minutes=10))
-    rows = _rows("ingest")
+    rows = _rows(QA)
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
         (T0, 0, 0, 4),  # four started in 10:00
         (T0 + datetime.timedelta(minutes=1), 4, 0, 0),  # and ended in 10:01
@@ -67,17 +72,19 @@ def test_minutes_are_folded_from_events_and_read_back_in_buckets() -> None:
     ]
     assert rows[0][4] == pytest.approx(2.0)
     assert rows[1][5] == pytest.approx(62.85, abs=0.01)
-    # Depth is sampled for the minute just closed (nothing waits here).
+    # Depth is sampled for the minute just closed: the waiting jobs of each real queue.
     with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM procrastinate_jobs WHERE queue_name = 'ingest' AND status = 'todo'")
+        (waiting,) = cur.fetchone()
         closed = T0.replace(minute=9)
         cur.execute("SELECT depth FROM jobs_queue_minute WHERE queue = 'ingest' AND minute = %s", [closed])
-        assert cur.fetchone() == (0,)
+        assert cur.fetchone() == (waiting,)
 
-    series = rollup.chart_series(queue="ingest", range_key="24h", now=T0 + datetime.timedelta(minutes=10))
+    series = rollup.chart_series(queue=QA, range_key="24h", now=T0 + datetime.timedelta(minutes=10))
     assert len(series["buckets"]) == 96
     assert sum(b["finished"] for b in series["buckets"]) == 5
     assert sum(b["failures"] for b in series["buckets"]) == 1
-    hour = rollup.chart_series(queue="ingest", range_key="1h", now=T0 + datetime.timedelta(minutes=10))
+    hour = rollup.chart_series(queue=QA, range_key="1h", now=T0 + datetime.timedelta(minutes=10))
     assert len(hour["buckets"]) == 60 and sum(b["finished"] for b in hour["buckets"]) == 5
     assert rollup.chart_series(queue="parse", range_key="7d", now=T0)["buckets"][-1]["finished"] == 0
 
@@ -85,8 +92,8 @@ def test_minutes_are_folded_from_events_and_read_back_in_buckets() -> None:
 def test_a_late_commit_in_a_closed_minute_is_folded_on_the_next_run_and_old_rows_go() -> None:
     rollup.rollup_minutes(now=T0 + datetime.timedelta(minutes=10))
     # Committed after that run, stamped in 10:08 (a slow transaction).
-    finished_job(queue="mail", deferred=T0 + datetime.timedelta(minutes=8), wait_s=1, run_s=1)
+    finished_job(queue=QB, deferred=T0 + datetime.timedelta(minutes=8), wait_s=1, run_s=1)
     rollup.rollup_minutes(now=T0 + datetime.timedelta(minutes=11))
-    assert [r[1] for r in _rows("mail")] == [1]
+    assert [r[1] for r in _rows(QB)] == [1]
     rollup.rollup_minutes(now=T0 + datetime.timedelta(days=7, minutes=9))
-    assert _rows("mail") == []  # past 7 days: dropped
+    assert _rows(QB) == []  # past 7 days: dropped
