@@ -76,7 +76,7 @@ reset: down
 
 # Write the main pages (triage, document, candidate, upload, ops, jobs, the CV viewer) to docs/screenshots/ from a seeded test stack
 screenshots: bootstrap
-    ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" {{PY}} -m pytest tests/web/test_browser.py tests/web/test_viewer_browser.py -q -p no:cacheprovider
+    ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" {{PY}} -m pytest tests/web/test_browser.py tests/web/test_viewer_browser.py tests/web/test_browser_ops.py -q -p no:cacheprovider
 
 # Extraction accuracy on the evaluation corpus, extractor beside the naive baseline (exit 1 below a held-out floor)
 eval-extraction *ARGS: bootstrap

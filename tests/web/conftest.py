@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 PASSWORD = "pw-for-tests-1234"
-ROLES = ("recruiter", "hiring_manager", "operator", "admin")
+ROLES = ("recruiter", "hiring_manager", "operator", "operator_readonly", "admin")
 
 
 @pytest.fixture

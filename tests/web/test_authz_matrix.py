@@ -21,7 +21,7 @@ from tests.web import helpers
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROLES = ("anonymous", "hiring_manager", "recruiter", "operator", "admin")
+ROLES = ("anonymous", "hiring_manager", "recruiter", "operator", "operator_readonly", "admin")
 # Included apps with their own gate, checked as a whole at their root.
 GATED_INCLUDES = {"admin/": "admin.site"}
 

@@ -96,7 +96,7 @@ def test_console_bulk_retry_states_the_count_then_acts_once_audited(login: Any, 
         _parse_job_failed(att)
     c = login("operator")
     listing = c.get("/ops/jobs/?status=failed&task=intake.parse_attachment").content.decode()
-    assert 'id="jobs-bulk"' in listing and "Retry every failed job matching this filter" in listing
+    assert 'id="jobs-bulk"' in listing and "Retry failed…" in listing and 'name="ids"' in listing
     n = len(jobs_api.job_ids_matching(status="failed", task_name="intake.parse_attachment", since=None))
     confirm = c.get("/ops/jobs/bulk/retry?task=intake.parse_attachment&queue=&since=1h").content.decode()
     assert f"Retry {n} failed job" in confirm and 'id="bulk-confirm"' in confirm
@@ -114,3 +114,87 @@ def test_console_bulk_retry_states_the_count_then_acts_once_audited(login: Any, 
     assert actor == f"user:{users['operator'].pk}" and payload["matched"] == n and payload["retried"] >= 2
     # A recruiter cannot; an operator without a match is told there is nothing to do.
     assert login("recruiter").post("/ops/jobs/bulk/retry", {"task": "x"}).status_code == 403
+
+
+def _gone(job_id: int) -> bool:
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM procrastinate_jobs WHERE id = %s", [job_id])
+        return cur.fetchone()[0] == 0
+
+
+def _finish(job_id: int, status: str) -> None:
+    with connection.cursor() as cur:
+        cur.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [job_id])
+        cur.execute("SELECT procrastinate_finish_job_v1(%s, %s, false)", [job_id, status])
+
+
+def test_delete_finished_jobs_by_filter_from_the_cli_keeps_unswept_failures(ats_cli: Any) -> None:
+    done = [defer("tests.slow_marker", token=token(), seconds=0) for _ in range(2)]
+    for j in done:
+        _finish(j, "succeeded")
+    failed = defer("tests.slow_marker", token=token(), seconds=0)
+    _finish(failed, "failed")  # not swept: its document's state may not be recorded yet
+    waiting = defer("tests.slow_marker", token=token(), seconds=0)
+    out = ats_cli("jobs", "delete", "--status", "succeeded", "--task", "tests.slow_marker", "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert set(result) == {"matched", "deleted"} and result["deleted"] == result["matched"] >= 2
+    assert all(_gone(j) for j in done)
+    kept = json.loads(ats_cli("jobs", "delete", "--status", "failed", "--task", "tests.slow_marker", "--json").stdout)
+    assert kept["deleted"] == 0 and job(failed)["status"] == "failed"
+    refused = ats_cli("jobs", "delete", "--status", "todo", "--json")
+    assert refused.returncode != 0 and "finished jobs only" in refused.stderr
+    assert job(waiting)["status"] == "todo"
+    [entry, *_] = [e for e in _bulk_audit() if e["action"] == "jobs.bulk_delete"]
+    assert entry["deleted"] == result["deleted"] and entry["filter"]["status"] == "succeeded"
+    jobs_api.job_cancel(job_id=waiting)
+
+
+def test_console_acts_on_ticked_jobs_only_and_delete_asks_with_the_count(login: Any) -> None:
+    a, b, c3 = (defer("tests.slow_marker", token=token(), seconds=0) for _ in range(3))
+    for j in (a, b, c3):
+        _finish(j, "succeeded")
+    waiting = defer("tests.slow_marker", token=token(), seconds=0)
+    c = login("operator")
+    ask = c.get("/ops/jobs/bulk/delete", {"scope": "selected", "ids": [a, b, waiting]}).content.decode()
+    assert "Delete 2 finished jobs?" in ask and f"{a}, {b}" in ask  # the waiting one is not finished
+    res = c.post("/ops/jobs/bulk/delete", {"scope": "selected", "ids": [a, b, waiting]})
+    assert res.status_code == 303
+    assert _gone(a) and _gone(b) and job(c3)["status"] == "succeeded" and job(waiting)["status"] == "todo"
+    [entry, *_] = [e for e in reversed(_bulk_audit()) if e["action"] == "jobs.bulk_delete"]
+    assert sorted(entry["ids"]) == sorted([a, b]) and entry["deleted"] == 2
+    # Cancel of the ticked: only the waiting one.
+    c.post("/ops/jobs/bulk/cancel", {"scope": "selected", "ids": [c3, waiting]})
+    assert job(waiting)["status"] == "cancelled" and job(c3)["status"] == "succeeded"
+    # Delete of everything matching needs a finished status.
+    res = c.get("/ops/jobs/bulk/delete", {"status": "todo"})
+    assert res.status_code == 303
+    # The list's time filter: only jobs changed within the window.
+    listing = c.get("/ops/jobs/", {"task": "tests.slow_marker", "since": "1h"}).content.decode()
+    assert f">{c3}<" in listing
+    with connection.cursor() as cur:
+        cur.execute("UPDATE procrastinate_events SET at = at - interval '2 hours' WHERE job_id = %s", [c3])
+    listing = c.get("/ops/jobs/", {"task": "tests.slow_marker", "since": "1h"}).content.decode()
+    assert f">{c3}<" not in listing
+    assert "not applied" in c.get("/ops/jobs/", {"since": "yesterday"}, follow=True).content.decode()
+
+
+def test_read_only_operators_see_the_console_without_actions_and_get_403(login: Any) -> None:
+    j = defer("tests.slow_marker", token=token(), seconds=0)
+    ro = login("operator_readonly")
+    for url in ("/ops/", "/ops/jobs/", f"/ops/jobs/{j}", "/ops/charts"):
+        page = ro.get(url)
+        assert page.status_code == 200, url
+        body = page.content.decode()
+        assert "<button" not in body.split("</header>")[-1] or url == "/ops/jobs/", url
+        assert 'name="ids"' not in body and "Pause queue" not in body and 'id="job-cancel"' not in body
+    for url, data in (
+        (f"/ops/jobs/{j}/cancel", {}),
+        ("/ops/queues/parse/pause", {}),
+        ("/ops/jobs/bulk/delete", {"status": "succeeded"}),
+    ):
+        assert ro.post(url, data).status_code == 403, url
+    assert job(j)["status"] == "todo"
+    acting = login("operator").get("/ops/").content.decode()
+    assert "Pause queue parse" in acting
+    jobs_api.job_cancel(job_id=j)

@@ -111,7 +111,33 @@ def _wait_http(url: str, proc: subprocess.Popen[bytes], *, timeout_s: float) -> 
     return False
 
 
-def banner(url: str, password_file: Path) -> str:
+def start_prometheus(
+    stack: contextlib.ExitStack, environ: dict[str, str], metrics_binds: dict[str, str]
+) -> tuple[str, int] | None:
+    """A real Prometheus on 127.0.0.1:9090 scraping web's and worker-default's exporters,
+    evaluating the rules the k8s monitoring component ships; the console reads its alerts
+    through ATS_PROMETHEUS_URL. (url, alert rules loaded), or None when not started."""
+    from ats.devtools import prometheus_local
+
+    if environ.get("ATS_PROMETHEUS_URL"):
+        return None  # someone else's Prometheus: the console reads that one
+    if prometheus_local.prometheus_path() is None:
+        print("[up] prometheus not installed (scripts/bootstrap.sh installs it): no alerts evaluated", flush=True)
+        return None
+    port = int(environ.get("ATS_PROMETHEUS_PORT", str(prometheus_local.DEFAULT_PORT)))
+    prom = prometheus_local.PrometheusLocal(
+        state_dir=env.STATE_DIR / "prometheus",
+        port=port,
+        targets={"ats-web": metrics_binds["web"], "ats-worker-default": metrics_binds["worker-default"]},
+    )
+    stack.enter_context(prom)
+    loaded = len(prom.loaded_alert_names())
+    environ["ATS_PROMETHEUS_URL"] = prom.url
+    print(f"[up] Prometheus on {prom.url} ({loaded} alert rules from the k8s PrometheusRule)", flush=True)
+    return prom.url, loaded
+
+
+def banner(url: str, password_file: Path, prometheus: tuple[str, int] | None = None) -> str:
     """The last thing `just up` prints before the services' own lines: where to go next."""
     password = password_file.read_text().strip() if password_file.is_file() else "(set before this checkout's state)"
     lines = [
@@ -119,6 +145,11 @@ def banner(url: str, password_file: Path) -> str:
         "=" * 72,
         f"  ATS is up:   {url}",
         f"  log in as:   admin / {password}",
+        *(
+            [f"  Prometheus:  {prometheus[0]}  ({prometheus[1]} alert rules; firing ones on {url}ops/alerts)"]
+            if prometheus
+            else []
+        ),
         "",
         "  Try next, from another shell in this checkout:",
         "    just ats ingest --wait --json ~/cv.pdf     # a CV to a candidate; prints JSON",
@@ -186,6 +217,7 @@ def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start 
         "worker-default": environ.get("ATS_WORKER_METRICS_BIND", "127.0.0.1:9101"),
     }
     environ.setdefault("ATS_LOG_FORMAT", "console")  # humans read this terminal
+    prometheus = start_prometheus(stack, environ, metrics_binds)
     procs: dict[str, subprocess.Popen[bytes]] = {}
 
     def launch(name: str) -> None:
@@ -216,7 +248,7 @@ def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start 
     ready = _wait_http(url + "healthz", procs["web"], timeout_s=60)
     private_files(env.STATE_DIR)  # the helpers' logs exist by now
     if ready:
-        print(banner(url, password_file), flush=True)
+        print(banner(url, password_file, prometheus), flush=True)
     else:
         print(f"[up] web did not answer on {url} - see its lines above", flush=True)
 

@@ -8,6 +8,8 @@ class Role(models.TextChoices):
     ADMIN = "admin", "Admin"
     # Platform engineers: the ops console and job actions, no candidate data.
     OPERATOR = "operator", "Operator"
+    # On call but not acting: the same console, no action buttons, 403 on every action.
+    OPERATOR_READONLY = "operator_readonly", "Operator (read-only)"
 
 
 class Membership(models.Model):

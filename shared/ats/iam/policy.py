@@ -76,9 +76,10 @@ RULES: dict[str, frozenset[Role]] = {
     "candidate.merge": frozenset({Role.RECRUITER, Role.ADMIN}),
     # Job status (API and document timelines): recruiters follow their documents,
     # operators run the queue.
-    "jobs.view": frozenset({Role.RECRUITER, Role.OPERATOR, Role.ADMIN}),
-    "ops.view": frozenset({Role.OPERATOR, Role.ADMIN}),
-    # Cancel a waiting job / retry a failed one from the ops console.
+    "jobs.view": frozenset({Role.RECRUITER, Role.OPERATOR, Role.OPERATOR_READONLY, Role.ADMIN}),
+    "ops.view": frozenset({Role.OPERATOR, Role.OPERATOR_READONLY, Role.ADMIN}),
+    # Cancel, retry or delete jobs, pause and resume queues, resume a halted purge from the
+    # ops console. Read-only operators see the same console without these.
     "ops.act": frozenset({Role.OPERATOR, Role.ADMIN}),
     # The Django admin site (users, roles, read-only domain data, procrastinate's views).
     "admin.site": frozenset({Role.ADMIN}),

@@ -4,9 +4,11 @@ from ats.jobs.deferral import NotInTransaction, defer, defer_many
 from ats.jobs.erasure import jobs_erase_references, jobs_referencing
 from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.ops import (
+    FINISHED_STATUSES,
     JobActionRefused,
     JobFilter,
     job_cancel,
+    job_delete,
     job_events_for,
     job_ids_matching,
     job_retry,
@@ -16,6 +18,7 @@ from ats.jobs.ops import (
     parse_since,
     paused_queues,
     periodic_schedule,
+    periodic_start_lateness,
     queue_list,
     queue_overview,
     queue_set_paused,
@@ -53,6 +56,8 @@ from ats.jobs.queries import (
     worker_heartbeats,
 )
 from ats.jobs.registry import registered_periodic, registered_task_names
+from ats.jobs.rollup import RANGES as CHART_RANGES
+from ats.jobs.rollup import chart_series, rollup_minutes
 from ats.jobs.runtime import (
     Attempt,
     Deadline,
@@ -66,7 +71,9 @@ from ats.jobs.scrub import scrub as scrub_text
 
 __all__ = [
     "BUILTIN_QUEUE",
+    "CHART_RANGES",
     "DEFAULT_QUEUES",
+    "FINISHED_STATUSES",
     "PERIODIC",
     "POLICIES",
     "QUEUES",
@@ -86,11 +93,13 @@ __all__ = [
     "active_job_for_lock",
     "add_status_provider",
     "attempt_events_since",
+    "chart_series",
     "current_attempt",
     "db_budget",
     "defer",
     "defer_many",
     "job_cancel",
+    "job_delete",
     "job_detail",
     "job_events_for",
     "job_ids_matching",
@@ -108,6 +117,7 @@ __all__ = [
     "paused_queues",
     "periodic_cron",
     "periodic_schedule",
+    "periodic_start_lateness",
     "policy_for",
     "queue_list",
     "queue_overview",
@@ -117,6 +127,7 @@ __all__ = [
     "read_status",
     "registered_periodic",
     "registered_task_names",
+    "rollup_minutes",
     "scrub_text",
     "stalled_after_s",
     "stalled_jobs",

@@ -46,3 +46,26 @@ class QueueState(models.Model):
 
     class Meta:
         db_table = "jobs_queue_state"
+
+
+class QueueMinute(models.Model):
+    """One queue's minute (issue 24 item 5): what the console's charts read, written once a
+    minute by the `jobs.rollup_minutes` periodic job and kept 7 days - the charts never scan
+    procrastinate's events on a page load. A minute with nothing in it has no row (zero)."""
+
+    queue = models.CharField(max_length=64)
+    minute = models.DateTimeField()  # the minute's start (UTC, truncated)
+    finished = models.PositiveIntegerField(default=0)  # succeeded + failed (terminal)
+    failures = models.PositiveIntegerField(default=0)  # failed runs: failed + deferred_for_retry
+    started = models.PositiveIntegerField(default=0)
+    # Waiting jobs sampled when the rollup closes the minute (a back-filled minute has none).
+    depth = models.IntegerField(null=True)
+    pickup_p50_s = models.FloatField(null=True)  # waiting -> started, runs started this minute
+    pickup_p95_s = models.FloatField(null=True)
+    run_p50_s = models.FloatField(null=True)  # started -> ended, runs ended this minute
+    run_p95_s = models.FloatField(null=True)
+
+    class Meta:
+        db_table = "jobs_queue_minute"
+        constraints = [models.UniqueConstraint(fields=["queue", "minute"], name="jobs_queue_minute_uniq")]
+        indexes = [models.Index(fields=["minute"], name="jobs_queue_minute_minute_idx")]

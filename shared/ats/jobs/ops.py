@@ -25,6 +25,9 @@ from ats.jobs.queries import stalled_after_s
 _manager = JobManager(connector=DjangoConnector())
 
 STATUSES = ("todo", "doing", "succeeded", "failed", "cancelled", "aborted")
+# What `ats jobs delete` / the console's delete-finished may remove: never a waiting or
+# running job, and a failed one only once the sweep has recorded its document's state.
+FINISHED_STATUSES = ("succeeded", "failed", "cancelled", "aborted")
 FAILED_WINDOW_S = 15 * 60
 THROUGHPUT_WINDOW_S = 5 * 60
 TASK_STATS_WINDOW_H = 24
@@ -194,6 +197,23 @@ def periodic_schedule() -> list[dict[str, Any]]:
     return out
 
 
+def periodic_start_lateness(*, window_h: int = 1) -> dict[str, float]:
+    """Per periodic task, the worst delay over the last `window_h` hours between the time a
+    run was due (its defer timestamp) and its start (ADR 0004 trigger T8's signal: the
+    in-database scheduler is not keeping the precision the schedule asks for)."""
+    return {
+        task: float(late)
+        for task, late in _rows(
+            """SELECT d.task_name, max(EXTRACT(EPOCH FROM ev.at - to_timestamp(d.defer_timestamp)))
+                 FROM procrastinate_periodic_defers d
+                 JOIN procrastinate_events ev ON ev.job_id = d.job_id AND ev.type = 'started'
+                WHERE ev.at > now() - make_interval(hours => %s)
+                GROUP BY d.task_name""",
+            [window_h],
+        )
+    }
+
+
 @dataclasses.dataclass(frozen=True)
 class JobFilter:
     job_id: int | None = None
@@ -202,6 +222,7 @@ class JobFilter:
     queue: str = ""
     args_key: str = ""
     args_value: str = ""
+    since: datetime.datetime | None = None  # the job's latest event at or after this
 
 
 def _where(f: JobFilter, *, with_status: bool = True) -> tuple[list[str], list[Any]]:
@@ -219,6 +240,9 @@ def _where(f: JobFilter, *, with_status: bool = True) -> tuple[list[str], list[A
     if f.queue:
         where.append("j.queue_name = %s")
         params.append(f.queue)
+    if f.since is not None:
+        where.append("(SELECT max(at) FROM procrastinate_events e WHERE e.job_id = j.id) >= %s")
+        params.append(f.since)
     if f.args_key:
         where.append("j.args ? %s")
         params.append(f.args_key)
@@ -325,6 +349,29 @@ def job_retry(*, job_id: int) -> None:
             if "unique" in str(exc).lower() or type(exc).__name__ in {"UniqueViolation", "IntegrityError"}:
                 raise JobActionRefused(f"job {job_id}: an identical job is already waiting") from exc
             raise
+
+
+def job_delete(*, job_id: int) -> None:
+    """Delete a finished job with its events and attempt records (an operator clearing
+    history early; the nightly pruning does the same after 30 days). A failed job goes only
+    once the sweep has made sure of its document's terminal state (jobs_swept_job), so a
+    failure never vanishes before a recruiter can see it."""
+    with transaction.atomic():
+        rows = _rows(
+            """SELECT j.status::text, EXISTS (SELECT 1 FROM jobs_swept_job s WHERE s.job_id = j.id)
+                 FROM procrastinate_jobs j WHERE j.id = %s FOR UPDATE""",
+            [job_id],
+        )
+        if not rows:
+            raise LookupError(f"job {job_id} does not exist")
+        status, swept = rows[0]
+        if status not in FINISHED_STATUSES:
+            raise JobActionRefused(f"job {job_id} is {status}; only a finished job can be deleted")
+        if status == "failed" and not swept:
+            raise JobActionRefused(f"job {job_id} failed and its document's state is not recorded yet; kept")
+        with connection.cursor() as cur:
+            cur.execute("DELETE FROM jobs_attempt WHERE job_id = %s", [job_id])
+            cur.execute("DELETE FROM procrastinate_jobs WHERE id = %s", [job_id])
 
 
 # --- ADR §1 caps and queue pause (issue 24 items 3-4) ----------------------------------

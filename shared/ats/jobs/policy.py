@@ -412,6 +412,17 @@ POLICIES: tuple[TaskPolicy, ...] = (
         payload_version=0,  # procrastinate's own task: no payload envelope
     ),
     TaskPolicy(
+        task_name="jobs.rollup_minutes",
+        task_class="job_rollup",
+        queue="maintenance",
+        attempts=1,
+        backoff=Backoff(0, 0),
+        timeout_s=60,
+        on_exhaustion="next scheduled run folds the missed minutes too",
+        lock="jobs:rollup",
+        adr_row=False,
+    ),
+    TaskPolicy(
         task_name="jobs.remove_old_jobs",
         task_class="job_pruning",
         queue="maintenance",
@@ -590,6 +601,13 @@ PERIODIC: tuple[PeriodicJob, ...] = (
         "", "weekly purge verifier (ADR R6)", "retention.verify_purge", "0 4 * * 0", env="ATS_RETENTION_VERIFY_CRON"
     ),
     PeriodicJob("", "lost-document detector", "intake.verify_documents", "*/5 * * * *", env="ATS_VERIFY_CRON"),
+    PeriodicJob(
+        "",
+        "per-minute queue rollup for the console's charts, kept 7 days",
+        "jobs.rollup_minutes",
+        "* * * * *",
+        env="ATS_ROLLUP_CRON",
+    ),
 )
 
 PERIODIC_BY_TASK: dict[str, PeriodicJob] = {p.task_name: p for p in PERIODIC}

@@ -6,13 +6,15 @@ import os
 
 from django.db import transaction
 
-from ats.jobs import maintenance
+from ats.jobs import maintenance, rollup
 from ats.jobs.deferral import defer
+from ats.jobs.policy import periodic_cron
 from ats.jobs.runtime import task
 
 # Rescue must run well inside a parse attempt's 90 s budget; tests shrink it.
 RESCUE_CRON = os.environ.get("ATS_RESCUE_CRON", "* * * * * */20")
 PRUNE_CRON = os.environ.get("ATS_PRUNE_CRON", "17 3 * * *")
+ROLLUP_CRON = periodic_cron("jobs.rollup_minutes")
 COMPLETED_RETENTION_HOURS = 30 * 24  # ADR §7: completed jobs pruned after 30 days
 
 
@@ -33,3 +35,8 @@ def remove_old_jobs(*, timestamp: int, payload_version: int) -> None:
             payload={"max_hours": COMPLETED_RETENTION_HOURS, "remove_failed": False},
         )
     maintenance.prune_swept_failed_jobs(max_hours=COMPLETED_RETENTION_HOURS)
+
+
+@task("jobs.rollup_minutes", periodic=ROLLUP_CRON)
+def rollup_minutes(*, timestamp: int, payload_version: int) -> None:
+    rollup.rollup_minutes()

@@ -1,12 +1,15 @@
 """Facade of the observability module."""
 
+from ats.observability.alerts import AlertsRead, read_alerts
 from ats.observability.data import record_graph_throttled, record_parse_report, record_scan
 from ats.observability.server import BIND_ENV, configured_token, serve
 
 __all__ = [
     "BIND_ENV",
+    "AlertsRead",
     "configured_token",
     "health_problems",
+    "read_alerts",
     "record_graph_throttled",
     "record_parse_report",
     "record_scan",

@@ -17,10 +17,13 @@ Two kinds of figures:
 
 from __future__ import annotations
 
+import datetime
+import json
 import logging
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 from django.db import connection
 from prometheus_client import Counter, Histogram
@@ -33,6 +36,7 @@ from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.observability.data import DURATION_BUCKETS, TIME_TO_START_BUCKETS
 from ats.retention import api as retention_api
+from ats.scoring import api as scoring_api
 from ats.selfid import api as selfid_api
 
 logger = logging.getLogger(__name__)
@@ -285,6 +289,35 @@ class DatabaseCollector(Collector):
         yield from self._ai()
         yield from self._retention()
         yield from self._fairness()
+        yield from self._revisit_triggers()
+
+    def _revisit_triggers(self) -> Iterator[Metric]:
+        """Signals of ADR 0004's revisit triggers T3, T6 and T8 (the others read job,
+        table and connection figures above)."""
+        installed, newest = library_release_ages()
+        age = _gauge(
+            "ats_queue_library_release_age_seconds",
+            "Seconds since procrastinate's release: the installed one and the newest recorded (T6)",
+            ["release", "version"],
+        )
+        for which, (version, days) in (("installed", installed), ("newest", newest)):
+            if version:
+                age.add_metric([which, version], days * 86400)
+        yield age
+        late = _gauge(
+            "ats_periodic_start_lateness_seconds",
+            "Worst delay over the last hour between a periodic run's due time and its start (T8)",
+            ["task"],
+        )
+        for task, seconds in jobs_api.periodic_start_lateness().items():
+            late.add_metric([task], max(seconds, 0.0))
+        yield late
+        stuck = _gauge(
+            "ats_rescore_runs_unfinished",
+            "Batch rescores still running with no item pending after 15 min: the hand-made fan-in missed (T3)",
+        )
+        stuck.add_metric([], scoring_api.rescore_runs_without_summary())
+        yield stuck
 
     def _retention(self) -> Iterator[Metric]:
         status = retention_api.retention_status()
@@ -320,3 +353,27 @@ class DatabaseCollector(Collector):
         for state in ai_api.BreakerState.values:
             breaker.add_metric([state], 1 if status["state"] == state else 0)
         yield breaker
+
+
+RELEASES_FILE = Path(__file__).with_name("procrastinate_releases.json")
+
+
+def library_release_ages(*, today: datetime.date | None = None) -> tuple[tuple[str, float], tuple[str, float]]:
+    """((installed version, its age in days), (newest recorded version, its age)) from the
+    release dates scripts/procrastinate_releases.py writes; ("", 0) where unknown."""
+    import importlib.metadata
+
+    today = today or datetime.date.today()
+    try:
+        releases: dict[str, str] = json.loads(RELEASES_FILE.read_text())["releases"]
+    except (OSError, ValueError, KeyError):
+        return ("", 0.0), ("", 0.0)
+
+    def age(version: str) -> tuple[str, float]:
+        day = releases.get(version)
+        return (version, float((today - datetime.date.fromisoformat(day)).days)) if day else ("", 0.0)
+
+    installed = importlib.metadata.version("procrastinate")
+    finals = {v: d for v, d in releases.items() if v.replace(".", "").isdigit()}
+    newest = max(finals, key=lambda v: (finals[v], v)) if finals else ""
+    return age(installed), age(newest)

@@ -18,6 +18,8 @@ from ats.scoring.selectors import (
     requisition_list,
     requisition_rescore_status,
     rescore_run_for_job,
+    rescore_runs_with_failures,
+    rescore_runs_without_summary,
     rescore_summary,
     version_json,
 )
@@ -86,6 +88,8 @@ __all__ = [
     "rescore_application_exhausted",
     "rescore_request",
     "rescore_run_for_job",
+    "rescore_runs_with_failures",
+    "rescore_runs_without_summary",
     "rescore_summary",
     "version_json",
 ]

@@ -7,10 +7,12 @@ applications); recruiters and admins see all; iam's `can()` decides the action f
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
 
 from ats.iam import api as iam_api
 from ats.jobs import api as jobs_api
@@ -28,6 +30,7 @@ from ats.scoring.models import (
     RequisitionVersion,
     RescoreItem,
     RescoreRun,
+    RescoreState,
 )
 from ats.scoring.services import RESCORE_ONE, SCORE, NotAllowed
 
@@ -249,6 +252,43 @@ def rescore_summary(run: RescoreRun) -> dict[str, Any]:
         "created_at": _iso(run.created_at),
         "completed_at": _iso(run.completed_at),
     }
+
+
+def rescore_runs_with_failures(*, days: int = 7) -> list[dict[str, Any]]:
+    """Batch rescores of the last `days` with failed items, newest first: counts only
+    (the ops console names no person; the requisition page lists each failure)."""
+    since = timezone.now() - datetime.timedelta(days=days)
+    runs = (
+        RescoreRun.objects.filter(created_at__gte=since, items__state=ItemState.FAILED)
+        .select_related("requisition_version")
+        .annotate(n_failed=Count("items", filter=Q(items__state=ItemState.FAILED)))
+        .order_by("-pk")
+        .distinct()[:20]
+    )
+    return [
+        {
+            "id": r.pk,
+            "requisition_id": r.requisition_version.requisition_id,
+            "job_id": r.job_id,
+            "state": r.state,
+            "total": r.total,
+            "failed": r.n_failed,
+            "created_at": r.created_at,
+        }
+        for r in runs
+    ]
+
+
+def rescore_runs_without_summary(*, older_than_s: int = 15 * 60) -> int:
+    """Batch rescores still `running` although no item is pending, older than the grace:
+    the hand-made aggregate completion (no fan-in primitive) missed its moment - the
+    signal of ADR 0004 trigger T3."""
+    cutoff = timezone.now() - datetime.timedelta(seconds=older_than_s)
+    return (
+        RescoreRun.objects.filter(state=RescoreState.RUNNING, created_at__lt=cutoff)
+        .exclude(items__state=ItemState.PENDING)
+        .count()
+    )
 
 
 def rescore_run_for_job(job_id: int) -> RescoreRun | None:

@@ -5,6 +5,7 @@ attempt's error, cancel and retry, and a redacted view of a job's document."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from django.contrib import messages
@@ -14,10 +15,16 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from ats.ai import api as ai_api
 from ats.audit import api as audit_api
+from ats.channels import api as channels_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.observability import api as observability_api
+from ats.retention import api as retention_api
+from ats.scoring import api as scoring_api
+from ats.web import charts as charts_svg
 from ats.web.access import actor_label, requires
 
 # A failed job of one of these tasks belongs to a document: retrying it means the
@@ -48,12 +55,130 @@ def console(request: HttpRequest) -> HttpResponse:
             "periodic": jobs_api.periodic_schedule(),
             "lost": intake_api.latest_verification(),
             "stalled_after_s": jobs_api.stalled_after_s(),
+            "chart": _chart(request.GET.get("chart", ""), request.GET.get("range", "")),
+            "alerts": observability_api.read_alerts(timeout_s=1.0),
+            "attention": needs_attention(),
         },
+    )
+
+
+AUDIT_TASKS = {"audit.verify": "Audit hash-chain verification", "audit.export_verify": "Audit export to the archive"}
+
+
+def _next_run(task_name: str) -> Any:
+    return next((p["next_run_at"] for p in jobs_api.periodic_schedule() if p["task_name"] == task_name), None)
+
+
+def needs_attention() -> dict[str, Any]:
+    """ADR §2 "visible in the product": every exhausted or halted background process that
+    needs a person - degraded mail channels, a halted retention purge, a failed audit
+    verification or export, batch rescores with failures, the AI breaker. Counts and ids
+    only: operators see no personal data (errors pass through the traceback scrubber)."""
+    channels = [
+        {**c, "last_error": jobs_api.scrub_text(c["last_error"] or c["status_reason"] or "")}
+        for c in channels_api.channel_list()
+        if c["active"] and c["status"] == channels_api.ChannelStatus.DEGRADED
+    ]
+    purge = None
+    status = retention_api.retention_status()
+    if status["halted"]:
+        run = retention_api.PurgeRun.objects.filter(state=retention_api.PurgeState.HALTED).order_by("-pk").first()
+        purge = {
+            "run_id": run.pk if run else None,
+            "halted_at": status["halted_at"],
+            "at": run.finished_at if run else None,
+            "error": jobs_api.scrub_text(run.error if run else ""),
+            "job_id": run.job_id if run else None,
+            "next_run_at": _next_run("retention.purge"),
+        }
+    audit = []
+    for task_name, label in AUDIT_TASKS.items():
+        rows = jobs_api.job_search(jobs_api.JobFilter(task_name=task_name), limit=5)
+        last = next((r for r in rows if r["task_name"] == task_name and r["status"] in {"failed", "succeeded"}), None)
+        if last and last["status"] == "failed":
+            detail = jobs_api.job_detail(last["id"]) or {}
+            log = detail.get("attempt_log") or [{}]
+            audit.append(
+                {"label": label, "job_id": last["id"], "at": last["last_event_at"], "error": log[-1].get("error", "")}
+            )
+    ai = ai_api.breaker_status()
+    return {
+        "channels": channels,
+        "mail_next_poll": _next_run("mail.schedule_polls") if channels else None,
+        "purge": purge,
+        "audit": audit,
+        "rescores": scoring_api.rescore_runs_with_failures(),
+        "ai": {**ai, "reason": ai_api.unavailable_reason(), "open": ai["enabled"] and ai["state"] != "closed"},
+        "count": len(channels) + bool(purge) + len(audit) + (ai["enabled"] and ai["state"] != "closed"),
+    }
+
+
+@requires("ops.act")
+@require_POST
+def retention_resume(request: HttpRequest) -> HttpResponse:
+    """Resume a halted retention purge now (not at 01:30): a new run starts at the subject
+    it halted at - nothing is skipped. Audited."""
+    if not retention_api.retention_status()["halted"]:
+        messages.error(request, "The retention purge is not halted; nothing to resume.")
+        return HttpResponseRedirect(reverse("ops"), status=303)
+    with transaction.atomic():
+        job_id = jobs_api.defer("retention.purge", payload={"timestamp": int(time.time())})
+        if job_id is None:
+            messages.warning(request, "A retention purge job is already waiting or running; it resumes at the halt.")
+            return HttpResponseRedirect(reverse("ops"), status=303)
+        audit_api.audit_event_record(
+            actor=actor_label(request),
+            action="retention.purge_resume",
+            object_type="job",
+            object_id=job_id,
+            payload={"job_id": job_id},
+        )
+    messages.success(request, f"Retention purge resumed: job {job_id} starts at the subject it halted at.")
+    return HttpResponseRedirect(reverse("ops"), status=303)
+
+
+@requires("ops.view")
+@require_GET
+def alerts(request: HttpRequest) -> HttpResponse:
+    """Alerts firing (and pending) in the Prometheus that evaluates the shipped rules."""
+    return render(request, "ats/ops_alerts.html", {"alerts": observability_api.read_alerts()})
+
+
+CHART_QUEUES = (*jobs_api.QUEUES, jobs_api.BUILTIN_QUEUE)
+
+
+def _chart(queue: str, range_key: str) -> dict[str, Any]:
+    """One queue's charts over one range, from the per-minute rollup (never the events)."""
+    queue = queue if queue in CHART_QUEUES else "ingest"
+    range_key = range_key if range_key in jobs_api.CHART_RANGES else "24h"
+    series = jobs_api.chart_series(queue=queue, range_key=range_key)
+    return {
+        "queue": queue,
+        "range": range_key,
+        "label": series["label"],
+        "charts": charts_svg.render(series),
+        "queues": CHART_QUEUES,
+        "ranges": [(r.key, r.label) for r in jobs_api.CHART_RANGES.values()],
+    }
+
+
+@requires("ops.view")
+@require_GET
+def charts(request: HttpRequest) -> HttpResponse:
+    """The charts panel alone: what htmx swaps in place (a range or queue picked, or the
+    panel's own 30 s refresh) - the console around it is not reloaded."""
+    return render(
+        request, "ats/_ops_charts.html", {"chart": _chart(request.GET.get("queue", ""), request.GET.get("range", ""))}
     )
 
 
 def _filter(request: HttpRequest) -> jobs_api.JobFilter:
     raw_id = request.GET.get("id", "").strip()
+    raw_since = request.GET.get("since", "").strip()[:40]
+    try:
+        since = jobs_api.parse_since(raw_since) if raw_since else None
+    except ValueError:
+        since = None  # said on the page (jobs view), never silently a different filter
     key, _, value = request.GET.get("args", "").strip().partition("=")
     return jobs_api.JobFilter(
         job_id=int(raw_id) if raw_id.isdigit() else None,
@@ -62,6 +187,7 @@ def _filter(request: HttpRequest) -> jobs_api.JobFilter:
         queue=request.GET.get("queue", "").strip()[:64],
         args_key=key.strip()[:64],
         args_value=value.strip()[:128],
+        since=since,
     )
 
 
@@ -77,6 +203,9 @@ def jobs(request: HttpRequest) -> HttpResponse:
     """The job list: a tab per status with its count for the current filter, newest first,
     paged by cursor (`before=<id>`) - every matching job is reachable, no row cap."""
     f = _filter(request)
+    since_raw = request.GET.get("since", "").strip()[:40]
+    if since_raw and f.since is None:
+        messages.error(request, f"Changed since {since_raw!r}: give a duration (15m, 1h, 2d) or a date; not applied.")
     raw_before = request.GET.get("before", "").strip()
     before = int(raw_before) if raw_before.isdigit() else None
     rows = jobs_api.job_search(f, limit=PAGE_SIZE + 1, before_id=before)
@@ -112,7 +241,8 @@ def jobs(request: HttpRequest) -> HttpResponse:
             "next_href": "?" + next_q.urlencode() if more else None,
             "first_href": link(status=f.status) if before is not None else None,
             "can_act": iam_api.can(request.user, "ops.act"),
-            "bulk_action": {"failed": "retry", "todo": "cancel"}.get(f.status),
+            "since": since_raw,
+            "finished": jobs_api.FINISHED_STATUSES,
         },
     )
 
@@ -249,6 +379,7 @@ def _refuse_cancel_of_a_backing_job(detail: dict[str, Any], attachment_id: Any) 
 
 
 BULK_STATUS = {"retry": "failed", "cancel": "todo"}
+BULK_VERB = {"retry": "retried", "cancel": "cancelled", "delete": "deleted"}
 
 
 def _bulk_filter(data: Any) -> dict[str, Any]:
@@ -256,32 +387,66 @@ def _bulk_filter(data: Any) -> dict[str, Any]:
         "task_name": str(data.get("task", "")).strip()[:128],
         "queue": str(data.get("queue", "")).strip()[:64],
         "since": str(data.get("since", "")).strip()[:40],
+        "status": str(data.get("status", "")).strip()[:16],
     }
+
+
+def _bulk_targets(
+    action: str, data: Any, filt: dict[str, Any]
+) -> tuple[str, list[tuple[int, str, dict[str, Any]]], list[int]]:
+    """(the status acted on, the matching jobs, the ticked ids) for a bulk request: the
+    ticked rows (scope=selected) that are in a status the action applies to, or every job
+    matching the filter. Delete acts on one finished status, named by the filter."""
+    selected = data.get("scope") == "selected"
+    if action == "delete":
+        status = filt["status"] if filt["status"] in jobs_api.FINISHED_STATUSES else ""
+        if not status and not selected:
+            raise ValueError(f"Delete acts on finished jobs: pick one of {', '.join(jobs_api.FINISHED_STATUSES)}.")
+    else:
+        status = BULK_STATUS[action]
+    if selected:
+        ids = sorted({int(x) for x in data.getlist("ids") if str(x).isdigit()})[:1000]
+        if not ids:
+            raise ValueError("No job is ticked: tick the jobs to act on, or choose every job matching the filter.")
+        allowed = jobs_api.FINISHED_STATUSES if action == "delete" else (status,)
+        rows = [r for r in (jobs_api.job_row(i) for i in ids) if r is not None and r["status"] in allowed]
+        return status, [(r["id"], r["task_name"], r["args"]) for r in rows], ids
+    since = jobs_api.parse_since(filt["since"]) if filt["since"] else None
+    matched = jobs_api.job_ids_matching(status=status, task_name=filt["task_name"], queue=filt["queue"], since=since)
+    return status, matched, []
 
 
 @requires("ops.act")
 def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
-    """Retry every failed / cancel every waiting job matching a filter: GET states the
-    count and asks; POST (confirmed) acts per job by the single-job rules and writes one
-    audit event (who, the filter, how many) - the twin of `ats jobs retry|cancel`."""
-    if action not in BULK_STATUS or request.method not in {"GET", "POST"}:
+    """Retry failed / cancel waiting / delete finished jobs - the ticked rows or every job
+    matching a filter: GET states the count and asks; POST (confirmed) acts per job by the
+    single-job rules and writes one audit event (who, the filter or the ids, how many) -
+    the twin of `ats jobs retry|cancel|delete`."""
+    if action not in BULK_VERB or request.method not in {"GET", "POST"}:
         raise Http404("no such bulk action")
-    status = BULK_STATUS[action]
     data = request.POST if request.method == "POST" else request.GET
     filt = _bulk_filter(data)
     try:
-        since = jobs_api.parse_since(filt["since"]) if filt["since"] else None
+        status, matched, ids = _bulk_targets(action, data, filt)
     except ValueError as exc:
         messages.error(request, str(exc))
         return HttpResponseRedirect(reverse("ops-jobs"), status=303)
-    matched = jobs_api.job_ids_matching(status=status, task_name=filt["task_name"], queue=filt["queue"], since=since)
     if request.method == "GET":
         return render(
             request,
             "ats/jobs_bulk.html",
-            {"action": action, "status": status, "filter": filt, "count": len(matched)},
+            {
+                "action": action,
+                "status": status,
+                "filter": filt,
+                "count": len(matched),
+                "selected": ids,
+                "ids": [m[0] for m in matched],
+                "verb": BULK_VERB[action],
+            },
         )
     done = 0
+    verb = BULK_VERB[action]
     with transaction.atomic():
         for job_id, task_name, job_args in matched:
             detail = {"task_name": task_name, "status": status, "args": job_args}
@@ -291,6 +456,8 @@ def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
                     if action == "cancel":
                         _refuse_cancel_of_a_backing_job(detail, attachment_id)
                         jobs_api.job_cancel(job_id=job_id)
+                    elif action == "delete":
+                        jobs_api.job_delete(job_id=job_id)
                     elif attachment_id is not None and task_name in DOCUMENT_RETRY:
                         _retry_through_domain(request, detail, int(attachment_id))
                     else:
@@ -305,20 +472,22 @@ def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
             object_id="-",
             payload={
                 "filter": {"status": status, "task": filt["task_name"], "queue": filt["queue"], "since": filt["since"]},
+                "ids": [m[0] for m in matched] if ids else None,
                 "matched": len(matched),
-                "retried" if action == "retry" else "cancelled": done,
+                verb: done,
             },
         )
-    verb = "retried" if action == "retry" else "cancelled"
-    note = f"{len(matched)} {status} jobs matched; {done} {verb}."
+    what = "ticked" if ids else status
+    note = f"{len(matched)} {what} jobs matched; {done} {verb}."
     if done < len(matched):
-        note += f" {len(matched) - done} left as they were (their document has moved on, or they started meanwhile)."
+        note += f" {len(matched) - done} left as they were (their document has moved on, or they changed meanwhile)."
     (messages.success if done else messages.warning)(request, note)
+    back_status = status if action != "delete" else ""
     back = (
         reverse("ops-jobs")
         + "?"
         + "&".join(
-            f"{k}={v}" for k, v in (("status", status), ("task", filt["task_name"]), ("queue", filt["queue"])) if v
+            f"{k}={v}" for k, v in (("status", back_status), ("task", filt["task_name"]), ("queue", filt["queue"])) if v
         )
     )
     return HttpResponseRedirect(back, status=303)

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ats.candidates import api as candidates_api
+from ats.channels import api as channels_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.web import viewer
@@ -170,6 +171,12 @@ def triage(request: HttpRequest) -> HttpResponse:
             "can_assign": iam_api.can(request.user, "requisition.edit"),
             "live_url": request.get_full_path(),
             "live_version": version,
+            # A recruiter must know when mail stops arriving (ADR §2): uploads still work.
+            "degraded_channels": [
+                c
+                for c in channels_api.channel_list()
+                if c["active"] and c["status"] == channels_api.ChannelStatus.DEGRADED
+            ],
         },
         status=400 if errors else 200,
     )

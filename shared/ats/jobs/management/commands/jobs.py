@@ -1,5 +1,8 @@
-"""`ats jobs retry|cancel --status S [--task T] [--queue Q] [--since D] [--json]` - act
-on every job matching a filter; prints {"matched": n, "retried"|"cancelled": n}.
+"""`ats jobs retry|cancel|delete --status S [--task T] [--queue Q] [--since D] [--json]` -
+act on every job matching a filter; prints {"matched": n, "retried"|"cancelled"|"deleted": n}.
+
+`delete` removes finished jobs only (succeeded, failed, cancelled, aborted; a failed one
+only once the sweep recorded its document's state) with their events and attempts.
 
 One audit event records who, when, which filter and how many. A failed job that belongs
 to a document is retried through the document's own action (convention 5), and only
@@ -72,11 +75,19 @@ def _cancel_one(job_id: int, task_name: str, args: dict[str, Any]) -> bool:
     return True
 
 
+def _delete_one(job_id: int, task_name: str, args: dict[str, Any]) -> bool:
+    ops.job_delete(job_id=job_id)
+    return True
+
+
+ACTIONS = {"retry": (_retry_one, "retried"), "cancel": (_cancel_one, "cancelled"), "delete": (_delete_one, "deleted")}
+
+
 class Command(BaseCommand):
-    help = "Retry or cancel every job matching a filter (audited once)."
+    help = "Retry, cancel or delete (finished) every job matching a filter (audited once)."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("action", choices=["retry", "cancel"])
+        parser.add_argument("action", choices=list(ACTIONS))
         parser.add_argument("--status", required=True, choices=ops.STATUSES)
         parser.add_argument("--task", default="")
         parser.add_argument("--queue", default="")
@@ -89,8 +100,9 @@ class Command(BaseCommand):
             since = ops.parse_since(opts["since"]) if opts["since"] else None
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        act = _retry_one if action == "retry" else _cancel_one
-        done_key = "retried" if action == "retry" else "cancelled"
+        if action == "delete" and opts["status"] not in ops.FINISHED_STATUSES:
+            raise CommandError(f"delete --status: one of {', '.join(ops.FINISHED_STATUSES)} (finished jobs only)")
+        act, done_key = ACTIONS[action]
         with transaction.atomic():
             matched = ops.job_ids_matching(
                 status=opts["status"], task_name=opts["task"], queue=opts["queue"], since=since

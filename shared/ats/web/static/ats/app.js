@@ -59,6 +59,9 @@
   }
 
   function busy(region) {
+    // A page's own "Refresh every N s" switch (the ops console) pauses its live regions.
+    var toggle = document.getElementById("live-toggle");
+    if (toggle && !toggle.checked) return true;
     if (region.contains(document.activeElement) && document.activeElement !== region) return true;
     if (document.querySelector("input[name=ids]:checked")) return true;
     return false;
