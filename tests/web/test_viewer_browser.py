@@ -6,85 +6,23 @@ sandbox; the trusted side encodes them (tests/parse_role/test_page_images.py).""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ats.devtools import browser as harness
-from tests.web.conftest import PASSWORD
+from tests.web.browser import MARKS, SHOTS, WAIT_MS, login, two_page_cv, wait_for_pages
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(harness.chromium_path() is None, reason="chromium is not installed"),
-    pytest.mark.skipif(not harness.AXE_JS.exists(), reason="axe-core is not installed (npm install)"),
-]
-
-WAIT_MS = 90_000
-SHOTS = Path(os.environ["ATS_SCREENSHOTS_DIR"]) if os.environ.get("ATS_SCREENSHOTS_DIR") else None
-
-
-def _two_page_cv() -> bytes:
-    import pymupdf
-
-    doc = pymupdf.open()
-    first = doc.new_page()
-    for i, line in enumerate(["Maria Viewer", "maria.viewer@example.org", "+44 20 7946 0123", "Python developer"]):
-        first.insert_text((72, 90 + 24 * i), line, fontsize=14)
-    second = doc.new_page()
-    second.insert_text((72, 90), "Experience", fontsize=16)
-    second.insert_text((72, 120), "2019-2024 Backend engineer, Django and PostgreSQL", fontsize=12)
-    return bytes(doc.tobytes())
-
-
-@pytest.fixture
-def web(stack: Any, stack_env: dict[str, str], users: dict[str, Any], state_dir: Path) -> Iterator[str]:
-    from ats.devtools.pg_local import free_port
-
-    with harness.web_server(stack_env, free_port(), state_dir / "web.log") as base:
-        yield base
-
-
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with harness.browser() as b:
-        yield b
+pytestmark = MARKS
 
 
 def _login(chromium: Any, base: str, username: str, width: int = 1280) -> Any:
-    context = chromium.new_context(base_url=base, viewport={"width": width, "height": 900})
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
-    page.goto("/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state()
-    return page
-
-
-def _wait_for_pages(page: Any, url: str, count: int) -> None:
-    """The pages are stored shortly after the candidate: reload until the viewer has them."""
-    for _ in range(60):
-        page.goto(url)
-        if page.locator(".cv-page img").count() == count:
-            break
-        page.wait_for_timeout(1000)
-    page.wait_for_function(
-        f"() => {{ const i = [...document.querySelectorAll('.cv-page img')];"
-        f" return i.length === {count} && i.every(x => x.complete && x.naturalWidth > 0); }}",
-        timeout=WAIT_MS,
-    )
+    return login(chromium, base, username, {"width": width, "height": 900})
 
 
 def test_read_a_two_page_cv_and_see_where_the_email_came_from(web: str, chromium: Any, tmp_path: Path) -> None:
     page = _login(chromium, web, "recruiter")
     cv = tmp_path / "maria-viewer.pdf"
-    cv.write_bytes(_two_page_cv())
+    cv.write_bytes(two_page_cv())
     page.goto("/upload/")
     page.set_input_files("#files", [str(cv)])
     page.click("#upload-form button[type=submit]")
@@ -98,7 +36,7 @@ def test_read_a_two_page_cv_and_see_where_the_email_came_from(web: str, chromium
     document_url = page.url
 
     # 1. Both pages, as images at reading size, on one scrollable page.
-    _wait_for_pages(page, document_url, 2)
+    wait_for_pages(page, document_url, 2)
     for n in (1, 2):
         img = page.locator(f".cv-page[data-page='{n}'] img")
         assert img.evaluate("i => i.naturalWidth") == 1240
@@ -122,7 +60,7 @@ def test_read_a_two_page_cv_and_see_where_the_email_came_from(web: str, chromium
 
     # 2. On the candidate page: click the e-mail's source, its box lights up on page 1.
     page.click("#doc-candidate")
-    _wait_for_pages(page, page.url, 2)
+    wait_for_pages(page, page.url, 2)
     button = page.locator("#field-emails .show-source").first
     assert button.inner_text() == "Show on page 1"
     assert page.locator("#field-emails details").first.get_attribute("open") is None  # folded
@@ -143,7 +81,7 @@ def test_read_a_two_page_cv_and_see_where_the_email_came_from(web: str, chromium
 
     # 3. The viewer at 390 px: no horizontal scroll.
     phone = _login(chromium, web, "recruiter", width=390)
-    _wait_for_pages(phone, document_url, 2)
+    wait_for_pages(phone, document_url, 2)
     viewer = phone.locator(".cv-viewer")
     assert viewer.evaluate("v => v.scrollWidth <= v.clientWidth")
     assert viewer.bounding_box()["x"] + viewer.bounding_box()["width"] <= 390
