@@ -196,6 +196,23 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
     person = candidates_api.candidate_people([status["candidate_id"]]) if status.get("candidate_id") else {}
     # "What to do" never names an action the page does not offer (re-parse of a bomb).
     status = {**status, "action": row_hint({**status, "actions": [name for name, _ in actions]}, [])}
+    attempts = intake_api.parse_attempts(att.pk)
+    shown = viewer.viewer_context(request.user, att)
+    # The live region's version (as the inbox's): a refresh that finds the same state,
+    # attempts, timeline and pages is not swapped in - nothing flickers or is re-announced.
+    live_version = hashlib.sha256(
+        json.dumps(
+            [
+                att.state,
+                status.get("reason"),
+                [(a.attempt_no, str(a.state)) for a in attempts],
+                [(str(t.get("at")), t.get("type"), t.get("what")) for t in timeline],
+                shown["state"],
+                shown["page_total"],
+            ],
+            default=str,
+        ).encode()
+    ).hexdigest()[:16]
     return render(
         request,
         "ats/document.html",
@@ -205,9 +222,10 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
             # The person the document became (merges followed), for the page to name and link.
             "candidate": next(iter(person.values()), None),
             "sender": intake_api.attachment_sender(att),
-            "attempts": intake_api.parse_attempts(att.pk),
+            "attempts": attempts,
             "timeline": timeline,
-            "viewer": viewer.viewer_context(request.user, att),
+            "viewer": shown,
+            "live_version": live_version,
             "actions": actions,
             "can_see_candidate": iam_api.can(request.user, "candidate.view"),
             **identity_context(request, att),  # issue 28: extraction + attach / create
