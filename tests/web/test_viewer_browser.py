@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ats.devtools import browser as harness
-from tests.web.browser import MARKS, SHOTS, WAIT_MS, login, two_page_cv, wait_for_pages
+from tests.web.browser import MARKS, SHOTS, WAIT_MS, login, two_page_cv, upload, wait_all_terminal, wait_for_pages
 
 pytestmark = MARKS
 
@@ -90,3 +90,47 @@ def test_read_a_two_page_cv_and_see_where_the_email_came_from(web: str, chromium
         assert img["x"] >= 0 and img["x"] + img["width"] <= 390
     overflow = phone.evaluate("document.documentElement.scrollWidth")
     print(f"document page at 390 px: scrollWidth {overflow} (whole page; the viewer itself fits)")
+
+
+def _docx_cv() -> bytes:
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Dora Docx", level=1)
+    for line in ("dora.docx@example.org", "+44 20 7946 0555", "Python developer, Django and PostgreSQL"):
+        document.add_paragraph(line)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_a_docx_cvs_email_box_lights_up_on_its_rendered_page(web: str, chromium: Any, tmp_path: Path) -> None:
+    """Issue 23 item 2 for DOCX: the sandbox found the e-mail's line on MuPDF's layout of
+    the DOCX (the same layout the page images are rendered from), the trusted side checked
+    the box, and "Show on page 1" lights it up where the address is drawn."""
+    page = _login(chromium, web, "recruiter")
+    upload(page, tmp_path, {"dora-docx.docx": _docx_cv()})
+    wait_all_terminal(page, 1)
+    assert page.locator("#outcomes tbody tr").get_attribute("data-state") == "candidate_created"
+    page.click("text=dora-docx.docx")
+    page.click("#doc-candidate")
+    wait_for_pages(page, page.url, 1)
+    button = page.locator("#field-emails .show-source").first
+    assert button.inner_text() == "Show on page 1"
+    button.click()
+    box = page.locator(".cv-page[data-page='1'] .cv-box")
+    assert box.count() == 1 and box.is_visible()
+    img = page.locator(".cv-page[data-page='1'] img").bounding_box()
+    hit = box.bounding_box()
+    # MuPDF lays the DOCX out on A4 (595 x 842 pt): the address is the line under the
+    # heading, at y ~ 105-125 pt from x ~ 33 pt, one line high and shorter than the page.
+    top = (hit["y"] - img["y"]) / img["height"] * 842
+    left = (hit["x"] - img["x"]) / img["width"] * 595
+    assert 90 <= top <= 135 and 20 <= left <= 50, (top, left)
+    assert hit["width"] < img["width"] / 2 and hit["height"] < img["height"] / 20
+    # The excerpt and the box stay folded behind "details" for anyone who wants the words.
+    details = page.locator("#field-emails details").first
+    assert details.get_attribute("open") is None
+    assert "page 1 box" in details.text_content() and "dora.docx@example.org" in details.text_content()
