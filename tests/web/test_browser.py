@@ -217,7 +217,7 @@ def test_requisition_and_application_pages(web: str, chromium: Any) -> None:
     _check(page, "requisitions", axe)
     page.click("text=Backend engineer")
     _check(page, "requisition", axe)
-    page.click(f"text=Application #{app_id}")
+    page.click(f"#app-{app_id} a.app-link")
     contributions = [int(c.split("/")[0]) for c in page.locator("#explanation td.contribution").all_inner_texts()]
     assert sum(contributions) == int(page.locator("#score").inner_text().split("/")[0])
     assert page.locator("#ai-unavailable").inner_text().startswith("AI unavailable: no AI provider is configured.")

@@ -84,7 +84,7 @@ def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
     axe["requisition"] = harness.axe_violations(page)
 
     # 4. Advance one person: the decision shows with the recruiter's name and the score seen.
-    page.click(f"#app-{apps['Ada Able']} >> text=Application #{apps['Ada Able']}")
+    page.click(f"#app-{apps['Ada Able']} a.app-link")
     page.select_option("#to-stage", "interview")
     page.fill("#decide-reason", "Strong Python; talk about PostgreSQL")
     page.click("#decide-submit")

@@ -100,6 +100,9 @@ def test_admin_sets_up_and_the_hiring_manager_reads_and_decides_only_in_scope(
         assert img.bounding_box()["width"] >= 800, f"page {n} below reading size"
         assert img.evaluate("i => i.naturalWidth") == 1240
     expect(hm.locator(".viewer-download")).to_have_count(0)
+    # Only what she can act on: no duplicates or merge journal (record-keepers' work).
+    expect(hm.locator("#dups-h")).to_have_count(0)
+    expect(hm.locator("#merges-h")).to_have_count(0)
     assert hm.request.get(f"/documents/{_doc('maria-viewer.pdf')}/original").status == 403
     axe["candidate (hiring manager)"] = harness.axe_violations(hm)
 

@@ -111,8 +111,12 @@ def row_hint(row: dict[str, Any], buttons: list[tuple[str, str]]) -> str:
     hint = row.get("action") or ""
     if row.get("state") == intake_api.State.PARSE_FAILED and "reparse" not in row.get("actions", []):
         hint = NO_REPARSE_HINTS.get(row.get("reason_code") or "", NO_REPARSE_HINT)
-    if any(label == hint for _, label in buttons) or (hint and hint.rstrip(".") in (row.get("reason") or "")):
+    reason = row.get("reason") or ""
+    if any(label == hint for _, label in buttons) or (hint and hint.rstrip(".") in reason):
         return ""
+    if hint == NO_REPARSE_HINT and "ask the sender" in reason.casefold():
+        # "Password-protected. Ask the sender for an unprotected copy." already says whom to ask.
+        return "Then discard this one."
     return hint
 
 
@@ -501,6 +505,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
                 for d in detail["duplicates"]
             ],
             "merges": merges,
+            "status_label": STATUS_LABELS.get(detail["status"], detail["status"]),
             "merged_into_name": (
                 _names([detail["merged_into"]])[detail["merged_into"]] if detail.get("merged_into") else ""
             ),
@@ -513,6 +518,15 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "viewer": shown,
         },
     )
+
+
+# A candidate record's status in a reader's words ("merged" reads on with the survivor's name).
+STATUS_LABELS = {
+    "active": "Active",
+    "merged": "Merged into",
+    "erased": "Personal data erased on request",
+    "no_identity": "No name or contact details found",
+}
 
 
 def _names(candidate_ids: list[int]) -> dict[int, str]:
