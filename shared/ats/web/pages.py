@@ -116,7 +116,7 @@ def row_hint(row: dict[str, Any], buttons: list[tuple[str, str]]) -> str:
         return ""
     if hint == NO_REPARSE_HINT and "ask the sender" in reason.casefold():
         # "Password-protected. Ask the sender for an unprotected copy." already says whom to ask.
-        return "Then discard this one."
+        return "Discard this one when the new copy arrives."
     return hint
 
 
