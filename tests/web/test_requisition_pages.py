@@ -147,6 +147,8 @@ def test_pages_name_people_not_record_numbers_and_keep_settings_for_admins(
     for internal in ("Application #", f"#{strong}<", "Extraction version", f'href="/api/candidates/{strong}"'):
         assert internal not in page, internal
     assert re.search(r'id="candidate-status">Active<', page)
+    listing = client.get("/candidates/").content.decode()
+    assert "Extraction version" not in listing and "<td>Active</td>" in listing
     assert "Score and decisions" in page
     app = client.get(f"/applications/{ranked['strong']}/").content.decode()
     assert f"#{ranked['strong']}<" not in app

@@ -390,6 +390,8 @@ def candidates(request: HttpRequest) -> HttpResponse:
         actor=request.user, search=q or None, include_inactive=include_inactive, limit=1000
     )
     rows.reverse()  # newest first
+    for row in rows:
+        row["status_label"] = STATUS_LABELS.get(row["status"], row["status"])
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     can_assign = iam_api.can(request.user, "requisition.edit")
     return render(
