@@ -93,7 +93,8 @@ def test_docx_text_box_read_once_in_order(limits: ParseLimits) -> None:
 
 
 def test_docx_elements_in_reading_order_with_part_index_and_style(limits: ParseLimits) -> None:
-    elements = parse_document(corpus.docx_with_tables(), kind="docx", limits=limits)["elements"]
+    located = parse_document(corpus.docx_with_tables(), kind="docx", limits=limits)["elements"]
+    elements = [{k: v for k, v in e.items() if k != "at"} for e in located]  # boxes: the next test
     assert elements[0] == {"part": "header", "index": 0, "text": "Jane Doe | jane.doe@example.com", "style": "Header"}
     assert elements[1] == {"part": "body", "index": 0, "text": corpus.CANDIDATE_NAME, "style": "Heading1"}
     cells = [e for e in elements if e["part"] == "table"]
@@ -106,6 +107,36 @@ def test_docx_elements_in_reading_order_with_part_index_and_style(limits: ParseL
         ("textbox", corpus.CANDIDATE_EMAIL),
         ("body", "Skills: Python"),
     ]
+
+
+def test_docx_lines_are_located_on_the_viewers_laid_out_pages(limits: ParseLimits) -> None:
+    """Each DOCX line MuPDF's layout shows (the viewer's page images, ats.parsing.render)
+    gets its box there: the e-mail's line sits on page 1 just under the name, in points of
+    the A4 layout; a line on the second page is on page 2; the page header, which MuPDF
+    does not lay out, keeps its excerpt only (null)."""
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.sections[0].header.paragraphs[0].text = "Curriculum vitae"
+    document.add_heading("Dora Docx", level=1)
+    document.add_paragraph("dora.docx@example.org")
+    document.add_paragraph("+44 20 7946 0555")
+    for n in range(40):  # past the end of the first A4 page (MuPDF ignores Word's page breaks)
+        document.add_paragraph(f"Project {n}: payments in Python")
+    document.add_paragraph("Experience: backend engineer, 2019-2024")
+    out = io.BytesIO()
+    document.save(out)
+    elements = parse_document(out.getvalue(), kind="docx", limits=limits)["elements"]
+    at = {e["text"]: e.get("at") for e in elements}
+    name, email = at["Dora Docx"][0], at["dora.docx@example.org"][0]
+    assert name[0] == email[0] == 1
+    x0, y0, x1, y1 = email[1:]
+    assert 0 <= x0 < x1 <= 595 and 0 <= y0 < y1 <= 842
+    assert name[4] <= y0 + 1 and y1 - y0 < 30 and 60 < x1 - x0 < 300, email  # one line under the name
+    assert at["Experience: backend engineer, 2019-2024"][0][0] == 2
+    assert at.get("Curriculum vitae") is None
 
 
 def test_pdf_and_ocr_blocks_carry_lines_with_boxes(limits: ParseLimits) -> None:

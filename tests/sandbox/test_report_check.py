@@ -73,6 +73,10 @@ def test_genuine_reports_pass_unchanged(genuine: dict[str, dict[str, Any]]) -> N
         checked = _check(report, kind)
         assert (checked.ok, checked.text, checked.page_count) == (True, report["text"], report["page_count"])
         assert checked.result == report["result"]
+    # The DOCX's lines were found on MuPDF's layout inside the sandbox (the viewer's pages):
+    # the e-mail's line has a box on page 1 (issue 23 item 2, DOCX provenance).
+    located = {e["text"]: e["at"] for e in genuine["docx"]["result"]["elements"] if "at" in e}
+    assert any(at[0] is not None and at[0][0] == 1 for text, at in located.items() if "Python" in text), located
     failed = genuine["encrypted"]
     assert failed["ok"] is False and failed["code"] == "encrypted"
     checked = _check(failed)
@@ -126,6 +130,16 @@ def _failure(code: str) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _docx_at(value: Any) -> Callable[[dict[str, Any]], None]:
+    """The first located DOCX element's line boxes (`at`, for the viewer) replaced."""
+
+    def change(report: dict[str, Any]) -> None:
+        element = next(e for e in report["result"]["elements"] if "at" in e)
+        element["at"] = value
+
+    return change
+
+
 _BLOCK = {"page": 1, "bbox": [0, 0, 1, 1], "text": "t", "lines": []}
 # (which genuine report, what changes, the check that must refuse it)
 FORGERIES: dict[str, tuple[str, Callable[[dict[str, Any]], None], str]] = {
@@ -147,6 +161,11 @@ FORGERIES: dict[str, tuple[str, Callable[[dict[str, Any]], None], str]] = {
     "worker_lost in a report": ("pdf", _failure("worker_lost"), "failure_code"),
     "text column differs from the document": ("pdf", _set("text", "Someone Else someone@example.org"), "text"),
     "block on page 999": ("pdf", _set("result.blocks", [{**_BLOCK, "page": 999}]), "document"),
+    "DOCX line box on page 21 (the viewer shows 20)": ("docx", _docx_at([[21, 10, 10, 90, 20]]), "document"),
+    "DOCX line box wider than the laid-out page": ("docx", _docx_at([[1, 10, 10, 9999, 20]]), "document"),
+    "DOCX line box upside down": ("docx", _docx_at([[1, 10, 20, 90, 10]]), "document"),
+    "DOCX line box with its page as a string": ("docx", _docx_at([["1", 10, 10, 90, 20]]), "document"),
+    "DOCX line boxes not one per line": ("docx", _docx_at([[1, 10, 10, 90, 20], None]), "document"),
     "kind differs from the document's type": ("pdf", _set("result.kind", "docx"), "document"),
     "sandbox record with an extra key": ("pdf", _set("result.sandbox.shell", True), "sandbox"),
     "sandbox record says it failed": ("pdf", _set("result.sandbox.ok", False), "sandbox"),

@@ -34,3 +34,25 @@ def _no_document_lost(request: pytest.FixtureRequest) -> Iterator[None]:
     from ats.intake import api as intake_api
 
     assert intake_api.lost_documents() == []
+
+
+# The browser journeys' fixtures (tests/web/test_*browser*.py): gunicorn on loopback with
+# real workers, and Debian's chromium through Playwright.
+@pytest.fixture
+def web(stack: Any, stack_env: dict[str, str], users: dict[str, Any], state_dir: Any) -> Iterator[str]:
+    from ats.devtools import browser as harness
+    from ats.devtools.pg_local import free_port
+
+    with harness.web_server(stack_env, free_port(), state_dir / "web.log") as base:
+        yield base
+
+
+@pytest.fixture
+def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from ats.devtools import browser as harness
+
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM reads are
+    # plain blocking calls between browser steps.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with harness.browser() as b:
+        yield b

@@ -11,60 +11,19 @@ PNGs there; the normal test run writes nothing into the checkout.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from ats.devtools import browser as harness
 from tests import corpus
 from tests.scanning.samples import EICAR
-from tests.web.conftest import PASSWORD
+from tests.web.browser import MARKS, SHOTS, WAIT_MS, login, upload
 from tests.web.helpers import unique_pdf
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(harness.chromium_path() is None, reason="chromium is not installed"),
-    pytest.mark.skipif(not harness.AXE_JS.exists(), reason="axe-core is not installed (npm install)"),
-]
-
-SHOTS = Path(os.environ["ATS_SCREENSHOTS_DIR"]) if os.environ.get("ATS_SCREENSHOTS_DIR") else None
-WAIT_MS = 90_000
-
-
-@pytest.fixture
-def web(stack: Any, stack_env: dict[str, str], users: dict[str, Any], state_dir: Path) -> Iterator[str]:
-    from ats.devtools.pg_local import free_port
-
-    with harness.web_server(stack_env, free_port(), state_dir / "web.log") as base:
-        yield base
-
-
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM reads are
-    # plain blocking calls between browser steps.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with harness.browser() as b:
-        yield b
-
-
-def _page(chromium: Any, base: str, username: str) -> Any:
-    context = chromium.new_context(base_url=base, viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
-    page.goto("/")
-    assert "/login/" in page.url
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state()
-    return page
+pytestmark = MARKS
 
 
 def _check(page: Any, name: str, axe_results: dict[str, list[str]]) -> None:
@@ -74,25 +33,14 @@ def _check(page: Any, name: str, axe_results: dict[str, list[str]]) -> None:
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def _upload(page: Any, tmp_path: Path, files: dict[str, bytes]) -> None:
-    paths = []
-    for name, data in files.items():
-        p = tmp_path / name
-        p.write_bytes(data)
-        paths.append(str(p))
-    page.goto("/upload/")
-    page.set_input_files("#files", paths)
-    page.click("#upload-form button[type=submit]")
-
-
 def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path) -> None:
     axe: dict[str, list[str]] = {}
-    page = _page(chromium, web, "recruiter")
+    page = login(chromium, web, "recruiter")
     assert page.locator("h1").inner_text() == "Inbox"
 
     # 1. Upload a CV, a malware file and a password-protected PDF; each row updates live
     #    until it is terminal (the page polls GET /api/intake/<id>).
-    _upload(
+    upload(
         page,
         tmp_path,
         {"jane-doe.pdf": unique_pdf("Jane Doe"), "invoice.pdf": EICAR, "locked.pdf": corpus.encrypted_pdf()},
@@ -148,7 +96,7 @@ def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path
 
     # 5. The operator retries the failed parse job from the ops console: it goes through the
     #    document's re-parse, and the document's attempt count moves to 2.
-    ops = _page(chromium, web, "operator")
+    ops = login(chromium, web, "operator")
     assert ops.locator("h1").inner_text() == "Queues and workers"
     assert ops.locator("#queues").inner_text().count("\n") >= 6  # a row per queue
     _check(ops, "ops", axe)
@@ -202,7 +150,7 @@ def test_operator_pauses_parse_watches_jobs_wait_then_drain(web: str, chromium: 
 
     axe: dict[str, list[str]] = {}
     try:
-        ops = _page(chromium, web, "operator")
+        ops = login(chromium, web, "operator")
         ops.uncheck("#live-toggle")  # no auto-reload between the steps
         ops.click('button[aria-label="Pause queue parse"]')
         ops.wait_for_load_state()
@@ -222,8 +170,8 @@ def test_operator_pauses_parse_watches_jobs_wait_then_drain(web: str, chromium: 
                 )
                 return [r[0] for r in cur.fetchall()]
 
-        page = _page(chromium, web, "recruiter")
-        _upload(page, tmp_path, {"ann-lee.pdf": unique_pdf("Ann Lee"), "bo-chen.pdf": unique_pdf("Bo Chen")})
+        page = login(chromium, web, "recruiter")
+        upload(page, tmp_path, {"ann-lee.pdf": unique_pdf("Ann Lee"), "bo-chen.pdf": unique_pdf("Bo Chen")})
         # Both documents get through ingest, then wait: their parse jobs are not fetched.
         wait_for(lambda: parse_jobs().count("todo") >= 2, 60, "two parse jobs waiting on the paused queue")
         ops.wait_for_timeout(2000)  # several polling intervals: still nothing fetched
@@ -262,14 +210,14 @@ def test_requisition_and_application_pages(web: str, chromium: Any) -> None:
     app_id = sh.apply(cand, req.requisition_id)
     assert scoring_api.application_score(application_id=app_id) == "scored"
     axe: dict[str, list[str]] = {}
-    page = _page(chromium, web, "recruiter")
+    page = login(chromium, web, "recruiter")
     csp_errors: list[str] = []
     page.on("console", lambda m: csp_errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.click("nav >> text=Requisitions")
     _check(page, "requisitions", axe)
     page.click("text=Backend engineer")
     _check(page, "requisition", axe)
-    page.click(f"text=Application #{app_id}")
+    page.click(f"#app-{app_id} a.app-link")
     contributions = [int(c.split("/")[0]) for c in page.locator("#explanation td.contribution").all_inner_texts()]
     assert sum(contributions) == int(page.locator("#score").inner_text().split("/")[0])
     assert page.locator("#ai-unavailable").inner_text().startswith("AI unavailable: no AI provider is configured.")

@@ -5,37 +5,15 @@ candidate by searching for her name - the document then belongs to that candidat
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
-from ats.devtools import browser as harness
+from tests.web.browser import MARKS, WAIT_MS, login, upload
 from tests.web.helpers import unique_pdf
-from tests.web.test_browser import WAIT_MS, _page, _upload
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(harness.chromium_path() is None, reason="chromium is not installed"),
-]
-
-
-@pytest.fixture
-def web(stack: Any, stack_env: dict[str, str], users: dict[str, Any], state_dir: Path) -> Iterator[str]:
-    from ats.devtools.pg_local import free_port
-
-    with harness.web_server(stack_env, free_port(), state_dir / "web-identity.log") as base:
-        yield base
-
-
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with harness.browser() as b:
-        yield b
+pytestmark = MARKS[:3]  # no axe check here
 
 
 def _hello_world_pdf() -> bytes:
@@ -50,8 +28,8 @@ def _hello_world_pdf() -> bytes:
 def test_identityless_pdf_is_attached_to_an_existing_candidate(web: str, chromium: Any, tmp_path: Path) -> None:
     from ats.intake import api as intake_api
 
-    page = _page(chromium, web, "recruiter")
-    _upload(page, tmp_path, {"ann-smith.pdf": unique_pdf("Ann Smith"), "hello.pdf": _hello_world_pdf()})
+    page = login(chromium, web, "recruiter")
+    upload(page, tmp_path, {"ann-smith.pdf": unique_pdf("Ann Smith"), "hello.pdf": _hello_world_pdf()})
     page.wait_for_function(
         "() => { const r = document.querySelectorAll('#outcomes tbody tr');"
         " return r.length === 2 && [...r].every(x => x.dataset.terminal === 'true'); }",

@@ -10,19 +10,13 @@ import re
 import time
 from typing import Any
 
-import pytest
 from django.db import connection
 from playwright.sync_api import expect
 
 from ats.devtools import browser as harness
-from tests.web.test_browser import WAIT_MS, _page, chromium, web  # noqa: F401 (fixtures)
+from tests.web.browser import MARKS, WAIT_MS, login
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(harness.chromium_path() is None, reason="chromium is not installed"),
-    pytest.mark.skipif(not harness.AXE_JS.exists(), reason="axe-core is not installed (npm install)"),
-]
+pytestmark = MARKS
 
 
 def _wait_scored(app_ids: list[int], deadline_s: float = 90) -> None:
@@ -42,8 +36,8 @@ def _no_sideways_scroll(page: Any) -> int:
 
 
 def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
-    web: str,  # noqa: F811
-    chromium: Any,  # noqa: F811
+    web: str,
+    chromium: Any,
     users: dict[str, Any],
 ) -> None:
     from ats.candidates.models import Candidate
@@ -51,7 +45,7 @@ def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
 
     users["recruiter"].first_name, users["recruiter"].last_name = "Ann", "Recruiter"
     users["recruiter"].save()
-    page = _page(chromium, web, "recruiter")
+    page = login(chromium, web, "recruiter")
     csp: list[str] = []
     page.on("console", lambda m: csp.append(m.text) if "Content Security Policy" in m.text else None)
     axe: dict[str, list[str]] = {}
@@ -90,7 +84,7 @@ def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
     axe["requisition"] = harness.axe_violations(page)
 
     # 4. Advance one person: the decision shows with the recruiter's name and the score seen.
-    page.click(f"#app-{apps['Ada Able']} >> text=Application #{apps['Ada Able']}")
+    page.click(f"#app-{apps['Ada Able']} a.app-link")
     page.select_option("#to-stage", "interview")
     page.fill("#decide-reason", "Strong Python; talk about PostgreSQL")
     page.click("#decide-submit")

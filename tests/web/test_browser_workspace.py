@@ -10,48 +10,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from django.db import connection
 from playwright.sync_api import expect
 
 from ats.devtools import browser as harness
 from ats.intake import api as intake_api
 from tests.scanning.samples import EICAR
-from tests.web import helpers, test_browser
-from tests.web.conftest import PASSWORD
-from tests.web.test_browser import WAIT_MS
+from tests.web import helpers
+from tests.web.browser import DESKTOP, MARKS, PHONE, WAIT_MS
+from tests.web.browser import login as _login
 
-# The browser journeys' fixtures: gunicorn on loopback with real workers, and chromium.
-web = test_browser.web
-chromium = test_browser.chromium
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(harness.chromium_path() is None, reason="chromium is not installed"),
-    pytest.mark.skipif(not harness.AXE_JS.exists(), reason="axe-core is not installed (npm install)"),
-]
-
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
+pytestmark = MARKS
 
 # The elements that stick out past the viewport (named in a failure, to fix them).
 WIDEST = """() => { const w = document.documentElement.clientWidth; return [...document.querySelectorAll('body *')]
   .filter(e => e.getBoundingClientRect().right > w + 1).slice(0, 8)
   .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + e.className : '')
             + ' ' + Math.round(e.getBoundingClientRect().right)); }"""
-
-
-def _login(chromium: Any, base: str, username: str, viewport: dict[str, int], **kw: Any) -> Any:
-    context = chromium.new_context(base_url=base, viewport=viewport, **kw)
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
-    page.goto("/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state()
-    return page
 
 
 def _malware(i: int) -> intake_api.Attachment:
@@ -186,6 +161,52 @@ def test_inbox_updates_itself_without_a_reload(web: str, chromium: Any) -> None:
     att = helpers.malware()
     expect(page.locator(f'#triage tr[data-attachment="{att.pk}"]')).to_be_visible(timeout=30_000)
     assert page.evaluate("window.__sameDocument") is True  # swapped in by htmx, not a reload
+
+
+def test_document_and_ops_pages_update_in_place_without_a_reload(web: str, chromium: Any) -> None:
+    """The document page follows its document to a terminal state by htmx swaps of
+    #doc-live (an unchanged refresh is not swapped), then stops; the ops console's figures
+    refresh in place; the live toggle pauses a page."""
+    from ats.jobs import api as jobs_api
+
+    page = _login(chromium, web, "recruiter", DESKTOP)
+    try:
+        jobs_api.queue_set_paused(queue="parse", paused=True, actor="test")
+        att = helpers.ingested("live-doc.pdf", helpers.unique_pdf("Lena Live"))
+        assert att.state == "promoted"  # waits on the paused parse queue
+        page.goto(f"/documents/{att.pk}")
+        page.evaluate(
+            "window.__sameDocument = true; window.__polls = 0; document.getElementById('doc-live').__mark = 1;"
+            " document.addEventListener('htmx:afterRequest', () => { window.__polls += 1; });"
+        )
+        # Nothing changed: the refreshes leave the region as it is.
+        page.wait_for_function("() => window.__polls >= 2", timeout=30_000)
+        assert page.evaluate("document.getElementById('doc-live').__mark") == 1
+    finally:
+        jobs_api.queue_set_paused(queue="parse", paused=False, actor="test")
+    expect(page.locator("#doc-state")).to_have_text("Candidate created", timeout=WAIT_MS)
+    expect(page.locator("#doc-candidate")).to_have_text("Lena Live")
+    assert page.evaluate("window.__sameDocument") is True  # swapped in by htmx, not a reload
+    expect(page.locator("#live-toggle")).to_have_count(0)
+    polls = page.evaluate("window.__polls")
+    page.wait_for_timeout(5000)  # two polling intervals: a terminal document is not polled
+    assert page.evaluate("window.__polls") == polls
+
+    ops = _login(chromium, web, "operator", DESKTOP)
+    ops.evaluate(
+        "window.__sameDocument = true; window.__polls = 0; document.getElementById('ops-live').__mark = 1;"
+        " document.addEventListener('htmx:afterRequest', () => { window.__polls += 1; });"
+    )
+    ops.wait_for_function("() => window.__polls >= 1 && !document.getElementById('ops-live').__mark", timeout=30_000)
+    assert ops.evaluate("window.__sameDocument") is True
+    expect(ops.locator("#queues tbody tr")).not_to_have_count(0)
+    # Unticked, the console stops refreshing (and stays so after a reload in this tab).
+    ops.uncheck("#live-toggle")
+    ops.reload()
+    assert not ops.is_checked("#live-toggle")
+    ops.evaluate("window.__polls = 0; document.addEventListener('htmx:afterRequest', () => { window.__polls += 1; });")
+    ops.wait_for_timeout(12_000)
+    assert ops.evaluate("window.__polls") == 0
 
 
 def test_upload_page_keeps_every_batch_and_names_the_file_it_left_out(web: str, chromium: Any, tmp_path: Path) -> None:

@@ -48,6 +48,15 @@ def test_triage_shows_each_failure_with_its_reason_and_action(login: Any) -> Non
     # re-parse (the same bytes would fail the same way); a reader that was lost is.
     assert "password-protected" in page and f'action="/documents/{locked.pk}/reparse"' not in page
     assert "Re-parse Re-parse" not in page and "Ask the sender for an unprotected copy" in page
+    # ... and said once: the hint does not ask for "another copy" again, only what comes next.
+    locked_row = page.split(f'data-attachment="{locked.pk}"')[1].split("</tr>")[0]
+    assert "Ask the sender for another copy" not in locked_row
+    assert "Discard this one when the new copy arrives." in locked_row
+    # The document page speaks to the reader: no raw-intake record number linking to JSON.
+    doc_page = login("recruiter").get(f"/documents/{locked.pk}").content.decode()
+    assert "Raw intake" not in doc_page and f'href="/api/intake/{locked.raw_intake_id}"' not in doc_page
+    # Its viewer does not promise page images that a failed read will never have.
+    assert "No page images: the document could not be read." in doc_page and "appear shortly" not in doc_page
     lost = helpers.parse_failed("stalled.pdf", code="worker_lost")
     page = login("recruiter").get("/").content.decode()
     row = page.split(f'data-attachment="{lost.pk}"')[1].split("</tr>")[0]

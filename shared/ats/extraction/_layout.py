@@ -47,13 +47,19 @@ class Line:
     label: str | None = None  # the label cell before this cell in a table row ("E-Mail")
     section: str = "top"
     heading: str | None = None  # the section this line opens, if it is a heading
+    # A DOCX line's box on the viewer's laid-out page (the answer's element `at`): only for
+    # its provenance - the rules never see it, so a DOCX reads exactly as before.
+    shown: tuple[int, tuple[float, float, float, float]] | None = None
 
     def source(self, rule: str, text: str | None = None) -> Source:
+        page, bbox = self.page, self.bbox
+        if page is None and self.shown is not None:
+            page, bbox = self.shown
         return Source(
             text=(text if text is not None else self.text)[:500],
             rule=rule,
-            page=self.page,
-            bbox=self.bbox,
+            page=page,
+            bbox=bbox,
             part=self.part,
             index=self.index,
         )
@@ -118,6 +124,15 @@ def _bbox(value: Any) -> tuple[float, float, float, float] | None:
     return None
 
 
+def _shown(value: Any) -> tuple[int, tuple[float, float, float, float]] | None:
+    """[page, x0, y0, x1, y1] (checked by ats.sandbox.validate) -> (page, bbox)."""
+    if isinstance(value, list | tuple) and len(value) == 5:
+        bbox = _bbox(list(value[1:]))
+        if bbox is not None:
+            return int(value[0]), bbox
+    return None
+
+
 def _pdf_lines(blocks: Sequence[Mapping[str, Any]]) -> list[Line]:
     out: list[Line] = []
     for block in blocks:
@@ -151,12 +166,19 @@ def _docx_lines(elements: Sequence[Mapping[str, Any]]) -> list[Line]:
         label = None
         if "row" in el and el.get("col", 0) > 0:
             label = row_label.get((el["part"], el["table"], el["row"]))
-        for raw in str(el.get("text", "")).split("\n"):
+        at = el.get("at") or []
+        for k, raw in enumerate(str(el.get("text", "")).split("\n")):
             text = _clean(raw)
             if text:
                 out.append(
                     Line(
-                        text, len(out), part=str(el["part"]), index=int(el["index"]), style=el.get("style"), label=label
+                        text,
+                        len(out),
+                        part=str(el["part"]),
+                        index=int(el["index"]),
+                        style=el.get("style"),
+                        label=label,
+                        shown=_shown(at[k] if k < len(at) else None),
                     )
                 )
             if len(out) >= MAX_LINES:

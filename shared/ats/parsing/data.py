@@ -17,10 +17,21 @@ from typing import Any, Final
 # 3: the first-page thumbnail is raw pixels (`thumbnail`: width, height, channels 1|3,
 # pixels_b64), no longer a PNG made by the child (`thumbnail_png_b64`): the trusted side
 # encodes the PNG itself, so no attacker-chosen chunk reaches a browser.
+# Within 3, optional and additive: a DOCX element may carry `at`, one entry per line of
+# its text, [page, x0, y0, x1, y1] (points on DOCX_LAYOUT's page, as the viewer renders it)
+# or null where the line was not found on the laid-out pages.
 SCHEMA_VERSION: Final = 3
 # Answers the trusted side still accepts (the previous schema for one release after the
 # bump; a schema 2 answer's child-made PNG is dropped, see ats.sandbox.validate).
 ACCEPTED_SCHEMA_VERSIONS: Final = frozenset({2, 3})
+
+# MuPDF lays a DOCX out on this page (points: A4) and font size, both for the viewer's
+# page images (ats.parsing.render) and for locating DOCX lines on them (_docx.locate).
+DOCX_LAYOUT_WIDTH: Final = 595.0
+DOCX_LAYOUT_HEIGHT: Final = 842.0
+DOCX_LAYOUT_FONTSIZE: Final = 11
+# Located pages: the viewer's limit (ParseLimits.max_pages' default).
+DOCX_LOCATE_PAGES: Final = 20
 
 # The trusted side decides the kind from magic bytes; the extractor never guesses.
 KINDS: Final = frozenset({"pdf", "docx", "png", "jpeg", "tiff"})

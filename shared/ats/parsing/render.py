@@ -48,11 +48,7 @@ def _open(data: bytes, kind: str, limits: ParseLimits) -> pymupdf.Document:
         except Exception as exc:
             raise ParseError(ErrorCode.CORRUPT, f"zip: {exc}") from None
         try:
-            # MuPDF lays the DOCX out itself (reflowed, not Word's layout, but readable).
-            doc = pymupdf.open(stream=data, filetype="docx")
-            # Reflowable: lay it out on A4 (MuPDF's default is a 400 x 600 pt page).
-            doc.layout(width=595, height=842, fontsize=11)
-            return doc
+            return _docx.layout(data)
         except Exception as exc:
             raise ParseError(ErrorCode.CORRUPT, f"cannot lay out docx: {type(exc).__name__}") from None
     frames = image_frames(data, kind, limits.max_pages)

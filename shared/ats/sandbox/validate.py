@@ -249,7 +249,7 @@ def _elements(value: Any, limits: Any, budget: int) -> list[dict[str, Any]]:
     out = []
     for element in _list(value, limits.max_blocks, "elements"):
         _check(isinstance(element, dict), "element: not an object")
-        keys = set(element)
+        keys = set(element) - {"at"}
         _check(keys in (_PARAGRAPH_KEYS, _CELL_KEYS), "element: shape")
         _check(element["part"] in _PARTS, "element: unknown part")
         text = _string(element["text"], budget, "element text")
@@ -265,7 +265,34 @@ def _elements(value: Any, limits: Any, budget: int) -> list[dict[str, Any]]:
         else:
             for key in ("table", "row", "col"):
                 checked[key] = _int(element[key], 0, 1_000_000, f"element {key}")
+        if "at" in element:
+            checked["at"] = _element_at(element["at"], text.count("\n") + 1)
         out.append(checked)
+    return out
+
+
+def _element_at(value: Any, lines: int) -> list[list[float] | None]:
+    """A DOCX element's line boxes on the laid-out pages: one entry per line of its text,
+    null or [page, x0, y0, x1, y1] with the page within the viewer's and the box inside
+    the layout's page (what the viewer draws comes only from here)."""
+    from ats.parsing.data import DOCX_LAYOUT_HEIGHT, DOCX_LAYOUT_WIDTH, DOCX_LOCATE_PAGES
+
+    entries = _list(value, lines, "element at")
+    _check(len(entries) == lines, "element at: not one entry per line")
+    out: list[list[float] | None] = []
+    for entry in entries:
+        if entry is None:
+            out.append(None)
+            continue
+        box = _list(entry, 5, "element at box")
+        _check(len(box) == 5, "element at: not [page, x0, y0, x1, y1]")
+        page = _int(box[0], 1, DOCX_LOCATE_PAGES, "element at page")
+        x0, y0, x1, y1 = _bbox(box[1:])
+        _check(
+            0 <= x0 < x1 <= DOCX_LAYOUT_WIDTH and 0 <= y0 < y1 <= DOCX_LAYOUT_HEIGHT,
+            "element at: box outside the laid-out page",
+        )
+        out.append([page, x0, y0, x1, y1])
     return out
 
 

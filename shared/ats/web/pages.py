@@ -112,8 +112,12 @@ def row_hint(row: dict[str, Any], buttons: list[tuple[str, str]]) -> str:
     hint = row.get("action") or ""
     if row.get("state") == intake_api.State.PARSE_FAILED and "reparse" not in row.get("actions", []):
         hint = NO_REPARSE_HINTS.get(row.get("reason_code") or "", NO_REPARSE_HINT)
-    if any(label == hint for _, label in buttons) or (hint and hint.rstrip(".") in (row.get("reason") or "")):
+    reason = row.get("reason") or ""
+    if any(label == hint for _, label in buttons) or (hint and hint.rstrip(".") in reason):
         return ""
+    if hint == NO_REPARSE_HINT and "ask the sender" in reason.casefold():
+        # "Password-protected. Ask the sender for an unprotected copy." already says whom to ask.
+        return "Discard this one when the new copy arrives."
     return hint
 
 
@@ -203,6 +207,23 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
     person = candidates_api.candidate_people([status["candidate_id"]]) if status.get("candidate_id") else {}
     # "What to do" never names an action the page does not offer (re-parse of a bomb).
     status = {**status, "action": row_hint({**status, "actions": [name for name, _ in actions]}, [])}
+    attempts = intake_api.parse_attempts(att.pk)
+    shown = viewer.viewer_context(request.user, att)
+    # The live region's version (as the inbox's): a refresh that finds the same state,
+    # attempts, timeline and pages is not swapped in - nothing flickers or is re-announced.
+    live_version = hashlib.sha256(
+        json.dumps(
+            [
+                att.state,
+                status.get("reason"),
+                [(a.attempt_no, str(a.state)) for a in attempts],
+                [(str(t.get("at")), t.get("type"), t.get("what")) for t in timeline],
+                shown["state"],
+                shown["page_total"],
+            ],
+            default=str,
+        ).encode()
+    ).hexdigest()[:16]
     return render(
         request,
         "ats/document.html",
@@ -212,9 +233,10 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
             # The person the document became (merges followed), for the page to name and link.
             "candidate": next(iter(person.values()), None),
             "sender": intake_api.attachment_sender(att),
-            "attempts": intake_api.parse_attempts(att.pk),
+            "attempts": attempts,
             "timeline": timeline,
-            "viewer": viewer.viewer_context(request.user, att),
+            "viewer": shown,
+            "live_version": live_version,
             "actions": actions,
             "can_see_candidate": iam_api.can(request.user, "candidate.view"),
             **identity_context(request, att),  # issue 28: extraction + attach / create
@@ -375,6 +397,8 @@ def candidates(request: HttpRequest) -> HttpResponse:
         actor=request.user, search=q or None, include_inactive=include_inactive, limit=1000
     )
     rows.reverse()  # newest first
+    for row in rows:
+        row["status_label"] = STATUS_LABELS.get(row["status"], row["status"])
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     can_assign = iam_api.can(request.user, "requisition.edit")
     return render(
@@ -490,6 +514,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
                 for d in detail["duplicates"]
             ],
             "merges": merges,
+            "status_label": STATUS_LABELS.get(detail["status"], detail["status"]),
             "merged_into_name": (
                 _names([detail["merged_into"]])[detail["merged_into"]] if detail.get("merged_into") else ""
             ),
@@ -502,6 +527,15 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "viewer": shown,
         },
     )
+
+
+# A candidate record's status in a reader's words ("merged" reads on with the survivor's name).
+STATUS_LABELS = {
+    "active": "Active",
+    "merged": "Merged into",
+    "erased": "Personal data erased on request",
+    "no_identity": "No name or contact details found",
+}
 
 
 def _names(candidate_ids: list[int]) -> dict[int, str]:

@@ -321,7 +321,12 @@ def ai_state(user: Any, application_id: int, run_id: str | None) -> dict[str, An
         if run is not None and (run["kind"] != ai_api.AiKind.EXPLAIN_SCORE or run["subject_id"] != application_id):
             run = None
     # Why it is unavailable, in plain words (not configured / switched off since T, and why).
-    return {"available": available, "run": run, "unavailable": ai_api.unavailable_reason() or ai_api.UNAVAILABLE}
+    # How to configure it (settings, URLs, docs) is for the people who run the deployment;
+    # a recruiter or hiring manager is told who can.
+    why = ai_api.unavailable_reason() or ai_api.UNAVAILABLE
+    if not iam_api.can(user, "ops.view"):
+        why = why.replace(ai_api.HOW_TO_CONFIGURE, "An administrator can set one up.")
+    return {"available": available, "run": run, "unavailable": why}
 
 
 def decisions_with_names(decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:

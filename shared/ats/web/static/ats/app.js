@@ -4,7 +4,8 @@
 // 2. Bulk selection: "select all on this page", the selected count, and the choice between
 //    the ticked rows and every row matching the filter.
 // 3. htmx live regions: a refresh never replaces a region the user is working in (ticked
-//    rows, focus inside, a form being filled).
+//    rows, focus inside, a form being filled), nor runs while the page's "live-toggle"
+//    checkbox is unticked (remembered per page for the tab's session).
 (function () {
   "use strict";
 
@@ -58,18 +59,34 @@
     update();
   }
 
+  var LIVE_KEY = "ats-live:" + location.pathname;
+
+  // The toggle can sit inside the region it controls (the document page): wire each copy.
+  function toggle() {
+    var t = document.getElementById("live-toggle");
+    if (!t || t.dataset.wired) return;
+    t.dataset.wired = "1";
+    t.checked = sessionStorage.getItem(LIVE_KEY) !== "off";
+    t.addEventListener("change", function () { sessionStorage.setItem(LIVE_KEY, t.checked ? "on" : "off"); });
+  }
+
+  function paused() {
+    var t = document.getElementById("live-toggle");
+    return !!t && !t.checked;
+  }
+
   function busy(region) {
-    // A page's own "Refresh every N s" switch (the ops console) pauses its live regions.
-    var toggle = document.getElementById("live-toggle");
-    if (toggle && !toggle.checked) return true;
-    if (region.contains(document.activeElement) && document.activeElement !== region) return true;
+    if (paused()) return true; // the page's "Refresh every N s" switch pauses its live regions
+    var active = document.activeElement;
+    if (active && active.id === "live-toggle") return false; // ticking the toggle is not work in the region
+    if (region.contains(active) && active !== region) return true;
     if (document.querySelector("input[name=ids]:checked")) return true;
     return false;
   }
 
   document.addEventListener("htmx:beforeRequest", function (ev) {
     var region = ev.detail.elt;
-    if (region && region.hasAttribute("data-live") && (document.hidden || busy(region))) ev.preventDefault();
+    if (region && region.hasAttribute("data-live") && (document.hidden || paused() || busy(region))) ev.preventDefault();
   });
   // An unchanged region (same data-version from the server) is not swapped in.
   document.addEventListener("htmx:beforeSwap", function (ev) {
@@ -78,8 +95,9 @@
     var fresh = new DOMParser().parseFromString(ev.detail.serverResponse, "text/html").getElementById(region.id);
     if (fresh && fresh.dataset.version === region.dataset.version) ev.detail.shouldSwap = false;
   });
-  document.addEventListener("htmx:afterSettle", function (ev) { label(ev.target); });
+  document.addEventListener("htmx:afterSettle", function (ev) { label(ev.target); toggle(); });
 
   label(document);
+  toggle();
   bulk(document);
 })();
