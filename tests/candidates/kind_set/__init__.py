@@ -41,7 +41,7 @@ class Item:
 
     @property
     def half(self) -> str:
-        return "heldout" if int(hashlib.sha256(self.id.encode()).hexdigest(), 16) % 3 == 0 else "development"
+        return "heldout" if is_heldout(self.id) else "development"
 
 
 def _item(item_id: str, label: str, answer: dict, source: str) -> Item:
@@ -83,8 +83,26 @@ def thirdparty_items() -> list[Item]:
     return out
 
 
-def heldout_ids_sha256(items: list[Item]) -> str:
-    return hashlib.sha256("\n".join(sorted(i.id for i in items if i.half == "heldout")).encode()).hexdigest()
+def is_heldout(item_id: str) -> bool:
+    return int(hashlib.sha256(item_id.encode()).hexdigest(), 16) % 3 == 0
+
+
+def all_ids() -> list[str]:
+    """Every item's id, without parsing anything (the held-out pin reads these)."""
+    from tests.extraction import corpus
+
+    own = [r["id"] for r in json.loads((HERE / "own.json").read_text())]
+    cvs = [
+        f"cv-{cv.id}"
+        for cv in [*corpus.generated(), *corpus.extra_development()]
+        if cv.layout not in corpus.SCAN_LAYOUTS
+    ]
+    third = [f"tp-{r['key']}" for r in json.loads((HERE / "thirdparty.json").read_text())]
+    return [*own, *cvs, *third]
+
+
+def heldout_ids_sha256(ids: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(i for i in ids if is_heldout(i))).encode()).hexdigest()
 
 
 def measure(items: list[Item]) -> dict[str, object]:

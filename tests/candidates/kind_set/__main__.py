@@ -22,7 +22,7 @@ def main() -> None:
     if opts.thirdparty:
         items += kind_set.thirdparty_items()
     if opts.write_heldout_hash:
-        (kind_set.HERE / "HELDOUT.sha256").write_text(kind_set.heldout_ids_sha256(items) + "\n")
+        (kind_set.HERE / "HELDOUT.sha256").write_text(kind_set.heldout_ids_sha256(kind_set.all_ids()) + "\n")
     half = "heldout" if opts.heldout else "development"
     chosen = [i for i in items if i.half == half]
     out = {"half": half, "by_source": {}, "all": kind_set.measure(chosen)}
