@@ -9,6 +9,7 @@ Size: ATS_THIRDPARTY_SAMPLE=N (default 60, a deterministic sample by hash of the
 path; see tests.thirdparty.sample) or `all` (1,671 files). The default keeps `just test`
 to about 3 minutes on 2 busy cores (60 files took 180 s); the sample is a hash order,
 not a choice by hand. Figures measured on larger samples: docs/candidates.md.
+ATS_THIRDPARTY_MATCH=TEXT runs only the files whose key contains TEXT.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ def test_third_party_files_end_terminal_typed_with_no_faceless_candidate_and_not
 ) -> None:
     try:
         chosen = thirdparty.sample(_sample_size())
+        # ATS_THIRDPARTY_MATCH=text: only the files whose key contains it (to re-run one).
+        match = os.environ.get("ATS_THIRDPARTY_MATCH")
+        if match:
+            chosen = [f for f in thirdparty.files() if match in f.key]
     except (urllib.error.URLError, TimeoutError) as exc:  # pragma: no cover - offline machine
         pytest.skip(f"third-party sdists not cached and not downloadable: {exc}")
     paths = []
