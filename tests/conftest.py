@@ -89,6 +89,8 @@ def _settings_for_in_process_calls(state_dir: Path, clamd: Any) -> None:
     settings.ATS["STORAGE_LOCAL_ROOT"] = state_dir / "blobs"
     settings.ATS["CLAMD_PORT"] = clamd.port
     settings.ATS["RETRY_TIME_SCALE"] = float(FAST_ENV["ATS_RETRY_TIME_SCALE"])
+    # Where this session's workers write their status files (stack_env): read them there.
+    os.environ["ATS_RUNTIME_DIR"] = str(state_dir / "run")
 
 
 class Worker:
