@@ -69,14 +69,15 @@ def cv_items() -> tuple[Item, ...]:
     return tuple(out)
 
 
-def thirdparty_items() -> list[Item]:
+def thirdparty_items(half: str | None = None) -> list[Item]:
+    """The third-party items (of one half only, if given: each is a sandboxed parse)."""
     from tests import thirdparty
     from tests.sandbox_parse import parse_in_production_sandbox
 
     wanted = {r["key"]: r["label"] for r in json.loads((HERE / "thirdparty.json").read_text())}
     out = []
     for f in thirdparty.files():
-        if f.key in wanted:
+        if f.key in wanted and (half is None or ("heldout" if is_heldout(f"tp-{f.key}") else "development") == half):
             doc_kind = "docx" if f.key.lower().endswith(".docx") else "pdf"
             answer, _cpu = parse_in_production_sandbox(doc_kind, f.data)
             out.append(_item(f"tp-{f.key}", wanted[f.key], answer, "thirdparty"))
