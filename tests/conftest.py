@@ -69,6 +69,10 @@ def stack_env(django_db_setup: Any, django_db_blocker: Any, state_dir: Path, cla
         "ATS_EXTRA_APPS": "tests.testapp",
         "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'shared'}",
         "ATS_STATE_DIR": str(state_dir),
+        # Worker status files live per test session: two sessions on one machine (helpers,
+        # CI jobs) name their workers alike (test-default-1), and one's status file
+        # replace raced the other's, stopping a worker mid-run (seen in tests/thirdparty).
+        "ATS_RUNTIME_DIR": str(state_dir / "run"),
         "ATS_STORAGE_LOCAL_ROOT": str(state_dir / "blobs"),
         "ATS_CLAMD_HOST": "127.0.0.1",
         "ATS_CLAMD_PORT": str(clamd.port),
@@ -85,6 +89,8 @@ def _settings_for_in_process_calls(state_dir: Path, clamd: Any) -> None:
     settings.ATS["STORAGE_LOCAL_ROOT"] = state_dir / "blobs"
     settings.ATS["CLAMD_PORT"] = clamd.port
     settings.ATS["RETRY_TIME_SCALE"] = float(FAST_ENV["ATS_RETRY_TIME_SCALE"])
+    # Where this session's workers write their status files (stack_env): read them there.
+    os.environ["ATS_RUNTIME_DIR"] = str(state_dir / "run")
 
 
 class Worker:

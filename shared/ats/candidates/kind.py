@@ -39,6 +39,18 @@ _HEADINGS = {
         "ervaring",
         "esperienza",
         "esperienze lavorative",
+        # Added from the development half's misses (tests/candidates/kind_set): Polish and
+        # the common variants of the languages above.
+        "praxiserfahrung",
+        "beruflicher werdegang",
+        "expériences",
+        "expériences professionnelles",
+        "parcours professionnel",
+        "esperienza lavorativa",
+        "esperienze professionali",
+        "experiencia profesional",
+        "doświadczenie zawodowe",
+        "doświadczenie",
     ),
     "education": (
         "education",
@@ -54,6 +66,11 @@ _HEADINGS = {
         "opleiding",
         "istruzione",
         "formazione",
+        "bildungsweg",
+        "diplômes",
+        "opleidingen",
+        "wykształcenie",
+        "edukacja",
     ),
     "skills": (
         "skills",
@@ -67,6 +84,26 @@ _HEADINGS = {
         "competencias",
         "vaardigheden",
         "competenze",
+        "kompetenzen",
+        "compétences techniques",
+        "competenze tecniche",
+        "competenties",
+        "conocimientos",
+        "umiejętności",
+        "kompetencje",
+    ),
+    # Languages is a section a CV has and letters, certificates and job ads rarely do.
+    "languages": (
+        "languages",
+        "sprachen",
+        "sprachkenntnisse",
+        "langues",
+        "idiomas",
+        "talen",
+        "talenkennis",
+        "lingue",
+        "języki",
+        "języki obce",
     ),
 }
 _LETTER = (
@@ -150,12 +187,19 @@ def classify(text: str, *, has_identity: bool) -> KindGuess:
     if certificate:
         evidence.append(f"certificate/transcript words: {len(certificate)}")
     evidence.append(f"{words} words")
+    # Two headings make a CV; so does one heading under a contact block (a short CV, or
+    # a layout whose other headings sit in a column the parser joined to the text).
+    cv_like = len(headings) >= 2 or (len(headings) == 1 and has_identity)
     scores = {
-        CV: cv_score if len(headings) >= 2 else min(cv_score, 1),
+        CV: cv_score if cv_like else min(cv_score, 1),
         COVER_LETTER: letter_score,
         CERTIFICATE: cert_score,
     }
     best = max(scores, key=lambda k: scores[k])
+    if cert_score == 1 and scores[CV] == letter_score == 0 and words <= 150:
+        # A short document whose one signal is a certificate word ("Zertifikat",
+        # "AWS Certified ...", "CERTIFICADO") and nothing else: a certificate, unsure.
+        return KindGuess(CERTIFICATE, 0.5, evidence)
     if scores[best] < 2:
         return KindGuess(OTHER, 0.5 if scores[best] == 0 else 0.3, evidence)
     total = sum(scores.values())

@@ -868,7 +868,9 @@ def document_set_kind(*, attachment_id: int, text: str, has_identity: bool) -> N
     )
 
 
-def _attach_companion(candidate: Candidate, attachment_id: int, text: str, reason: str) -> None:
+def _attach_companion(
+    candidate: Candidate, attachment_id: int, text: str, reason: str, *, how: str = "same_message"
+) -> None:
     guess = _guess_kind(text, has_identity=False)
     CandidateDocument.objects.create(
         candidate=candidate,
@@ -880,13 +882,13 @@ def _attach_companion(candidate: Candidate, attachment_id: int, text: str, reaso
     )
     _apply_newest_record(candidate, attachment_id, keep_identity_as="system:candidates")
     intake_api.attachment_mark_attached(
-        attachment_id=attachment_id, candidate_id=candidate.pk, actor="system:candidates", how="same_message"
+        attachment_id=attachment_id, candidate_id=candidate.pk, actor="system:candidates", how=how
     )
     _audit(
         "system:candidates",
         "candidate.document_attached",
         candidate.pk,
-        {"attachment_id": attachment_id, "how": "same_message", "kind": guess.kind},
+        {"attachment_id": attachment_id, "how": how, "kind": guess.kind},
     )
 
 
@@ -894,47 +896,59 @@ def _companion_reason(cv_filename: str) -> str:
     return f'Sent in the same message as the CV "{cv_filename}", which names this candidate.'
 
 
-def document_attach_to_message_cv(*, attachment_id: int, text: str) -> Candidate | None:
-    """A document without identity (the candidate task holds its row lock): when a CV in
-    the same message already made a candidate, it becomes that candidate's document.
-    Locks document then candidate (the module's order). None: no such CV (yet)."""
-    cvs = [
-        c
-        for c in intake_api.message_companions(attachment_id)
-        if c.state == intake_api.State.CANDIDATE_CREATED and c.candidate_id is not None
-    ]
+def _sender_reason(cv_filename: str, sender: str) -> str:
+    hours = int(intake_api.SAME_SENDER_WINDOW.total_seconds() // 3600)
+    return (
+        f"Mailed by the same sender ({sender}) within {hours} hours of the CV "
+        f'"{cv_filename}", which names this candidate.'
+    )
+
+
+def _cv_owner(companions: list[Any]) -> tuple[int | None, str]:
+    """The one candidate the companions' CVs made (and the first CV's file name); None
+    when there is none or CVs of two people (a recruiter decides)."""
+    cvs = [c for c in companions if c.state == intake_api.State.CANDIDATE_CREATED and c.candidate_id is not None]
     owners = {c.candidate_id for c in cvs}
     if len(owners) != 1:
-        return None  # none, or CVs of two people in one message: a recruiter decides
-    candidate_id = owners.pop()
-    assert candidate_id is not None
+        return None, ""
+    return owners.pop(), cvs[0].filename
+
+
+def document_attach_to_message_cv(*, attachment_id: int, text: str) -> Candidate | None:
+    """A document without identity (the candidate task holds its row lock): when a CV in
+    the same message already made a candidate, it becomes that candidate's document;
+    failing that (no CV in its message), a CV the same sender mailed within
+    SAME_SENDER_WINDOW. Locks document then candidate (the module's order). None: no
+    such CV (yet), or CVs of two people."""
+    in_message = intake_api.message_companions(attachment_id)
+    candidate_id, cv_name = _cv_owner(in_message)
+    how, reason = "same_message", _companion_reason(cv_name)
+    if candidate_id is None:
+        if any(c.state == intake_api.State.CANDIDATE_CREATED for c in in_message):
+            return None  # CVs of two people in its own message: a recruiter decides
+        sender, by_sender = intake_api.sender_companions(attachment_id)
+        candidate_id, cv_name = _cv_owner(by_sender)
+        if candidate_id is None:
+            return None
+        how, reason = "same_sender", _sender_reason(cv_name, sender)
     candidate = lock_candidates(candidate_id).get(candidate_id)
     if candidate is None or candidate.status != CandidateStatus.ACTIVE:
         return None
-    _attach_companion(candidate, attachment_id, text, _companion_reason(cvs[0].filename))
+    _attach_companion(candidate, attachment_id, text, reason, how=how)
     return candidate
 
 
-def candidate_collect_message_companions(*, attachment_id: int, candidate_id: int) -> list[int]:
-    """After a CV made (or joined) a candidate: the documents of the same message that
-    ended `no_candidate_details` before it (they were read first) become its documents.
-    Rows another transaction holds are skipped, never waited for (the candidate is
-    locked here); such a document stays `no_candidate_details`, with its actions."""
-    waiting = [
-        c.attachment_id
-        for c in intake_api.message_companions(attachment_id)
-        if c.state == intake_api.State.NO_CANDIDATE_DETAILS
-    ]
+def _collect(candidate_id: int, companions: list[Any], reason: str, how: str) -> list[int]:
+    waiting = [c.attachment_id for c in companions if c.state == intake_api.State.NO_CANDIDATE_DETAILS]
     if not waiting:
         return []
-    cv_name = next((a.filename for a in [intake_api.attachment_get(attachment_id)] if a is not None), "the CV")
     other_cvs = {
         c.candidate_id
-        for c in intake_api.message_companions(attachment_id)
+        for c in companions
         if c.state == intake_api.State.CANDIDATE_CREATED and c.candidate_id not in (None, candidate_id)
     }
     if other_cvs:
-        return []  # CVs of two people in one message: a recruiter decides
+        return []  # CVs of two people: a recruiter decides
     locked = intake_api.attachments_lock_waiting_for_candidate(attachment_ids=waiting)
     candidate = lock_candidates(candidate_id).get(candidate_id)
     if candidate is None or candidate.status != CandidateStatus.ACTIVE:
@@ -944,8 +958,24 @@ def candidate_collect_message_companions(*, attachment_id: int, candidate_id: in
         if CandidateDocument.objects.filter(attachment_id=att_id).exists():
             continue
         text = texts[att_id].text if att_id in texts else ""
-        _attach_companion(candidate, att_id, text, _companion_reason(cv_name))
+        _attach_companion(candidate, att_id, text, reason, how=how)
     return locked
+
+
+def candidate_collect_message_companions(*, attachment_id: int, candidate_id: int) -> list[int]:
+    """After a CV made (or joined) a candidate: the documents of the same message that
+    ended `no_candidate_details` before it (they were read first) become its documents,
+    and so do those the same sender mailed within SAME_SENDER_WINDOW (in other messages).
+    Rows another transaction holds are skipped, never waited for (the candidate is
+    locked here); such a document stays `no_candidate_details`, with its actions."""
+    cv_name = next((a.filename for a in [intake_api.attachment_get(attachment_id)] if a is not None), "the CV")
+    collected = _collect(
+        candidate_id, intake_api.message_companions(attachment_id), _companion_reason(cv_name), "same_message"
+    )
+    sender, by_sender = intake_api.sender_companions(attachment_id)
+    if by_sender:
+        collected += _collect(candidate_id, by_sender, _sender_reason(cv_name, sender), "same_sender")
+    return collected
 
 
 def candidate_detach_document(*, attachment_id: int, actor: Any) -> Candidate:

@@ -475,3 +475,61 @@ def message_companions(attachment_id: int) -> list[Companion]:
     raw_id = row[0]
     rows = Attachment.objects.filter(raw_intake_id=raw_id).exclude(pk=attachment_id).order_by("pk")
     return [Companion(a.pk, a.filename, a.state, a.candidate_id) for a in rows]
+
+
+# Issue 28: a document without an identity mailed by the same sender within this window
+# of a CV (either order) joins that CV's person. 24 h covers "CV now, certificates in a
+# second mail after lunch" without reaching last week's application of someone else
+# mailing from a shared address. Measured on the messages' own received times (Graph's
+# receivedDateTime), falling back to when the ATS received them (docs/candidates.md).
+SAME_SENDER_WINDOW = datetime.timedelta(hours=24)
+# A sender with more messages than this in the window is a list or an agency, not one
+# applicant: nothing is joined (and the read stays small).
+_SAME_SENDER_MAX_DOCUMENTS = 50
+
+
+def _message_time(raw: RawIntake) -> datetime.datetime:
+    value = (raw.metadata or {}).get("received_at")
+    if isinstance(value, str):
+        try:
+            parsed = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            parsed = None
+        if parsed is not None and parsed.tzinfo is not None:
+            return parsed
+    return raw.received_at
+
+
+def sender_companions(attachment_id: int) -> tuple[str, list[Companion]]:
+    """The documents of the same sender's OTHER e-mail messages received within
+    SAME_SENDER_WINDOW of this document's message, in arrival order, with the sender's
+    address (lower-cased). Only mail, for the reason message_companions gives; ("", [])
+    without a sender address or when the sender sent more than a person would."""
+    att = Attachment.objects.select_related("raw_intake").filter(pk=attachment_id).first()
+    if att is None or att.raw_intake.channel != "mail":
+        return "", []
+    sender = str((att.raw_intake.metadata or {}).get("from") or "").strip().lower()
+    if "@" not in sender:
+        return "", []
+    when = _message_time(att.raw_intake)
+    # The intake time bounds the read; the message time (which may be earlier, for a
+    # backlog) decides. Two days of slack either side cover a mailbox polled late.
+    slack = SAME_SENDER_WINDOW + datetime.timedelta(days=2)
+    rows = list(
+        Attachment.objects.select_related("raw_intake")
+        .filter(
+            raw_intake__channel="mail",
+            raw_intake__metadata__from__iexact=sender,
+            raw_intake__received_at__gte=att.raw_intake.received_at - slack,
+            raw_intake__received_at__lte=att.raw_intake.received_at + slack,
+        )
+        .exclude(raw_intake_id=att.raw_intake_id)
+        .order_by("pk")[: _SAME_SENDER_MAX_DOCUMENTS + 1]
+    )
+    if len(rows) > _SAME_SENDER_MAX_DOCUMENTS:
+        return sender, []
+    return sender, [
+        Companion(a.pk, a.filename, a.state, a.candidate_id)
+        for a in rows
+        if abs(_message_time(a.raw_intake) - when) <= SAME_SENDER_WINDOW
+    ]
