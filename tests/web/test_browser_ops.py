@@ -8,7 +8,6 @@ With ATS_SCREENSHOTS_DIR set (`just screenshots`) the run writes the pages as PN
 from __future__ import annotations
 
 import datetime
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,17 +18,9 @@ from playwright.sync_api import expect
 
 from ats.devtools import browser as harness
 from tests.jobs.test_rollup import finished_job
-from tests.web.conftest import PASSWORD
+from tests.web.browser import MARKS, PHONE, SHOTS, login
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(harness.chromium_path() is None, reason="chromium is not installed"),
-    pytest.mark.skipif(not harness.AXE_JS.exists(), reason="axe-core is not installed (npm install)"),
-]
-
-SHOTS = Path(os.environ["ATS_SCREENSHOTS_DIR"]) if os.environ.get("ATS_SCREENSHOTS_DIR") else None
-WAIT_MS = 60_000
+pytestmark = MARKS
 
 
 @pytest.fixture
@@ -39,25 +30,6 @@ def web(stack_env: dict[str, str], users: dict[str, Any], state_dir: Path) -> It
 
     with harness.web_server(stack_env, free_port(), state_dir / "web-ops.log") as base:
         yield base
-
-
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with harness.browser() as b:
-        yield b
-
-
-def _page(chromium: Any, base: str, username: str, width: int = 1280) -> Any:
-    context = chromium.new_context(base_url=base, viewport={"width": width, "height": 900})
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
-    page.goto("/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state()
-    return page
 
 
 def _axe(page: Any, name: str) -> None:
@@ -81,7 +53,7 @@ def _ingest_history() -> None:
 
 def test_the_24h_chart_of_ingest_renders_with_data_and_switches_in_place(web: str, chromium: Any) -> None:
     _ingest_history()
-    page = _page(chromium, web, "operator")
+    page = login(chromium, web, "operator")
     page.goto("/ops/")
     panel = page.locator("#ops-charts")
     assert panel.locator("h2").inner_text() == "Charts: queue ingest, last 24 hours"
@@ -106,7 +78,7 @@ def test_the_24h_chart_of_ingest_renders_with_data_and_switches_in_place(web: st
     expect(page.locator("#ops-charts h2")).to_contain_text("queue parse")
     assert page.evaluate("window.__notReloaded === true")
 
-    phone = _page(chromium, web, "operator", width=390)
+    phone = login(chromium, web, "operator", viewport=PHONE)
     phone.goto("/ops/?chart=ingest&range=24h")
     assert phone.locator('#ops-charts svg[data-chart="throughput"] rect').count() >= 10
     assert phone.evaluate("document.documentElement.scrollWidth <= 390 + 1")
@@ -126,7 +98,7 @@ def test_operator_bulk_retries_every_failed_parse_of_the_last_hour_and_a_read_on
     n = len(jobs_api.job_ids_matching(status="failed", task_name=helpers.PARSE, since=jobs_api.parse_since("1h")))
     assert n >= 3
 
-    page = _page(chromium, web, "operator")
+    page = login(chromium, web, "operator")
     page.goto("/ops/jobs/")
     page.fill("#j-task", helpers.PARSE)
     page.select_option("#j-status", "failed")
@@ -156,7 +128,7 @@ def test_operator_bulk_retries_every_failed_parse_of_the_last_hour_and_a_read_on
     expect(page.locator(".messages")).to_contain_text("1 ticked jobs matched; 0 cancelled. 1 left as they were")
     assert jobs_api.job_row(job_id)["status"] == "todo"
 
-    ro = _page(chromium, web, "operator_readonly")
+    ro = login(chromium, web, "operator_readonly")
     ro.goto(f"/ops/jobs/?task={helpers.PARSE}")
     expect(ro.locator("#jobs tbody tr").first).to_be_visible()
     assert ro.locator("#jobs-bulk, input[name=ids], #bulk-retry").count() == 0
