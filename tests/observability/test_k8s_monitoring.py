@@ -174,3 +174,37 @@ def test_dashboard_queries_name_exported_metrics(rendered: list[dict[str, Any]])
         "ats:job_attempts_ended:sum_rate5m",
     ):
         assert needed in seen, needed
+
+
+def test_web_reaches_the_clusters_prometheus_for_the_consoles_alerts(rendered: list[dict[str, Any]]) -> None:
+    """With the component, web's config names the cluster's Prometheus (ATS_PROMETHEUS_URL,
+    read by /ops/alerts and the console's banner) and web alone may reach its port 9090 in
+    the monitoring namespace; the base stays deny-all for every other pod."""
+    configs = [d for d in rendered if d["kind"] == "ConfigMap" and name_of(d).startswith("ats-config")]
+    urls = {(c.get("data") or {}).get("ATS_PROMETHEUS_URL") for c in configs}
+    assert urls == {"http://prometheus-operated.monitoring.svc:9090"}
+    web = next(d for d in rendered if d["kind"] == "Deployment" and name_of(d) == "web")
+    sources = [
+        ref["configMapRef"]["name"]
+        for c in web["spec"]["template"]["spec"]["containers"]
+        for ref in c.get("envFrom", [])
+        if "configMapRef" in ref
+    ]
+    assert any(s.startswith("ats-config") for s in sources), sources
+    reach_9090 = [
+        d
+        for d in rendered
+        if d["kind"] == "NetworkPolicy"
+        for rule in d["spec"].get("egress", [])
+        if any(p.get("port") == 9090 for p in rule.get("ports", []))
+    ]
+    assert [name_of(d) for d in reach_9090] == ["egress-web-prometheus"]
+    [policy] = reach_9090
+    assert policy["spec"]["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": "web"}
+    [rule] = policy["spec"]["egress"]
+    assert rule["to"] == [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
+    kubernetes_validate.validate(policy, K8S_VERSION, strict=True)
+
+
+def name_of(obj: dict[str, Any]) -> str:
+    return str(obj["metadata"]["name"])
