@@ -139,11 +139,7 @@ def tombstone_match(*, emails: Iterable[str] = (), phones: Iterable[str] = ()) -
 
 @functools.cache
 def _log_store() -> Any:
-    cfg = ats_settings()
-    if cfg["STORAGE_KIND"] == "azure":
-        store = storage_api.store_from_config("azure", connection_string=cfg["AZURE_BLOB_CONNECTION_STRING"])
-    else:
-        store = storage_api.store_from_config("local", root=cfg["STORAGE_LOCAL_ROOT"])
+    store = storage_api.store_for(ats_settings())
     store.ensure_container(log_container())
     return store
 
