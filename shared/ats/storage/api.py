@@ -2,7 +2,7 @@
 
 Typical intake use::
 
-    store = store_from_config(settings.BLOB_STORE_KIND, **settings.BLOB_STORE_OPTIONS)
+    store = store_for(ats_settings())   # the kind ATS_STORAGE_KIND names, from the registry
     store.put(QUARANTINE_CONTAINER, key, data)            # idempotent
     ...scan...
     store.promote(QUARANTINE_CONTAINER, key, DOCUMENTS_CONTAINER)  # clean only
