@@ -12,4 +12,5 @@ class TestAppConfig(AppConfig):
         from . import checkpoints as receivers
 
         checkpoints.reached.connect(receivers.pause, dispatch_uid="ats_testapp.pause")
+        checkpoints.reached.connect(receivers.erase, dispatch_uid="ats_testapp.erase")
         checkpoints.row_lock_wanted.connect(receivers.row_lock, dispatch_uid="ats_testapp.row_lock")

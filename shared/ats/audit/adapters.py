@@ -24,10 +24,6 @@ def archive_store() -> Any:
     time-based retention (WORM) policy set by infrastructure (docs/compliance.md).
     Azurite does not implement immutability policies, so tests check the first part.
     """
-    cfg = ats_settings()
-    if cfg["STORAGE_KIND"] == "azure":
-        store = storage_api.store_from_config("azure", connection_string=cfg["AZURE_BLOB_CONNECTION_STRING"])
-    else:
-        store = storage_api.store_from_config("local", root=cfg["STORAGE_LOCAL_ROOT"])
+    store = storage_api.store_for(ats_settings())
     store.ensure_container(archive_container())
     return store

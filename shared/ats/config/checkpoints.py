@@ -11,17 +11,21 @@ receiver connected, each call is one dict lookup.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.dispatch import Signal
 
-# Sent with step=<name>: "MERGE", "DEDUPE", "SCORE", "RESCORE", "verify-row", "export-after-put".
+# Sent with step=<name>: "MERGE", "DEDUPE", "SCORE", "RESCORE", "verify-row", "export-after-put",
+# and "ERASE" with candidate_id= and part= (the erasure step about to run).
 reached = Signal()
 # Sent with step=<name>: a receiver returning False turns that step's row lock off.
 row_lock_wanted = Signal()
 
 
-def reach(step: str) -> None:
-    """The service is at `step`, inside whatever transaction and locks it holds there."""
-    reached.send(sender=None, step=step)
+def reach(step: str, **context: Any) -> None:
+    """The service is at `step`, inside whatever transaction and locks it holds there.
+    `context` says where within it (e.g. which subject), for a receiver that holds only one."""
+    reached.send(sender=None, step=step, **context)
 
 
 def row_lock(step: str) -> bool:

@@ -28,11 +28,7 @@ DERIVATIVES = storage_api.DERIVATIVES_CONTAINER
 
 @functools.cache
 def blob_store() -> Any:
-    cfg = ats_settings()
-    if cfg["STORAGE_KIND"] == "azure":
-        store = storage_api.store_from_config("azure", connection_string=cfg["AZURE_BLOB_CONNECTION_STRING"])
-    else:
-        store = storage_api.store_from_config("local", root=cfg["STORAGE_LOCAL_ROOT"])
+    store = storage_api.store_for(ats_settings())
     # Once per process: creating a container that exists is a cheap no-op.
     for container in (storage_api.QUARANTINE_CONTAINER, storage_api.DOCUMENTS_CONTAINER, DERIVATIVES):
         store.ensure_container(container)

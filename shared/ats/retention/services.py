@@ -32,6 +32,7 @@ from ats.ai import api as ai_api
 from ats.audit import api as audit_api
 from ats.candidates import api as candidates_api
 from ats.channels import api as channels_api
+from ats.config import checkpoints
 from ats.config.env import ats_settings
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
@@ -139,11 +140,7 @@ def tombstone_match(*, emails: Iterable[str] = (), phones: Iterable[str] = ()) -
 
 @functools.cache
 def _log_store() -> Any:
-    cfg = ats_settings()
-    if cfg["STORAGE_KIND"] == "azure":
-        store = storage_api.store_from_config("azure", connection_string=cfg["AZURE_BLOB_CONNECTION_STRING"])
-    else:
-        store = storage_api.store_from_config("local", root=cfg["STORAGE_LOCAL_ROOT"])
+    store = storage_api.store_for(ats_settings())
     store.ensure_container(log_container())
     return store
 
@@ -182,19 +179,6 @@ def erasure_log_entries() -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------ erasure
-
-
-def _fault(candidate_id: int, step: str) -> None:
-    """Test seam: ATS_TEST_RETENTION_FAULT=<candidate_id>:<step> raises there;
-    ATS_TEST_RETENTION_PAUSE=<candidate_id>:<seconds> sleeps inside the subject's
-    transaction (SIGKILL tests). Unset in every deployed process."""
-    spec = os.environ.get("ATS_TEST_RETENTION_FAULT", "")
-    if spec and spec == f"{candidate_id}:{step}":
-        raise RuntimeError(f"injected fault at candidate {candidate_id}, step {step}")
-    pause = os.environ.get("ATS_TEST_RETENTION_PAUSE", "")
-    if step == "documents" and pause.startswith(f"{candidate_id}:"):
-        os.write(2, f"retention paused at candidate {candidate_id}\n".encode())
-        time.sleep(float(pause.split(":", 1)[1]))
 
 
 class _StepFailed(Exception):
@@ -428,7 +412,8 @@ def _run_steps(
     out = []
     for name, fn in plan:
         try:
-            _fault(root, name)
+            # Inside the subject's transaction: the fault and SIGKILL tests stop the erasure here.
+            checkpoints.reach("ERASE", candidate_id=root, part=name)
             result = fn()
         except Exception as exc:
             raise _StepFailed(name, exc) from exc
