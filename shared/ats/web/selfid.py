@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -19,6 +20,25 @@ from ats.selfid import api as selfid_api
 from ats.web.access import public, requires
 
 _CHOICES = {"sex": selfid_api.Sex.choices, "race": selfid_api.RaceEthnicity.choices}
+# Each stage's heading on the page says which decision it measures.
+_STAGE_TITLES = {
+    "screening": "Screening: moved on from a new application",
+    "interview": "Interview: moved on from screening",
+    "offer": "Offer: moved on from interview",
+    "hire": "Hire: hired after an offer",
+}
+
+
+def _for_screen(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's stages with titles and groups in words (the JSON keeps its keys)."""
+    return [
+        {
+            **s,
+            "title": _STAGE_TITLES.get(s["stage"], s["stage"].capitalize()),
+            "groups": [{**g, "label": selfid_api.group_label(g["group"])} for g in s["groups"]],
+        }
+        for s in report["stages"]
+    ]
 
 
 @public("the candidate's own optional form, reached through the signed link in their acknowledgement")
@@ -26,7 +46,14 @@ def selfid_form(request: HttpRequest, token: str) -> HttpResponse:
     candidate_id = selfid_api.selfid_token_candidate(token)
     if candidate_id is None:
         raise Http404("this link is not valid (or has expired)")
-    context = {"token": token, "choices": _CHOICES, "done": False, "error": ""}
+    context = {
+        "token": token,
+        "choices": _CHOICES,
+        "done": False,
+        "error": "",
+        # A second visit says the answers are in and may be replaced; it never shows them.
+        "answered": selfid_api.selfid_answered(candidate_id=candidate_id),
+    }
     if request.method == "POST":
         try:
             selfid_api.selfid_record(
@@ -59,7 +86,12 @@ def fairness(request: HttpRequest) -> HttpResponse:
         "ats/fairness.html",
         {
             "report": report,
-            "low": selfid_api.below_four_fifths(report),
+            "stages": _for_screen(report),
+            "scores": [{**d, "label": selfid_api.group_label(d["group"])} for d in report["scores"]],
+            "low": [
+                {**x, "label": selfid_api.group_label(x["group"]), "title": _STAGE_TITLES.get(x["stage"], x["stage"])}
+                for x in selfid_api.below_four_fifths(report)
+            ],
             "choices": _CHOICES,
             "requisition": requisition,
             "since": since,
