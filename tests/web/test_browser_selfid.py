@@ -5,7 +5,8 @@
   same link again says the answers are in and that sending again replaces them (without
   showing them: the link may have been forwarded);
 - the admin reads `/fairness/` on seeded decisions: per stage, groups in words, the
-  four-fifths rule in words, and why small groups are not shown;
+  four-fifths rule in words, and why small groups are not shown; types in a paper survey
+  (confirmed by the person's name; an unknown number records nothing);
 - recruiter, hiring manager and operator get the "not allowed" page, not a 500;
 - every page: axe finds nothing serious or critical, and nothing scrolls sideways at 390 px
   (nor at 1280).
@@ -19,8 +20,10 @@ from typing import Any
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from ats.candidates import api as candidates_api
 from ats.devtools import browser as harness
 from ats.scoring import api as scoring_api
+from ats.selfid.models import SelfIdentification
 from tests.selfid.test_fairness import ADMIN, _seed
 from tests.web.browser import DESKTOP, MARKS, PHONE, SHOTS, WAIT_MS, login
 
@@ -118,6 +121,19 @@ def test_candidate_answers_through_the_link_and_only_the_admin_reads_the_report(
     # Later stages are listed with why they are empty.
     expect(main).to_contain_text("No decisions at the interview stage yet")
     _check(admin, "fairness", axe)
+
+    # A paper survey typed in: the confirmation names the person; a wrong number records nothing.
+    sam = candidates_api.Candidate.objects.create(display_name="Sam Survey", email="sam.survey@example.org")
+    admin.fill("#e-cand", str(sam.pk))
+    admin.select_option("#e-sex", label="Male")
+    admin.click("text=Record the answers")
+    expect(admin.locator(".messages")).to_contain_text("Survey answers recorded for Sam Survey.")
+    assert SelfIdentification.objects.filter(candidate_id=sam.pk, source="admin_survey").exists()
+    admin.fill("#e-cand", "987654")
+    admin.click("text=Record the answers")
+    expect(admin.locator(".messages")).to_contain_text("There is no candidate number 987654")
+    assert not SelfIdentification.objects.filter(candidate_id=987654).exists()
+    _check(admin, "fairness after an entry", axe)
 
     # --- Everyone else: refused with the ordinary page.
     for role in ("recruiter", "hiring_manager", "operator"):

@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 
+from ats.candidates import api as candidates_api
 from ats.selfid import api as selfid_api
 from ats.web.access import public, requires
 
@@ -107,15 +108,26 @@ def selfid_enter(request: HttpRequest) -> HttpResponse:
         return HttpResponseRedirect(reverse("fairness"))
     try:
         candidate_id = int(request.POST.get("candidate_id", ""))
+    except ValueError:
+        messages.error(request, "Give the candidate number printed on the survey.")
+        return HttpResponseRedirect(reverse("fairness"), status=303)
+    # The number off the paper must be a real person (merges followed), and the admin is
+    # told whose answers they were, by name, so a mistyped number shows at once.
+    person = candidates_api.candidate_people([candidate_id]).get(candidate_id)
+    if person is None or person["status"] is None:
+        messages.error(request, f"There is no candidate number {candidate_id}: nothing was recorded.")
+        return HttpResponseRedirect(reverse("fairness"), status=303)
+    try:
         selfid_api.selfid_record(
-            candidate_id=candidate_id,
+            candidate_id=person["id"],
             sex=request.POST.get("sex", "prefer_not_to_say"),
             race_ethnicity=request.POST.get("race", "prefer_not_to_say"),
             source="admin_survey",
             actor=request.user,
         )
     except ValueError:
-        messages.error(request, "Give the candidate number and one of the answers offered.")
+        messages.error(request, "Choose one of the answers offered (or Prefer not to say).")
     else:
-        messages.success(request, f"Survey answers recorded for candidate {candidate_id}.")
+        who = person["name"] or f"candidate {person['id']}"
+        messages.success(request, f"Survey answers recorded for {who}.")
     return HttpResponseRedirect(reverse("fairness"), status=303)
