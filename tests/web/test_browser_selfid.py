@@ -90,8 +90,11 @@ def test_candidate_answers_through_the_link_and_only_the_admin_reads_the_report(
         select = cand.get_by_label(field)
         assert select.evaluate("s => s.options[s.selectedIndex].text") == "Prefer not to say", field
     _check(cand, "form again", axe)
-    # A link somebody tampered with: the plain "not found" page.
+    # A link cut short or tampered with: a 404 that says so to the candidate, not a sign-in link.
     assert cand.goto(link[:-3] + "xyz").status == 404
+    expect(cand.locator("#selfid-invalid")).to_contain_text("Ask whoever sent it to you for a new one")
+    expect(cand.locator("form")).to_have_count(0)
+    _check(cand, "bad link", axe)
     context.close()
 
     # --- The admin: seeded decisions (a four-fifths violation, one small group).

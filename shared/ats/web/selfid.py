@@ -12,7 +12,7 @@ import datetime
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -46,7 +46,8 @@ def _for_screen(report: dict[str, Any]) -> list[dict[str, Any]]:
 def selfid_form(request: HttpRequest, token: str) -> HttpResponse:
     candidate_id = selfid_api.selfid_token_candidate(token)
     if candidate_id is None:
-        raise Http404("this link is not valid (or has expired)")
+        # The candidate's own words, not the staff's "Not found" with a link to the sign-in.
+        return render(request, "ats/selfid_form.html", {"invalid": True}, status=404)
     context = {
         "token": token,
         "choices": _CHOICES,
