@@ -218,3 +218,15 @@ def test_the_form_link_records_the_persons_own_answer(client: Any) -> None:
         "candidate_form",
         "candidate",
     )
+
+
+@pytest.mark.django_db
+def test_the_cli_enters_a_survey_only_for_a_real_candidate() -> None:
+    from django.core.management.base import CommandError
+
+    sam = Candidate.objects.create(display_name="Sam Survey", email="sam.cli@example.org")
+    call_command("selfid", "enter", str(sam.pk), "--sex", "female", stdout=io.StringIO())
+    assert SelfIdentification.objects.get(candidate_id=sam.pk).source == "admin_survey"
+    with pytest.raises(CommandError, match="no candidate number 987654"):
+        call_command("selfid", "enter", "987654", "--sex", "female", stdout=io.StringIO())
+    assert not SelfIdentification.objects.filter(candidate_id=987654).exists()
