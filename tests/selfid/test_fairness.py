@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from ats.candidates.models import Candidate
 from ats.iam import api as iam_api
 from ats.scoring import api as scoring_api
 from ats.scoring.models import Application, ApplicationDecision, AtsResult
@@ -163,6 +164,8 @@ def users(django_user_model: Any) -> dict[str, Any]:
 
 @pytest.mark.django_db
 def test_no_recruiter_hiring_manager_or_operator_reads_self_identification(client: Any, users: dict[str, Any]) -> None:
+    # The admin's entry is for a real person (the page refuses an unknown number).
+    Candidate.objects.create(pk=4242, display_name="Sam Survey", email="sam.survey@example.org")
     selfid_api.selfid_record(
         candidate_id=4242,
         sex="female",
@@ -178,6 +181,7 @@ def test_no_recruiter_hiring_manager_or_operator_reads_self_identification(clien
             assert page.status_code == 200 and enter.status_code == 303, role
             # Aggregates only: the page never names the person (one answer is under 5).
             assert b"race=american_indian_alaska_native" not in page.content
+            assert b"Race / ethnicity: American Indian" not in page.content
         else:
             assert (page.status_code, enter.status_code) == (403, 403), role
             assert not iam_api.can(user, "fairness.view") and not iam_api.can(user, "selfid.enter")
@@ -214,3 +218,15 @@ def test_the_form_link_records_the_persons_own_answer(client: Any) -> None:
         "candidate_form",
         "candidate",
     )
+
+
+@pytest.mark.django_db
+def test_the_cli_enters_a_survey_only_for_a_real_candidate() -> None:
+    from django.core.management.base import CommandError
+
+    sam = Candidate.objects.create(display_name="Sam Survey", email="sam.cli@example.org")
+    call_command("selfid", "enter", str(sam.pk), "--sex", "female", stdout=io.StringIO())
+    assert SelfIdentification.objects.get(candidate_id=sam.pk).source == "admin_survey"
+    with pytest.raises(CommandError, match="no candidate number 987654"):
+        call_command("selfid", "enter", "987654", "--sex", "female", stdout=io.StringIO())
+    assert not SelfIdentification.objects.filter(candidate_id=987654).exists()

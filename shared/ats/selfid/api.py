@@ -1,12 +1,13 @@
 """Facade of the self-identification module: no function here returns a person's answer."""
 
-from ats.selfid.fairness import SUPPRESS_UNDER, below_four_fifths, fisher_exact_p
+from ats.selfid.fairness import SUPPRESS_UNDER, below_four_fifths, fisher_exact_p, group_label
 from ats.selfid.models import RaceEthnicity, Sex
 from ats.selfid.services import (
     NotAllowed,
     fairness_latest,
     fairness_report_run,
     fairness_status,
+    selfid_answered,
     selfid_erase,
     selfid_record,
     selfid_token,
@@ -23,6 +24,8 @@ __all__ = [
     "fairness_report_run",
     "fairness_status",
     "fisher_exact_p",
+    "group_label",
+    "selfid_answered",
     "selfid_erase",
     "selfid_record",
     "selfid_token",

@@ -90,6 +90,20 @@ def _groups_of(answer: SelfIdentification | None) -> list[str]:
     return [f"sex={sex}", f"race={race}", f"sex={sex},race={race}"]
 
 
+_CATEGORY_WORDS = {"sex": ("Sex", dict(Sex.choices)), "race": ("Race / ethnicity", dict(RaceEthnicity.choices))}
+
+
+def group_label(group: str) -> str:
+    """A report's group key in words for a screen: `sex=female,race=asian` reads
+    "Sex: Female · Race / ethnicity: Asian" (the JSON keeps the keys: a contract)."""
+    words = []
+    for part in group.split(","):
+        category, _, value = part.partition("=")
+        title, names = _CATEGORY_WORDS.get(category, (category, {}))
+        words.append(f"{title}: {names.get(value, 'Not answered' if value == NOT_ANSWERED else value)}")
+    return " · ".join(words)
+
+
 def _category(group: str) -> str:
     return ",".join(part.split("=")[0] for part in group.split(","))
 
@@ -159,7 +173,12 @@ def _stage(name: str, counts: dict[str, list[int]], total: list[int], any_answer
         explanation = f"Every group has fewer than {SUPPRESS_UNDER} people: none is shown."
     else:
         hidden = len(counts) - len(shown)
-        explanation = f"{hidden} group(s) under {SUPPRESS_UNDER} people not shown." if hidden else ""
+        explanation = (
+            f"{hidden} group(s) with fewer than {SUPPRESS_UNDER} people not shown (suppressed under"
+            f" {SUPPRESS_UNDER}: too few to compare, and small enough to point at people)."
+            if hidden
+            else ""
+        )
     return {"stage": name, "groups": groups, "explanation": explanation}
 
 

@@ -37,6 +37,12 @@ def selfid_token_candidate(token: str) -> int | None:
     return int(data["c"]) if isinstance(data, dict) and "c" in data else None
 
 
+def selfid_answered(*, candidate_id: int) -> bool:
+    """Whether the person has answered: the form says so on a second visit, never what
+    (whoever holds the link sees it, and links get forwarded)."""
+    return SelfIdentification.objects.filter(candidate_id=candidate_id).exists()
+
+
 def selfid_record(*, candidate_id: int, sex: str, race_ethnicity: str, source: str, actor: Any) -> None:
     """Store (or replace) a person's answers. `source` is `candidate_form` (the person,
     through their signed link) or `admin_survey` (an admin typing in a paper survey)."""

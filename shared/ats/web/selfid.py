@@ -9,24 +9,53 @@
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 
+from ats.candidates import api as candidates_api
 from ats.selfid import api as selfid_api
 from ats.web.access import public, requires
 
 _CHOICES = {"sex": selfid_api.Sex.choices, "race": selfid_api.RaceEthnicity.choices}
+# Each stage's heading on the page says which decision it measures.
+_STAGE_TITLES = {
+    "screening": "Screening: moved on from a new application",
+    "interview": "Interview: moved on from screening",
+    "offer": "Offer: moved on from interview",
+    "hire": "Hire: hired after an offer",
+}
+
+
+def _for_screen(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's stages with titles and groups in words (the JSON keeps its keys)."""
+    return [
+        {
+            **s,
+            "title": _STAGE_TITLES.get(s["stage"], s["stage"].capitalize()),
+            "groups": [{**g, "label": selfid_api.group_label(g["group"])} for g in s["groups"]],
+        }
+        for s in report["stages"]
+    ]
 
 
 @public("the candidate's own optional form, reached through the signed link in their acknowledgement")
 def selfid_form(request: HttpRequest, token: str) -> HttpResponse:
     candidate_id = selfid_api.selfid_token_candidate(token)
     if candidate_id is None:
-        raise Http404("this link is not valid (or has expired)")
-    context = {"token": token, "choices": _CHOICES, "done": False, "error": ""}
+        # The candidate's own words, not the staff's "Not found" with a link to the sign-in.
+        return render(request, "ats/selfid_form.html", {"invalid": True}, status=404)
+    context = {
+        "token": token,
+        "choices": _CHOICES,
+        "done": False,
+        "error": "",
+        # A second visit says the answers are in and may be replaced; it never shows them.
+        "answered": selfid_api.selfid_answered(candidate_id=candidate_id),
+    }
     if request.method == "POST":
         try:
             selfid_api.selfid_record(
@@ -59,7 +88,12 @@ def fairness(request: HttpRequest) -> HttpResponse:
         "ats/fairness.html",
         {
             "report": report,
-            "low": selfid_api.below_four_fifths(report),
+            "stages": _for_screen(report),
+            "scores": [{**d, "label": selfid_api.group_label(d["group"])} for d in report["scores"]],
+            "low": [
+                {**x, "label": selfid_api.group_label(x["group"]), "title": _STAGE_TITLES.get(x["stage"], x["stage"])}
+                for x in selfid_api.below_four_fifths(report)
+            ],
             "choices": _CHOICES,
             "requisition": requisition,
             "since": since,
@@ -75,15 +109,26 @@ def selfid_enter(request: HttpRequest) -> HttpResponse:
         return HttpResponseRedirect(reverse("fairness"))
     try:
         candidate_id = int(request.POST.get("candidate_id", ""))
+    except ValueError:
+        messages.error(request, "Give the candidate number printed on the survey.")
+        return HttpResponseRedirect(reverse("fairness"), status=303)
+    # The number off the paper must be a real person (merges followed), and the admin is
+    # told whose answers they were, by name, so a mistyped number shows at once.
+    person = candidates_api.candidate_people([candidate_id]).get(candidate_id)
+    if person is None or person["status"] is None:
+        messages.error(request, f"There is no candidate number {candidate_id}: nothing was recorded.")
+        return HttpResponseRedirect(reverse("fairness"), status=303)
+    try:
         selfid_api.selfid_record(
-            candidate_id=candidate_id,
+            candidate_id=person["id"],
             sex=request.POST.get("sex", "prefer_not_to_say"),
             race_ethnicity=request.POST.get("race", "prefer_not_to_say"),
             source="admin_survey",
             actor=request.user,
         )
     except ValueError:
-        messages.error(request, "Give the candidate number and one of the answers offered.")
+        messages.error(request, "Choose one of the answers offered (or Prefer not to say).")
     else:
-        messages.success(request, f"Survey answers recorded for candidate {candidate_id}.")
+        who = person["name"] or f"candidate {person['id']}"
+        messages.success(request, f"Survey answers recorded for {who}.")
     return HttpResponseRedirect(reverse("fairness"), status=303)

@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
+from ats.candidates import api as candidates_api
 from ats.iam import api as iam_api
 from ats.selfid import api as selfid_api
 
@@ -29,9 +30,13 @@ class Command(BaseCommand):
             token = selfid_api.selfid_token(candidate_id=opts["candidate_id"])
             self.stdout.write(reverse("selfid-form", args=[token]))
             return
+        # As on /fairness/: a survey's number must be a real person (merges followed).
+        person = candidates_api.candidate_people([opts["candidate_id"]]).get(opts["candidate_id"])
+        if person is None or person["status"] is None:
+            raise CommandError(f"there is no candidate number {opts['candidate_id']}: nothing was recorded")
         try:
             selfid_api.selfid_record(
-                candidate_id=opts["candidate_id"],
+                candidate_id=person["id"],
                 sex=opts["sex"],
                 race_ethnicity=opts["race"],
                 source="admin_survey",
