@@ -75,7 +75,7 @@ def test_document_page_actions_are_audited_and_show_attempt_2(login: Any, users:
     att = helpers.parse_failed()
     c = login("recruiter")
     page = c.get(f"/documents/{att.pk}").content.decode()
-    assert "Parse attempt 1 failed (encrypted)" in page and "intake.ingest_attachment" in page
+    assert "Parse attempt 1 failed (encrypted)" in page and "Malware scan: " in page
     res = c.post(f"/documents/{att.pk}/reparse")
     assert res.status_code == 303
     page = c.get(res["Location"]).content.decode()
@@ -238,6 +238,23 @@ def test_intake_api_keeps_its_keys_and_adds_timeline_and_job_ids(login: Any, use
     assert any(t["job_id"] == a["job_ids"][0] and t["attempt"] == 1 for t in a["timeline"])
     missing = login("recruiter").get("/api/intake/999999")
     assert missing.status_code == 404 and json.loads(missing.content) == {"error": "not found", "code": "not_found"}
+
+
+def test_the_document_timeline_speaks_the_recruiters_words(login: Any, users: dict[str, Any]) -> None:
+    att = helpers.parse_failed()
+    page = login("recruiter").get(f"/documents/{att.pk}").content.decode()
+    timeline = page[page.index('id="timeline"') :]
+    # The chain's jobs in words, never the internal task names or procrastinate's event names.
+    assert "Malware scan:" in timeline and "Reading in the sandbox:" in timeline, timeline
+    for internal in ("intake.ingest_attachment", "intake.parse_attachment", "deferred", "intake.parsed"):
+        assert internal not in timeline, internal
+    # The operator's view keeps the task name beside the words, and the API both.
+    ops = login("operator").get(f"/ops/documents/{att.pk}").content.decode()
+    assert "<code>intake.parse_attachment</code>" in ops
+    body = json.loads(login("recruiter").get(f"/api/intake/{att.raw_intake_id}").content)
+    jobs = [t for t in body["attachments"][0]["timeline"] if t["source"] == "job"]
+    assert {t["task_name"] for t in jobs} == {"intake.ingest_attachment", "intake.parse_attachment"}
+    assert all(t["what"].startswith(("Malware scan: ", "Reading in the sandbox: ")) and t["event"] for t in jobs)
 
 
 def test_admin_site_is_for_admins_and_domain_models_are_read_only(login: Any) -> None:

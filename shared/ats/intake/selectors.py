@@ -337,6 +337,60 @@ def attachment_thumbnail_png(attachment_id: int) -> bytes | None:
     return pages.thumbnail_png(attachment_id)
 
 
+# The timeline in a recruiter's words: audit actions and the chain's job events are internal
+# names ("intake.parse_attachment deferred_for_retry"); the page says what happened. Operators
+# still get the task name beside it (ops_document.html) and the job link.
+STEP_WORDS = {
+    "intake.scanned": "Scanned for malware: clean",
+    "intake.blocked_malware": "Blocked: malware found",
+    "intake.scan_incomplete": "Could not be scanned completely",
+    "intake.rescan_raised_limits": "Re-scan with raised limits requested",
+    "intake.released_after_review": "Released after review",
+    "intake.retry_scan": "Scan retry requested",
+    "intake.parsed": "Read",
+    "intake.parse_report_rejected": "The parser's report was refused by the trusted check",
+    "intake.page_images_refused": "Page images refused by the trusted check",
+    "intake.reparse_requested": "Reading again requested",
+    "intake.retry_candidate": "Candidate creation retried",
+    "intake.attached_to_candidate": "Attached to a candidate",
+    "intake.turned_back_no_identity": "Turned back: no name or contact details",
+    "intake.discarded": "Discarded",
+    "intake.readmitted": "Re-admitted",
+    "intake.rejected_at_source": "Refused on arrival",
+    "intake.original_downloaded": "Original downloaded",
+    "intake.erased_subject": "Erased with the person's data",
+}
+TASK_WORDS = {
+    "intake.ingest_attachment": "Malware scan",
+    "intake.parse_attachment": "Reading in the sandbox",
+    "intake.apply_parse_result": "Checking the parser's report",
+    "intake.store_page_images": "Storing the page images",
+    "candidates.create_from_attachment": "Creating the candidate",
+    "candidates.dedupe": "Looking for duplicates",
+    "scoring.score_application": "Scoring",
+    "scoring.rescore_application": "Re-scoring",
+    "scoring.route_duplicate": "Routing to the existing application",
+    "search.index": "Search indexing",
+}
+EVENT_WORDS = {
+    "deferred": "queued",
+    "scheduled": "scheduled",
+    "started": "started",
+    "succeeded": "done",
+    "failed": "failed",
+    "deferred_for_retry": "failed, will retry",
+    "retried": "retried",
+    "cancelled": "cancelled",
+    "abort_requested": "stop requested",
+    "aborted": "stopped",
+}
+
+
+def job_event_words(task_name: str, event_type: str) -> str:
+    """Words like "Malware scan: done"; an unknown task or event keeps its own name (never hidden)."""
+    return f"{TASK_WORDS.get(task_name, task_name)}: {EVENT_WORDS.get(event_type, event_type)}"
+
+
 def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:
     """Domain steps (audit log, parse attempts, the current state) and every job event of
     every job for the document (ingest, parse, apply, candidate), oldest first."""
@@ -349,7 +403,15 @@ def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:
     for ev in audit_api.events_for(object_type="attachment", object_id=attachment_id):
         if ev["action"] == "intake.received":
             continue
-        items.append({"at": ev["occurred_at"], "source": "audit", "what": ev["action"], "actor": ev["actor"]})
+        items.append(
+            {
+                "at": ev["occurred_at"],
+                "source": "audit",
+                "what": STEP_WORDS.get(ev["action"], ev["action"]),
+                "action": ev["action"],
+                "actor": ev["actor"],
+            }
+        )
     for attempt in parse_attempts(attachment_id):
         items.append(
             {"at": attempt.requested_at, "source": "step", "what": f"Parse attempt {attempt.attempt_no} requested"}
@@ -365,7 +427,7 @@ def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:
                 }
             )
     for ev in jobs_api.job_events_for("attachment_id", [attachment_id]):
-        items.append({**ev, "source": "job", "what": f"{ev['task_name']} {ev['type']}"})
+        items.append({**ev, "source": "job", "what": job_event_words(ev["task_name"], ev["type"])})
     items.append({"at": att.state_changed_at, "source": "step", "what": f"State: {INFO[State(att.state)].label}"})
     items.sort(key=lambda i: i["at"])
     return items

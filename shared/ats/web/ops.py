@@ -298,7 +298,14 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
         raise Http404("no such document")
     status = intake_api.attachment_status(att)
     timeline = [
-        {"at": t["at"], "what": t["what"], "job_id": t.get("job_id"), "attempt": t.get("attempt")}
+        {
+            "at": t["at"],
+            "what": t["what"],
+            "task_name": t.get("task_name"),
+            "action": t.get("action"),
+            "job_id": t.get("job_id"),
+            "attempt": t.get("attempt"),
+        }
         for t in intake_api.attachment_timeline(att.pk)
     ]
     return render(

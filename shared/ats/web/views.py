@@ -73,6 +73,10 @@ def _attachment_json(att: Any) -> dict[str, Any]:
                 "at": _iso(t["at"]),
                 "source": t["source"],
                 "what": t["what"],
+                # The machine names beside the words: the task and its event, or the audit action.
+                "task_name": t.get("task_name"),
+                "event": t.get("type"),
+                "action": t.get("action"),
                 "job_id": t.get("job_id"),
                 "attempt": t.get("attempt"),
             }
