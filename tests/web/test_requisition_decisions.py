@@ -333,3 +333,20 @@ def test_merge_messages_and_status_name_the_people(login: Any, named: dict[str, 
     now = candidates_api.candidate_detail(a, actor=sh.ACTOR)
     assert now is not None and now["name"]
     assert f'into <a href="/candidates/{a}">{now["name"]}</a>' in page  # a name, not "candidate 12"
+
+
+def test_merge_finds_the_other_person_by_name_not_by_number(login: Any, named: dict[str, Any]) -> None:
+    a = sh.candidate(skills=("Python",), name="Kim Survivor")
+    b = sh.candidate(skills=("Go",), name="Kim Other")
+    c = login("recruiter")
+    page = c.get(f"/candidates/{a}").content.decode()
+    assert 'id="merge-q"' in page and 'inputmode="numeric"' not in page  # no "type a number" box
+    found = c.get(f"/candidates/{a}", {"merge_q": "Kim"}).content.decode()
+    results = found[found.index('id="merge-results"') :]
+    results = results[: results.index("</ul>")]
+    # The other Kim is offered by name with a merge button; this candidate never offers itself.
+    assert f'href="/candidates/{b}">Kim Other</a>' in results and f'id="merge-{b}"' in results
+    assert f'id="merge-{a}"' not in results
+    assert "No other active candidate matches" in c.get(f"/candidates/{a}", {"merge_q": "Nobody Here"}).content.decode()
+    res = c.post(f"/candidates/{a}/merge", {"merged_id": str(b), "reason": "same person"}, follow=True)
+    assert "Kim Other merged into Kim Survivor." in res.content.decode()

@@ -499,11 +499,24 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
         }
         for m in detail["merges"]
     ]
+    # Merging starts from a person's name, e-mail or phone - never from a number typed in.
+    merge_q = request.GET.get("merge_q", "").strip()[:200] if can_merge and active else ""
+    merge_results = (
+        [
+            o
+            for o in candidates_api.candidate_attach_search(actor=request.user, query=merge_q, limit=20)
+            if o["id"] != detail["id"]
+        ]
+        if merge_q
+        else []
+    )
     return render(
         request,
         "ats/candidate.html",
         {
             **candidate_applications(request, detail),
+            "merge_q": merge_q,
+            "merge_results": merge_results,
             "c": detail,
             "title": title,
             "active": active,
