@@ -189,3 +189,21 @@ def test_purge_erases_held_back_documents_after_the_grace_period() -> None:
     assert not adapters.blob_store().exists(a.storage_container, key)
     [action] = retention_api.RetentionAction.objects.filter(run=run, step="held_back_document")
     assert action.outcome == "done" and action.detail["attachment_id"] == later.pk
+
+
+def test_self_identification_is_in_the_subject_access_export_and_erased(tmp_path: Path) -> None:
+    from ats.selfid import api as selfid_api
+
+    cid, _ = _candidate("Sofia Selfid", "sofia@selfid.example")
+    selfid_api.selfid_record(candidate_id=cid, sex="female", race_ethnicity="asian", source="admin_survey", actor=ADMIN)
+    # Art. 15: the person receives their own answers, in words, with who entered them.
+    rows = retention_api.subject_rows(candidate_id=cid)["tables"]["selfid_response"]
+    assert [(r["candidate_id"], r["sex"], r["race_ethnicity"], r["entered_by"]) for r in rows] == [
+        (cid, "Female", "Asian", "test:admin")
+    ]
+    out = retention_api.subject_export(candidate_id=cid, out_dir=tmp_path / "export", actor=ADMIN)
+    assert out["tables"]["selfid_response"] == 1
+    assert '"race_ethnicity": "Asian"' in (tmp_path / "export" / "subject.json").read_text()
+    # What the export shows is what an erasure removes.
+    retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=ADMIN)
+    assert retention_api.subject_rows(candidate_id=cid)["tables"]["selfid_response"] == []

@@ -20,6 +20,7 @@ from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.scoring import api as scoring_api
 from ats.search import api as search_api
+from ats.selfid import api as selfid_api
 
 
 def subject_rows(*, candidate_id: int) -> dict[str, Any]:
@@ -39,6 +40,8 @@ def subject_rows(*, candidate_id: int) -> dict[str, Any]:
     tables.update(search_api.search_personal_rows(candidate_ids=cids, attachment_ids=atts))
     raw_ids = [r["id"] for r in tables["intake_raw_intake"]]
     tables.update(channels_api.ledger_personal_rows(raw_intake_ids=raw_ids))
+    # Voluntary self-identification is the person's data too (art. 15 covers special categories).
+    tables.update(selfid_api.selfid_personal_rows(candidate_ids=cids))
     objects = [("candidate", c) for c in cids] + [("attachment", a) for a in atts]
     objects += [("application", a) for a in app_ids]
     tables.update(audit_api.audit_subject_rows(objects=objects))

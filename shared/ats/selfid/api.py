@@ -1,4 +1,5 @@
-"""Facade of the self-identification module: no function here returns a person's answer."""
+"""Facade of the self-identification module: one function returns a person's answers -
+`selfid_personal_rows`, for the subject-access export the person receives."""
 
 from ats.selfid.fairness import SUPPRESS_UNDER, below_four_fifths, fisher_exact_p, group_label
 from ats.selfid.models import RaceEthnicity, Sex
@@ -9,6 +10,7 @@ from ats.selfid.services import (
     fairness_status,
     selfid_answered,
     selfid_erase,
+    selfid_personal_rows,
     selfid_record,
     selfid_token,
     selfid_token_candidate,
@@ -27,6 +29,7 @@ __all__ = [
     "group_label",
     "selfid_answered",
     "selfid_erase",
+    "selfid_personal_rows",
     "selfid_record",
     "selfid_token",
     "selfid_token_candidate",

@@ -68,6 +68,27 @@ def selfid_record(*, candidate_id: int, sex: str, race_ethnicity: str, source: s
         )
 
 
+def selfid_personal_rows(*, candidate_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
+    """Subject access (GDPR art. 15, ats.retention's export): the person's own answers are
+    theirs to receive - the one place an answer leaves this module, and only in the export
+    the person is given (admin-only `candidate.export`), never to a screen or a score."""
+    rows = SelfIdentification.objects.filter(candidate_id__in=candidate_ids).order_by("pk")
+    return {
+        "selfid_response": [
+            {
+                "id": r.pk,
+                "candidate_id": r.candidate_id,
+                "sex": r.get_sex_display(),
+                "race_ethnicity": r.get_race_ethnicity_display(),
+                "source": r.source,
+                "entered_by": r.entered_by,
+                "updated_at": r.updated_at,
+            }
+            for r in rows
+        ]
+    }
+
+
 def selfid_erase(*, candidate_ids: list[int]) -> dict[str, int]:
     """Erasure (ats.retention): the person's answers go with them."""
     n = SelfIdentification.objects.filter(candidate_id__in=candidate_ids).delete()[0]
