@@ -5,6 +5,7 @@ from ats.jobs.erasure import jobs_erase_references, jobs_referencing
 from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.ops import (
     FINISHED_STATUSES,
+    STATUSES,
     JobActionRefused,
     JobFilter,
     job_cancel,
@@ -78,6 +79,7 @@ __all__ = [
     "POLICIES",
     "QUEUES",
     "QUEUE_TABLES",
+    "STATUSES",
     "UNTRUSTED_QUEUES",
     "Attempt",
     "AttemptEvent",

@@ -1,4 +1,12 @@
-"""Thin tasks: take ids, re-check state, call the owning modules' services."""
+"""The chain steps that cross modules: each takes ids, re-checks state and calls the
+owning modules' facades in one transaction.
+
+The candidate step reads intake's parsed document, asks retention whether the person was
+erased, makes or updates the candidate and applies them to scoring's requisitions: it
+imports modules on four layers, so it lives above all of them (docs/architecture.md).
+Its task name stays `candidates.create_from_attachment` (job rows and the policy table
+name it).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +15,7 @@ import os
 
 from django.db import transaction
 
-from ats.candidates import identity, services
+from ats.candidates import api as candidates_api
 from ats.extraction import api as extraction_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
@@ -30,7 +38,7 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
         # An erased person's later document ends `erased_subject` (their tombstone matches
         # the e-mail or phone it carries), unless an admin re-admitted it. A re-parse of a
         # document that already has a candidate is not a new arrival: no check.
-        if not readmitted and not services.document_has_candidate(attachment_id=attachment_id):
+        if not readmitted and not candidates_api.document_has_candidate(attachment_id=attachment_id):
             erasure_id = retention_api.tombstone_match(
                 emails=[*extraction.values("emails"), *extraction.contact_emails], phones=extraction.values("phones")
             )
@@ -43,17 +51,17 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
         # create the person by hand. A re-parse of a document that has a candidate
         # stays with that candidate (its owner already passed the gate, or a recruiter
         # attached it).
-        if not services.document_has_candidate(attachment_id=attachment_id):
-            lacking = identity.missing_in_extraction(extraction)
+        if not candidates_api.document_has_candidate(attachment_id=attachment_id):
+            lacking = candidates_api.missing_in_extraction(extraction)
             if lacking:
-                services.document_record_extraction(
+                candidates_api.document_record_extraction(
                     attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction
                 )
                 # A cover letter / certificate sent with a CV belongs to the CV's person.
-                if services.document_attach_to_message_cv(attachment_id=attachment_id, text=doc.text) is None:
+                if candidates_api.document_attach_to_message_cv(attachment_id=attachment_id, text=doc.text) is None:
                     intake_api.attachment_mark_no_candidate_details(attachment_id=attachment_id, missing=lacking)
                 return
-        candidate = services.candidate_apply_document(
+        candidate = candidates_api.candidate_apply_document(
             attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction, text=doc.text
         )
         if candidate is None:
@@ -64,17 +72,9 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
             )
             return
         intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.pk)
-        services.document_set_kind(attachment_id=attachment_id, text=doc.text, has_identity=True)
+        candidates_api.document_set_kind(attachment_id=attachment_id, text=doc.text, has_identity=True)
         # Documents of the same message read before this CV wait in no_candidate_details.
-        services.candidate_collect_message_companions(attachment_id=attachment_id, candidate_id=candidate.pk)
+        candidates_api.candidate_collect_message_companions(attachment_id=attachment_id, candidate_id=candidate.pk)
         # The application step: one application per requisition the document (or a
         # byte-identical duplicate) was sent for; none = talent pool.
         scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.pk)
-
-
-@jobs_api.task("candidates.dedupe")
-def dedupe(*, candidate_id: int, payload_version: int) -> None:
-    # The service re-checks the candidate (merged away / erased -> logged no-op) and locks
-    # each pair's two rows itself; per-pair transactions keep lock hold times short.
-    for outcome in services.candidate_dedupe(candidate_id=candidate_id):
-        logger.info("dedupe candidate %s: %s", candidate_id, outcome)
