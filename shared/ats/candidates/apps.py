@@ -8,6 +8,10 @@ class CandidatesConfig(AppConfig):
 
     def ready(self) -> None:
         # Search indexes candidates and their documents but may not import them (layers).
+        from ats.candidates import api as candidates_api
         from ats.candidates import search_sources
+        from ats.jobs import api as jobs_api
 
         search_sources.register()
+        # A dedupe that runs out of attempts is recorded on the candidate (ats.jobs.handlers).
+        jobs_api.register_exhaustion_handler("candidates.dedupe", candidates_api.candidate_dedupe_exhausted)

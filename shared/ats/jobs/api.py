@@ -2,6 +2,7 @@
 
 from ats.jobs.deferral import NotInTransaction, defer, defer_many
 from ats.jobs.erasure import jobs_erase_references, jobs_referencing
+from ats.jobs.handlers import HandlerNotRegistered, missing_exhaustion_handlers, register_exhaustion_handler
 from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.ops import (
     FINISHED_STATUSES,
@@ -85,6 +86,7 @@ __all__ = [
     "AttemptEvent",
     "Deadline",
     "DeadlineExceeded",
+    "HandlerNotRegistered",
     "JobActionRefused",
     "JobFilter",
     "JobRef",
@@ -114,6 +116,7 @@ __all__ = [
     "jobs_erase_references",
     "jobs_referencing",
     "last_event_id",
+    "missing_exhaustion_handlers",
     "on_worker_start",
     "parse_since",
     "paused_queues",
@@ -127,6 +130,7 @@ __all__ = [
     "queue_signals",
     "queue_stats",
     "read_status",
+    "register_exhaustion_handler",
     "registered_periodic",
     "registered_task_names",
     "rollup_minutes",
