@@ -149,3 +149,37 @@ def test_the_check_catches_an_upward_string() -> None:
     assert not _upward("ats.intake.services", "ats.jobs.api", _rank())
     assert _upward("ats.candidates.services", "ats.channels.api", _rank())  # siblings too
 
+
+def _docs_script() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("architecture_layers", REPO / "scripts" / "architecture_layers.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_docs_show_the_layers_of_the_contract() -> None:
+    script = _docs_script()
+    for path in script.DOCS:
+        assert script.rendered(path) == path.read_text(), (
+            f"{path.name} drifted from the layers contract: run scripts/architecture_layers.py"
+        )
+    architecture = (REPO / "docs" / "architecture.md").read_text()
+    contracts = (REPO / "docs" / "contracts.md").read_text()
+    for name in _top_level():
+        assert f"| `ats.{name}` |" in architecture
+        assert f"- `ats.{name}`: " in contracts
+
+
+def test_the_docs_check_sees_a_moved_package() -> None:
+    # The same rendering with two layers swapped differs from the committed doc.
+    script = _docs_script()
+    original = script.layers
+    script.layers = lambda: list(reversed(original()))
+    try:
+        path = REPO / "docs" / "architecture.md"
+        assert script.rendered(path) != path.read_text()
+    finally:
+        script.layers = original
