@@ -1,4 +1,4 @@
-"""Write procrastinate's release dates to shared/ats/observability/procrastinate_releases.json
+"""Write procrastinate's release dates to shared/ats/monitoring/procrastinate_releases.json
 (trigger T6 of ADR 0004: "no procrastinate release for more than 12 months").
 
 The exporter reads that file - it never calls out to PyPI - and reports the installed
@@ -15,7 +15,7 @@ import json
 import urllib.request
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "shared" / "ats" / "observability" / "procrastinate_releases.json"
+OUT = Path(__file__).resolve().parents[1] / "shared" / "ats" / "monitoring" / "procrastinate_releases.json"
 
 
 def main() -> None:

@@ -53,7 +53,7 @@ def when_ready(server):  # noqa: ANN001, ANN201 - gunicorn hook signature
         import sys
 
         _exporter = subprocess.Popen(
-            [sys.executable, "-m", "ats.observability.exporter", "--bind", bind],
+            [sys.executable, "-m", "ats.monitoring.exporter", "--bind", bind],
             env={**os.environ, "ATS_EXPORTER_PARENT_PID": str(os.getpid())},
         )
         server.log.info("metrics exporter pid %s on %s", _exporter.pid, bind)

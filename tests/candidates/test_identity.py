@@ -16,10 +16,10 @@ from django.db import connection, transaction
 
 from ats.candidates import api as candidates_api
 from ats.candidates import identity
-from ats.candidates import tasks as candidate_tasks
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.intake import services as intake_services
+from ats.pipeline import tasks as candidate_tasks
 from tests.web import helpers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -345,3 +345,24 @@ def test_an_upload_batch_is_not_a_message() -> None:
     )
     cv, cert = intake_api.raw_intake_attachments(raw.pk)
     assert intake_api.message_companions(cv.pk) == [] and intake_api.message_companions(cert.pk) == []
+
+
+def test_a_document_sent_for_a_requisition_and_attached_by_hand_applies_the_candidate() -> None:
+    """The attach sends candidates' document_attached; the pipeline's receiver applies the
+    candidate to the requisition the document was sent for (issue 22: candidates no longer
+    imports scoring)."""
+    from ats.scoring import api as scoring_api
+    from tests.scoring.helpers import requisition
+
+    version = requisition()
+    person = _candidate_step(_parsed("Jane Doe\njane.doe@example.com\nSkills\nPython"))
+    cert = _parsed("Certificate of completion\nKubernetes administrator", "cert.pdf")
+    raw = cert.raw_intake
+    raw.metadata = {**(raw.metadata or {}), "requisition_id": version.requisition_id}
+    raw.save(update_fields=["metadata"])
+    cert = _candidate_step(cert)
+    assert cert.state == "no_candidate_details"
+    assert not scoring_api.Application.objects.filter(candidate_id=person.candidate_id).exists()
+    candidates_api.candidate_attach_document(attachment_id=cert.pk, candidate_id=person.candidate_id, actor=RECRUITER)
+    [app] = scoring_api.Application.objects.filter(candidate_id=person.candidate_id)
+    assert app.requisition_id == version.requisition_id

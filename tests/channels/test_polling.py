@@ -248,7 +248,7 @@ def test_metrics_expose_channel_status() -> None:
     from prometheus_client import CollectorRegistry, generate_latest
 
     from ats.channels import api as channels_api
-    from ats.observability.collector import DatabaseCollector
+    from ats.monitoring.collector import DatabaseCollector
 
     channel, _ = channels_api.channel_add(mailbox="ops@contoso.example")
     with transaction.atomic():  # as the exhaustion handler runs it

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ats.jobs import api as jobs_api
+from ats.parse_worker import api as parse_worker_api
 
 _HERE = Path(__file__).resolve()
 ADR_CANDIDATES = [
@@ -72,6 +73,7 @@ UNLOCKED_PERIODIC = {"jobs.rescue_and_sweep"}
 
 
 def test_every_periodic_row_is_a_registered_locked_job_or_pending() -> None:
+    parse_worker_api.import_tasks()
     registered = jobs_api.registered_periodic()
     for row in jobs_api.PERIODIC:
         if row.task_name in PENDING_PERIODIC:
@@ -91,6 +93,7 @@ def test_every_periodic_row_is_a_registered_locked_job_or_pending() -> None:
 
 
 def test_every_policy_row_has_a_task_or_is_pending() -> None:
+    parse_worker_api.import_tasks()
     registered = jobs_api.registered_task_names()
     missing = {p.task_name for p in jobs_api.POLICIES if p.task_name not in registered}
     assert missing == PENDING_TASKS, (

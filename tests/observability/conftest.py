@@ -47,7 +47,7 @@ class Exporter:
         self.log = Path(env["ATS_STATE_DIR"]) / f"exporter-{self.port}.log"
         self._fh = self.log.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ats.observability.exporter", "--bind", f"127.0.0.1:{self.port}"],
+            [sys.executable, "-m", "ats.monitoring.exporter", "--bind", f"127.0.0.1:{self.port}"],
             env={**env, **(extra_env or {})},
             cwd=REPO,
             stdout=self._fh,

@@ -32,7 +32,7 @@ def _parsed_with_text(name: str, text: str) -> intake_api.Attachment:
 
 
 def test_a_document_arriving_during_the_erasure_waits_and_is_held_back(stack_env: dict[str, str]) -> None:
-    from ats.candidates import tasks as candidate_tasks
+    from ats.pipeline import tasks as candidate_tasks
 
     text = "Rasmus Racewinder\nrasmus.race@example.org\n+44 20 7946 0777\nPython developer"
     first = _parsed_with_text("first.pdf", text)

@@ -33,7 +33,7 @@ for _policy in (
         backoff=Backoff(0, 0),
         timeout_s=60,
         on_exhaustion="marker state exhausted",
-        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
+        exhaustion_owner="tests.testapp",
         adr_row=False,
     ),
     TaskPolicy(
@@ -44,7 +44,7 @@ for _policy in (
         backoff=Backoff(0, 0),
         timeout_s=60,
         on_exhaustion="marker state exhausted",
-        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
+        exhaustion_owner="tests.testapp",
         adr_row=False,
     ),
     TaskPolicy(
@@ -55,7 +55,7 @@ for _policy in (
         backoff=Backoff(0, 0),
         timeout_s=1,
         on_exhaustion="marker state exhausted",
-        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
+        exhaustion_owner="tests.testapp",
         adr_row=False,
     ),
     TaskPolicy(
@@ -155,7 +155,7 @@ for _policy in (
         backoff=Backoff(0, 0),
         timeout_s=1,
         on_exhaustion="marker state exhausted",
-        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
+        exhaustion_owner="tests.testapp",
         adr_row=False,
     ),
     TaskPolicy(
@@ -166,7 +166,7 @@ for _policy in (
         backoff=Backoff(0, 0),
         timeout_s=60,
         on_exhaustion="marker state exhausted",
-        exhaustion_handler="tests.testapp.tasks.mark_exhausted",
+        exhaustion_owner="tests.testapp",
         adr_row=False,
     ),
     # A task that defers its continuation inside its own transaction (the intake chain's
@@ -185,6 +185,17 @@ for _policy in (
 
 def mark_exhausted(*, token: int, reason_code: str, reason: str, **_: Any) -> None:
     Marker.objects.update_or_create(token=token, defaults={"state": f"exhausted:{reason_code}"})
+
+
+# Registered by the owner, as the ats apps do in their AppConfig.ready (ats.jobs.handlers).
+for _name in (
+    "tests.slow_marker",
+    "tests.kill_own_worker",
+    "tests.overrun",
+    "tests.spin_overrun",
+    "tests.sleep_effect",
+):
+    jobs_api.register_exhaustion_handler(_name, mark_exhausted)
 
 
 @app.task(name="tests.write_defer_then", queue="maintenance")

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ats.candidates import tasks as candidate_tasks
 from ats.intake import services
+from ats.pipeline import tasks as candidate_tasks
 from tests.web import helpers
 
 pytestmark = pytest.mark.django_db(transaction=True)

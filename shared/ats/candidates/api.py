@@ -7,6 +7,8 @@ from ats.candidates.erasure import (
     candidate_subject,
     normalise_phone,
 )
+from ats.candidates.hooks import document_attached, register_assigned_candidates
+from ats.candidates.identity import missing_in_extraction
 from ats.candidates.models import Candidate, CandidateStatus, DuplicatePair, PairKind
 from ats.candidates.selectors import (
     candidate_attach_search,
@@ -27,6 +29,7 @@ from ats.candidates.services import (
     candidate_accept_change,
     candidate_apply_document,
     candidate_attach_document,
+    candidate_collect_message_companions,
     candidate_create_for_document,
     candidate_dedupe,
     candidate_dedupe_exhausted,
@@ -37,7 +40,10 @@ from ats.candidates.services import (
     candidate_turn_back,
     candidate_unmerge,
     candidates_without_identity,
+    document_attach_to_message_cv,
+    document_has_candidate,
     document_record_extraction,
+    document_set_kind,
 )
 
 __all__ = [
@@ -52,6 +58,7 @@ __all__ = [
     "candidate_apply_document",
     "candidate_attach_document",
     "candidate_attach_search",
+    "candidate_collect_message_companions",
     "candidate_create_for_document",
     "candidate_current_id",
     "candidate_dedupe",
@@ -73,8 +80,14 @@ __all__ = [
     "candidate_visible",
     "candidates_visible_to",
     "candidates_without_identity",
+    "document_attach_to_message_cv",
+    "document_attached",
     "document_extraction",
+    "document_has_candidate",
     "document_membership",
     "document_record_extraction",
+    "document_set_kind",
+    "missing_in_extraction",
     "normalise_phone",
+    "register_assigned_candidates",
 ]

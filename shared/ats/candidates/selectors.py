@@ -8,6 +8,7 @@ from django.db.models import Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from ats.candidates import fields as F
+from ats.candidates import hooks
 from ats.candidates.models import (
     Candidate,
     CandidateDocument,
@@ -85,10 +86,8 @@ def candidates_visible_to(actor: Any) -> QuerySet[Candidate]:
     _authorize_view(actor)
     qs = Candidate.objects.all()
     if iam_api.role_of(actor) == iam_api.Role.HIRING_MANAGER:
-        # Lazy: scoring's services import this module's facade.
-        from ats.scoring import api as scoring_api
-
-        ids = scoring_api.candidate_ids_assigned_to(actor.pk)
+        # Scoring owns requisition assignments and registers this lookup (hooks.py).
+        ids = hooks.assigned_candidate_ids(actor.pk)
         survivors = Candidate.objects.filter(pk__in=ids, merged_into__isnull=False).values("merged_into")
         qs = qs.filter(Q(pk__in=ids) | Q(pk__in=survivors))
     return qs

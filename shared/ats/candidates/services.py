@@ -20,6 +20,7 @@ from django.utils import timezone
 from ats.audit import api as audit_api
 from ats.candidates import dedupe as dedupe_rules
 from ats.candidates import fields as F
+from ats.candidates import hooks
 from ats.candidates.models import (
     PAIR_UNIQUE,
     PINNED_SOURCES,
@@ -720,10 +721,9 @@ def _apply_newest_record(candidate: Candidate, attachment_id: int, *, keep_ident
 def _after_attach(attachment_id: int, candidate: Candidate, actor: Any, how: str) -> None:
     intake_api.attachment_mark_attached(attachment_id=attachment_id, candidate_id=candidate.pk, actor=actor, how=how)
     jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
-    # Sent for a requisition: the candidate applies to it, as the candidate step does.
-    from ats.scoring import api as scoring_api
-
-    scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.pk)
+    # Sent for a requisition: the candidate applies to it, as the candidate step does
+    # (the pipeline's receiver; candidates may not import scoring).
+    hooks.document_attached.send(sender=Candidate, attachment_id=attachment_id, candidate_id=candidate.pk)
 
 
 def candidate_attach_document(*, attachment_id: int, candidate_id: int, actor: Any) -> Candidate:

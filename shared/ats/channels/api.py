@@ -1,5 +1,6 @@
 """Facade of the channels module (inbound mail channels feeding intake)."""
 
+from ats.channels.hooks import register_receipt_metadata
 from ats.channels.models import ChannelStatus, MailChannel, MessageLedger, MessageOutcome
 from ats.channels.selectors import channel_get, channel_list, channel_status, channel_status_counts, ledger_entries
 from ats.channels.services import (
@@ -37,4 +38,5 @@ __all__ = [
     "ledger_entries",
     "ledger_erase_personal",
     "ledger_personal_rows",
+    "register_receipt_metadata",
 ]

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from ats.channels import hooks
 from ats.channels.models import (
     ChannelStatus,
     LedgerAttachment,
@@ -32,7 +33,6 @@ from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.mail import api as mail_api
 from ats.scanning import api as scanning_api
-from ats.scoring import api as scoring_api
 
 logger = logging.getLogger(__name__)
 
@@ -373,9 +373,10 @@ def _ledger_message(
             source_ref=env.dedupe_key,
             metadata={
                 **_metadata(env, item, collapsed=len(item.attachments) - len(inline_images) - len(files)),
-                # The mailbox -> requisition mapping at receipt (None: talent pool).
                 "channel_id": channel.pk,
-                "requisition_id": scoring_api.channel_requisition_id(channel.pk),
+                # What modules above add at receipt: scoring's mailbox -> requisition
+                # mapping, `requisition_id` (None: talent pool).
+                **hooks.receipt_metadata(channel.pk),
             },
         )
         raw_intake_id = raw.pk

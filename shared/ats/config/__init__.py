@@ -1,0 +1,1 @@
+"""Settings, environment parsing and the Django composition root (settings, URLs, WSGI)."""

@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "ats.search",
     "ats.retention",
     "ats.selfid",
+    # Cross-module chain steps and commands: imports the modules above, so it comes last.
+    "ats.pipeline",
     # Test-only apps (e.g. tests.testapp) are added by the test runner, never in images.
     *env.csv("ATS_EXTRA_APPS", default=""),
 ]

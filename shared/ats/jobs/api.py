@@ -2,9 +2,11 @@
 
 from ats.jobs.deferral import NotInTransaction, defer, defer_many
 from ats.jobs.erasure import jobs_erase_references, jobs_referencing
+from ats.jobs.handlers import HandlerNotRegistered, missing_exhaustion_handlers, register_exhaustion_handler
 from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.ops import (
     FINISHED_STATUSES,
+    STATUSES,
     JobActionRefused,
     JobFilter,
     job_cancel,
@@ -78,11 +80,13 @@ __all__ = [
     "POLICIES",
     "QUEUES",
     "QUEUE_TABLES",
+    "STATUSES",
     "UNTRUSTED_QUEUES",
     "Attempt",
     "AttemptEvent",
     "Deadline",
     "DeadlineExceeded",
+    "HandlerNotRegistered",
     "JobActionRefused",
     "JobFilter",
     "JobRef",
@@ -112,6 +116,7 @@ __all__ = [
     "jobs_erase_references",
     "jobs_referencing",
     "last_event_id",
+    "missing_exhaustion_handlers",
     "on_worker_start",
     "parse_since",
     "paused_queues",
@@ -125,6 +130,7 @@ __all__ = [
     "queue_signals",
     "queue_stats",
     "read_status",
+    "register_exhaustion_handler",
     "registered_periodic",
     "registered_task_names",
     "rollup_minutes",

@@ -21,10 +21,10 @@ from typing import Any
 from django.db import connection, transaction
 
 from ats.jobs import attempts as attempts_module
+from ats.jobs.handlers import exhaustion_handler
 from ats.jobs.models import SweptJob
 from ats.jobs.policy import policy_for
 from ats.jobs.queries import stalled_after_s
-from ats.jobs.runtime import exhaustion_handler
 from ats.jobs.watchdog import FENCE_NAMESPACE, fence_key
 
 logger = logging.getLogger(__name__)

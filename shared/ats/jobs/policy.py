@@ -86,10 +86,12 @@ class TaskPolicy:
     # Oldest payload version still accepted: old-shape jobs must run for one release (ADR §6).
     min_payload_version: int = 1
     adr_row: bool = True  # False for project-defined classes not in ADR §2
-    # Dotted path of the owning module's facade function that writes the domain terminal
-    # state: `fn(reason_code=, reason=, **payload)`. Resolved lazily, in any trusted
-    # process (the sweep runs in worker-default even for parse jobs).
-    exhaustion_handler: str | None = None
+    # The module whose handler writes the domain terminal state when attempts run out:
+    # it registers `fn(reason_code=, reason=, **payload)` for this row when its app
+    # starts (ats.jobs.handlers). A name, not a dotted path: jobs imports no module above
+    # it. The handler runs in any trusted process (the sweep runs in worker-default even
+    # for parse jobs).
+    exhaustion_owner: str | None = None
     # False where the task's own process may not write domain tables (worker-untrusted):
     # the task reports its failure its own way, and the trusted sweep runs the handler.
     exhaustion_in_task: bool = True
@@ -137,7 +139,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(30, 15 * MIN),
         timeout_s=5 * MIN,
         on_exhaustion="channel marked degraded; next scheduled run retries",
-        exhaustion_handler="ats.channels.api.channel_poll_exhausted",
+        exhaustion_owner="channels",
         lock="mailpoll:channel:{channel_id}",
         queueing_lock="mailpoll:channel:{channel_id}",
     ),
@@ -162,7 +164,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(10, 5 * MIN),
         timeout_s=2 * MIN,
         on_exhaustion="virus_scan_status=scan_failed; attachment blocked from parse",
-        exhaustion_handler="ats.intake.api.ingest_exhausted",
+        exhaustion_owner="intake",
         priority=PRIORITY_INTERACTIVE,
         lock="attachment:{attachment_id}",
         # v2 adds the request id to the envelope; v1 jobs (queued before the deploy) still run.
@@ -177,7 +179,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(1 * MIN, 10 * MIN),
         timeout_s=90,
         on_exhaustion="intake_parse_attempt.state=failed with the reason; re-parse offered",
-        exhaustion_handler="ats.intake.api.parse_exhausted",
+        exhaustion_owner="intake",
         exhaustion_in_task=False,
         lock="parse:attachment:{attachment_id}",
         payload_version=2,
@@ -194,7 +196,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         timeout_s=60,
         on_exhaustion="parse attempt failed with the reason; re-parse offered",
         priority=PRIORITY_INTERACTIVE,
-        exhaustion_handler="ats.intake.api.parse_result_apply_exhausted",
+        exhaustion_owner="intake",
         adr_row=False,
     ),
     TaskPolicy(
@@ -209,7 +211,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         on_exhaustion="page images not shown (the reason on the document page); re-parse renders them again",
         priority=PRIORITY_NORMAL,
         lock="attachment:{attachment_id}",
-        exhaustion_handler="ats.intake.api.page_images_exhausted",
+        exhaustion_owner="intake",
         adr_row=False,
     ),
     TaskPolicy(
@@ -220,7 +222,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(30, 5 * MIN),
         timeout_s=60,
         on_exhaustion="attachment state candidate_failed with the reason",
-        exhaustion_handler="ats.intake.api.candidate_exhausted",
+        exhaustion_owner="intake",
         priority=PRIORITY_INTERACTIVE,
         lock="attachment:{attachment_id}",
         adr_row=False,
@@ -233,7 +235,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         backoff=Backoff(30, 5 * MIN),
         timeout_s=60,
         on_exhaustion="duplicate check marked failed on the candidate; retried on next change",
-        exhaustion_handler="ats.candidates.api.candidate_dedupe_exhausted",
+        exhaustion_owner="candidates",
         lock="dedupe:candidate:{candidate_id}",
         queueing_lock="dedupe:candidate:{candidate_id}",
         adr_row=False,
@@ -247,7 +249,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         timeout_s=60,
         on_exhaustion="ats_result not written; application flagged scoring_failed",
         priority=PRIORITY_NORMAL,
-        exhaustion_handler="ats.scoring.api.application_score_exhausted",
+        exhaustion_owner="scoring",
     ),
     TaskPolicy(
         task_name="scoring.rescore_application",
@@ -259,7 +261,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         on_exhaustion="per-application failure recorded; batch completes with a partial-failure summary",
         priority=PRIORITY_BATCH,
         lock="rescore:requisition_version:{requisition_version_id}:application:{application_id}",
-        exhaustion_handler="ats.scoring.api.rescore_application_exhausted",
+        exhaustion_owner="scoring",
     ),
     TaskPolicy(
         # The batch rescore coordinator: writes the summary row and fans out the
@@ -299,7 +301,7 @@ POLICIES: tuple[TaskPolicy, ...] = (
         timeout_s=45,
         on_exhaustion="circuit breaker opens; UI degrades with AI absent, never a fabricated result",
         priority=PRIORITY_INTERACTIVE,
-        exhaustion_handler="ats.ai.api.ai_run_exhausted",
+        exhaustion_owner="ai",
     ),
     TaskPolicy(
         # ADR §4: every 15 min, the circuit breaker's half-open probe.

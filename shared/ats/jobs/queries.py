@@ -126,7 +126,7 @@ def job_detail(job_id: int) -> dict[str, Any] | None:
     }
 
 
-# --- observability reads (ats.observability.collector); each is one cheap statement --------
+# --- observability reads (ats.monitoring.collector); each is one cheap statement --------
 
 
 def queue_signals() -> dict[str, dict[str, float]]:

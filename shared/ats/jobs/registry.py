@@ -8,8 +8,6 @@ from typing import Any
 
 from ats.jobs import health
 
-UNTRUSTED_TASKS = "ats.parse_worker.tasks"
-
 
 def on_app_ready(app: Any) -> None:
     # Task registration happens in each module's tasks.py via ats.jobs.api.task, which
@@ -21,19 +19,17 @@ def on_app_ready(app: Any) -> None:
 
 
 def registered_task_names() -> set[str]:
-    """Names of every task this codebase registers, whichever deployable imports it.
+    """Names of every task this process has registered.
 
-    A process imports only its own task modules (worker-untrusted: `ats.parse_worker.tasks`,
-    an app the trusted settings do not install; the rest: each app's `tasks`), so both are
-    imported here before reading procrastinate's registry.
+    Each app's `tasks` module is imported first. worker-untrusted's tasks
+    (`ats.parse_worker.tasks`, an app the trusted settings do not install) count only if
+    the caller imported them (ats.parse_worker.api.import_tasks): jobs sits below the
+    parse worker and may not import it, not even by name.
     """
-    from importlib import import_module
-
     from django.utils.module_loading import autodiscover_modules
     from procrastinate.contrib.django import app
 
     autodiscover_modules("tasks")
-    import_module(UNTRUSTED_TASKS)  # by name: jobs must not depend on the parse worker
     return set(app.tasks)
 
 

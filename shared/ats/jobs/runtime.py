@@ -12,7 +12,6 @@ from typing import Any, TypeVar
 
 import structlog
 from django.db import connection, transaction
-from django.utils.module_loading import import_string
 from procrastinate import JobContext, RetryDecision
 from procrastinate import retry as procrastinate_retry
 from procrastinate.contrib.django import app as procrastinate_app
@@ -21,12 +20,12 @@ from procrastinate.jobs import Job
 from ats import deadline as deadline_mod
 from ats.config.env import ats_settings
 from ats.jobs import attempts
+from ats.jobs.handlers import exhaustion_handler
 from ats.jobs.policy import TaskPolicy, policy_for
 
 logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
-ExhaustionHandler = Callable[..., None]
 
 
 class PermanentFailure(Exception):
@@ -105,10 +104,6 @@ def exhaustion_reason(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, DeadlineExceeded):
         return "timeout", "The step ran out of time on every attempt."
     return "error", f"{type(exc).__name__}: {exc}"[:500]
-
-
-def exhaustion_handler(policy: TaskPolicy) -> ExhaustionHandler | None:
-    return import_string(policy.exhaustion_handler) if policy.exhaustion_handler else None
 
 
 def run_exhaustion(policy: TaskPolicy, exc: BaseException, payload: dict[str, Any]) -> None:

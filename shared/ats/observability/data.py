@@ -2,7 +2,7 @@
 
 Other modules record what only they see through the `record_*` functions here; the
 worker-default process serves them on its metrics port (ats.observability.server).
-Database-derived metrics live in ats.observability.collector and are served by the
+Database-derived metrics live in ats.monitoring.collector and are served by the
 exporter (one per web pod), never by a worker.
 
 worker-untrusted records nothing here: it opens no port. Its sandbox figures reach

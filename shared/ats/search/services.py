@@ -16,7 +16,6 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.search import sources
 from ats.search.models import SearchEntry, SearchSweep
@@ -31,8 +30,7 @@ SWEEP_OVERLAP = datetime.timedelta(minutes=10)
 
 def search_reindex(*, kind: str, object_id: int) -> int | None:
     """Queue the re-indexing of one candidate or document in the caller's transaction."""
-    if kind not in {"candidate", "document"}:
-        raise ValueError(f"unknown search kind {kind!r}")
+    sources.source_kind(kind)  # an unknown kind raises here, in the writer's call
     return jobs_api.defer(INDEX_TASK, payload={"kind": kind, "object_id": int(object_id)})
 
 
@@ -85,22 +83,24 @@ def search_sweep(*, now: datetime.datetime | None = None) -> dict[str, Any]:
     since = last.started_at - SWEEP_OVERLAP if last else None
     indexed = removed = 0
 
-    candidates = set(sources.candidate_ids_changed_since(since))
-    documents = set(intake_api.documents_parsed_since(since))
     known = set(SearchEntry.objects.values_list("kind", "object_id"))
-    live_candidates = sources.all_candidate_ids()
-    candidates |= {c for c in live_candidates if ("candidate", c) not in known}
-    documents |= {
-        d for d in intake_api.documents_parsed_since(None) if ("document", d) not in known
-    }  # never indexed (e.g. parsed before its candidate existed)
-    # Entries whose candidate is gone or merged away.
-    stale = [(k, o) for k, o in known if k == "candidate" and o not in live_candidates]
-    stale += list(
-        SearchEntry.objects.filter(kind="document")
-        .exclude(candidate_id__in=live_candidates)
-        .values_list("kind", "object_id")
-    )
-    work = [("candidate", c) for c in sorted(candidates)] + [("document", d) for d in sorted(documents)]
+    work: list[tuple[str, int]] = []
+    stale: list[tuple[str, int]] = []
+    every: dict[str, set[int]] = {}
+    for kind, source in sources.kinds().items():
+        every[kind] = set(source.changed_since(None))
+        changed = set(source.changed_since(since))
+        changed |= {i for i in every[kind] if (kind, i) not in known}  # never indexed
+        work += [(kind, i) for i in sorted(changed)]
+        stale += [(k, o) for k, o in known if k == kind and o not in every[kind]]
+    # Entries under a candidate that is gone or merged away.
+    if sources.CANDIDATE in every:
+        stale += list(
+            SearchEntry.objects.exclude(kind=sources.CANDIDATE)
+            .filter(candidate_id__isnull=False)
+            .exclude(candidate_id__in=every[sources.CANDIDATE])
+            .values_list("kind", "object_id")
+        )
     for kind, object_id in [*work, *stale]:
         outcome = search_entry_refresh(kind=kind, object_id=object_id)
         indexed += outcome == "indexed"

@@ -1,23 +1,22 @@
-"""What gets indexed, read through the owners' facades.
+"""What gets indexed: sources registered by the modules that own them.
 
-A candidate contributes its names and e-mail (weight A), skills (B) and the text of its
-newest document (C); a document contributes its parsed text (C) under its candidate.
-The candidates model is being extended in parallel (issue 10): fields are read
-defensively, so a `skills` field and a `status` (merged/erased candidates drop out) are
-used as soon as they exist.
+Search sits below the modules whose rows it indexes, so it imports none of them: each
+owner registers its kinds when its app starts (`register_source`, today candidates for
+`candidate` and `document`), and search reads through the functions it was handed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import json
-from typing import Any
-
-from ats.candidates import api as candidates_api
-from ats.intake import api as intake_api
+from collections.abc import Callable, Iterable
 
 MAX_TEXT = 200_000  # characters per source; a tsvector must stay under 1 MB
+# The kind whose ids fill search_entry.candidate_id: an entry under a candidate that is
+# gone goes too, and a search returns only candidates this kind still calls live.
+CANDIDATE = "candidate"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,64 +34,47 @@ class Source:
         ).hexdigest()
 
 
-def _skills(candidate: Any) -> str:
-    values: list[str] = []
-    direct = getattr(candidate, "skills", None)
-    if isinstance(direct, list | tuple):
-        values += [str(v) for v in direct]
-    elif isinstance(direct, str):
-        values.append(direct)
-    related = getattr(candidate, "fields", None)  # issue 10: CandidateField(field, values)
-    if related is not None and hasattr(related, "filter"):
-        for f in related.filter(field="skills"):
-            for v in f.values or []:
-                values.append(str(v.get("value", v)) if isinstance(v, dict) else str(v))
-    return " ".join(values)
+@dataclasses.dataclass(frozen=True)
+class SourceKind:
+    # The entry's content now; None: the object is gone or not indexable (entry dropped).
+    read: Callable[[int], Source | None]
+    # Ids changed since a time; since=None: every id that should have an entry.
+    changed_since: Callable[[datetime.datetime | None], Iterable[int]]
+    # Of the given ids, those still live, in order (None: every id counts as live).
+    live: Callable[[list[int]], list[int]] | None = None
 
 
-def _live(candidate: Any) -> bool:
-    status = getattr(candidate, "status", "active")
-    return str(status) in {"active", ""}
+_KINDS: dict[str, SourceKind] = {}
 
 
-def candidate_source(candidate_id: int) -> Source | None:
-    c = candidates_api.Candidate.objects.filter(pk=candidate_id).first()
-    if c is None or not _live(c):
-        return None
-    names = " ".join(x for x in (c.display_name, c.email) if x)
-    return Source("candidate", c.pk, c.pk, names, _skills(c), (c.document_text or "")[:MAX_TEXT])
+def register_source(
+    kind: str,
+    *,
+    read: Callable[[int], Source | None],
+    changed_since: Callable[[datetime.datetime | None], Iterable[int]],
+    live: Callable[[list[int]], list[int]] | None = None,
+) -> None:
+    """Called by the owning module's AppConfig.ready(); registering a kind twice replaces it
+    (Django may run ready() again in tests)."""
+    _KINDS[kind] = SourceKind(read=read, changed_since=changed_since, live=live)
 
 
-def document_source(attachment_id: int) -> Source | None:
-    doc = intake_api.document_texts([attachment_id]).get(attachment_id)
-    if doc is None or doc.candidate_id is None or not live_candidate_ids([doc.candidate_id]):
-        return None  # not parsed, not (yet) a candidate's document, or its candidate is gone
-    return Source("document", attachment_id, doc.candidate_id, "", "", doc.text[:MAX_TEXT])
+def kinds() -> dict[str, SourceKind]:
+    return dict(_KINDS)
+
+
+def source_kind(kind: str) -> SourceKind:
+    try:
+        return _KINDS[kind]
+    except KeyError:
+        raise ValueError(f"unknown search kind {kind!r} (registered: {', '.join(sorted(_KINDS)) or 'none'})") from None
 
 
 def source_for(kind: str, object_id: int) -> Source | None:
-    if kind == "candidate":
-        return candidate_source(object_id)
-    if kind == "document":
-        return document_source(object_id)
-    raise ValueError(f"unknown search kind {kind!r}")
-
-
-def candidate_ids_changed_since(since: Any) -> list[int]:
-    qs = candidates_api.Candidate.objects.all()
-    field_names = {f.name for f in candidates_api.Candidate._meta.get_fields()}
-    if since is not None:
-        stamp = "updated_at" if "updated_at" in field_names else "created_at"
-        qs = qs.filter(**{f"{stamp}__gt": since})
-    return list(qs.values_list("pk", flat=True))
-
-
-def all_candidate_ids() -> set[int]:
-    return set(candidates_api.Candidate.objects.values_list("pk", flat=True))
+    return source_kind(kind).read(object_id)
 
 
 def live_candidate_ids(ids: list[int]) -> list[int]:
     """`ids` that still name a live candidate, in the given order."""
-    rows = candidates_api.Candidate.objects.filter(pk__in=ids)
-    live = {c.pk for c in rows if _live(c)}
-    return [i for i in ids if i in live]
+    live = source_kind(CANDIDATE).live
+    return live(ids) if live is not None else list(ids)

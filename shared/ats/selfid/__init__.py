@@ -1,0 +1,1 @@
+"""Voluntary self-identification and the fairness report (aggregates only, read by no scorer)."""

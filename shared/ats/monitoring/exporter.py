@@ -1,4 +1,4 @@
-"""`python -m ats.observability.exporter`: the database-derived metrics, on their own port.
+"""`python -m ats.monitoring.exporter`: the database-derived metrics, on their own port.
 
 Started beside gunicorn by the web deployable (services/web/gunicorn.conf.py, `when_ready`)
 as a separate process - not a thread of the gunicorn master, whose forks would inherit its
@@ -36,17 +36,17 @@ def main(argv: list[str] | None = None) -> None:
     django.setup()
     from prometheus_client import CollectorRegistry
 
-    from ats.observability.collector import DatabaseCollector
-    from ats.observability.server import configured_token, serve
+    from ats.monitoring.collector import DatabaseCollector
+    from ats.observability import api as observability_api
 
     registry = CollectorRegistry()
     registry.register(DatabaseCollector())
     if multiproc_dir:
-        from ats.observability.collector import WebRequestCollector
+        from ats.monitoring.collector import WebRequestCollector
 
         registry.register(WebRequestCollector(multiproc_dir))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    serve(registry, args.bind, token=configured_token(), background=False)
+    observability_api.serve(registry, args.bind, token=observability_api.configured_token(), background=False)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""`ats policy [--json]` - the retry/timeout policy table, for operators."""
+"""`ats policy [--json]` - the retry/timeout policy table, for operators.
+
+In ats.pipeline: it lists the untrusted worker's tasks too, which jobs may not import."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from ats.jobs import api as jobs_api
+from ats.parse_worker import api as parse_worker_api
 
 
 class Command(BaseCommand):
@@ -18,6 +21,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        parse_worker_api.import_tasks()  # worker-untrusted's tasks count too
         registered = jobs_api.registered_task_names()
         periodic = {p.task_name: p for p in jobs_api.PERIODIC}
         for p in jobs_api.POLICIES:

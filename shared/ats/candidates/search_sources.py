@@ -1,0 +1,81 @@
+"""What candidates hands the search index, registered at app start (search imports no
+module above it, so it cannot come and read these itself).
+
+A candidate contributes its names and e-mail (weight A), skills (B) and the text of its
+newest document (C); a document contributes its parsed text (C) under its candidate.
+Fields are read defensively, so a `skills` field and a `status` (merged/erased
+candidates drop out) are used as soon as they exist.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from ats.candidates.models import Candidate
+from ats.intake import api as intake_api
+from ats.search import api as search_api
+from ats.search.api import MAX_TEXT, Source
+
+
+def _skills(candidate: Any) -> str:
+    values: list[str] = []
+    direct = getattr(candidate, "skills", None)
+    if isinstance(direct, list | tuple):
+        values += [str(v) for v in direct]
+    elif isinstance(direct, str):
+        values.append(direct)
+    related = getattr(candidate, "fields", None)  # issue 10: CandidateField(field, values)
+    if related is not None and hasattr(related, "filter"):
+        for f in related.filter(field="skills"):
+            for v in f.values or []:
+                values.append(str(v.get("value", v)) if isinstance(v, dict) else str(v))
+    return " ".join(values)
+
+
+def _live(candidate: Any) -> bool:
+    status = getattr(candidate, "status", "active")
+    return str(status) in {"active", ""}
+
+
+def candidate_source(candidate_id: int) -> Source | None:
+    c = Candidate.objects.filter(pk=candidate_id).first()
+    if c is None or not _live(c):
+        return None
+    names = " ".join(x for x in (c.display_name, c.email) if x)
+    return Source("candidate", c.pk, c.pk, names, _skills(c), (c.document_text or "")[:MAX_TEXT])
+
+
+def document_source(attachment_id: int) -> Source | None:
+    doc = intake_api.document_texts([attachment_id]).get(attachment_id)
+    if doc is None or doc.candidate_id is None or not live_candidate_ids([doc.candidate_id]):
+        return None  # not parsed, not (yet) a candidate's document, or its candidate is gone
+    return Source("document", attachment_id, doc.candidate_id, "", "", doc.text[:MAX_TEXT])
+
+
+def candidate_ids_changed_since(since: datetime.datetime | None) -> list[int]:
+    qs = Candidate.objects.all()
+    field_names = {f.name for f in Candidate._meta.get_fields()}
+    if since is not None:
+        stamp = "updated_at" if "updated_at" in field_names else "created_at"
+        qs = qs.filter(**{f"{stamp}__gt": since})
+    return list(qs.values_list("pk", flat=True))
+
+
+def live_candidate_ids(ids: list[int]) -> list[int]:
+    """`ids` that still name a live candidate, in the given order."""
+    rows = Candidate.objects.filter(pk__in=ids)
+    live = {c.pk for c in rows if _live(c)}
+    return [i for i in ids if i in live]
+
+
+def document_ids_parsed_since(since: datetime.datetime | None) -> list[int]:
+    return list(intake_api.documents_parsed_since(since))
+
+
+def register() -> None:
+    """CandidatesConfig.ready(): both kinds of entry belong to a candidate."""
+    search_api.register_source(
+        "candidate", read=candidate_source, changed_since=candidate_ids_changed_since, live=live_candidate_ids
+    )
+    search_api.register_source("document", read=document_source, changed_since=document_ids_parsed_since)
