@@ -45,6 +45,7 @@ def provenance(
         "text": source.get("text", ""),
         "rule": source.get("rule", ""),
         "extractor_version": version,
+        **({"taxonomy_id": source["taxonomy_id"]} if source.get("taxonomy_id") else {}),
     }
 
 
