@@ -103,7 +103,7 @@ def main() -> int:
                 "work_history_tp_fp_fn": [tp, fp, fn],
                 "per_layout_f1": {k: round(f1(*v), 3) for k, v in sorted(per_layout.items())},
                 "years_within1": round(years_ok / years_n, 3),
-        "years_cvs": years_n,
+                "years_cvs": years_n,
                 "skills_f1": round(f1(skills_tp, skills_fp, skills_fn), 3),
             },
             indent=1,
