@@ -12,10 +12,11 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
-from ats.extraction.data import FIELDS, SINGLE_FIELDS, Extraction, FieldValue, Source
+from ats.extraction.data import EXTRA_FIELDS, FIELDS, SINGLE_FIELDS, Extraction, FieldValue, Source
 
 __all__ = [
     "EXTRACTOR_VERSION",
+    "EXTRA_FIELDS",
     "FIELDS",
     "NAIVE_VERSION",
     "SINGLE_FIELDS",

@@ -10,12 +10,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-FIELDS = (
-    "name", "emails", "phones", "links", "location", "skills", "years_experience", "education", "languages",
-    # Structured entries (dicts, see ats.extraction._history): new keys, so the fields above
-    # keep their types (contract of `ats candidate show --json`).
-    "work_history", "education_entries",
-)  # fmt: skip
+FIELDS = ("name", "emails", "phones", "links", "location", "skills", "years_experience", "education", "languages")
+# Kept beside the measured fields (the evaluation scores FIELDS; it scores these entries on
+# their own terms): structured entries, dicts (see ats.extraction._history). New keys, so the
+# fields above keep their types (contract of `ats candidate show --json`).
+EXTRA_FIELDS = ("work_history", "education_entries")
 SINGLE_FIELDS = frozenset({"name", "location", "years_experience"})
 
 
