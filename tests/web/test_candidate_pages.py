@@ -258,3 +258,71 @@ def test_possible_duplicate_shows_score_reason_and_evidence(login: Any) -> None:
     assert "possible duplicate" in page and pair["reason"] in page
     assert "name: Zofia Kowalska / Zofia Kowalska (similarity 100.0)" in page
     assert "location: " in page and f"{pair['score']:.2f}" in page
+
+
+# ruff: noqa: RUF001 (CV text has typographic dashes)
+WORK_HISTORY_CV = """Jane Doe
+jane@example.org
+Skills
+Python, Docker
+Experience
+Lead Data Engineer, Northwind Analytics
+2019 – now
+• Python pipelines for every dashboard.
+Mar 2015 - 06/2019  Software Engineer – Globex GmbH
+• Shipped the billing service.
+Education
+MSc Computer Science, University of Manchester, 2010 - 2011
+"""
+
+
+def _from_text(text: str) -> int:
+    """A candidate made the way the candidate task makes one: the real extractor's answer
+    for a parsed document, applied."""
+    import datetime
+
+    from django.db import transaction
+
+    from ats.extraction.api import extract
+    from ats.intake import services
+
+    att = helpers.parsed_ok("jane-history.pdf")
+    with transaction.atomic():
+        cand = candidates_api.candidate_apply_document(
+            attachment_id=att.pk, parse_attempt=1, extraction=extract({"text": text}, as_of=datetime.date(2026, 12, 1))
+        )
+        assert cand is not None
+        services.attachment_mark_candidate_created(attachment_id=att.pk, candidate_id=cand.pk)
+    return cand.pk
+
+
+def test_work_history_section_shows_roles_and_the_years_they_add_up_to(login: Any) -> None:
+    cid = _from_text(WORK_HISTORY_CV)
+    d = detail(cid)
+    # Contract: the existing keys keep their types; the entries are new keys.
+    assert d["skills"] == ["Python", "Docker"] and isinstance(d["years_experience"], float)
+    assert d["work_history"][0] == {"employer": "Northwind Analytics", "title": "Lead Data Engineer",
+                                    "location": None, "start": "2019", "end": "present"}  # fmt: skip
+    assert d["education_entries"][0]["institution"] == "University of Manchester"
+    page = login("recruiter").get(f"/candidates/{cid}").content.decode()
+    section = page[page.index('id="work-history-section"') :]
+    assert '<td data-label="Role">Lead Data Engineer</td><td data-label="Employer">Northwind Analytics</td>' in section
+    assert '<td data-label="When">2015-03 – 2019-06</td>' in section
+    assert "Years of experience: <strong>11.8</strong>, added up from these roles" in section
+    assert "<li>Software Engineer · Globex GmbH · 2015-03 – 2019-06</li>" in section
+    assert '<td data-label="Institution">University of Manchester</td>' in section
+    assert "rule <code>work_history.entry</code>" in section
+    # The entries are not squeezed into the fields table as text.
+    assert 'id="field-work_history"' not in page
+
+
+def test_a_skill_seen_twice_is_shown_once_with_both_sources(login: Any) -> None:
+    cid = _from_text(WORK_HISTORY_CV)
+    page = login("recruiter").get(f"/candidates/{cid}").content.decode()
+    row = page[page.index('id="field-skills"') :]
+    row = row[: row.index("</tr>")]
+    assert row.count("<strong>Python</strong>") == 1
+    assert '<strong>Python</strong> <span class="action-hint">(2 sources)</span>' in row
+    assert "rule <code>skill.section</code>" in row and "rule <code>skill.text</code>" in row
+    assert "taxonomy <code>esco:ccd0a1d9-afda-43d9-b901-96344886e14d</code>" in row
+    assert row.count("<strong>Docker</strong>") == 1

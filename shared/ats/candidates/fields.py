@@ -13,12 +13,17 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from ats.extraction.data import FIELDS, SINGLE_FIELDS, Extraction
+from ats.extraction.data import EXTRA_FIELDS, FIELDS, SINGLE_FIELDS, Extraction
 
 # The fields `ats candidate show` reports (contract) plus the extractor's extra ones.
 CONTRACT_FIELDS = ("name", "emails", "phones", "links", "location", "skills", "years_experience")
-ALL_FIELDS = tuple(dict.fromkeys((*CONTRACT_FIELDS, *FIELDS)))
+ALL_FIELDS = tuple(dict.fromkeys((*CONTRACT_FIELDS, *FIELDS, *EXTRA_FIELDS)))
 LIST_FIELDS = frozenset(f for f in ALL_FIELDS if f not in SINGLE_FIELDS)
+# The extractor's structured entries (ats.extraction._history) and an example of each.
+STRUCTURED_FIELDS = {
+    "work_history": '[{"employer": "Acme", "title": "Engineer", "location": null, "start": "2019-03", "end": null}]',
+    "education_entries": '[{"institution": "University of Leeds", "degree": "BSc", "start": "2012", "end": "2015"}]',
+}
 
 # Free-mail domains say nothing about a shared employer or school.
 FREEMAIL = frozenset(
@@ -45,6 +50,7 @@ def provenance(
         "text": source.get("text", ""),
         "rule": source.get("rule", ""),
         "extractor_version": version,
+        **({"taxonomy_id": source["taxonomy_id"]} if source.get("taxonomy_id") else {}),
     }
 
 
@@ -145,6 +151,12 @@ def parse_edit(field: str, raw: str) -> list[Any]:  # noqa: PLR0911 - one return
         return [normalise_phone(str(item)) for item in items]
     if field in {"emails", "contact_emails"}:
         return [str(item).strip().lower() for item in items]
+    if field in STRUCTURED_FIELDS:
+        # Entries stay objects (JSON), never their Python repr as a string.
+        entries = [item for item in items if isinstance(item, dict)]
+        if len(entries) != len(items):
+            raise ValueError(f"{field} must be a JSON list of objects, e.g. {STRUCTURED_FIELDS[field]}")
+        return entries
     return [str(item) for item in items]
 
 

@@ -325,9 +325,21 @@ class Skill:
     canonical: str
     category: str
     strict: bool  # ambiguous outside a skills section (Go, R, Excel...)
+    taxonomy_id: str = ""  # "esco:<concept id>" when ESCO has the skill, else "ats:<canonical>"
 
 
 SKILLS_FILE = Path(__file__).with_name("skills.csv")
+
+
+@functools.cache
+def taxonomy_version() -> str:
+    """The skills file's "# version: N" line: stored extractions record it (the extractor's
+    version carries it), so a vocabulary change is visible in every value's provenance."""
+    with SKILLS_FILE.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("# version:"):
+                return line.split(":", 1)[1].strip()
+    raise ValueError("skills.csv: no '# version:' line")
 
 
 @functools.cache
@@ -337,7 +349,9 @@ def skills() -> dict[str, Skill]:
     with SKILLS_FILE.open(encoding="utf-8") as fh:
         rows = [line for line in fh if line.strip() and not line.startswith("#")]
     for row in csv.DictReader(rows):
-        skill = Skill(row["canonical"].strip(), row["category"].strip(), row["strict"].strip() == "1")
+        canonical, esco = row["canonical"].strip(), (row.get("esco") or "").strip()
+        taxonomy_id = f"esco:{esco}" if esco else "ats:" + "-".join(canonical.casefold().split())
+        skill = Skill(canonical, row["category"].strip(), row["strict"].strip() == "1", taxonomy_id)
         for spelling in [skill.canonical, *(row["aliases"] or "").split("|")]:
             key = " ".join(spelling.split()).casefold()
             if key:

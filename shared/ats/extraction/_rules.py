@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import phonenumbers
@@ -602,7 +602,8 @@ def skills(lines: list[Line]) -> Values:  # noqa: PLR0912 - one matcher per bran
                 ):
                     break
                 rule = "skill.section" if in_section else "skill.text"
-                out.add(skill.canonical, skill.canonical, line.source(rule, " ".join(tokens[i : i + n])))
+                source = line.source(rule, " ".join(tokens[i : i + n]))
+                out.add(skill.canonical, skill.canonical, replace(source, taxonomy_id=skill.taxonomy_id))
                 i += n - 1
                 break
             else:
@@ -610,7 +611,8 @@ def skills(lines: list[Line]) -> Values:  # noqa: PLR0912 - one matcher per bran
                     for piece in tokens[i].split("/"):
                         skill = vocab.get(piece.casefold())
                         if skill is not None and (in_section or not skill.strict):
-                            out.add(skill.canonical, skill.canonical, line.source("skill.section", piece))
+                            source = line.source("skill.section", piece)
+                            out.add(skill.canonical, skill.canonical, replace(source, taxonomy_id=skill.taxonomy_id))
             i += 1
     return out
 

@@ -12,10 +12,11 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
-from ats.extraction.data import FIELDS, SINGLE_FIELDS, Extraction, FieldValue, Source
+from ats.extraction.data import EXTRA_FIELDS, FIELDS, SINGLE_FIELDS, Extraction, FieldValue, Source
 
 __all__ = [
     "EXTRACTOR_VERSION",
+    "EXTRA_FIELDS",
     "FIELDS",
     "NAIVE_VERSION",
     "SINGLE_FIELDS",
@@ -24,12 +25,23 @@ __all__ = [
     "Source",
     "extract",
     "extract_naive",
+    "skill_taxonomy_ids",
     "skill_vocabulary",
 ]
 
 NAIVE_VERSION = "naive-1"
-# Bump when a rule changes what it extracts: stored values record the version that made them.
-EXTRACTOR_VERSION = "layout-2"
+# Bump RULES_VERSION when a rule changes what it extracts: stored values record the version
+# that made them. The skills taxonomy's own version (skills.csv) is part of it.
+RULES_VERSION = "layout-3"
+
+
+def _extractor_version() -> str:
+    from ats.extraction import _lexicon
+
+    return f"{RULES_VERSION}+skills-{_lexicon.taxonomy_version()}"
+
+
+EXTRACTOR_VERSION = _extractor_version()
 # Bounded quantifiers: linear on hostile input.
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,24}")
 
@@ -56,7 +68,7 @@ def extract(answer: Mapping[str, Any], *, default_region: str = "GB", as_of: dat
     known country or city, no national e-mail domain); ``as_of`` is the date "Present"
     means (today when None). Pure and linear in the input.
     """
-    from ats.extraction import _layout, _rules
+    from ats.extraction import _history, _layout, _rules
 
     today = as_of or date.today()
     lines = _layout.lines_of(answer)
@@ -77,11 +89,25 @@ def extract(answer: Mapping[str, Any], *, default_region: str = "GB", as_of: dat
     found_location = _rules.location(lines)
     put("location", [found_location] if found_location else [])
     put("skills", _rules.skills(lines))
-    years = _rules.years_experience(lines, today)
+    history = _history.work_history(lines, today)
+    put("work_history", [_rules.Found(e.value, e.sources) for e in history])
+    # Years come from the structured entries when there are any (so the recruiter sees the
+    # roles they were added up from); a CV with dates but no experience section keeps the
+    # line-based reading.
+    from_entries = _history.years_from(history)
+    years = _rules.Found(from_entries[0], from_entries[1]) if from_entries else _rules.years_experience(lines, today)
     put("years_experience", [years] if years else [])
     put("education", _rules.education(lines))
+    put("education_entries", [_rules.Found(e.value, e.sources) for e in _history.education_entries(lines)])
     put("languages", _rules.languages(lines))
     return Extraction(extractor_version=EXTRACTOR_VERSION, fields=fields, contact_emails=tuple(contact_emails))
+
+
+def skill_taxonomy_ids() -> dict[str, str]:
+    """Canonical skill name -> its taxonomy id ("esco:<concept id>" or "ats:<name>")."""
+    from ats.extraction import _lexicon
+
+    return {skill.canonical: skill.taxonomy_id for skill in _lexicon.skills().values()}
 
 
 def skill_vocabulary() -> dict[str, str]:

@@ -11,6 +11,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 FIELDS = ("name", "emails", "phones", "links", "location", "skills", "years_experience", "education", "languages")
+# Kept beside the measured fields (the evaluation scores FIELDS; it scores these entries on
+# their own terms): structured entries, dicts (see ats.extraction._history). New keys, so the
+# fields above keep their types (contract of `ats candidate show --json`).
+EXTRA_FIELDS = ("work_history", "education_entries")
 SINGLE_FIELDS = frozenset({"name", "location", "years_experience"})
 
 
@@ -30,10 +34,14 @@ class Source:
     bbox: tuple[float, float, float, float] | None = None
     part: str | None = None
     index: int | None = None
+    # Skills: the taxonomy entry the CV's wording was linked to ("esco:<id>" or "ats:<name>").
+    taxonomy_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["bbox"] = list(self.bbox) if self.bbox is not None else None
+        if d["taxonomy_id"] is None:
+            del d["taxonomy_id"]  # only skills have one: other sources keep their shape
         return d
 
     @classmethod
@@ -46,12 +54,16 @@ class Source:
             bbox=tuple(bbox) if bbox is not None else None,  # type: ignore[arg-type]
             part=d.get("part"),
             index=d.get("index"),
+            taxonomy_id=d.get("taxonomy_id"),
         )
 
 
 @dataclass(frozen=True, slots=True)
 class FieldValue:
-    """One extracted value (str; number for years_experience; {"kind", "url"} for links)."""
+    """One extracted value (str; number for years_experience; {"kind", "url"} for links;
+    {"employer", "title", "location", "start", "end"} for work_history and
+    {"institution", "degree", "start", "end"} for education_entries, dates "YYYY[-MM]",
+    end "present" or None)."""
 
     value: Any
     sources: tuple[Source, ...]

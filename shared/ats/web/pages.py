@@ -338,6 +338,49 @@ FIELD_LABELS: dict[str, str] = {
 EDIT_HINT = "One value; lists comma-separated (or JSON); empty clears the field."
 
 
+# Structured entries (extraction's work_history / education_entries): the "Work history"
+# section shows them as tables, not as rows of the fields table.
+ENTRY_FIELDS = ("work_history", "education_entries")
+
+
+def _by_value(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A field's sources grouped by the value they explain, in first-seen order: a skill read
+    in the skills line and in an experience line is one item with two sources, not two."""
+    groups: dict[str, dict[str, Any]] = {}
+    for src in sources:
+        groups.setdefault(src["value_text"], {"value_text": src["value_text"], "sources": []})["sources"].append(src)
+    return list(groups.values())
+
+
+def _history(detail: dict[str, Any], names: dict[int, str], shown: Any) -> dict[str, Any]:
+    """The work history section: roles and education entries, each with the lines it was
+    read from, and the years of experience with the roles they were added up from."""
+
+    def rows(field: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for value in detail.get(field) or []:
+            if not isinstance(value, dict):
+                continue
+            sources = [
+                {**src, "where": _where(src), "filename": names.get(src.get("attachment_id")),
+                 "show": viewer.source_box(src, shown)}
+                for src in detail["provenance"].get(field, [])
+                if src.get("value") == value
+            ]  # fmt: skip
+            start, end = value.get("start"), value.get("end")
+            when = f"{start} \N{EN DASH} {end or '?'}" if start else ""
+            out.append({**value, "when": when, "sources": sources})
+        return out
+
+    years_sources = detail["provenance"].get("years_experience", [])
+    return {
+        "roles": rows("work_history"),
+        "schools": rows("education_entries"),
+        "years": _value_text(detail["years_experience"]) if detail.get("years_experience") is not None else None,
+        "years_from": [src["text"] for src in years_sources if src.get("rule") == "years.work_history"],
+    }
+
+
 def _value_text(value: Any) -> str:
     if isinstance(value, dict):
         if "url" in value:
@@ -440,8 +483,11 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
     names = {d["id"]: d["filename"] for d in documents}
     shown = viewer.candidate_viewer(request, detail["documents"], attachments)
     fields = []
-    # Every field the candidates module knows, in its order (new fields show up unlabelled).
+    # Every field the candidates module knows, in its order (new fields show up unlabelled);
+    # the structured entries have their own section (work history) below.
     for name in detail["provenance"]:
+        if name in ENTRY_FIELDS:
+            continue
         label = FIELD_LABELS.get(name, name.replace("_", " ").capitalize())
         value = detail.get(name)
         sources = [
@@ -462,6 +508,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
                 "edit_text": _edit_text(value),
                 "edited": name in detail["edited_fields"],
                 "sources": sources,
+                "groups": _by_value(sources),
             }
         )
     others = {d["other_candidate_id"] for d in detail["duplicates"]} | {
@@ -538,6 +585,7 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "can_erase": iam_api.can(request.user, "candidate.erase") and detail["status"] != "erased",
             "edit_hint": EDIT_HINT,
             "viewer": shown,
+            "history": _history(detail, names, shown),
         },
     )
 

@@ -1,0 +1,397 @@
+"""Work history and education as structured entries, and years of experience from them.
+
+An entry is anchored on a line of the experience (or education) section that holds a
+date range ("Mar 2019 – heute", "03/2019 - 06/2021", "2019-03 to now", "seit 2019");
+its title, employer and location come from the anchor line's other text and the short
+non-bullet lines right around it (a CV writes "Title, Employer" above the dates, or
+"dates  Title – Employer" on one line, or "Employer · City" then "Title" below).
+
+Linear: every line is read at most a fixed number of times, lines longer than
+MAX_DATE_LINE are never anchors, and at most MAX_ENTRIES entries are kept.
+"""
+
+# ruff: noqa: RUF001, RUF002 (CV text has typographic dashes, quotes and colons: the rules must read them)
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from ats.extraction import _lexicon as lex
+from ats.extraction._layout import Line
+from ats.extraction.data import Source
+
+MAX_DATE_LINE = 300
+MAX_ENTRIES = 40
+MAX_HEADER_CHARS = 120  # longer lines are descriptions, not "Title, Employer"
+
+YM = tuple[int, int | None]  # (year, month or None)
+
+_DATE = re.compile(
+    r"\b((?:19|20)\d\d)-(0[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO)
+    r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
+    r"|\b([^\W\d_]{3,12})\.?\s{0,2}((?:19|20)\d\d)\b"  # Mar 2019, März 2019, janvier 2022
+    r"|\b((?:19|20)\d\d)\b"  # 2019
+)
+# What may stand between two dates of one range (stripped, case-folded).
+_SEPARATORS = frozenset(
+    {"-", "–", "—", "−", "‒", "·", "•", "|", "/", "to", "bis", "à", "au", "a", "al", "tot", "do", "until", "till",
+     "through", "->", "→", "–>", "-->", "hasta", "fino a", "jusqu'à", "jusqu’à", "t/m", "til", "till date"}
+)  # fmt: skip
+_PRESENT = sorted(
+    {*lex.PRESENT_WORDS, "now", "current", "actual", "aujourd'hui", "heute", "date"}, key=len, reverse=True
+)
+_PRESENT_RE = re.compile(
+    r"\s{0,3}(?:" + "|".join(re.escape(s) for s in sorted(_SEPARATORS, key=len, reverse=True)) + r")\s{0,3}"
+    r"(?:" + "|".join(re.escape(w) for w in _PRESENT) + r")(?![^\W\d_])",
+    re.IGNORECASE,
+)
+_SINCE_RE = re.compile(
+    r"(?<![^\W\d_])(?:" + "|".join(re.escape(w) for w in lex.SINCE_WORDS) + r")\s{0,3}$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DateRange:
+    start: YM
+    end: YM | None  # None: ongoing ("present", "seit 2019")
+    span: tuple[int, int]  # where in the line, including separators and the present word
+
+
+def _tokens(text: str) -> list[tuple[int, int, int, int | None]]:
+    """(start, end, year, month or None) for each date in the text."""
+    out: list[tuple[int, int, int, int | None]] = []
+    for m in _DATE.finditer(text):
+        if m.group(1):
+            out.append((m.start(), m.end(), int(m.group(1)), int(m.group(2))))
+        elif m.group(5):
+            month = int(m.group(4))
+            if 1 <= month <= 12:
+                out.append((m.start(), m.end(), int(m.group(5)), month))
+        elif m.group(7):
+            month_no = lex.MONTHS.get(m.group(6).casefold().rstrip("."))
+            out.append((m.start() if month_no else m.start(7), m.end(), int(m.group(7)), month_no))
+        else:
+            out.append((m.start(), m.end(), int(m.group(8)), None))
+    return out
+
+
+def date_ranges(text: str) -> list[DateRange]:
+    """Date ranges in one line, in order: "Jan 2019 – Present", "2015-2018", "seit 04/2021",
+    "2019 · heute", "März 2019 bis 2021-06"."""
+    if len(text) > MAX_DATE_LINE:
+        return []
+    tokens = _tokens(text)
+    out: list[DateRange] = []
+    i = 0
+    while i < len(tokens):
+        s0, e0, y0, m0 = tokens[i]
+        if i + 1 < len(tokens) and text[e0 : tokens[i + 1][0]].strip().casefold() in _SEPARATORS:
+            _, e1, y1, m1 = tokens[i + 1]
+            if (y1, m1 or 12) >= (y0, m0 or 1):
+                out.append(DateRange((y0, m0), (y1, m1), (s0, e1)))
+                i += 2
+                continue
+        present = _PRESENT_RE.match(text, e0)
+        if present:
+            out.append(DateRange((y0, m0), None, (s0, present.end())))
+        else:
+            since = _SINCE_RE.search(text[max(0, s0 - 12) : s0])
+            if since:
+                out.append(DateRange((y0, m0), None, (max(0, s0 - 12) + since.start(), e0)))
+        i += 1
+    return out
+
+
+def ym_text(ym: YM | None) -> str:
+    """ "2019-03", "2019", or "present" (None)."""
+    if ym is None:
+        return "present"
+    year, month = ym
+    return f"{year}-{month:02d}" if month else str(year)
+
+
+# -- splitting a header into title / employer / location -------------------------------------
+
+_BULLET = tuple("•◦▪▫‣∙·*-–—●○■□➢➤►✓✔")
+# "Title at Employer": what follows the word is the employer.
+_AT_WORDS = re.compile(r"\s(at|@|bei|chez|presso|en|bij|w|na)\s", re.IGNORECASE)
+_STRONG_AT = frozenset({"at", "@", "bei", "chez", "presso"})  # "en", "w": also "Máster en ..."
+# German and Dutch compounds: "Softwareentwickler", "Projektleiterin", "Datenbankberater".
+_TITLE_SUFFIXES = (
+    "entwickler",
+    "entwicklerin",
+    "ingenieur",
+    "ingenieurin",
+    "berater",
+    "beraterin",
+    "leiter",
+    "leiterin",
+    "manager",
+    "managerin",
+    "engineer",
+    "developer",
+    "ontwikkelaar",
+    "adviseur",
+)
+_PARTS = re.compile(r"\s{2,}|\t|\s[|–—·•]\s|\s-\s|,\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
+_ORG_WORDS = frozenset(
+    {"gmbh", "ag", "se", "kg", "ltd", "ltd.", "limited", "inc", "inc.", "llc", "plc", "corp", "corp.", "corporation",
+     "sa", "s.a.", "sas", "sarl", "s.l.", "sl", "spa", "s.p.a.", "srl", "s.r.l.", "bv", "b.v.", "nv", "n.v.",
+     "sp.", "o.o.", "group", "bank", "labs", "industries", "technologies", "solutions", "consulting", "partners",
+     "systems", "software", "digital", "analytics", "logistics", "airlines", "holding", "studio", "agency",
+     "university", "universität", "université", "universidad", "università", "universiteit", "uniwersytet",
+     "college", "institute", "institut", "hospital", "ministry", "council", "foundation", "gmbh & co. kg"}
+)  # fmt: skip
+_TITLE_WORDS = frozenset(
+    {*lex.JOB_WORDS, "intern", "internship", "praktikant", "praktikantin", "werkstudent", "werkstudentin",
+     "stagiaire", "becario", "tirocinante", "stagiair", "stażysta", "owner", "founder", "co-founder", "ceo", "cto",
+     "cfo", "vp", "president", "partner", "teacher", "nurse", "researcher", "professor", "lecturer", "editor",
+     "writer", "sales", "marketing", "representative", "associate", "advisor", "programmer", "tester",
+     "operator", "supervisor", "executive", "trainee", "apprentice", "freelance", "freelancer", "volunteer",
+     "geschäftsführer", "geschäftsführerin", "mitarbeiter", "mitarbeiterin", "referent", "referentin",
+     "sachbearbeiter", "sachbearbeiterin", "responsable", "directeur", "directrice", "gerente", "director",
+     "direttore", "responsabile", "medewerker", "specjalista", "kierownik", "dyrektor", "architekt",
+     "tech", "engineering", "sre", "ux", "ui", "scrum", "master", "support", "devops"}
+)  # fmt: skip
+_INSTITUTION_WORDS = frozenset(
+    {"university", "universität", "universitat", "université", "universidad", "università", "universiteit",
+     "uniwersytet", "politechnika", "politecnico", "college", "school", "schule", "gymnasium", "lycée", "lycee",
+     "école", "ecole", "institute", "institut", "instituto", "istituto", "hochschule", "fachhochschule",
+     "academy", "akademie", "académie", "academia", "accademia", "polytechnic", "eth", "epfl", "tu", "kth",
+     "hogeschool", "liceo", "colegio", "szkoła", "campus", "mit", "ucl", "lse", "insa", "hec", "essec"}
+)  # fmt: skip
+_REMOTE = frozenset({"remote", "remote-first", "hybrid", "homeoffice", "home office", "télétravail", "en remoto"})
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip("()[],.;:").casefold() for w in text.split()]
+
+
+def is_place(text: str) -> bool:
+    """A known city or country, "City, ST", "City, Country", or "Remote"."""
+    low = text.strip(" ()[]").casefold()
+    if not low or len(low) > 60:
+        return False
+    if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES:
+        return True
+    head, _, tail = low.partition(",")
+    tail = tail.strip()
+    return bool(tail) and (head.strip() in lex.CITIES or tail in lex.COUNTRIES or tail.upper() in lex.US_STATES)
+
+
+def _title_score(part: str) -> int:
+    words = _words(part)
+    titles = sum(w in _TITLE_WORDS or w.endswith(_TITLE_SUFFIXES) for w in words)
+    return titles - 2 * sum(w in _ORG_WORDS for w in words)
+
+
+def _parts(text: str) -> list[str]:
+    out = []
+    for raw in _PARTS.split(text):
+        part = raw.strip(" ,;:|()[]–—-·•")
+        if sum(ch.isalpha() for ch in part) >= 2:
+            out.append(part)
+    return out
+
+
+def _is_header(line: Line) -> bool:
+    text = line.text.strip()
+    if not text or len(text) > MAX_HEADER_CHARS or text.startswith(_BULLET) or line.heading:
+        return False
+    if text.endswith(".") and len(text.split()) > 7:
+        return False  # a sentence: a description ("Cyberdyne Sp. z o.o." is a name)
+    return not text[0].islower() and len(text.split()) <= 14
+
+
+@dataclass
+class _Entry:
+    anchor: Line
+    dates: DateRange
+    header: list[tuple[Line, str]]  # (line, its text with the dates taken out)
+
+
+def _without(text: str, span: tuple[int, int]) -> str:
+    rest = text[: span[0]] + "  " + text[span[1] :]
+    rest = re.sub(r"\(\s{0,3}\)", " ", rest)
+    return rest.strip(" ,;:|()[]–—-·•\t")
+
+
+def _entries(lines: list[Line], section: str) -> list[_Entry]:
+    body = [ln for ln in lines if ln.section == section and not ln.heading]
+    out: list[_Entry] = []
+    pending: list[Line] = []  # header-shaped lines since the last bullet or entry
+    after_anchor: _Entry | None = None  # lines right below an anchor may still be its header
+    for line in body:
+        ranges = date_ranges(line.text) if len(out) < MAX_ENTRIES else []
+        if ranges:
+            entry = _Entry(line, ranges[0], [(line, _without(line.text, ranges[0].span))])
+            own = _parts(entry.header[0][1])
+            if len(own) < 2:
+                for prev in pending[-2:]:
+                    entry.header.insert(len(entry.header) - 1, (prev, prev.text))
+            out.append(entry)
+            pending, after_anchor = [], entry
+            continue
+        if not _is_header(line):
+            pending, after_anchor = [], None
+            continue
+        if after_anchor is not None and sum(len(_parts(t)) for _, t in after_anchor.header) < 2:
+            after_anchor.header.append((line, line.text))
+            continue
+        after_anchor = None
+        pending.append(line)
+    return out
+
+
+def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
+    """(title, employer, location) from an entry's header texts."""
+    parts: list[str] = []
+    employer_hint: str | None = None
+    for text in texts:
+        at = _AT_WORDS.search(text)
+        left = text[: at.start()] if at else ""
+        if (
+            at
+            and "," not in left
+            and len(left.split()) <= 6
+            and (at.group(1).casefold() in _STRONG_AT or _title_score(left) > 0)
+        ):
+            parts += _parts(text[: at.start()])
+            employer_hint = text[at.end() :].strip()
+            parts += _parts(employer_hint)
+            employer_hint = _parts(employer_hint)[0] if _parts(employer_hint) else None
+        else:
+            parts += _parts(text)
+    location = next((p for p in parts if is_place(p)), None)
+    rest = [p for p in parts if p != location]
+    if not rest:
+        return None, None, location
+    if employer_hint in rest:
+        employer: str | None = employer_hint
+        title = next((p for p in rest if p != employer), None)
+        return title, employer, location
+    scored = sorted(range(len(rest)), key=lambda k: (-_title_score(rest[k]), k))
+    title_i = scored[0] if _title_score(rest[scored[0]]) > 0 else 0
+    title = rest[title_i]
+    employer = next((p for k, p in enumerate(rest) if k != title_i), None)
+    return title, employer, location
+
+
+def _split_school(texts: list[str]) -> tuple[str | None, str | None]:
+    """(institution, degree) from an education entry's texts."""
+    parts = [p for text in texts for p in _parts(text) if not is_place(p)]
+    if not parts:
+        return None, None
+    inst_i = next((k for k, p in enumerate(parts) if set(_words(p)) & _INSTITUTION_WORDS), None)
+    if inst_i is None:
+        return (parts[1], parts[0]) if len(parts) > 1 else (None, parts[0])
+    degree = next((p for k, p in enumerate(parts) if k != inst_i), None)
+    return parts[inst_i], degree
+
+
+@dataclass
+class Entry:
+    """One structured entry and the lines it was read from."""
+
+    value: dict[str, str | None]
+    sources: list[Source]
+    anchor: Source  # the line with the dates
+    months: tuple[int, int] | None  # (first, last) month index, for years of experience
+
+
+def _month_index(ym: YM, *, is_start: bool) -> int:
+    year, month = ym
+    if not month:  # year only: the middle of the year, so "2016 - 2020" reads as four years
+        month = 7 if is_start else 6
+    return year * 12 + month - 1
+
+
+def _interval(dates: DateRange, now: int) -> tuple[int, int] | None:
+    start = _month_index(dates.start, is_start=True)
+    end = now if dates.end is None else _month_index(dates.end, is_start=False)
+    if end < start and dates.end is not None and dates.end[0] == dates.start[0]:
+        end = start + 5  # "2019 - 2019"
+    end = min(end, now)
+    if start > now or end < start or start < now - 12 * 60:
+        return None
+    return start, end
+
+
+def work_history(lines: list[Line], as_of: date) -> list[Entry]:
+    """{employer, title, location, start, end} per role of the experience section."""
+    now = as_of.year * 12 + as_of.month - 1
+    out = []
+    for e in _entries(lines, "experience"):
+        title, employer, location = _split_job([t for _, t in e.header])
+        value: dict[str, str | None] = {
+            "employer": employer,
+            "title": title,
+            "location": location,
+            "start": ym_text(e.dates.start),
+            "end": ym_text(e.dates.end),
+        }
+        sources = [ln.source("work_history.entry", ln.text) for ln, _ in e.header]
+        out.append(Entry(value, sources, e.anchor.source("work_history.dates"), _interval(e.dates, now)))
+    return out
+
+
+def education_entries(lines: list[Line]) -> list[Entry]:
+    """{institution, degree, start, end} per dated entry of the education section; a section
+    with no dates at all ("MSc Data Science, University of Manchester") gives one entry per
+    line naming an institution, with no dates."""
+    out = []
+    for e in _entries(lines, "education"):
+        institution, degree = _split_school([t for _, t in e.header])
+        value: dict[str, str | None] = {
+            "institution": institution,
+            "degree": degree,
+            "start": ym_text(e.dates.start),
+            "end": ym_text(e.dates.end),
+        }
+        out.append(
+            Entry(
+                value,
+                [ln.source("education.entry", ln.text) for ln, _ in e.header],
+                e.anchor.source("education.dates"),
+                None,
+            )
+        )
+    if out:
+        return out
+    for line in lines:
+        if line.section != "education" or line.heading or not _is_header(line) or len(out) >= 10:
+            continue
+        institution, degree = _split_school([line.text])
+        if institution is not None:
+            value = {"institution": institution, "degree": degree, "start": None, "end": None}
+            out.append(Entry(value, [line.source("education.entry")], line.source("education.entry"), None))
+    return out
+
+
+def years_from(entries: list[Entry]) -> tuple[float, list[Source]] | None:
+    """Years of experience: the union of the entries' month ranges (overlaps merged, both
+    ends inclusive), with the anchor line of each entry that counted."""
+    counted = [(e.months, e) for e in entries if e.months is not None]
+    if not counted:
+        return None
+    intervals = sorted(m for m, _ in counted if m is not None)
+    total, cur_s, cur_e = 0, intervals[0][0], intervals[0][1]
+    for s, e in intervals[1:]:
+        if s > cur_e + 1:
+            total += cur_e - cur_s + 1
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    total += cur_e - cur_s + 1
+    sources = []
+    for _, entry in counted[:10]:
+        v = entry.value
+        label = " · ".join(x for x in (v["title"], v["employer"], f"{v['start']} – {v['end']}") if x)
+        src = entry.anchor
+        sources.append(
+            Source(text=label[:500], rule="years.work_history", page=src.page, bbox=src.bbox, part=src.part,
+                   index=src.index)
+        )  # fmt: skip
+    return round(total / 12, 1), sources
