@@ -44,7 +44,8 @@ lint:
     {{VENV}}/bin/mypy
     {{VENV}}/bin/lint-imports pyproject.toml
 
-# Benchmarks, each side by side with its baseline, reported as ratios; the end-to-end table last
+# Benchmarks, each side by side with its baseline, reported as ratios; the end-to-end table last,
+# measured for the previous release (--baseline, default b359b0a) and this tree in the same run
 # (`just bench --tiny`: the end-to-end run only, in seconds, to check the scripts)
 bench *ARGS: bootstrap
     if [[ " $* " != *" --tiny "* ]]; then \
