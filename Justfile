@@ -44,8 +44,9 @@ lint:
     {{VENV}}/bin/mypy
     {{VENV}}/bin/lint-imports pyproject.toml
 
-# Benchmarks, each side by side with its baseline, reported as ratios; the end-to-end table last
-# (`just bench --tiny`: the end-to-end run only, in seconds, to check the scripts)
+# Benchmarks, each side by side with its baseline, reported as ratios; the end-to-end table last,
+# measured for the previous release (--baseline, default b359b0a) and this tree in the same run
+# (`just bench --tiny`: the end-to-end run only, about a minute per stack on a quiet machine, to check the scripts)
 bench *ARGS: bootstrap
     if [[ " $* " != *" --tiny "* ]]; then \
         {{PY}} bench/sandbox_bench.py && {{PY}} bench/defer_bench.py 1000 && {{PY}} bench/fanout_bench.py 500 && \

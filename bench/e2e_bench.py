@@ -32,6 +32,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -320,6 +321,93 @@ def wrapper_call_cost_us(n: int = 20_000) -> dict[str, float]:
     return {k: round(statistics.median(v), 2) for k, v in out.items()}
 
 
+# --- statements per document (pg_stat_statements) ------------------------------------
+
+
+def _port(url: str) -> int:
+    from urllib.parse import urlsplit
+
+    return int(urlsplit(url).port or 5432)
+
+
+def enable_statement_stats(url: str) -> None:
+    """pg_stat_statements on the fresh cluster: preload it, restart, create the extension.
+
+    Done here, not in pg_local, so the same bench measures a baseline release's code too.
+    Utility statements (BEGIN, COMMIT, SAVEPOINT, LISTEN, NOTIFY) are counted: each is a
+    round trip a document pays."""
+    from ats.devtools import pg_local
+
+    port = _port(url)
+    datadir = pg_local._psql(port, "SHOW data_directory")
+    # Room for every distinct statement shape (IN lists of each length are distinct):
+    # an evicted entry would lose its calls. (ALTER SYSTEM refuses the module's settings
+    # before it is loaded, hence the file.)
+    with (Path(datadir) / "postgresql.conf").open("a") as conf:
+        conf.write(
+            "\nshared_preload_libraries = 'pg_stat_statements'\n"
+            "pg_stat_statements.max = 20000\npg_stat_statements.track_utility = on\n"
+        )
+    # Stop and start through pg_local (its start logs to a file: a postmaster left holding
+    # our capture pipes would keep `pg_ctl restart` from returning).
+    pg_local.stop(Path(datadir))
+    pg_local.start(Path(datadir), port)
+    # In the `postgres` database: the statistics are the cluster's (filtered by database
+    # when read), and the application's schema - which its migrations own - stays as is.
+    pg_local._psql(port, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+
+
+class StatementCounter:
+    """Statements the database ran between reset() and read(), minus this process's own.
+
+    The bench's polling (status reads while it waits) is not a document's work: every
+    statement this process sends while `polling` is on is counted here and subtracted."""
+
+    def __init__(self, url: str) -> None:
+        self.port, self.db = _port(url), url.rsplit("/", 1)[1]
+        self.own = 0
+        self.polling = False
+
+    def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if self.polling:
+            self.own += len(params) if many and params is not None else 1
+        return execute(sql, params, many, context)
+
+    def reset(self) -> None:
+        from ats.devtools import pg_local
+
+        pg_local._psql(self.port, "SELECT pg_stat_statements_reset()")
+        self.own = 0
+
+    def read(self, top: int = 25) -> dict[str, Any]:
+        from ats.devtools import pg_local
+
+        # The database's clients only: not these reads (psql as postgres).
+        dbid = f"(SELECT oid FROM pg_database WHERE datname = '{self.db}') AND userid <> 'postgres'::regrole"
+        total, dealloc = pg_local._psql(
+            self.port,
+            f"SELECT coalesce(sum(calls), 0), (SELECT dealloc FROM pg_stat_statements_info)"
+            f" FROM pg_stat_statements WHERE dbid = {dbid}",
+        ).split("|")
+        by_role = pg_local._psql(
+            self.port,
+            f"SELECT r.rolname, sum(s.calls) FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
+            f" WHERE s.dbid = {dbid.replace('userid', 's.userid')} GROUP BY 1 ORDER BY 1",
+        )
+        rows = pg_local._psql(
+            self.port,
+            f"SELECT calls, regexp_replace(left(query, 160), '\\s+', ' ', 'g') FROM pg_stat_statements"
+            f" WHERE dbid = {dbid} ORDER BY calls DESC LIMIT {top}",
+        )
+        return {
+            "total": int(total),
+            "bench_polling": self.own,
+            "evicted_entries": int(dealloc or 0),
+            "by_role": {r.split("|")[0]: int(r.split("|")[1]) for r in by_role.splitlines() if r},
+            "top": [{"calls": int(r.split("|", 1)[0]), "query": r.split("|", 1)[1]} for r in rows.splitlines() if r],
+        }
+
+
 # --- backlog ------------------------------------------------------------------------
 
 BACKLOG_SQL = """
@@ -342,7 +430,7 @@ SELECT count(*) FROM procrastinate_jobs WHERE id > %s AND status = 'succeeded'
 """
 
 
-def backlog(n: int, docs: list[bytes], sampler: Sampler, *, settle_s: float) -> dict[str, Any]:
+def backlog(n: int, docs: list[bytes], sampler: Sampler, stmts: StatementCounter, *, settle_s: float) -> dict[str, Any]:
     from django.db import connection, transaction
 
     from ats.iam import api as iam_api
@@ -357,26 +445,34 @@ def backlog(n: int, docs: list[bytes], sampler: Sampler, *, settle_s: float) -> 
     meta = {"requisition_id": version.requisition_id}
     first_job, first_raw = pb.max_ids()
     sampler.start()
+    stmts.reset()
     t0 = time.monotonic()
     # At once: every document (one upload each) commits in one transaction, so the
-    # workers see the whole backlog together - not the front door's own pace.
+    # workers see the whole backlog together - not the front door's own pace. The
+    # receiving statements count as the documents' (the upload API pays them too).
     with transaction.atomic():
         raws = [pb.receive(docs[i], f"backlog{i}.pdf", meta) for i in range(n)]
     committed_at = time.time()
     received_s = time.monotonic() - t0
-    states = pb.wait_terminal(raws, settle_s)
+    stmts.polling = True
+    with connection.execute_wrapper(stmts):
+        states = pb.wait_terminal(raws, settle_s)
     # Scoring follows the candidate step: wait for it too (bounded).
     deadline = time.monotonic() + 60 + n / 5
-    while time.monotonic() < deadline:
-        with connection.cursor() as cur:
-            cur.execute(SCORED_SQL, {"raw": first_raw, "t0": committed_at})
-            scored, _ = cur.fetchone()
-        if scored >= n:
-            break
-        time.sleep(0.3)
+    with connection.execute_wrapper(stmts):
+        while time.monotonic() < deadline:
+            with connection.cursor() as cur:
+                cur.execute(SCORED_SQL, {"raw": first_raw, "t0": committed_at})
+                scored, _ = cur.fetchone()
+            if scored >= n:
+                break
+            time.sleep(0.3)
     time.sleep(1)
     sampler.stop.set()
     sampler.join()
+    # Read before this process's own result queries below (those are not counted).
+    statements = stmts.read()
+    stmts.polling = False
     with connection.cursor() as cur:
         cur.execute(BACKLOG_SQL, {"raw": first_raw, "t0": committed_at})
         done, span = cur.fetchone()
@@ -398,6 +494,10 @@ def backlog(n: int, docs: list[bytes], sampler: Sampler, *, settle_s: float) -> 
         "jobs_succeeded": int(jobs),
         "jobs_per_document": round(jobs / max(done, 1), 2),
         "jobs_per_s": round(jobs / span, 1),
+        # Every statement the database ran for the backlog (workers, web idle, the
+        # receiving transaction), the bench's own polling subtracted; per candidate.
+        "statements": statements,
+        "statements_per_document": round((statements["total"] - statements["bench_polling"]) / max(done, 1), 1),
     }
 
 
@@ -432,7 +532,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "started_at": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }
     extra = {"ATS_EXTRA_APPS": "bench.benchapp", "ATS_WEB_BIND": f"127.0.0.1:{pg_local.free_port()}"}
-    with pb.stack(keep=args.keep, extra_env=extra, web=True) as st:
+    with pb.stack(keep=args.keep, extra_env=extra, web=True, pg_setup=enable_statement_stats) as st:
         env, state, procs = st["env"], st["state"], st["procs"]
         total = args.backlog + args.paced + 3
         docs = [pb.distinct_cv(i) for i in range(total)]
@@ -450,7 +550,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         report["memory_at_rest"] = memory_summary(census(procs))
 
         sampler = Sampler({d: procs[d] for d in ("default", "untrusted")})
-        report["backlog"] = backlog(args.backlog, docs, sampler, settle_s=120 + args.backlog)
+        stmts = StatementCounter(env["DATABASE_URL"])
+        report["backlog"] = backlog(args.backlog, docs, sampler, stmts, settle_s=120 + args.backlog)
         report["memory_under_backlog"] = memory_summary(sampler.peak)
         report["memory_under_backlog"]["samples"] = sampler.samples
         report["child_private_max_mb"] = round(sampler.child_private_max_kb / 1024, 1)
@@ -496,6 +597,13 @@ def table(r: dict[str, Any]) -> str:
             f"{bl['jobs_per_s']} jobs/s = {r['ratios']['backlog_jobs_per_s / bare_noop_jobs_per_s']:.0%} of bare no-op",
             ">= 30 docs/s",
             ok(bl["docs_per_s_to_candidate"] >= TARGETS["backlog_docs_per_s"]),
+        ),
+        (
+            "statements, jobs per document",
+            f"{bl['statements_per_document']} statements",
+            f"{bl['jobs_per_document']} jobs (backlog, pg_stat_statements; bench polling subtracted)",
+            "(reported)",
+            "",
         ),
         (
             "backlog -> scored application",
@@ -589,7 +697,11 @@ def plot(r: dict[str, Any], path: Path) -> None:
     ax = axes[0]
     if samples:
         ys = [(i + 1) / len(samples) for i in range(len(samples))]
-        ax.step(samples, ys, where="post")
+        ax.step(samples, ys, where="post", label="this tree")
+    base = r.get("baseline", {}).get("report")
+    if base and base["paced"]["end_to_end_samples_ms"]:
+        bs = base["paced"]["end_to_end_samples_ms"]
+        ax.step(bs, [(i + 1) / len(bs) for i in range(len(bs))], where="post", color="tab:gray", label="baseline")
     ax.axvline(TARGETS["paced_p50_ms"], color="tab:green", ls="--", label="p50 target 150 ms")
     ax.axvline(TARGETS["paced_p99_ms"], color="tab:red", ls=":", label="p99 target 1 s")
     ax.set_xscale("log")
@@ -610,20 +722,24 @@ def plot(r: dict[str, Any], path: Path) -> None:
     ax.tick_params(axis="y", labelsize=7)
 
     ax = axes[2]
-    labels, rest, peak = [], [], []
+    labels, rest, peak, base_rest = [], [], [], []
     for d in ("untrusted", "default", "web"):
         labels.append(d)
         rest.append(r["memory_at_rest"].get(d, {}).get("pss_mb", 0))
         peak.append(r["memory_under_backlog"].get(d, {}).get("pss_mb", 0) or 0)
+        base_rest.append(base["memory_at_rest"].get(d, {}).get("pss_mb", 0) if base else 0)
     xs = range(len(labels))
-    ax.bar([x - 0.2 for x in xs], rest, width=0.4, label="at rest")
-    ax.bar([x + 0.2 for x in xs], peak, width=0.4, label="backlog peak")
+    ax.bar([x - 0.27 for x in xs], base_rest, width=0.27, color="tab:gray", label="baseline at rest")
+    ax.bar(list(xs), rest, width=0.27, label="at rest")
+    ax.bar([x + 0.27 for x in xs], peak, width=0.27, label="backlog peak")
     ax.axhline(TARGETS["untrusted_total_mb"], color="tab:red", ls=":", label="untrusted target 150 MB")
     ax.set_xticks(list(xs), labels)
     ax.set_ylabel("PSS MB (process tree)")
+    bl_base = f" (baseline {base['backlog']['docs_per_s_to_candidate']})" if base else ""
     ax.set_title(
-        f"memory; backlog {r['backlog']['docs_per_s_to_candidate']} docs/s,"
-        f" wrapper {r['noop']['wrapper_overhead_pct']:+}%"
+        f"memory; backlog {r['backlog']['docs_per_s_to_candidate']} docs/s{bl_base},"
+        f" {r['backlog']['statements_per_document']} stmts/doc",
+        fontsize=9,
     )
     ax.legend(loc="upper right", fontsize=8)
     fig.suptitle(f"ATS end-to-end bench, {r['started_at']}, load {r['load_before']} -> {r['load_after']}")
@@ -631,6 +747,103 @@ def plot(r: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+# --- the baseline release, side by side ----------------------------------------------
+
+# The previous release: issue 17's stack before issue 26's cuts (`--baseline` overrides).
+BASELINE_REF = "b359b0a"
+
+
+def baseline_tree(ref: str) -> tuple[str, Path]:
+    """The baseline commit's tree (`shared/` is the `ats` package; `services/` its clamd and
+    sandbox configuration), extracted once into /tmp.
+
+    `git archive`, not a worktree: nothing is registered in the repository, and the bench
+    scripts, test app and venv stay this tree's - only the code under test differs."""
+    sha = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--verify", f"{ref}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    root = Path(tempfile.gettempdir()) / f"ats-bench-baseline-{sha[:12]}"
+    if not (root / ".complete").exists():
+        root.mkdir(mode=0o755, parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
+        (root / ".complete").write_text(sha)
+    return sha, root
+
+
+def run_one(args: argparse.Namespace, code_root: Path, out: Path) -> dict[str, Any]:
+    """One measurement in its own process (Django settings, the stack and imports are per
+    process) against the `ats` code under `code_root`."""
+    argv = [sys.executable, str(Path(__file__).resolve()), "--one", "--json-out", str(out)]
+    for name in ("backlog", "paced", "interval", "noop", "rounds", "pgbench_s", "pgbench_rows"):
+        argv += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    if args.keep:
+        argv.append("--keep")
+    env = {
+        **os.environ,
+        "ATS_BENCH_CODE_ROOT": str(code_root),
+        "PYTHONPATH": f"{code_root / 'shared'}{os.pathsep}{REPO}",
+    }
+    res = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        raise RuntimeError(f"bench run against {code_root} failed:\n{res.stdout[-3000:]}\n{res.stderr[-5000:]}")
+    return dict(json.loads(out.read_text()))
+
+
+def _pct_change(before: float, after: float) -> str:
+    if not before:
+        return ""
+    return f"{after / before:.2f}x"
+
+
+def side_by_side(r: dict[str, Any]) -> str:
+    """This tree beside the baseline release, one row per issue 26 figure."""
+    base = r.get("baseline", {})
+    b = base.get("report")
+    if b is None:
+        return f"baseline: not measured ({base.get('unavailable', 'no --baseline')})"
+
+    def row(name: str, get: Any, unit: str, better: str) -> tuple[str, str, str, str]:
+        try:
+            before, after = float(get(b)), float(get(r))
+        except (KeyError, TypeError):
+            return (name, "-", "-", "")
+        ratio = after / before if before else float("nan")
+        # "x better": >1 means this tree improved, whichever direction the metric goes.
+        gain = ratio if better == "higher" else (1 / ratio if ratio else float("nan"))
+        verdict = "better" if gain > 1 else "worse" if gain < 1 else "same"
+        return (name, f"{before:g} {unit}", f"{after:g} {unit}", f"{ratio:.2f}x ({verdict})")
+
+    def mem(d: str) -> Any:
+        return lambda x: x["memory_at_rest"][d]["pss_mb"]
+
+    rows = [
+        ("metric", f"baseline {base['ref']} ({base['sha'][:9]})", "this tree", "this / baseline"),
+        row("backlog -> candidate_created", lambda x: x["backlog"]["docs_per_s_to_candidate"], "docs/s", "higher"),
+        row("backlog -> scored application", lambda x: x["backlog"]["docs_per_s_to_scored"], "docs/s", "higher"),
+        row("paced p50", lambda x: x["paced"]["end_to_end_ms"]["p50"], "ms", "lower"),
+        row("paced p95", lambda x: x["paced"]["end_to_end_ms"]["p95"], "ms", "lower"),
+        row("paced p99", lambda x: x["paced"]["end_to_end_ms"]["p99"], "ms", "lower"),
+        row("statements per document", lambda x: x["backlog"]["statements_per_document"], "", "lower"),
+        row("jobs per document", lambda x: x["backlog"]["jobs_per_document"], "", "lower"),
+        row("worker-untrusted PSS at rest", mem("untrusted"), "MB", "lower"),
+        row("worker-default PSS at rest", mem("default"), "MB", "lower"),
+        row("web PSS at rest", mem("web"), "MB", "lower"),
+        row("bare procrastinate no-op", lambda x: x["noop"]["bare_jobs_per_s"], "jobs/s", "higher"),
+    ]
+    widths = [max(len(str(x[i])) for x in rows) for i in range(4)]
+    lines = [" | ".join(str(c).ljust(w) for c, w in zip(x, widths, strict=True)).rstrip() for x in rows]
+    lines.insert(1, "-+-".join("-" * w for w in widths))
+    loads = (
+        f"load average: baseline run {b['load_before']} -> {b['load_after']};"
+        f" this tree {r['load_before']} -> {r['load_after']}"
+    )
+    return "\n".join(["", "side by side with the baseline release (same bench, one after the other):", *lines, loads])
 
 
 def main() -> None:
@@ -646,6 +859,13 @@ def main() -> None:
     ap.add_argument("--json-out", type=Path)
     ap.add_argument("--plot", type=Path)
     ap.add_argument("--keep", action="store_true", help="keep the state directory (worker logs)")
+    ap.add_argument(
+        "--baseline",
+        default=BASELINE_REF,
+        help=f"git ref of the release to measure beside this tree in the same run (default {BASELINE_REF}); "
+        "'none' skips it",
+    )
+    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a single measurement, JSON out
     args = ap.parse_args()
     if args.tiny:
         args.backlog, args.paced, args.interval = 6, 6, 0.2
@@ -653,8 +873,24 @@ def main() -> None:
     elif args.json_out is None and args.plot is None:
         # A full run refreshes the figures docs/benchmarks.md shows.
         args.json_out, args.plot = REPO / "docs" / "benchmarks.json", REPO / "docs" / "benchmarks.png"
-    report = measure(args)
+    if args.one:
+        args.json_out.write_text(json.dumps(measure(args), indent=1))
+        return
+    # The baseline first, then this tree: two fresh stacks in one run, same sizes.
+    with tempfile.TemporaryDirectory(prefix="ats-bench-runs-") as tmp:
+        base: dict[str, Any] = {"ref": args.baseline}
+        if args.baseline != "none":
+            try:
+                base["sha"], tree = baseline_tree(args.baseline)
+            except (subprocess.CalledProcessError, OSError) as exc:
+                # A shallow CI checkout may lack the commit: say so, measure this tree alone.
+                base["unavailable"] = f"git could not provide {args.baseline}: {exc}"
+            else:
+                base["report"] = run_one(args, tree, Path(tmp) / "baseline.json")
+        report = run_one(args, REPO, Path(tmp) / "this.json")
+    report["baseline"] = base
     print(table(report))
+    print(side_by_side(report))
     if args.json_out:
         args.json_out.write_text(json.dumps(report, indent=1))
     if args.plot:

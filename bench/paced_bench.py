@@ -29,12 +29,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+# The `ats` code the stack runs: this tree, or a baseline release's `shared/` that
+# e2e_bench.py extracted (the bench scripts themselves always come from this tree).
+CODE_ROOT = Path(os.environ.get("ATS_BENCH_CODE_ROOT") or REPO)
 
 HOPS_SQL = """
 SELECT j.task_name,
@@ -174,11 +177,17 @@ def distinct_cv(i: int) -> bytes:
 
 @contextlib.contextmanager
 def stack(
-    *, fix: bool = True, keep: bool = False, extra_env: dict[str, str] | None = None, web: bool = False
+    *,
+    fix: bool = True,
+    keep: bool = False,
+    extra_env: dict[str, str] | None = None,
+    web: bool = False,
+    pg_setup: Callable[[str], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Ephemeral Postgres + local clamd + worker-default + worker-untrusted (+ web), migrated,
     with Django set up in this process against it. Yields {"env", "state", "procs"}:
-    procs maps deployable -> Popen (each in its own session, for the memory census)."""
+    procs maps deployable -> Popen (each in its own session, for the memory census).
+    `pg_setup(url)` runs on the fresh cluster before the migration (e.g. statement stats)."""
     from ats.devtools import pg_local
     from ats.devtools.clamd_local import ClamdLocal
 
@@ -190,6 +199,8 @@ def stack(
             state = Path(es.enter_context(tempfile.TemporaryDirectory(prefix="ats-bench-")))
         state.chmod(0o755)
         url = es.enter_context(pg_local.ephemeral())
+        if pg_setup is not None:
+            pg_setup(url)
         clamd = es.enter_context(ClamdLocal(state_dir=state / "clamd"))
         from ats.config.env import with_user
 
@@ -197,7 +208,7 @@ def stack(
             **os.environ,
             "DATABASE_URL": url,
             "ATS_PARSE_DATABASE_URL": with_user(url, "ats_parse"),
-            "PYTHONPATH": f"{REPO / 'shared'}{os.pathsep}{REPO}",
+            "PYTHONPATH": f"{CODE_ROOT / 'shared'}{os.pathsep}{REPO}",
             "ATS_STATE_DIR": str(state),
             "ATS_STORAGE_LOCAL_ROOT": str(state / "blobs"),
             "ATS_CLAMD_HOST": "127.0.0.1",

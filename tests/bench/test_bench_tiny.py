@@ -16,7 +16,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(900)]
+# Two stacks one after the other (the baseline release's code, then this tree's).
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(1500)]
 
 
 def test_e2e_bench_tiny_prints_the_table_and_writes_the_report(tmp_path: Path) -> None:
@@ -29,7 +30,7 @@ def test_e2e_bench_tiny_prints_the_table_and_writes_the_report(tmp_path: Path) -
         env=env,
         capture_output=True,
         text=True,
-        timeout=800,
+        timeout=1400,
         cwd=REPO,
     )
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-5000:]
@@ -44,6 +45,10 @@ def test_e2e_bench_tiny_prints_the_table_and_writes_the_report(tmp_path: Path) -
         "per hop (paced)",
         "intake.parse_attachment",
         "candidates.create_from_attachment",
+        "statements, jobs per document",
+        "side by side with the baseline release",
+        "statements per document",
+        "jobs per document",
     ):
         assert row in res.stdout, (row, res.stdout)
     r = json.loads(out.read_text())
@@ -62,3 +67,12 @@ def test_e2e_bench_tiny_prints_the_table_and_writes_the_report(tmp_path: Path) -
     assert roles["untrusted"]["count"] == 1 and roles["zygote"]["count"] >= 1, roles
     assert all(m["why"] for d in r["memory_at_rest"].values() for m in d["by_role"].values())
     assert png.stat().st_size > 10_000  # the plot was drawn
+    # Statements counted by the server (pg_stat_statements), the bench's polling apart.
+    stmts = r["backlog"]["statements"]
+    assert stmts["total"] > stmts["bench_polling"] > 0 and stmts["evicted_entries"] == 0, stmts
+    assert r["backlog"]["statements_per_document"] > 0 and {"ats", "ats_parse"} <= set(stmts["by_role"]), stmts
+    # The baseline release ran in the same run through the same bench, or says why not.
+    base = r["baseline"]
+    assert base["ref"] and ("report" in base or base["unavailable"]), base
+    if "report" in base:
+        assert base["report"]["backlog"]["candidates"] == 6 and base["report"]["paced"]["end_to_end_ms"]["n"] == 6

@@ -68,14 +68,21 @@ def audit_event_record(
     mac = chain.personal_hmac(hmac_key(), details)
     object_id = str(object_id)
     with transaction.atomic(), connection.cursor() as cur:
-        cur.execute(
-            "INSERT INTO audit_chain_head (id, last_seq, last_hash, updated_at) VALUES (1, 0, %s, now())"
-            " ON CONFLICT (id) DO NOTHING",
-            [chain.GENESIS],
-        )
         # The lock that keeps the chain linear; held until the caller commits.
         cur.execute("SELECT last_seq, last_hash FROM audit_chain_head WHERE id = 1 FOR UPDATE")
-        last_seq, last_hash = cur.fetchone()
+        head = cur.fetchone()
+        if head is None:
+            # Only the very first event creates the head (issue 26: it was an INSERT ... ON
+            # CONFLICT on every event, a round trip each). Concurrent first writers agree
+            # through the conflict clause, then lock the one row like everyone else.
+            cur.execute(
+                "INSERT INTO audit_chain_head (id, last_seq, last_hash, updated_at) VALUES (1, 0, %s, now())"
+                " ON CONFLICT (id) DO NOTHING",
+                [chain.GENESIS],
+            )
+            cur.execute("SELECT last_seq, last_hash FROM audit_chain_head WHERE id = 1 FOR UPDATE")
+            head = cur.fetchone()
+        last_seq, last_hash = head
         # The timestamp is read after the lock is granted, so it grows with seq.
         cur.execute("SELECT clock_timestamp()")
         occurred_at = cur.fetchone()[0]
@@ -118,16 +125,21 @@ def audit_event_record(
 
 
 def _subject_key(object_type: str, object_id: str, *, create: bool) -> bytes | None:
-    if create:
+    row = AuditSubjectKey.objects.filter(object_type=object_type, object_id=object_id).values_list("key", flat=True)
+    # Read first: an object's later events (most of them) find the key in one round trip
+    # (issue 26; it was an upsert and a read on every event).
+    found = row.first()
+    if found is None and create:
         with connection.cursor() as cur:
-            # Concurrent first events of one object agree on one key (the row is unique).
+            # Concurrent first events of one object agree on one key (the row is unique):
+            # the loser inserts nothing and reads the winner's.
             cur.execute(
                 "INSERT INTO audit_subject_key (object_type, object_id, key, created_at)"
-                " VALUES (%s, %s, %s, now()) ON CONFLICT (object_type, object_id) DO NOTHING",
+                " VALUES (%s, %s, %s, now()) ON CONFLICT (object_type, object_id) DO NOTHING RETURNING key",
                 [object_type, object_id, os.urandom(32)],
             )
-    row = AuditSubjectKey.objects.filter(object_type=object_type, object_id=object_id).values_list("key", flat=True)
-    found = row.first()
+            inserted = cur.fetchone()
+        found = inserted[0] if inserted is not None else row.first()
     return bytes(found) if found is not None else None
 
 
