@@ -19,7 +19,10 @@ pytestmark = pytest.mark.slow  # three pytest processes and two initdb: ~10 s qu
 
 
 def test_each_xdist_worker_starts_its_own_cluster(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}  # ours, from this run's plugin
+    # Not ours: this run's DATABASE_URL (from the plugin), nor, when this test itself runs in
+    # an xdist worker, the PYTEST_XDIST_* variables that would make the child's controller
+    # take itself for a worker.
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL" and not k.startswith("PYTEST_XDIST")}
     env["ATS_XDIST_PROBE_OUT"] = str(tmp_path)
     res = subprocess.run(
         [
