@@ -24,10 +24,11 @@ bootstrap:
 up: bootstrap
     {{PY}} -m ats.devtools.up
 
-# Run the test suite (sets up first; lint included)
+# Run the test suite (sets up first; lint included). In parallel: ATS_TEST_WORKERS xdist
+# workers (default: one per core), each with its own Postgres cluster; `-n 0` runs serially.
 test *ARGS: bootstrap lint test-upstream
     # A bare `just test` does not run tests/upstream twice (test-upstream just ran them).
-    if [ $# -eq 0 ]; then set -- --ignore=tests/upstream; fi; {{PY}} -m pytest "$@"
+    if [ $# -eq 0 ]; then set -- --ignore=tests/upstream; fi; {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(nproc)}" --dist worksteal "$@"
 
 # procrastinate's worker contract against the patched Worker this project installs (tests/upstream)
 test-upstream:
@@ -35,7 +36,7 @@ test-upstream:
 
 # The fast loop: unit + fast integration tests, no bootstrap, no lint (`just test` is the CI gate)
 test-fast *ARGS:
-    {{PY}} -m pytest -m "not slow" -q "$@"
+    {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(nproc)}" --dist worksteal -m "not slow" -q "$@"
 
 # ruff (lint + format check), mypy and import-linter
 lint:

@@ -1,4 +1,8 @@
-"""`ats candidate ...` through the real CLI process: the contract's commands, keys and exits."""
+"""`ats candidate ...`: the contract's commands, keys and exits.
+
+The commands run in the test process (tests/conftest.py run_ats_in_process): about twenty
+calls, each a Python + Django start as a subprocess, made this module time out at 300 s on
+a loaded machine. One call goes through the real process and must print the same JSON."""
 
 from __future__ import annotations
 
@@ -9,9 +13,9 @@ import pytest
 
 from ats.candidates import api as candidates_api
 from tests.candidates.helpers import attachment_id, extraction
+from tests.conftest import run_ats, run_ats_in_process
 
-# Each CLI call starts a Python process with Django (~2-3 s on a busy machine).
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 SHOW_KEYS = {
     "id",
@@ -44,7 +48,12 @@ def ok(res: Any) -> Any:
     return json.loads(res.stdout)
 
 
-def test_show_json_contract(ats_cli: Any) -> None:
+@pytest.fixture
+def ats_cli() -> Any:
+    return run_ats_in_process
+
+
+def test_show_json_contract(ats_cli: Any, stack_env: dict[str, str]) -> None:
     cid, att = new(
         name="Zoë Müller",
         emails=("zoe@example.org",),
@@ -71,6 +80,7 @@ def test_show_json_contract(ats_cli: Any) -> None:
     assert dup["other_candidate_id"] == other and dup["kind"] == "same_person"
     assert d["documents"] == [att] and d["extraction_version"] == 1
     assert d["edited_fields"] == [] and d["proposed_changes"] == []
+    assert ok(run_ats(stack_env, "candidate", "show", str(cid), "--json")) == d  # the process says the same
     text = ats_cli("candidate", "show", str(cid))
     assert text.returncode == 0 and "rule name.top_block" in text.stdout
     missing = ats_cli("candidate", "show", "999999999", "--json")

@@ -34,6 +34,11 @@ from ats.sandbox.selfcheck import (  # noqa: F401 - re-exported: the zygote look
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
+def probe_zygote(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """Which zygote forked this child: tests count the documents each zygote served."""
+    return answer(context, "zygote", zygote_pid=context["zygote_pid"])
+
+
 def probe_socket_inet(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
     preflight(context)
     return answer(context, "socket_inet", **attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)))

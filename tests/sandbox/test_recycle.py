@@ -6,7 +6,9 @@ old zygote serves until it is ready, so no document waits for a zygote start."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -82,17 +84,25 @@ def test_recycling_under_concurrency_keeps_the_pool_size(short_policy: Any) -> N
     with probe_sandbox(policy, pool_size=2) as sandbox:
         sandbox.start()
         results: list[Any] = []
-        threads = [
-            threading.Thread(target=lambda: results.append(sandbox.run("probe:identity", b""))) for _ in range(8)
-        ]
+        threads = [threading.Thread(target=lambda: results.append(sandbox.run("probe:zygote", b""))) for _ in range(8)]
         for t in threads:
             t.start()
         for t in threads:
             t.join(60)
-        assert len(results) == 8 and all(r.ok for r in results)
+        assert len(results) == 8 and all(r.ok for r in results), [(r.failure, r.detail) for r in results]
+        # How the eight documents spread over the two slots is the scheduler's choice: one
+        # zygote may serve seven of them while its replacement warms up (it keeps serving
+        # until then), so a fixed "two recycles" only held when the timing was kind (it
+        # failed under load with one). What must hold is exact: every zygote that served
+        # the recycle count was replaced once, and the pool is back to two live zygotes.
+        served = Counter(json.loads(r.document["text"])["zygote_pid"] for r in results)
+        due = sum(1 for n in served.values() if n >= policy.recycle_after_documents)
+        assert due >= 1, served
         deadline = time.monotonic() + 30
-        while sandbox.replacing() and time.monotonic() < deadline:
+        while (sandbox.recycles < due or sandbox.replacing()) and time.monotonic() < deadline:
             time.sleep(0.05)
         status = sandbox.status()
-        assert len(status["zygote_pids"]) + status["unstarted"] == 2 and sandbox.recycles >= 2
+        assert sandbox.recycles == due, (served, status)
+        assert len(status["zygote_pids"]) + status["unstarted"] == 2, status
         assert all(_alive(pid) for pid in status["zygote_pids"])
+        assert not set(status["zygote_pids"]) & {pid for pid, n in served.items() if n >= 2}, (served, status)

@@ -71,3 +71,24 @@ def test_ats_runs_from_any_directory_of_the_checkout(tmp_path: Path) -> None:
     assert res.returncode == 2, res.stdout + res.stderr
     assert "no such dir/Jane O'Neil CV (2026).pdf: no such file" in res.stderr
     assert res.stdout == ""
+
+
+@pytest.mark.parametrize("recipe", ["test", "test-fast"])
+def test_test_recipes_run_in_parallel_with_a_configurable_worker_count(recipe: str, tmp_path: Path) -> None:
+    """CI's 2 cores: the pytest stage fits its time only with xdist (docs/testing.md)."""
+    printer = tmp_path / "printargs"
+    printer.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\0" "$a"; done\n')
+    printer.chmod(0o755)
+    env = {**os.environ, "ATS_TEST_WORKERS": "3"}
+    res = subprocess.run(
+        [JUST, "--justfile", str(REPO / "Justfile"), "--no-deps", "--set", "PY", str(printer), recipe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert res.returncode == 0, res.stderr
+    printed = res.stdout.split("\0")[:-1]
+    assert printed[printed.index("-n") + 1] == "3", printed
+    assert printed[printed.index("--dist") + 1] == "worksteal", printed

@@ -9,10 +9,18 @@ import pytest
 from django.db import connection
 
 from ats.jobs import api as jobs_api
+from tests.conftest import run_ats_in_process
 from tests.jobs.helpers import defer, job, token
 from tests.web import helpers
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def ats_cli() -> Any:
+    """The commands in-process: their output and exit codes are the contract here, not the
+    process (a Django start per call; tests/conftest.py run_ats_in_process)."""
+    return run_ats_in_process
 
 
 def _parse_job_failed(att: Any) -> int:

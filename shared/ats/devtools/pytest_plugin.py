@@ -3,6 +3,14 @@
 Order of preference: DATABASE_URL if given; else an ephemeral cluster the suite starts
 itself; else testcontainers when a Docker engine answers. It must run before
 pytest-django reads the settings, hence a `tryfirst` load_initial_conftests hook.
+
+Parallel runs (pytest-xdist, `-n 2`): every xdist worker starts its own ephemeral cluster,
+and the controller, which runs no test, starts none. One cluster per worker rather than
+one database per worker in a shared cluster, because the migrations create and ALTER the
+cluster-wide parse role (two at once: "tuple concurrently updated"), that role's
+CONNECTION LIMIT is per cluster, and the worker fixtures find their processes by
+application_name in pg_stat_activity, which spans the cluster. A DATABASE_URL given by
+the caller is used as is (pytest-django then suffixes the test database per worker).
 """
 
 from __future__ import annotations
@@ -45,6 +53,9 @@ def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str
     os.environ.setdefault("ATS_EXTRA_APPS", "tests.testapp")
     if os.environ.get("DATABASE_URL"):
         return
+    if _xdist_controller(early_config):
+        # It leaves DATABASE_URL unset, so each worker it spawns starts its own cluster.
+        return
     from ats.devtools import pg_local
 
     try:
@@ -62,6 +73,13 @@ def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str
     else:
         raise pytest.UsageError("no Postgres: set DATABASE_URL, install postgresql, or run Docker")
     os.environ["DATABASE_URL"] = url
+
+
+def _xdist_controller(early_config: Any) -> bool:
+    """True in the process that hands the tests to xdist workers (`-n 2`, `-n auto`)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return False
+    return getattr(early_config.known_args_namespace, "numprocesses", None) not in (None, 0)
 
 
 def pytest_unconfigure(config: Any) -> None:
