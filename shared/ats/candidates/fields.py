@@ -13,11 +13,11 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from ats.extraction.data import FIELDS, SINGLE_FIELDS, Extraction
+from ats.extraction.data import EXTRA_FIELDS, FIELDS, SINGLE_FIELDS, Extraction
 
 # The fields `ats candidate show` reports (contract) plus the extractor's extra ones.
 CONTRACT_FIELDS = ("name", "emails", "phones", "links", "location", "skills", "years_experience")
-ALL_FIELDS = tuple(dict.fromkeys((*CONTRACT_FIELDS, *FIELDS)))
+ALL_FIELDS = tuple(dict.fromkeys((*CONTRACT_FIELDS, *FIELDS, *EXTRA_FIELDS)))
 LIST_FIELDS = frozenset(f for f in ALL_FIELDS if f not in SINGLE_FIELDS)
 
 # Free-mail domains say nothing about a shared employer or school.

@@ -11,6 +11,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 FIELDS = ("name", "emails", "phones", "links", "location", "skills", "years_experience", "education", "languages")
+# Kept beside the measured fields (the evaluation scores FIELDS only): national phone
+# numbers whose region the document does not settle, exactly as written - no E.164, since
+# `phones` holds only numbers whose country is known.
+EXTRA_FIELDS = ("phones_as_written",)
 SINGLE_FIELDS = frozenset({"name", "location", "years_experience"})
 
 
@@ -30,10 +34,21 @@ class Source:
     bbox: tuple[float, float, float, float] | None = None
     part: str | None = None
     index: int | None = None
+    # A template's sample value ("Your Name Here", "john.doe@example.com", "123-456-7890"):
+    # kept as read so the recruiter sees it, never used to match or merge people.
+    placeholder: bool = False
+    # Phones: the region a national number was read in and the signal that decided it
+    # ("cv.place", "cv.language", "channel", "default"; "+code" for international form).
+    region: str | None = None
+    region_from: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["bbox"] = list(self.bbox) if self.bbox is not None else None
+        # Only when set: values stored before these keys existed keep their exact shape.
+        for key in ("placeholder", "region", "region_from"):
+            if not d[key]:
+                del d[key]
         return d
 
     @classmethod
@@ -46,6 +61,9 @@ class Source:
             bbox=tuple(bbox) if bbox is not None else None,  # type: ignore[arg-type]
             part=d.get("part"),
             index=d.get("index"),
+            placeholder=bool(d.get("placeholder", False)),
+            region=d.get("region"),
+            region_from=d.get("region_from"),
         )
 
 
