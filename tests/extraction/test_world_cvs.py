@@ -47,7 +47,9 @@ def sources(ex: Extraction, field: str) -> list[Source]:
 
 
 def test_us_national_number_under_a_us_address() -> None:
-    ex = cv("Jane Smith", "12 Beacon St, Boston, MA 02115", "(617) 895-6148 | jane.smith@gmail.com", default_region="GB")
+    ex = cv(
+        "Jane Smith", "12 Beacon St, Boston, MA 02115", "(617) 895-6148 | jane.smith@gmail.com", default_region="GB"
+    )
     assert ex.values("phones") == ["+16178956148"]
     (src,) = sources(ex, "phones")
     assert (src.text, src.region, src.region_from) == ("(617) 895-6148", "US", "cv.place:boston")
@@ -184,7 +186,7 @@ def test_all_caps_names_are_cased_with_their_non_ascii_capitals(written: str, ca
 
 @pytest.mark.parametrize("written", ["王 小明", "王小明", "山田 太郎", "김민준", "姓名：李娜"])
 def test_cjk_names_are_kept_in_the_order_written(written: str) -> None:
-    expected = written.split("：")[-1]
+    expected = written.rsplit("：", maxsplit=1)[-1]
     assert cv(written, "someone@gmail.com").values("name") == [expected]
 
 
@@ -219,7 +221,7 @@ def test_emails_split_across_lines(first: str, second: str, address: str) -> Non
     assert ex.values("emails") == [address]
     (src,) = sources(ex, "emails")
     assert src.rule == "email.joined"
-    assert src.text == f"{first.split()[-1]}⏎{second.split()[0]}"
+    assert src.text == f"{first.rsplit(maxsplit=1)[-1]}⏎{second.split(maxsplit=1)[0]}"
 
 
 def test_a_whole_address_is_not_joined_with_the_next_line() -> None:
