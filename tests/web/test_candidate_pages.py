@@ -258,3 +258,31 @@ def test_possible_duplicate_shows_score_reason_and_evidence(login: Any) -> None:
     assert "possible duplicate" in page and pair["reason"] in page
     assert "name: Zofia Kowalska / Zofia Kowalska (similarity 100.0)" in page
     assert "location: " in page and f"{pair['score']:.2f}" in page
+
+
+def test_template_placeholders_are_shown_as_such(login: Any) -> None:
+    from ats.extraction.data import Extraction, FieldValue, Source
+
+    def value(v: str, *, placeholder: bool) -> FieldValue:
+        return FieldValue(v, (Source(text=v, rule="test", page=1, placeholder=placeholder),))
+
+    sample = Extraction(
+        "test-1",
+        {
+            "name": (value("Your Name Here", placeholder=True),),
+            "emails": (
+                value("john.doe@example.com", placeholder=True),
+                value("ann@mail.example.net", placeholder=False),
+            ),
+        },
+    )
+    att = helpers.parsed_ok("template.pdf")
+    c = candidates_api.candidate_apply_document(attachment_id=att.pk, parse_attempt=1, extraction=sample)
+    assert c is not None
+    page = login("recruiter").get(f"/candidates/{c.pk}").content.decode()
+    marker = (
+        '<span class="placeholder" title="A template\'s sample value: never used to match or merge candidates">'
+        "(template placeholder)</span>"
+    )
+    assert f"john.doe@example.com {marker}" in page and f"Your Name Here {marker}" in page
+    assert page.count("(template placeholder)") == 2  # not beside the person's own address

@@ -35,7 +35,7 @@ def provenance(
     source: dict[str, Any], *, attachment_id: int | None, parse_attempt: int | None, version: str | None
 ) -> dict[str, Any]:
     """One provenance entry: the source as the extractor gave it plus its document/attempt."""
-    return {
+    out = {
         "attachment_id": attachment_id,
         "parse_attempt": parse_attempt,
         "page": source.get("page"),
@@ -46,6 +46,17 @@ def provenance(
         "rule": source.get("rule", ""),
         "extractor_version": version,
     }
+    # The extractor's flags, only when it set them (older values keep their exact shape).
+    for key in ("placeholder", "region", "region_from"):
+        if source.get(key):
+            out[key] = source[key]
+    return out
+
+
+def is_placeholder(value: dict[str, Any]) -> bool:
+    """A stored value any document showed as a template's sample ("Your Name Here",
+    "john.doe@example.com", "123-456-7890"): shown, but never a match key."""
+    return any(src.get("placeholder") for src in value.get("sources", ()))
 
 
 def value_key(value: Any) -> str:
@@ -180,8 +191,13 @@ def name_tokens(name: str) -> set[str]:
 
 
 def signals(values: dict[str, list[dict[str, Any]]]) -> set[tuple[str, str]]:
-    """Match keys (kind, value) of one candidate's current values."""
+    """Match keys (kind, value) of one candidate's current values.
+
+    Template placeholders give none: two people who both left "john.doe@example.com" or
+    "123-456-7890" in their CV are not the same person.
+    """
     out: set[tuple[str, str]] = set()
+    values = {field: [v for v in vals if not is_placeholder(v)] for field, vals in values.items()}
     for v in values.get("emails", []):
         email = str(v["value"]).strip().lower()
         if "@" in email:

@@ -462,6 +462,8 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
                 "edit_text": _edit_text(value),
                 "edited": name in detail["edited_fields"],
                 "sources": sources,
+                # Template sample values (extraction provenance flags them): shown as such.
+                "placeholders": {src["value_text"] for src in sources if src.get("placeholder")},
             }
         )
     others = {d["other_candidate_id"] for d in detail["duplicates"]} | {
