@@ -178,6 +178,8 @@ def test_title_line_above_the_name() -> None:
         ("JEAN-PIERRE DE LA FONTAINE", "Jean-Pierre de la Fontaine"),
         ("Anna SCHMIDT", "Anna Schmidt"),
         ("ŁUKASZ ŻÓŁKIEWSKI", "Łukasz Żółkiewski"),
+        ("J.R.R. TOLKIEN", "J.R.R. Tolkien"),
+        ("JOHN SMITH III", "John Smith III"),
     ],
 )
 def test_all_caps_names_are_cased_with_their_non_ascii_capitals(written: str, cased: str) -> None:

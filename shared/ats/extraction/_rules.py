@@ -697,7 +697,13 @@ def _latin_name(text: str) -> bool:
     )
 
 
+_ROMAN = frozenset({"II", "III", "IV", "VI", "VII", "VIII"})
+
+
 def _is_caps(token: str) -> bool:
+    """An all-caps word to re-case: not initials ("J.R.R.") nor a generation ("III")."""
+    if "." in token or token in _ROMAN:
+        return False
     # "ß" has no capital in most fonts' text: "GROß" is an all-caps word.
     letters = [ch for ch in token if ch.isalpha() and ch != "ß"]
     return len(letters) >= 2 and all(ch.isupper() for ch in letters)
