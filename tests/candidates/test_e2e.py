@@ -13,6 +13,7 @@ import pytest
 
 from ats.intake import api as intake_api
 from tests import corpus
+from tests.candidates.helpers import dedupe_jobs
 from tests.jobs.helpers import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -56,11 +57,13 @@ def test_ingest_show_duplicate_pair_and_reparse(stack: Any, ats_cli: Any, tmp_pa
         [m] = [m for m in _show(ats_cli, cid)["merges"] if m["automatic"] and not m["undone"]]
         other = m["merged"]
     assert row["state"] == "candidate_created" and other and other != cid
-    # The shared e-mail makes a same-person pair; it is merged automatically only when the
-    # extractor places that e-mail in each CV's own contact block (the naive one does not).
+    # The shared phone makes a same-person pair. The fixture's "Jane Doe" at an example.com
+    # address is a template's sample (issue 25): flagged, so the e-mail is no match key and
+    # no ground for an automatic merge - the pair names only the phone.
     dup = wait_for(lambda: _show(ats_cli, cid)["duplicates"], 30, "the duplicate pair")
     assert [(x["other_candidate_id"], x["kind"]) for x in dup] == [(other, "same_person")]
-    assert corpus.CANDIDATE_EMAIL in dup[0]["reason"] and dup[0]["status"] in ("open", "merged")
+    assert "+442079460958" in dup[0]["reason"] and corpus.CANDIDATE_EMAIL not in dup[0]["reason"]
+    assert dup[0]["status"] == "open"
 
     # Merge (by hand, or the automatic one) and unmerge: intake's pointer follows both ways.
     def holder(att: int) -> int | None:
@@ -93,3 +96,36 @@ def test_ingest_show_duplicate_pair_and_reparse(stack: Any, ats_cli: Any, tmp_pa
     assert d["provenance"]["emails"][0]["parse_attempt"] == 2  # unedited fields follow the newest parse
     verify = ats_cli("intake-verify", "--json")
     assert verify.returncode == 0 and json.loads(verify.stdout)["lost"] == 0
+
+
+def _template_pdf(own_phone: str) -> bytes:
+    """A CV template left half filled in: its sample name, e-mail and phone, plus the
+    person's own number."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = ["Your Name Here", "john.doe@example.com", "123-456-7890", own_phone, "Skills", "Python, SQL"]
+    for i, line in enumerate(lines):
+        page.insert_text((72, 72 + 22 * i), line, fontsize=18 if i == 0 else 11)
+    return bytes(doc.tobytes())
+
+
+def test_template_placeholders_never_merge_through_ingest(stack: Any, ats_cli: Any, tmp_path: Path) -> None:
+    # Issue 25 item 2: two people who both left the template's sample name, e-mail and
+    # phone in their CV stay two candidates, each value shown as read and flagged.
+    a, b = tmp_path / "template-a.pdf", tmp_path / "template-b.pdf"
+    a.write_bytes(_template_pdf("+44 20 7946 0111"))
+    b.write_bytes(_template_pdf("+44 20 7946 0222"))
+    rows = _ingest(ats_cli, a, b)
+    assert [r["state"] for r in rows] == ["candidate_created", "candidate_created"], rows
+    ids = {r["candidate_id"] for r in rows}
+    assert len(ids) == 2
+    # Each new candidate's dedupe job has run (not merely not yet run) before counting pairs.
+    wait_for(lambda: all((jobs := dedupe_jobs(c)) and set(jobs) == {"succeeded"} for c in ids), 60, "the dedupe jobs")
+    for cid in ids:
+        d = _show(ats_cli, cid)
+        assert d["name"] == "Your Name Here" and d["emails"] == ["john.doe@example.com"]
+        assert isinstance(d["phones"], list) and "+441234567890" in d["phones"]
+        assert all(p["placeholder"] is True for p in d["provenance"]["name"] + d["provenance"]["emails"])
+        assert d["duplicates"] == [] and d["merges"] == []

@@ -326,3 +326,31 @@ def test_a_skill_seen_twice_is_shown_once_with_both_sources(login: Any) -> None:
     assert "rule <code>skill.section</code>" in row and "rule <code>skill.text</code>" in row
     assert "taxonomy <code>esco:ccd0a1d9-afda-43d9-b901-96344886e14d</code>" in row
     assert row.count("<strong>Docker</strong>") == 1
+
+
+def test_template_placeholders_are_shown_as_such(login: Any) -> None:
+    from ats.extraction.data import Extraction, FieldValue, Source
+
+    def value(v: str, *, placeholder: bool) -> FieldValue:
+        return FieldValue(v, (Source(text=v, rule="test", page=1, placeholder=placeholder),))
+
+    sample = Extraction(
+        "test-1",
+        {
+            "name": (value("Your Name Here", placeholder=True),),
+            "emails": (
+                value("john.doe@example.com", placeholder=True),
+                value("ann@mail.example.net", placeholder=False),
+            ),
+        },
+    )
+    att = helpers.parsed_ok("template.pdf")
+    c = candidates_api.candidate_apply_document(attachment_id=att.pk, parse_attempt=1, extraction=sample)
+    assert c is not None
+    page = login("recruiter").get(f"/candidates/{c.pk}").content.decode()
+    marker = (
+        '<span class="placeholder" title="A template\'s sample value: never used to match or merge candidates">'
+        "(template placeholder)</span>"
+    )
+    assert f"john.doe@example.com {marker}" in page and f"Your Name Here {marker}" in page
+    assert page.count("(template placeholder)") == 2  # not beside the person's own address

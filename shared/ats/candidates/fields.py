@@ -40,7 +40,7 @@ def provenance(
     source: dict[str, Any], *, attachment_id: int | None, parse_attempt: int | None, version: str | None
 ) -> dict[str, Any]:
     """One provenance entry: the source as the extractor gave it plus its document/attempt."""
-    return {
+    out = {
         "attachment_id": attachment_id,
         "parse_attempt": parse_attempt,
         "page": source.get("page"),
@@ -52,6 +52,17 @@ def provenance(
         "extractor_version": version,
         **({"taxonomy_id": source["taxonomy_id"]} if source.get("taxonomy_id") else {}),
     }
+    # The extractor's flags, only when it set them (older values keep their exact shape).
+    for key in ("placeholder", "region", "region_from"):
+        if source.get(key):
+            out[key] = source[key]
+    return out
+
+
+def is_placeholder(value: dict[str, Any]) -> bool:
+    """A stored value any document showed as a template's sample ("Your Name Here",
+    "john.doe@example.com", "123-456-7890"): shown, but never a match key."""
+    return any(src.get("placeholder") for src in value.get("sources", ()))
 
 
 def value_key(value: Any) -> str:
@@ -192,8 +203,13 @@ def name_tokens(name: str) -> set[str]:
 
 
 def signals(values: dict[str, list[dict[str, Any]]]) -> set[tuple[str, str]]:
-    """Match keys (kind, value) of one candidate's current values."""
+    """Match keys (kind, value) of one candidate's current values.
+
+    Template placeholders give none: two people who both left "john.doe@example.com" or
+    "123-456-7890" in their CV are not the same person.
+    """
     out: set[tuple[str, str]] = set()
+    values = {field: [v for v in vals if not is_placeholder(v)] for field, vals in values.items()}
     for v in values.get("emails", []):
         email = str(v["value"]).strip().lower()
         if "@" in email:

@@ -548,9 +548,16 @@ def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
 
 
 def _contact_emails(candidate_id: int) -> set[str]:
+    """Each document's contact-block e-mails, less those its extraction flagged as a
+    template's placeholder (never grounds for an automatic merge)."""
     out: set[str] = set()
     for rec in _newest_records(candidate_id):
-        out |= {str(e).strip().lower() for e in rec.data.get("contact_emails", []) if e}
+        samples = {
+            str(v.get("value", "")).strip().lower()
+            for v in rec.data.get("fields", {}).get("emails", [])
+            if F.is_placeholder(v)
+        }
+        out |= {str(e).strip().lower() for e in rec.data.get("contact_emails", []) if e} - samples
     return out
 
 

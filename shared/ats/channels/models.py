@@ -17,6 +17,9 @@ class MailChannel(models.Model):
 
     mailbox = models.CharField(max_length=320)  # UPN/address (RFC 5321 length) or user id
     folder = models.CharField(max_length=255, default="inbox")
+    # The region (ISO 3166, "DE") of national phone numbers in CVs mailed here, for CVs that
+    # give no sign of their own country; blank: the deployment default decides.
+    phone_region = models.CharField(max_length=2, blank=True, default="")
     active = models.BooleanField(default=True)  # polled by the schedule; False = switched off
     status = models.CharField(max_length=16, choices=ChannelStatus.choices, default=ChannelStatus.ACTIVE)
     status_reason = models.TextField(blank=True, default="")

@@ -21,6 +21,7 @@ def channel_status(channel: MailChannel, *, messages: int | None = None) -> dict
         "channel_id": channel.pk,
         "mailbox": channel.mailbox,
         "folder": channel.folder,
+        "phone_region": channel.phone_region or None,
         "active": channel.active,
         "status": channel.status,
         "status_reason": channel.status_reason or None,

@@ -28,6 +28,7 @@ from ats.channels.models import (
     MessageLedger,
     MessageOutcome,
 )
+from ats.config import env
 from ats.config.env import ats_settings
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
@@ -74,19 +75,28 @@ class PollSummary:
 # --------------------------------------------------------------------------- channels
 
 
-def channel_add(*, mailbox: str, folder: str = "inbox") -> tuple[MailChannel, bool]:
-    """Create the channel for a mailbox folder, or return the existing one. Idempotent."""
+def channel_add(*, mailbox: str, folder: str = "inbox", phone_region: str | None = None) -> tuple[MailChannel, bool]:
+    """Create the channel for a mailbox folder, or return the existing one. Idempotent.
+
+    ``phone_region``: the region national phone numbers in CVs mailed here are read in
+    when a CV gives no sign of its own ("DE"; "" or "none" clears it; None leaves an
+    existing channel's as it is). Raises ValueError for a code phonenumbers does not know.
+    """
     mailbox, folder = mailbox.strip(), (folder.strip() or "inbox")
     if not mailbox:
         raise ValueError("mailbox must not be empty")
+    region = None if phone_region is None else (env.phone_region(phone_region, name="--phone-region") or "")
     existing = MailChannel.objects.filter(mailbox__iexact=mailbox, folder__iexact=folder).first()
-    if existing is not None:
-        return existing, False
-    try:
-        with transaction.atomic():
-            return MailChannel.objects.create(mailbox=mailbox, folder=folder), True
-    except IntegrityError:  # a concurrent channel_add won the unique constraint
-        return MailChannel.objects.get(mailbox__iexact=mailbox, folder__iexact=folder), False
+    if existing is None:
+        try:
+            with transaction.atomic():
+                return MailChannel.objects.create(mailbox=mailbox, folder=folder, phone_region=region or ""), True
+        except IntegrityError:  # a concurrent channel_add won the unique constraint
+            existing = MailChannel.objects.get(mailbox__iexact=mailbox, folder__iexact=folder)
+    if region is not None and existing.phone_region != region:
+        existing.phone_region = region
+        existing.save(update_fields=["phone_region", "updated_at"])
+    return existing, False
 
 
 def channel_poll_request(*, channel_id: int) -> int | None:
@@ -377,6 +387,9 @@ def _ledger_message(
                 # What modules above add at receipt: scoring's mailbox -> requisition
                 # mapping, `requisition_id` (None: talent pool).
                 **hooks.receipt_metadata(channel.pk),
+                # At receipt, like the requisition: the extractor's region for national
+                # phone numbers when the CV gives none of its own (None: the default's).
+                "phone_region": channel.phone_region or None,
             },
         )
         raw_intake_id = raw.pk

@@ -37,6 +37,20 @@ def with_user(url: str, user: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+def phone_region(value: str, *, name: str) -> str | None:
+    """A phone region setting: an ISO 3166 code phonenumbers knows ("DE"), or "" / "none"
+    for none. Anything else is a configuration error, said at start-up rather than as
+    numbers silently read in no country."""
+    import phonenumbers
+
+    region = value.strip().upper()
+    if region in ("", "NONE"):
+        return None
+    if region not in phonenumbers.SUPPORTED_REGIONS:
+        raise ValueError(f"{name}={value!r} is not a phone region (an ISO 3166 code such as GB, DE, US, or none)")
+    return region
+
+
 def flag(name: str, *, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw is None or raw == "":

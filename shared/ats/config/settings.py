@@ -228,6 +228,14 @@ ATS: env.AtsConfig = {
 # Every active channel is polled on this procrastinate cron (5 fields, or 6 with seconds
 # last); tests shrink it.
 MAIL_POLL_CRON = os.environ.get("ATS_MAIL_POLL_CRON", "*/2 * * * *")
+# The region a CV's national phone number is read in when the CV itself gives no sign of
+# its country (docs/extraction.md, "Phone regions"): web uploads' region, then the
+# deployment default. ATS_EXTRACTION_DEFAULT_REGION is the default's earlier name.
+DEFAULT_PHONE_REGION = env.phone_region(
+    os.environ.get("ATS_DEFAULT_PHONE_REGION", os.environ.get("ATS_EXTRACTION_DEFAULT_REGION", "GB")),
+    name="ATS_DEFAULT_PHONE_REGION",
+)
+UPLOAD_PHONE_REGION = env.phone_region(os.environ.get("ATS_UPLOAD_PHONE_REGION", ""), name="ATS_UPLOAD_PHONE_REGION")
 # Messages per Graph delta page. A page is one intake transaction and all its attachments
 # are held in memory together, so keep it small.
 MAIL_PAGE_SIZE = env.integer("ATS_MAIL_PAGE_SIZE", default=10)

@@ -72,9 +72,49 @@ DOCUMENT_TITLES = frozenset(
     {
         "curriculum vitae", "cv", "resume", "résumé", "lebenslauf", "curriculum", "currículum", "currículum vitae",
         "curriculum vitae europass", "europass", "życiorys", "c.v.", "profil", "profile", "bewerbung",
-        "tabellarischer lebenslauf", "mon cv", "hoja de vida",
+        "tabellarischer lebenslauf", "mon cv", "hoja de vida", "resumé", "resume/cv", "cv/resume",
+        "简历", "个人简历", "履歴書", "職務経歴書", "履歷表", "履歷", "이력서",
     }
 )  # fmt: skip
+# Title words that may share the name's line ("Curriculum Vitae - Anna Schmidt",
+# "ANNA SCHMIDT RESUME", "Lebenslauf von Anna Schmidt"): stripped from either end.
+TITLE_WORDS = tuple(
+    sorted(
+        {"curriculum vitae", "curriculum vitæ", "currículum vitae", "curriculum", "currículum", "lebenslauf",
+         "tabellarischer lebenslauf", "résumé", "resumé", "resume", "cv", "c.v.", "życiorys", "hoja de vida"},
+        key=len,
+        reverse=True,
+    )
+)  # fmt: skip
+TITLE_CONNECTORS = ("of", "von", "de", "di", "van", "-")
+# CJK lines near the top that are not names (headings and common titles of 2-4 characters).
+CJK_NOT_NAMES = frozenset(
+    {"个人信息", "联系方式", "教育背景", "工作经历", "工作经验", "专业技能", "技能", "项目经验", "自我评价",
+     "工程师", "经理", "基本情報", "学歴", "職歴", "資格", "連絡先", "氏名", "姓名", "名前", "이름", "경력", "학력",
+     "기술", "연락처"}
+)  # fmt: skip
+
+# Template sample values: a CV still carrying them was not filled in (or is a template).
+# "John Doe" alone may be a real person; it counts only beside a sample e-mail or phone.
+PLACEHOLDER_NAMES = frozenset(
+    {"your name", "your name here", "your full name", "first last", "firstname lastname", "first name last name",
+     "name surname", "name lastname", "vorname nachname", "max mustermann", "erika mustermann", "prénom nom",
+     "nombre apellido", "nombre apellidos", "nome cognome", "voornaam achternaam", "imię nazwisko"}
+)  # fmt: skip
+PLACEHOLDER_NAMES_WITH_EVIDENCE = frozenset({"john doe", "jane doe", "john smith", "jane smith"})
+PLACEHOLDER_EMAIL_LOCALS = frozenset(
+    {"yourname", "your.name", "your_name", "youremail", "your.email", "firstname.lastname", "first.last",
+     "name.surname", "firstname", "john.doe", "jane.doe", "johndoe", "janedoe", "max.mustermann", "email",
+     "name", "you", "vorname.nachname", "prenom.nom", "nombre.apellido", "nome.cognome"}
+)  # fmt: skip
+# Reserved for documentation (RFC 2606/6761) and template domains, in several languages.
+PLACEHOLDER_EMAIL_DOMAINS = frozenset(
+    {"example.com", "example.org", "example.net", "example.de", "example.co.uk", "domain.com", "yourdomain.com",
+     "email.com", "mydomain.com", "yourwebsite.com", "website.com", "company.com", "yourcompany.com",
+     "beispiel.de", "exemple.fr", "exemple.com", "ejemplo.com", "ejemplo.es", "esempio.it", "esempio.com",
+     "voorbeeld.nl", "przyklad.pl"}
+)  # fmt: skip
+PLACEHOLDER_EMAIL_TLDS = ("example", "test", "invalid", "localhost")
 
 # Words that make a line a job title rather than a name.
 JOB_WORDS = frozenset(
@@ -102,7 +142,7 @@ NAME_PREFIXES = (
     "ms.", "mag.", "ing.", "mgr", "mgr.", "inż.", "lic.", "m.sc.", "b.sc.",
 )  # fmt: skip
 NAME_LABELS = ("name", "full name", "nome", "naam", "nom", "nombre", "nom et prénom", "imię i nazwisko",
-               "vor- und nachname", "nome e cognome", "nombre y apellidos")  # fmt: skip
+               "vor- und nachname", "nome e cognome", "nombre y apellidos", "姓名", "氏名", "名前", "이름")  # fmt: skip
 ADDRESS_LABELS = (
     "address", "location", "home", "based in", "residence", "adresse", "anschrift", "wohnort", "wohnhaft",
     "adresse postale", "domicile", "dirección", "domicilio", "ubicación", "residencia", "indirizzo",
@@ -294,6 +334,46 @@ EMAIL_TLD_REGION = {
     "uk": "GB", "ie": "IE", "de": "DE", "at": "AT", "ch": "CH", "fr": "FR", "be": "BE", "es": "ES", "it": "IT",
     "nl": "NL", "pl": "PL", "pt": "PT", "se": "SE", "dk": "DK",
 }  # fmt: skip
+
+# The document's language, for the phone region when no place or +code settles it: a
+# few frequent words and CV headings per language, and the one region a national number
+# in that language most likely belongs to. English is left out on purpose (GB, US, IE,
+# AU, IN... write the same words), as is any language spoken in several countries alike.
+LANGUAGE_WORDS = {
+    "de": "und|der|die|das|mit|für|bei|von|seit|bis|berufserfahrung|ausbildung|kenntnisse|sprachen|lebenslauf|"
+    "studium|heute|geboren|straße|str.|telefon|handy|anschrift",
+    "fr": "et|le|la|les|des|du|avec|pour|chez|depuis|expérience|expériences|formation|compétences|langues|"
+    "aujourd'hui|rue|né|née|téléphone|tél.|portable",
+    "es": "el|los|las|del|con|para|en|desde|experiencia|formación|educación|habilidades|idiomas|actualidad|"
+    "calle|teléfono|móvil|nacimiento",
+    "it": "il|lo|gli|della|delle|con|per|presso|dal|esperienza|esperienze|formazione|istruzione|competenze|"
+    "lingue|oggi|via|telefono|cellulare|nato|nata",
+    "nl": "en|het|van|een|bij|met|voor|sinds|werkervaring|opleiding|vaardigheden|talen|heden|straat|telefoon|"
+    "mobiel|geboren",
+    "pl": "oraz|na|dla|od|doświadczenie|wykształcenie|umiejętności|języki|obecnie|ul.|telefon|tel.|urodzenia",
+    "pt": "os|as|do|da|dos|com|para|desde|experiência|formação|competências|idiomas|atualmente|rua|telemóvel",
+}
+LANGUAGE_REGION = {"de": "DE", "fr": "FR", "es": "ES", "it": "IT", "nl": "NL", "pl": "PL", "pt": "PT"}
+LANGUAGE_OF_WORD: dict[str, list[str]] = {}
+for language, words in LANGUAGE_WORDS.items():
+    for word in words.split("|"):
+        LANGUAGE_OF_WORD.setdefault(word, []).append(language)
+# English words: a mostly English document has no national language to go by.
+ENGLISH_WORDS = frozenset(
+    {"and", "the", "of", "with", "for", "at", "in", "to", "from", "experience", "education", "skills", "languages",
+     "present", "street", "phone", "mobile"}
+)  # fmt: skip
+
+# Labels before a phone number (case-folded, without the trailing colon/period).
+PHONE_LABELS = frozenset(
+    {
+        "tel", "tel.", "tél", "tél.", "tele", "telephone", "téléphone", "telefon", "telefono", "teléfono",
+        "telefone", "telefoon", "phone", "ph", "ph.", "p", "t", "m", "mob", "mob.", "mobile", "mobil",
+        "mobiel", "móvil", "movil", "cell", "cell.", "cellphone", "cellulare", "cel", "cel.", "celular",
+        "handy", "portable", "port.", "gsm", "fon", "tfno", "tfno.", "tlf", "tlf.", "kom.", "komórka",
+        "telemóvel", "電話", "电话", "手机", "携帯", "携帯電話", "전화", "휴대폰", "тел", "тел.", "телефон",
+    }
+)  # fmt: skip
 
 # Consumer mail providers (curated from the providers' own sign-up pages, common knowledge;
 # no list downloaded). Only used to undo OCR confusions in the domain of an OCR'd address

@@ -9,6 +9,8 @@ is linear in the input (tests/extraction/test_hostile.py).
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -68,6 +70,32 @@ _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 _DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 
 
+def _intl(ch: str) -> bool:
+    """A non-ASCII letter or digit: internationalised addresses ("jürgen@müller.de") use
+    them; icon glyphs (private-use U+F0E0, "✉", "📧") are symbols and stop the scan."""
+    return ch > "\x7f" and ch.isalnum()
+
+
+def _local_ok(ch: str) -> bool:
+    return ch in _LOCAL_CHARS or _intl(ch)
+
+
+def _domain_ok(ch: str) -> bool:
+    return ch in _DOMAIN_CHARS or _intl(ch)
+
+
+def _wide(ch: str) -> bool:
+    return ch >= "\u2e80"  # CJK, Hangul and beyond: scripts written without spaces
+
+
+def _trim_wide_prefix(text: str, i: int, at: int) -> int:
+    """ "邮箱wang@163.com": CJK text glued before an ASCII local part is a label, not the address."""
+    j = i
+    while j < at and _wide(text[j]):
+        j += 1
+    return j if i < j < at and not any(_wide(ch) for ch in text[j:at]) else i
+
+
 # OCR puts stray symbols next to "@" ("rhys®@outlook.com", "maria@®outlook.es"); no
 # address contains them.
 _OCR_JUNK = frozenset("®©°")
@@ -82,10 +110,11 @@ def email_spans(text: str) -> Iterator[tuple[int, int]]:
     at = text.find("@")
     while at != -1:
         i = at - 1 if at > 0 and text[at - 1] in _OCR_JUNK else at
-        while i > 0 and at - i < 65 and text[i - 1] in _LOCAL_CHARS:
+        while i > 0 and at - i < 65 and _local_ok(text[i - 1]):
             i -= 1
+        i = _trim_wide_prefix(text, i, at)
         j = at + 2 if at + 1 < len(text) and text[at + 1] in _OCR_JUNK else at + 1
-        while j < len(text) and j - at <= 253 and text[j] in _DOMAIN_CHARS:
+        while j < len(text) and j - at <= 253 and _domain_ok(text[j]):
             j += 1
         while j > at + 1 and text[j - 1] in ".-":
             j -= 1
@@ -186,14 +215,13 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         return checked[raw]
 
     def keep(line: Line, address: str, rule: str, raw: str) -> None:
-        out.add(address, address, line.source(rule, raw))
+        out.add(address, address, dataclasses.replace(line.source(rule, raw), placeholder=placeholder_email(address)))
         if line.in_contact and address not in contact:
             contact.append(address)
 
     for line in lines:
-        if "@" not in line.text and not (ocr and ("(at)" in line.text.casefold() or "[at]" in line.text.casefold())):
-            continue
-        if about_someone_else(line):
+        at_sign = "@" in line.text or (ocr and ("(at)" in line.text.casefold() or "[at]" in line.text.casefold()))
+        if not at_sign or about_someone_else(line):
             continue
         repair = ocr and line.in_contact
         found: list[tuple[int, int]] = []
@@ -216,7 +244,57 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
             address = check(meant)
             if address is not None:
                 keep(line, _repair_domain(address), "email.ocr_repair", line.text[start:end])
+    for line, raw, as_read in _joined_emails(lines):
+        address = check(raw)
+        if address is not None:
+            keep(line, address, "email.joined", as_read)
     return out, contact
+
+
+# An address the PDF's text layer broke over two lines: "jane.doe@exam" + "ple.com",
+# "jane.doe@" + "gmail.com", "jane.averylongname" + "@gmail.com".
+def _edge_token(text: str, *, last: bool) -> str:
+    """The first or last whitespace-separated token within 320 characters of that end."""
+    part = text[-320:] if last else text[:320]
+    tokens = part.split()
+    if not tokens:
+        return ""
+    return tokens[-1] if last else tokens[0]
+
+
+def _split_email(text: str, following: str) -> tuple[str, str] | None:
+    """(address, text as read with "⏎" at the break) when this line ends with the first
+    part of an address and the next line starts with the rest; else None."""
+    first, rest = _edge_token(text, last=True), _edge_token(following, last=False).rstrip(".,;")
+    if not first or not rest or len(first) > 300 or len(rest) > 260:
+        return None
+    if first.count("@") == 1 and "@" not in rest:
+        domain = first.rpartition("@")[2]
+        # Only an evidently unfinished address: no dot in its domain yet, or ending on one.
+        if ("." in domain and not domain.endswith((".", "-"))) or "." not in domain + rest:
+            return None
+    elif not (rest.startswith("@") and rest.count("@") == 1 and "@" not in first):
+        return None
+    return first + rest, f"{first}⏎{rest}"
+
+
+def _joined_emails(lines: list[Line]) -> Iterator[tuple[Line, str, str]]:
+    """(first line, address, text as read) for each address split over two lines."""
+    for line, following in itertools.pairwise(lines):
+        if "@" in line.text[-320:] + following.text[:1] and not about_someone_else(line):
+            joined = _split_email(line.text, following.text)
+            if joined is not None:
+                yield line, joined[0], joined[1]
+
+
+def placeholder_email(address: str) -> bool:
+    """A template's sample address: a documentation domain or a "yourname@" local part."""
+    local, _, domain = address.casefold().rpartition("@")
+    return (
+        domain in lex.PLACEHOLDER_EMAIL_DOMAINS
+        or domain.rsplit(".", 1)[-1] in lex.PLACEHOLDER_EMAIL_TLDS
+        or local in lex.PLACEHOLDER_EMAIL_LOCALS
+    )
 
 
 # -- links -----------------------------------------------------------------------------------
@@ -299,37 +377,99 @@ def links(lines: list[Line]) -> Values:
 
 # -- phones ----------------------------------------------------------------------------------
 
-_PHONE = re.compile(r"(?:\+|\b00)?\(?\d[\d \t().\-/]{5,24}\d")
+# "(+33) 6 ..." writes the country code inside the brackets: the "+" may follow a "(".
+_PHONE = re.compile(r"(?:\+|\b00)?\(?\+?\d[\d \t().\-/]{5,24}\d")
 # Dates are not phone numbers: "01/09/2019", "03.2020", "2015 - 2018" (a dotted French number
 # "06.04.57.84.81" is, so the date forms must match the whole candidate).
 _DATE_FULL = re.compile(r"\d{1,2}[./]\d{1,2}[./](?:19|20)?\d\d|\d{1,2}[./](?:19|20)\d\d")
 _YEAR_RANGE = re.compile(r"(?:19|20)\d\d\s{0,3}[-–/]\s{0,3}(?:19|20)\d\d")
+_PHONE_LABEL = re.compile(r"([^\W\d_][^\W\d_.]{0,12}\.?)\s{0,3}[:：.]?\s{0,3}$")
+MAX_LANGUAGE_WORDS = 20_000
 
 
-def region_hint(lines: list[Line], own_emails: Iterable[str], default_region: str) -> tuple[str, str]:
-    """(region, why): +codes of the document's numbers, then places, then e-mail domains."""
+@dataclass(frozen=True, slots=True)
+class RegionEvidence:
+    """Where a national phone number's region may come from, strongest first.
+
+    ``cv``: (region, why) read from the document itself - its international numbers'
+    country codes, a country or city in the contact block, its e-mail's national domain,
+    a place further down, its language. ``channel``: the region configured on the mailbox
+    or upload channel it arrived through. ``default``: the deployment's
+    (ATS_DEFAULT_PHONE_REGION).
+    """
+
+    cv: tuple[tuple[str, str], ...] = ()
+    channel: str | None = None
+    default: str | None = None
+
+
+def document_language(lines: list[Line]) -> str | None:
+    """The document's language when its frequent words clearly say so (None for English or unclear)."""
+    counts: dict[str, int] = {}
+    english = seen = 0
+    for line in lines:
+        for word in _WORDS.findall(line.text[:MAX_DATE_LINE]):
+            seen += 1
+            low = word.casefold()
+            if low in lex.ENGLISH_WORDS:
+                english += 1
+            for language in lex.LANGUAGE_OF_WORD.get(low, ()):
+                counts[language] = counts.get(language, 0) + 1
+        if seen >= MAX_LANGUAGE_WORDS:
+            break
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    if not ranked:
+        return None
+    best, n = ranked[0]
+    second = ranked[1][1] if len(ranked) > 1 else 0
+    # Clear: enough words, well ahead of the next language and of English.
+    if n >= 6 and n >= 2 * second and n > english:
+        return best
+    return None
+
+
+def region_evidence(
+    lines: list[Line], own_emails: Iterable[str], *, channel: str | None = None, default: str | None = None
+) -> RegionEvidence:
+    """The document's own region signals, strongest first, with the channel's and the deployment's."""
+    found: list[tuple[str, str]] = []
+
+    def add(region: str, why: str) -> None:
+        if region and all(region != r for r, _ in found):
+            found.append((region, why))
+
     contact = [ln for ln in lines if ln.in_contact and not about_someone_else(ln)]
     for line in contact:
-        if "+" in line.text:
+        if "+" in line.text or "00" in line.text:
             for m in _PHONE.finditer(_masked_emails(line.text)):
-                if m.group(0).startswith("+"):
-                    try:
-                        number = phonenumbers.parse(m.group(0), None)
-                    except phonenumbers.NumberParseException:
-                        continue
+                e164 = _international(m.group(0))
+                if e164 is not None:
+                    number = phonenumbers.parse(e164, None)
                     region = phonenumbers.region_code_for_number(number)
                     if region:
-                        return region, f"+{number.country_code}"
-    for pool in (contact, lines[:200]):
-        for line in pool:
-            place = place_region(line.text)
-            if place:
-                return place
+                        add(region, f"cv.code:+{number.country_code}")
+    for line in contact:
+        place = place_region(line.text)
+        if place:
+            add(place[0], f"cv.place:{place[1]}")
     for address in own_emails:
         tld = address.rsplit(".", 1)[-1]
         if tld in lex.EMAIL_TLD_REGION:
-            return lex.EMAIL_TLD_REGION[tld], f".{tld}"
-    return default_region, "default"
+            add(lex.EMAIL_TLD_REGION[tld], f"cv.email:.{tld}")
+    for line in lines[:200]:
+        place = place_region(line.text)
+        if place:
+            add(place[0], f"cv.place:{place[1]}")
+    language = document_language(lines)
+    if language and language in lex.LANGUAGE_REGION:
+        add(lex.LANGUAGE_REGION[language], f"cv.language:{language}")
+    return RegionEvidence(tuple(found), (channel or "").upper() or None, (default or "").upper() or None)
+
+
+def region_hint(lines: list[Line], own_emails: Iterable[str], default_region: str) -> tuple[str, str]:
+    """(region, why): the strongest of the document's own signals, else the default."""
+    evidence = region_evidence(lines, own_emails, default=default_region)
+    return evidence.cv[0] if evidence.cv else (default_region, "default")
 
 
 _WORDS = re.compile(r"[^\W\d_][\w'.-]{0,30}")
@@ -355,7 +495,7 @@ def place_region(text: str) -> tuple[str, str] | None:
     return None
 
 
-def _parse_phone(candidate: str, region: str) -> str | None:
+def _valid_in(candidate: str, region: str) -> str | None:
     try:
         number = phonenumbers.parse(candidate, region)
     except phonenumbers.NumberParseException:
@@ -365,8 +505,109 @@ def _parse_phone(candidate: str, region: str) -> str | None:
     return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
 
 
-def phones(lines: list[Line], region: str) -> Values:
-    out = Values()
+def _parse_phone(candidate: str, region: str) -> str | None:
+    """Kept for callers of the single-region rule: the E.164 form if valid in that region."""
+    return _valid_in(candidate, region)
+
+
+def _international(candidate: str) -> str | None:
+    """E.164 of a number written in international form (+code or 00code), else None.
+
+    The writer named the country, so a number that is merely *possible* there (right
+    length; a range phonenumbers' metadata does not list yet, like "+31 6 99979425") is
+    read too: only the national form needs a region guessed.
+    """
+    bare = candidate.lstrip("( ")
+    if bare.startswith("00"):
+        bare = "+" + bare[2:]
+    if not bare.startswith("+"):
+        return None
+    try:
+        number = phonenumbers.parse(bare, None)
+    except phonenumbers.NumberParseException:
+        return None
+    if not (phonenumbers.is_valid_number(number) or phonenumbers.is_possible_number(number)):
+        return None
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+
+@dataclass(frozen=True, slots=True)
+class PhoneReading:
+    e164: str | None  # None: kept as written (region unknown, ambiguous, or valid nowhere it could be)
+    region: str | None
+    region_from: str
+
+
+def read_phone(candidate: str, evidence: RegionEvidence) -> PhoneReading | None:
+    """One phone-shaped candidate read with the region evidence; None if it is no number.
+
+    International form: its own code. National form: the document's strongest signal; if
+    the number is not valid there but is valid in exactly one of the document's other
+    signals, that one (a US address on a German-language CV); valid in several or none ->
+    as written. Only a document with no signal of its own falls back to the channel's
+    region, and only one without a channel region to the deployment default.
+    """
+    e164 = _international(candidate)
+    if e164 is not None:
+        number = phonenumbers.parse(e164, None)
+        return PhoneReading(e164, phonenumbers.region_code_for_number(number), f"+{number.country_code}")
+    if candidate.lstrip("( ").startswith(("+", "00")):
+        return None
+    if evidence.cv:
+        return _read_with_cv_signals(candidate, evidence.cv)
+    for region, why in ((evidence.channel, "channel"), (evidence.default, "default")):
+        if region:
+            found = _valid_in(candidate, region)
+            return PhoneReading(found, region if found else None, why if found else "invalid")
+    return PhoneReading(None, None, "no region")
+
+
+def _read_with_cv_signals(candidate: str, signals: tuple[tuple[str, str], ...]) -> PhoneReading:
+    first_region, first_why = signals[0]
+    e164 = _valid_in(candidate, first_region)
+    if e164:
+        return PhoneReading(e164, first_region, first_why)
+    others: dict[str, tuple[str, str]] = {}
+    for region, why in signals[1:]:
+        found = _valid_in(candidate, region)
+        if found:
+            others.setdefault(found, (region, why))
+    if len(others) == 1:
+        e164, (region, why) = next(iter(others.items()))
+        return PhoneReading(e164, region, why)
+    return PhoneReading(None, None, "ambiguous" if others else "invalid")
+
+
+def _phone_label(before: str) -> str | None:
+    m = _PHONE_LABEL.search(before[-20:])
+    if m and m.group(1).casefold() in lex.PHONE_LABELS:
+        return m.group(1)
+    return None
+
+
+_PLACEHOLDER_DIGITS = frozenset(
+    {"1234567890", "0123456789", "123456789", "12345678", "01234567890", "9876543210", "5555555555",
+     "5551234567", "0000000000", "1111111111", "12345678910"}
+)  # fmt: skip
+
+
+def placeholder_phone(text: str) -> bool:
+    """A template's sample number ("123-456-7890", "(555) 555-5555", "+1 234 567 890")."""
+    digits = "".join(ch for ch in text if ch.isdigit())
+    national = digits[1:] if len(digits) == 11 and digits[0] == "1" else digits
+    return (
+        digits in _PLACEHOLDER_DIGITS
+        or national in _PLACEHOLDER_DIGITS
+        or (len(set(national)) == 1 and len(national) >= 7)
+        or national.startswith("555555")
+    )
+
+
+def phones(lines: list[Line], evidence: RegionEvidence | str) -> tuple[Values, Values]:
+    """(E.164 numbers, numbers kept as written). ``evidence``: a RegionEvidence, or one region."""
+    if isinstance(evidence, str):
+        evidence = RegionEvidence(default=evidence)
+    out, as_written = Values(), Values()
     tried = 0
     for line in lines:
         if tried >= MAX_PHONE_CANDIDATES:
@@ -376,19 +617,36 @@ def phones(lines: list[Line], region: str) -> Values:
         text = line.text
         text = _mask(text, [m.span() for m in _URL.finditer(text) if "/" in m.group(0)] + list(email_spans(text)))
         for m in _PHONE.finditer(text):
-            candidate = m.group(0).strip(" -./(")
+            candidate = m.group(0).strip(" -./")
+            if candidate.startswith("(") and ")" not in candidate:
+                candidate = candidate[1:].strip()  # a bracket that opens the digits' text, not an area code
             if _DATE_FULL.fullmatch(candidate) or _YEAR_RANGE.search(candidate):
                 continue
             tried += 1
+            label = _phone_label(text[: m.start()])
+            rule = "phone.label" if label else "phone.e164"
             parts = [candidate]
-            e164 = _parse_phone(candidate, region)
-            if e164 is None and re.search(r"\s/\s|,\s", candidate):
-                parts = [p for p in re.split(r"\s/\s|,\s", candidate) if p.strip()]
+            reading = read_phone(candidate, evidence)
+            if (reading is None or reading.e164 is None) and re.search(r"\s/\s|,\s", candidate):
+                parts = [p.strip() for p in re.split(r"\s/\s|,\s", candidate) if p.strip()]
             for part in parts:
-                e164 = e164 if len(parts) == 1 else _parse_phone(part, region)
-                if e164:
-                    out.add(e164, e164, line.source("phone.e164", part.strip()))
-    return out
+                got = reading if len(parts) == 1 else read_phone(part, evidence)
+                if got is None:
+                    continue
+                placeholder = placeholder_phone(part)
+                if got.e164:
+                    src = line.source(rule, part)
+                    out.add(got.e164, got.e164, _with(src, got, placeholder))
+                elif (label or line.in_contact) and 7 <= sum(ch.isdigit() for ch in part) <= 15:
+                    # No E.164 without a known country: kept exactly as written instead (a
+                    # labelled or contact-block number only - elsewhere a digit run is no phone).
+                    src = line.source("phone.as_written", part)
+                    as_written.add(part, part, _with(src, got, placeholder))
+    return out, as_written
+
+
+def _with(src: Source, reading: PhoneReading, placeholder: bool) -> Source:
+    return dataclasses.replace(src, placeholder=placeholder, region=reading.region, region_from=reading.region_from)
 
 
 # -- name ------------------------------------------------------------------------------------
@@ -412,6 +670,10 @@ def _strip_prefixes(text: str) -> str:
 
 
 def looks_like_name(text: str) -> bool:
+    return cjk_name(text) or _latin_name(text)
+
+
+def _latin_name(text: str) -> bool:
     tokens = text.split()
     if not 2 <= len(tokens) <= 5 or len(text) > 60:
         return False
@@ -435,17 +697,90 @@ def looks_like_name(text: str) -> bool:
     )
 
 
+_ROMAN = frozenset({"II", "III", "IV", "VI", "VII", "VIII"})
+
+
+def _is_caps(token: str) -> bool:
+    """An all-caps word to re-case: not initials ("J.R.R.") nor a generation ("III")."""
+    if "." in token or token in _ROMAN:
+        return False
+    # "ß" has no capital in most fonts' text: "GROß" is an all-caps word.
+    letters = [ch for ch in token if ch.isalpha() and ch != "ß"]
+    return len(letters) >= 2 and all(ch.isupper() for ch in letters)
+
+
+def _recase(token: str) -> str:
+    """ "ŒUVRARD" -> "Œuvrard", "O'BRIEN" -> "O'Brien", "ÇELİK" -> "Çelik"."""
+    # "İ".lower() is "i" plus a combining dot above: Turkish capital I with dot is plain "i".
+    low = token.replace("İ", "i").lower()
+    if len(low) != len(token):
+        return token  # a letter whose lower case is longer: leave the token as written
+    chars = list(low)
+    for m in re.finditer(r"(^|[-'’])([^\W\d_])", low):
+        at = m.start(2)
+        chars[at] = token[at] if token[at].isupper() else chars[at].upper()
+    return "".join(chars)
+
+
 def _smart_case(name: str) -> str:
-    if not name.isupper():
+    """All-caps names and all-caps surnames ("Anna SCHMIDT", a French CV's habit) re-cased."""
+    tokens = name.split()
+    if not any(_is_caps(tok) for tok in tokens):
         return name
     out = []
-    for tok in name.split():
-        low = tok.lower()
-        if low in lex.NAME_PARTICLES:
-            out.append(low)
-            continue
-        out.append(re.sub(r"(^|[-'’])([^\W\d_])", lambda m: m.group(1) + m.group(2).upper(), low))
+    for tok in tokens:
+        if not _is_caps(tok):
+            out.append(tok)
+        elif tok.casefold() in lex.NAME_PARTICLES and out:
+            out.append(tok.lower())
+        else:
+            out.append(_recase(tok))
     return " ".join(out)
+
+
+# A CJK name is written without case and often without a space: 2-4 Han characters
+# ("王小明", "山田 太郎"), 2-4 Hangul syllables ("김민준"), or katakana with a middle dot.
+_CJK_NAME = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff]{1,3} ?[\u3400-\u4dbf\u4e00-\u9fff]{1,3}"
+    r"|[\uac00-\ud7a3]{1,2} ?[\uac00-\ud7a3]{1,3}"
+    r"|[\u30a0-\u30ff]{1,12}[・＝ ][\u30a0-\u30ff]{1,12}"
+)
+
+
+def cjk_name(text: str) -> bool:
+    """A CJK name, kept in the order written (family name first, as the writer put it)."""
+    compact = text.replace(" ", "")
+    if not _CJK_NAME.fullmatch(text) or compact in lex.CJK_NOT_NAMES or text in lex.DOCUMENT_TITLES:
+        return False
+    return "・" in text or "＝" in text or 2 <= len(compact) <= 4
+
+
+def _strip_titles(text: str) -> str:
+    """Title words sharing the name's line: "Curriculum Vitae – Anna Schmidt", "ANNA
+    SCHMIDT RESUME", "Lebenslauf von Anna Schmidt" -> the name."""
+    for _ in range(3):
+        before = text
+        for title in lex.TITLE_WORDS:
+            n = len(title)
+            if text[:n].casefold() == title and (len(text) == n or not text[n].isalnum()):
+                rest = text[n:].lstrip(" :-–—|,·")
+                head, _, tail = rest.partition(" ")
+                if head.casefold() in lex.TITLE_CONNECTORS and len(tail.split()) >= 2:
+                    rest = tail  # "CV of Jane Smith", "Lebenslauf von Anna Schmidt"
+                text = rest
+                break
+            if text[-n:].casefold() == title and (len(text) == n or not text[-n - 1].isalnum()):
+                text = text[:-n].rstrip(" :-–—|,·(")
+                break
+        if text == before:
+            break
+    return text.strip()
+
+
+def placeholder_name(text: str, *, sample_contact: bool) -> bool:
+    """A template's sample name: "Your Name Here" always, "John Doe" beside a sample contact."""
+    key = " ".join(text.casefold().split())
+    return key in lex.PLACEHOLDER_NAMES or (sample_contact and key in lex.PLACEHOLDER_NAMES_WITH_EVIDENCE)
 
 
 def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
@@ -465,10 +800,15 @@ def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule
             bonus, rule = 4.0, "name.label"
         elif labelled and labelled[0] in lex.NAME_LABELS:
             text, bonus, rule = labelled[1], 4.0, "name.label"
+        elif labelled and labelled[0] in lex.DOCUMENT_TITLES:
+            text = labelled[1]  # "Lebenslauf: Anna Schmidt"
         elif labelled or line.label:
             continue
-        text = _SEGMENTS.split(text, maxsplit=1)[0].strip()
-        text = _strip_prefixes(text)
+        # "Curriculum Vitae | Anna Schmidt": a title segment gives way to the next one.
+        segments = [seg.strip() for seg in _SEGMENTS.split(text, maxsplit=3)]
+        while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
+            segments.pop(0)
+        text = _strip_prefixes(_strip_titles(segments[0]))
         if not looks_like_name(text):
             continue
         score = bonus - 0.15 * position

@@ -7,6 +7,7 @@ Extraction. `extract_naive()` is the baseline the evaluation measures beside it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from datetime import date
@@ -61,12 +62,21 @@ def extract_naive(answer: Mapping[str, Any]) -> Extraction:
     return Extraction(extractor_version=NAIVE_VERSION, fields=fields)
 
 
-def extract(answer: Mapping[str, Any], *, default_region: str = "GB", as_of: date | None = None) -> Extraction:
+def extract(
+    answer: Mapping[str, Any],
+    *,
+    default_region: str | None = "GB",
+    channel_region: str | None = None,
+    as_of: date | None = None,
+) -> Extraction:
     """Layout-aware extraction over a validated parse answer (schema 2, or 1 as a fallback).
 
-    ``default_region`` is the phone region when the document gives no hint (no +code, no
-    known country or city, no national e-mail domain); ``as_of`` is the date "Present"
-    means (today when None). Pure and linear in the input.
+    A national phone number's region comes from the document's own signals (+codes of its
+    other numbers, a country or city, a national e-mail domain, its language), else
+    ``channel_region`` (the mailbox's or upload's setting), else ``default_region`` (the
+    deployment's); with none of them, or when the signals disagree, the number is kept as
+    written under ``phones_as_written``. ``as_of`` is the date "Present" means (today when
+    None). Pure and linear in the input.
     """
     from ats.extraction import _history, _layout, _rules
 
@@ -80,11 +90,20 @@ def extract(answer: Mapping[str, Any], *, default_region: str = "GB", as_of: dat
             fields[name] = values[:1] if name in SINGLE_FIELDS else values
 
     found_name = _rules.name(lines)
-    put("name", [found_name] if found_name else [])
     own_emails, contact_emails = _rules.emails(lines, ocr=bool(answer.get("ocr_used")))
     put("emails", own_emails)
-    region, _why = _rules.region_hint(lines, [str(f.value) for f in own_emails], default_region.upper())
-    put("phones", _rules.phones(lines, region))
+    evidence = _rules.region_evidence(
+        lines, [str(f.value) for f in own_emails], channel=channel_region, default=default_region
+    )
+    phones, as_written = _rules.phones(lines, evidence)
+    put("phones", phones)
+    put("phones_as_written", as_written)
+    # A template's sample name is kept as read but flagged, like its sample e-mail and
+    # phone: the candidates module never matches or merges people on flagged values.
+    sample_contact = any(s.placeholder for f in (*own_emails, *phones, *as_written) for s in f.sources)
+    if found_name and _rules.placeholder_name(str(found_name.value), sample_contact=sample_contact):
+        found_name.sources = [dataclasses.replace(s, placeholder=True) for s in found_name.sources]
+    put("name", [found_name] if found_name else [])
     put("links", _rules.links(lines))
     found_location = _rules.location(lines)
     put("location", [found_location] if found_location else [])
@@ -100,7 +119,8 @@ def extract(answer: Mapping[str, Any], *, default_region: str = "GB", as_of: dat
     put("education", _rules.education(lines))
     put("education_entries", [_rules.Found(e.value, e.sources) for e in _history.education_entries(lines)])
     put("languages", _rules.languages(lines))
-    return Extraction(extractor_version=EXTRACTOR_VERSION, fields=fields, contact_emails=tuple(contact_emails))
+    ordered = {k: fields[k] for k in (*FIELDS, *EXTRA_FIELDS) if k in fields}
+    return Extraction(extractor_version=EXTRACTOR_VERSION, fields=ordered, contact_emails=tuple(contact_emails))
 
 
 def skill_taxonomy_ids() -> dict[str, str]:

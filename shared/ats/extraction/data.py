@@ -11,10 +11,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 FIELDS = ("name", "emails", "phones", "links", "location", "skills", "years_experience", "education", "languages")
-# Kept beside the measured fields (the evaluation scores FIELDS; it scores these entries on
-# their own terms): structured entries, dicts (see ats.extraction._history). New keys, so the
+# Kept beside the measured fields (the evaluation scores FIELDS; it scores the entries on
+# their own terms): national phones as written when the region is unsettled (no E.164), and
+# structured entries, dicts (see ats.extraction._history). New keys, so the
 # fields above keep their types (contract of `ats candidate show --json`).
-EXTRA_FIELDS = ("work_history", "education_entries")
+EXTRA_FIELDS = ("phones_as_written", "work_history", "education_entries")
 SINGLE_FIELDS = frozenset({"name", "location", "years_experience"})
 
 
@@ -36,12 +37,22 @@ class Source:
     index: int | None = None
     # Skills: the taxonomy entry the CV's wording was linked to ("esco:<id>" or "ats:<name>").
     taxonomy_id: str | None = None
+    # A template's sample value ("Your Name Here", "john.doe@example.com", "123-456-7890"):
+    # kept as read so the recruiter sees it, never used to match or merge people.
+    placeholder: bool = False
+    # Phones: the region a national number was read in and the signal that decided it
+    # ("cv.place", "cv.language", "channel", "default"; "+code" for international form).
+    region: str | None = None
+    region_from: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["bbox"] = list(self.bbox) if self.bbox is not None else None
-        if d["taxonomy_id"] is None:
-            del d["taxonomy_id"]  # only skills have one: other sources keep their shape
+        # Only when set: values stored before these keys existed keep their exact shape (only
+        # skills have a taxonomy id; only phones a region).
+        for key in ("taxonomy_id", "placeholder", "region", "region_from"):
+            if not d[key]:
+                del d[key]
         return d
 
     @classmethod
@@ -55,6 +66,9 @@ class Source:
             part=d.get("part"),
             index=d.get("index"),
             taxonomy_id=d.get("taxonomy_id"),
+            placeholder=bool(d.get("placeholder", False)),
+            region=d.get("region"),
+            region_from=d.get("region_from"),
         )
 
 

@@ -8,12 +8,21 @@ import hashlib
 import json
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
 from ats.audit import api as audit_api
-from ats.intake.models import Attachment, ParseAttempt, ParseAttemptState, ParseResult, RawIntake, VerificationRun
+from ats.intake.models import (
+    Attachment,
+    Channel,
+    ParseAttempt,
+    ParseAttemptState,
+    ParseResult,
+    RawIntake,
+    VerificationRun,
+)
 from ats.intake.states import DISCARDABLE, INFO, TERMINAL, WAITING, Kind, State, is_terminal
 from ats.jobs import api as jobs_api
 
@@ -27,6 +36,9 @@ class ParsedDocument:
     # the extractor's input and the provenance of every value it finds.
     parse_attempt: int = 0
     result: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # The channel's region for national phone numbers (the mailbox's, recorded at receipt,
+    # or the web upload setting); None: the deployment default decides.
+    channel_region: str | None = None
 
 
 def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
@@ -45,7 +57,16 @@ def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
         text=attempt.text,
         parse_attempt=attempt.attempt_no,
         result={**(attempt.result or {}), "text": attempt.text},
+        channel_region=_channel_region(att),
     )
+
+
+def _channel_region(att: Attachment) -> str | None:
+    raw = att.raw_intake
+    region = (raw.metadata or {}).get("phone_region")
+    if region:
+        return str(region)
+    return settings.UPLOAD_PHONE_REGION if raw.channel == Channel.UPLOAD else None
 
 
 def _original_of(att: Attachment) -> Attachment | None:

@@ -11,8 +11,8 @@ name it).
 from __future__ import annotations
 
 import logging
-import os
 
+from django.conf import settings
 from django.db import transaction
 
 from ats.candidates import api as candidates_api
@@ -32,8 +32,10 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
         if doc is None:
             return  # superseded, deleted or already done: nothing to do (convention 5)
         # Pure and bounded (no super-linear rules): safe inside the locked transaction.
+        # A national phone number's region: the CV's own signals, else the channel's, else
+        # the deployment's (docs/extraction.md, "Phone regions").
         extraction = extraction_api.extract(
-            doc.result, default_region=os.environ.get("ATS_EXTRACTION_DEFAULT_REGION", "GB")
+            doc.result, default_region=settings.DEFAULT_PHONE_REGION, channel_region=doc.channel_region
         )
         # An erased person's later document ends `erased_subject` (their tombstone matches
         # the e-mail or phone it carries), unless an admin re-admitted it. A re-parse of a

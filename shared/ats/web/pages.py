@@ -509,6 +509,8 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
                 "edited": name in detail["edited_fields"],
                 "sources": sources,
                 "groups": _by_value(sources),
+                # Template sample values (extraction provenance flags them): shown as such.
+                "placeholders": {src["value_text"] for src in sources if src.get("placeholder")},
             }
         )
     others = {d["other_candidate_id"] for d in detail["duplicates"]} | {

@@ -17,12 +17,20 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--mailbox", required=True, help="mailbox address (UPN) or user id")
         parser.add_argument("--folder", default="inbox", help="well-known folder name or folder id")
+        parser.add_argument(
+            "--phone-region",
+            default=None,
+            help="region (ISO 3166, e.g. DE) of national phone numbers in CVs mailed here when a CV gives "
+            "no sign of its own; 'none' clears it (default: the deployment's ATS_DEFAULT_PHONE_REGION)",
+        )
         parser.add_argument("--poll", action="store_true", help="also queue a first poll now")
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
-            channel, created = channels_api.channel_add(mailbox=opts["mailbox"], folder=opts["folder"])
+            channel, created = channels_api.channel_add(
+                mailbox=opts["mailbox"], folder=opts["folder"], phone_region=opts["phone_region"]
+            )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         # Otherwise the first poll waits for the schedule's next tick (up to 2 minutes).
