@@ -44,7 +44,7 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
         # stays with that candidate (its owner already passed the gate, or a recruiter
         # attached it).
         if not services.document_has_candidate(attachment_id=attachment_id):
-            lacking = identity.missing_in_extraction(extraction)
+            lacking = identity.missing_for_document(extraction, result=doc.result, text=doc.text)
             if lacking:
                 services.document_record_extraction(
                     attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction
