@@ -180,10 +180,11 @@ def read_by_ocr_only(result: Mapping[str, Any]) -> bool:
     """Whether every page's text came from OCR (an image, a scan without a text layer)."""
     pages = result.get("pages") or 0
     ocr_pages = result.get("ocr_pages") or 0
-    # Scanned pages past the OCR page cap have no text at all (warning "ocr_page_cap: N
-    # scanned pages not OCRed"): they count as pages without a text layer too.
+    # Scanned pages past the OCR page cap or time budget have no text at all (warnings
+    # "ocr_page_cap: N ..." / "ocr_time_budget: N ..."): they count as pages without a
+    # text layer too.
     for warning in result.get("warnings") or ():
-        capped = re.match(r"ocr_page_cap: (\d+) ", str(warning))
+        capped = re.match(r"ocr_(?:page_cap|time_budget): (\d+) ", str(warning))
         if capped:
             ocr_pages += int(capped.group(1))
     return bool(result.get("ocr_used")) and pages > 0 and ocr_pages >= pages
