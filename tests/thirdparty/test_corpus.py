@@ -23,9 +23,12 @@ from typing import Any
 
 import pytest
 
+from ats.candidates import api as candidates_api
+from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from tests import thirdparty
 
+_READER = iam_api.SystemActor("test:thirdparty")
 DEFAULT_SAMPLE = 60
 ALL_FILES = 1_671  # in the pinned sdists (tests/thirdparty/manifest.json)
 # Ten seconds a file at most under load (OCR of a full page is the slow case).
@@ -82,6 +85,12 @@ def test_third_party_files_end_terminal_typed_with_no_faceless_candidate_and_not
         "faceless_candidates": faceless["count"],
     }
     print("third-party corpus:", json.dumps(summary))
+    # Every candidate the corpus made, for a human to judge that each is a person.
+    names = {c["id"]: c["name"] for c in candidates_api.candidate_list(actor=_READER, limit=10_000)}
+    for r in rows:
+        if r["state"] == intake_api.State.CANDIDATE_CREATED:
+            att = atts[r["attachment_id"]]
+            print("third-party candidate:", json.dumps({"name": names.get(att.candidate_id), "file": r["path"]}))
     assert res.returncode == 0, res.stderr[-2000:]
     assert untyped == [], untyped
     assert faceless["count"] == 0, faceless["candidates"][:10]

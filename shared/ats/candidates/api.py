@@ -8,7 +8,7 @@ from ats.candidates.erasure import (
     normalise_phone,
 )
 from ats.candidates.hooks import document_attached, register_assigned_candidates
-from ats.candidates.identity import missing_in_extraction
+from ats.candidates.identity import missing_for_document, missing_in_extraction
 from ats.candidates.models import Candidate, CandidateStatus, DuplicatePair, PairKind
 from ats.candidates.selectors import (
     candidate_attach_search,
@@ -87,6 +87,7 @@ __all__ = [
     "document_membership",
     "document_record_extraction",
     "document_set_kind",
+    "missing_for_document",
     "missing_in_extraction",
     "normalise_phone",
     "register_assigned_candidates",

@@ -884,6 +884,7 @@ def attachments_set_candidate(*, attachment_ids: list[int], candidate_id: int) -
 NO_IDENTITY_REASONS = {
     "name": "The document names no person.",
     "contact": "The document gives no e-mail address or phone number.",
+    "kind": "Its text was read by OCR alone and it does not read as a CV or a cover letter.",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from ._text import normalize_text
@@ -35,6 +36,18 @@ class Collector:
         self.blocks: list[dict[str, Any]] = []
         self._block_chars = 0
         self._blocks_full = False
+        # The OCR time budget (ParseLimits.ocr_time_budget_s) counts from here.
+        self._started_wall = time.monotonic()
+        self._started_cpu = time.process_time()
+
+    def ocr_budget_spent(self) -> str | None:
+        """ "cpu" or "wall" once this parse has used its OCR time budget, else None."""
+        budget = self.limits.ocr_time_budget_s
+        if time.process_time() - self._started_cpu >= budget:
+            return "cpu"
+        if time.monotonic() - self._started_wall >= budget:
+            return "wall"
+        return None
 
     def warn(self, code: WarningCode, detail: str = "") -> None:
         entry = f"{code.value}: {detail}" if detail else code.value

@@ -613,6 +613,7 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
     ocr_pages = 0
     ocr_failures: list[str] = []
     skipped_for_cap = 0
+    skipped_for_time: list[str] = []
     for pno in range(page_count):
         page = doc.load_page(pno)
         textpage = page.get_textpage(flags=_TEXT_FLAGS)
@@ -622,6 +623,8 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
         if _legible_chars(text) < limits.ocr_min_chars_per_page and _has_visual_content(page):
             if ocr_pages + len(ocr_failures) >= limits.max_ocr_pages:
                 skipped_for_cap += 1
+            elif ocr_pages + len(ocr_failures) and (spent := col.ocr_budget_spent()):
+                skipped_for_time.append(spent)
             elif (dpi := _pdf_ocr_dpi(page, limits, col)) is not None:
                 try:
                     ocr_blocks, ocr_lines = _ocr_blocks(page, dpi, limits, reread=pno == 0)
@@ -639,6 +642,7 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
         _add_blocks(col, blocks, pno + 1, lines)
     if skipped_for_cap:
         col.warn(WarningCode.OCR_PAGE_CAP, f"{skipped_for_cap} scanned pages not OCRed")
+    _warn_time_budget(col, skipped_for_time, limits)
 
     thumbnail = _thumbnail(doc.load_page(0), limits, col)
     text = _finish(col, texts, ocr_failures, repaired=doc.is_repaired)
@@ -649,6 +653,17 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
         thumbnail=thumbnail,
         bbox_unit="pt",
     )
+
+
+def _warn_time_budget(col: Collector, skipped: list[str], limits: ParseLimits) -> None:
+    """Name the pages the OCR time budget left unread (the first page is always read:
+    the budget only stops a further page from starting)."""
+    if skipped:
+        col.warn(
+            WarningCode.OCR_TIME_BUDGET,
+            f"{len(skipped)} scanned pages not OCRed"
+            f" ({skipped[0]} time budget of {limits.ocr_time_budget_s:g} s spent)",
+        )
 
 
 def parse_image(data: bytes, kind: str, limits: ParseLimits, col: Collector) -> dict[str, Any]:
@@ -689,7 +704,11 @@ def _parse_image_doc(
     texts: list[str] = []
     ocr_pages = 0
     ocr_failures: list[str] = []
+    skipped_for_time: list[str] = []
     for pno in range(min(page_count, limits.max_ocr_pages)):
+        if ocr_pages + len(ocr_failures) and (spent := col.ocr_budget_spent()):
+            skipped_for_time.append(spent)
+            continue
         page = doc.load_page(pno)
         width, height = frames[pno]
         rect_width, rect_height = float(page.rect.width), float(page.rect.height)
@@ -720,6 +739,7 @@ def _parse_image_doc(
         _add_blocks(col, blocks, pno + 1, lines, sx=sx, sy=sy)
     if page_count > limits.max_ocr_pages:
         col.warn(WarningCode.OCR_PAGE_CAP, f"{page_count - limits.max_ocr_pages} images not OCRed")
+    _warn_time_budget(col, skipped_for_time, limits)
 
     thumbnail = _thumbnail(doc.load_page(0), limits, col)
     text = _finish(col, texts, ocr_failures)

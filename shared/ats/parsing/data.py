@@ -109,6 +109,8 @@ class WarningCode(enum.StrEnum):
     # it like any other PDF and only note it; the candidate sent it to be read.
     PDF_OWNER_PASSWORD_ONLY = "pdf_owner_password_only"  # noqa: S105 (a code, not a secret)
     OCR_PAGE_CAP = "ocr_page_cap"
+    # Pages left without OCR because the parse used ParseLimits.ocr_time_budget_s.
+    OCR_TIME_BUDGET = "ocr_time_budget"
     OCR_DOWNSCALED = "ocr_downscaled"
     OCR_SKIPPED = "ocr_skipped"
     OCR_PAGE_FAILED = "ocr_page_failed"
@@ -182,6 +184,14 @@ class ParseLimits:
     # downscaled to this budget rather than refused.
     max_ocr_pixels: int = 12_000_000
     max_ocr_pages: int = 10
+    # No new page is OCRed once the parse has run this long (CPU or wall, whichever
+    # first). The sandbox kills a parse at 90 s (cpu_soft_s, wall_s) and one page's OCR
+    # is bounded by max_ocr_pixels (a dense 8.4 Mpx fax page: 24 s CPU here): without
+    # a budget, 10 dense scanned pages (~240 s CPU) or a loaded machine (a 17 s CPU
+    # 3-page fax took 135 s wall at load 14 on 2 cores) lose the whole document to a
+    # timeout, retried three times. With it, the first pages are read and the rest are
+    # named in the warning "ocr_time_budget".
+    ocr_time_budget_s: float = 40.0
     # A PDF page with fewer legible characters than this is treated as a scan.
     ocr_min_chars_per_page: int = 16
     thumbnail_width: int = 256
@@ -198,6 +208,7 @@ class ParseLimits:
             "max_blocks",
             "ocr_dpi",
             "max_ocr_pixels",
+            "ocr_time_budget_s",
             "thumbnail_width",
         ):
             if getattr(self, name) <= 0:

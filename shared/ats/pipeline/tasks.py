@@ -54,7 +54,7 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
         # stays with that candidate (its owner already passed the gate, or a recruiter
         # attached it).
         if not candidates_api.document_has_candidate(attachment_id=attachment_id):
-            lacking = candidates_api.missing_in_extraction(extraction)
+            lacking = candidates_api.missing_for_document(extraction, result=doc.result, text=doc.text)
             if lacking:
                 candidates_api.document_record_extraction(
                     attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction
