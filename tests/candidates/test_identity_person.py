@@ -12,10 +12,10 @@ import pytest
 
 from ats.candidates import api as candidates_api
 from ats.candidates import identity
-from ats.candidates import tasks as candidate_tasks
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.intake import services as intake_services
+from ats.pipeline import tasks as candidate_tasks
 from tests.web import helpers
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,11 +12,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from ats.candidates import api as candidates_api
-from ats.candidates import tasks as candidate_tasks
 from ats.channels import api as channels_api
 from ats.devtools.fake_graph import FakeAttachment, FakeGraph
 from ats.intake import api as intake_api
 from ats.intake import services as intake_services
+from ats.pipeline import tasks as candidate_tasks
 from tests.candidates.helpers import VIEWER
 from tests.channels.conftest import MAILBOX
 from tests.web import helpers
