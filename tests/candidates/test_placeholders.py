@@ -18,9 +18,10 @@ from tests.candidates.test_identity import _candidate_step, _parsed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# A template left half filled in: the sample name, e-mail and phone, and the person's own
-# number, which differs between the two CVs.
-TEMPLATE = "Your Name Here\njohn.doe@example.com\n123-456-7890\n{own}\nSkills\nPython, SQL\n"
+# A template left half filled in: the person's own name and number, the template's sample
+# e-mail and phone. (A template that still reads "Your Name Here" names nobody: issue 28's
+# gate keeps it out of the candidate list - see the last test.)
+TEMPLATE = "{name}\njohn.doe@example.com\n123-456-7890\n{own}\nSkills\nPython, SQL\n"
 
 
 def _value(value: str, *, placeholder: bool) -> FieldValue:
@@ -44,31 +45,31 @@ def test_placeholder_values_give_no_match_keys() -> None:
     assert F.signals(values) == {("email", "ann@mail.example.net"), ("email_domain", "mail.example.net")}
 
 
-def _template_candidate(own_phone: str) -> int:
-    att = _candidate_step(_parsed(TEMPLATE.format(own=own_phone), "template.pdf"))
+def _template_candidate(own_phone: str, name: str) -> int:
+    att = _candidate_step(_parsed(TEMPLATE.format(own=own_phone, name=name), "template.pdf"))
     assert att.state == "candidate_created", (att.state, att.reason)
     assert att.candidate_id is not None
     return att.candidate_id
 
 
 def test_two_template_cvs_are_not_merged_or_paired() -> None:
-    a = _template_candidate("+44 20 7946 0111")
-    b = _template_candidate("+44 20 7946 0222")
+    a = _template_candidate("+44 20 7946 0111", "Sam Taylor")
+    b = _template_candidate("+44 20 7946 0222", "Kim Lee")
     assert a != b
-    for cid in (a, b):
+    for cid, name in ((a, "Sam Taylor"), (b, "Kim Lee")):
         d: dict[str, Any] | None = candidates_api.candidate_detail(cid, actor=VIEWER)
         assert d is not None
         # Kept as read, flagged in provenance ...
-        assert d["name"] == "Your Name Here" and d["emails"] == ["john.doe@example.com"]
+        assert d["name"] == name and d["emails"] == ["john.doe@example.com"]
         assert "+441234567890" in d["phones"]  # the +44 numbers settle the region: GB
-        for field in ("name", "emails"):
-            assert all(p.get("placeholder") is True for p in d["provenance"][field]), field
+        assert all(p.get("placeholder") is True for p in d["provenance"]["emails"])
+        assert not any(p.get("placeholder") for p in d["provenance"]["name"])
         sample = [p for p in d["provenance"]["phones"] if p["value"] == "+441234567890"]
         assert sample and all(p.get("placeholder") is True for p in sample)
         # ... and the person's own number is not.
         own = [p for p in d["provenance"]["phones"] if p["value"] != "+441234567890"]
         assert own and not any(p.get("placeholder") for p in own)
-    # Same sample name, contact e-mail and phone on both: still two people.
+    # Same sample contact e-mail and phone on both: still two people.
     for cid in (a, b):
         assert candidates_api.candidate_dedupe(candidate_id=cid) == []
     assert not DuplicatePair.objects.exists() and not CandidateMerge.objects.exists()
@@ -76,11 +77,20 @@ def test_two_template_cvs_are_not_merged_or_paired() -> None:
 
 def test_a_real_shared_phone_still_pairs_template_cvs() -> None:
     # The skip is for the sample values only: the same real number is still a same-person pair.
-    a = _template_candidate("+44 20 7946 0333")
-    b = _template_candidate("+44 20 7946 0333")
+    a = _template_candidate("+44 20 7946 0333", "Sam Taylor")
+    b = _template_candidate("+44 20 7946 0333", "Sam Taylor")
     candidates_api.candidate_dedupe(candidate_id=b)
     [pair] = DuplicatePair.objects.all()
     assert {pair.candidate_low_id, pair.candidate_high_id} == {a, b}
     assert "+442079460333" in pair.reason and "example" not in pair.reason
     # Not merged automatically: the only shared contact e-mail is the template's.
     assert not CandidateMerge.objects.exists()
+
+
+def test_a_template_still_reading_your_name_here_names_nobody() -> None:
+    # Issue 28's gate meets issue 25's placeholders: the sample name is kept as read and
+    # flagged, but it names no person, so the document waits for a recruiter.
+    att = _candidate_step(_parsed(TEMPLATE.format(own="+44 20 7946 0444", name="Your Name Here"), "template.pdf"))
+    assert (att.state, att.candidate_id) == ("no_candidate_details", None)
+    read = candidates_api.document_extraction(att.pk)
+    assert read is not None and read["name"] == "Your Name Here"
