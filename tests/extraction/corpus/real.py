@@ -249,9 +249,64 @@ def _generated_truth(cv: v1.CV) -> dict[str, Any]:
     return truth
 
 
+# What real data here lacks (issue 25's misses), one CV each per half: (feature, layout, locale)
+FEATURES = (
+    ("phone_national", "single_column", "en_US"),  # "(617) 895-6148" under a US address
+    ("phone_national", "contact_line", "de_DE"),  # "0151 59505484"
+    ("phone_international", "single_column", "nl_NL"),  # "Tel.: +31 6 99979425"
+    ("phone_international", "sidebar", "fr_FR"),  # "+33 6 57 26 61 74"
+    ("email_split", "single_column", "pl_PL"),  # the address broken after its "@"
+    ("email_split", "scan_300", "es_ES"),
+    ("caps_title", "title_above", "de_DE"),  # "LEBENSLAUF" over "JÖRG MÜLLER"
+    ("caps_title", "scan_150", "pl_PL"),
+)
+
+
+def _featured(rng: random.Random, cv_id: str, feature: str, layout: str, locale: str) -> v1.CV:
+    loc = LOCALES[locale]
+    cv = v1._make_cv(rng, cv_id, layout, locale)
+    if feature.startswith("phone_"):
+        parsed = phonenumbers.parse(cv.phones_e164[0], None)
+        fmt = phonenumbers.PhoneNumberFormat.NATIONAL if feature == "phone_national" else None
+        shown = (
+            phonenumbers.format_number(parsed, fmt)
+            if fmt is not None
+            else phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+        )
+        if locale == "de_DE":  # as Germans write mobiles: "0151 59505484"
+            national = phonenumbers.national_significant_number(parsed)
+            shown = f"0{national[:3]} {national[3:]}"
+        if locale == "en_US":
+            cv = dataclasses.replace(cv, location_text=f"{cv.city}, MA" if cv.city == "Boston" else cv.location_text)
+        return dataclasses.replace(cv, phones=[shown], phones_e164=cv.phones_e164[:1], contact_labels=True)
+    if feature == "email_split":
+        # Two contact lines, as a PDF's text layer gives an address wrapped in a narrow box;
+        # the truth keeps the whole address.
+        local, domain = cv.emails[0].split("@")
+        split = dataclasses.replace(cv, emails=[f"{local}@", domain], contact_labels=False)
+        return _TruthEmails(split, cv.emails)
+    # caps_title: an all-caps name with letters beyond ASCII under a title line
+    names = [n for n in loc["names"] if any(ord(ch) > 127 for ch in n)]
+    name = rng.choice(names)
+    emails = [f"{v1._ascii_slug(name)}@{cv.emails[0].split('@')[1]}"]  # addresses follow the name
+    return dataclasses.replace(cv, name=name, name_upper=True, title_line=loc["title"][0], emails=emails)
+
+
+class _TruthEmails(v1.CV):
+    """A CV whose printed contact lines differ from its true e-mail addresses."""
+
+    def __init__(self, cv: v1.CV, true_emails: list[str]) -> None:
+        super().__init__(**{f.name: getattr(cv, f.name) for f in dataclasses.fields(cv)})
+        self.true_emails = true_emails
+
+    def truth(self) -> dict[str, Any]:
+        truth = super().truth()
+        truth["emails"] = sorted(e.lower() for e in self.true_emails)
+        return truth
+
+
 def generated(half: str) -> list[v1.CV]:
-    """Held-out: 3 CVs per v1 layout plus 4 one-column CVs in the locales whose national
-    phone formats the issue names (US, DE, NL, FR); development: 2 per layout."""
+    """Held-out: 3 CVs per v1 layout; development: 2. Both: one CV per FEATURES row."""
     rng = random.Random(SEED_HELDOUT if half == "heldout" else SEED_DEVELOPMENT)
     locales = sorted(LOCALES)
     prefix = "gen2h" if half == "heldout" else "gen2d"
@@ -261,9 +316,8 @@ def generated(half: str) -> list[v1.CV]:
         for n, layout in enumerate(v1.GENERATED_LAYOUTS)
         for i in range(per)
     ]
-    if half == "heldout":
-        for i, locale in enumerate(("en_US", "de_DE", "nl_NL", "fr_FR")):
-            cvs.append(v1._make_cv(rng, f"{prefix}-national-{i:02d}", "single_column", locale))
+    for i, (feature, layout, locale) in enumerate(FEATURES):
+        cvs.append(_featured(rng, f"{prefix}-{feature}-{i:02d}", feature, layout, locale))
     return cvs
 
 
