@@ -69,9 +69,23 @@ def test_a_field_the_truth_does_not_label_is_not_scored() -> None:
     assert evaluation.summarise([result])["fields"]["emails"]["predicted"] == 0
 
 
-def test_the_issue_targets_are_stricter_than_or_equal_to_the_suite_ratchet() -> None:
-    for name, (kind, target) in evaluation.TARGETS.items():
-        assert evaluation.RATCHET[name][0] == kind
-        assert evaluation.RATCHET[name][1] <= target
-    perfect_name_only = evaluation.score_one(ENTRY, _extraction(name=["Ana Lima"]))
-    assert any("work_history" in f for f in evaluation.check_floors([perfect_name_only], evaluation.TARGETS))
+def test_the_ratchet_and_the_issue_targets_are_checked_apart() -> None:
+    # Same fields and metrics; the gate checks RATCHET, the report TARGETS beside it.
+    assert {k: m for k, (m, _) in evaluation.RATCHET.items()} == {k: m for k, (m, _) in evaluation.TARGETS.items()}
+    name_only = evaluation.score_one(ENTRY, _extraction(name=["Ana Lima"]))
+    assert any("work_history" in f for f in evaluation.check_floors([name_only], evaluation.TARGETS))
+    ratchet = {"name": ("exact", 0.9), "work_history": ("f1", 0.0)}
+    assert evaluation.check_floors([name_only], ratchet) == []
+
+
+def test_a_rendered_document_keeps_its_cache_key_across_renders() -> None:
+    # PyMuPDF writes a new random /ID at every save: the raw bytes never repeat, the key does.
+    from tests.extraction import corpus
+
+    cv = corpus.generated()[0]
+    (kind, first), (_, second) = corpus.render(cv), corpus.render(cv)
+    assert first != second
+    assert evaluation.document_key(kind, first) == evaluation.document_key(kind, second)
+    assert evaluation.document_key(kind, first) != evaluation.document_key(
+        kind, first.replace(b"Helvetica", b"Helvetics")
+    )

@@ -53,14 +53,15 @@ TARGETS: dict[str, tuple[str, float]] = {
 # RATCHET: what the suite enforces on the held-out half (tests/extraction/test_accuracy.py):
 # set from a held-out measurement recorded in docs/extraction.md, only ever raised (by
 # the lead, after measuring a merged change set once), never above what main measures.
-# Pre-change baseline (layout-2 on held-out v2, 2026-12-02): see docs/extraction.md.
+# Now: the pre-change baseline (layout-2 on held-out v2, 2026-12-02: name 0.844, e-mail
+# 0.970, phone 0.938, skills 0.787, work history 0.000, years 0.983) rounded down to 0.05.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.0),
-    "emails": ("f1", 0.0),
-    "phones": ("f1", 0.0),
-    "skills": ("f1", 0.0),
+    "name": ("exact", 0.80),
+    "emails": ("f1", 0.95),
+    "phones": ("f1", 0.90),
+    "skills": ("f1", 0.75),
     "work_history": ("f1", 0.0),
-    "years_experience": ("within1", 0.0),
+    "years_experience": ("within1", 0.95),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
@@ -409,7 +410,7 @@ def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, An
 
     path = None
     if cache:
-        path = _cache_dir() / _fingerprint() / f"{hashlib.sha256(data).hexdigest()}.{kind}.json"
+        path = _cache_dir() / _fingerprint() / f"{document_key(kind, data)}.{kind}.json"
         if path.exists():
             cached: dict[str, Any] = json.loads(path.read_text())
             return cached
@@ -420,6 +421,30 @@ def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, An
         partial.write_text(json.dumps(answer))
         partial.rename(path)
     return answer
+
+
+_PDF_ID = re.compile(rb"/ID\s*\[\s*<[0-9A-Fa-f]*>\s*<[0-9A-Fa-f]*>\s*\]")
+
+
+def document_key(kind: str, data: bytes) -> str:
+    """sha256 of the document without what a save makes up anew each time: a PDF's random
+    trailer /ID, a DOCX's save time (docProps/core.xml, zip entry dates). The corpus renders
+    its documents at every run, so the raw bytes never repeat."""
+    h = hashlib.sha256(kind.encode())
+    if kind == "docx":
+        import io
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                for name in sorted(z.namelist()):
+                    if name != "docProps/core.xml":
+                        h.update(name.encode() + b"\0" + z.read(name))
+            return h.hexdigest()
+        except zipfile.BadZipFile:
+            pass
+    h.update(_PDF_ID.sub(b"/ID[]", data) if kind == "pdf" else data)
+    return h.hexdigest()
 
 
 _FINGERPRINT: list[str] = []
