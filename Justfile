@@ -80,7 +80,7 @@ reset: down
 screenshots: bootstrap
     ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" {{PY}} -m pytest tests/web/test_browser.py tests/web/test_viewer_browser.py tests/web/test_browser_ops.py -q -p no:cacheprovider
 
-# Extraction accuracy on the evaluation corpus, extractor beside the naive baseline (exit 1 below a held-out floor)
+# Extraction accuracy per field, layout, language and source, extractor beside the naive baseline (exit 1 below a floor the suite enforces; --half development while tuning: docs/extraction.md)
 eval-extraction *ARGS: bootstrap
     {{PY}} -m ats.extraction.eval "$@"
 

@@ -62,6 +62,17 @@ Data shipped in this repository:
   are dropped and its descriptions are not copied.
 - tests/extraction/corpus: the evaluation CVs are generated from fictional names, places
   and numbers by the project's own generator; AGPL-3.0-or-later.
+- tests/extraction/corpus/real/ and tests/extraction/heldout/files/: CVs written by
+  others, vendored unmodified for the extraction evaluation only (not shipped in an image);
+  per-file origin and sha256 in each directory's manifest.json:
+  - example CVs from TeX Live's CV classes' documentation, as Debian's
+    texlive-latex-extra-doc 2022.20230122-4 ships them (licences from TeX Live's
+    catalogue): pas-cv (LPPL), komacv (LPPL-1.3), europasscv (LPPL-1.3), esieecv (LPPL),
+    simplecv (LPPL), bewerbung (LPPL-1.3), mycv (LPPL-1.3), europecv (LPPL),
+    koma-moderncvclassic (LPPL-1.3), cv4tw (other-free, per TeX Live), cv (GPL; the
+    example's source CVCTAN.tex is vendored beside its PDF);
+  - JSON Resume documents: npm @jsonresume/schema 1.3.1 examples (MIT, (c) 2024 JSON
+    Resume) and npm fresh-test-resumes 0.9.2 (MIT); their LICENSE.md files are beside them.
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

@@ -1,20 +1,27 @@
-"""Accuracy of the extractor over the committed evaluation corpus, beside the naive baseline.
+"""Accuracy of the extractor over the evaluation corpus, beside the naive baseline.
 
     python -m ats.extraction.eval [--json] [--half development|heldout|both]   (`just eval-extraction`)
 
-Every corpus CV is rendered (tests/extraction/corpus, seeded), parsed by the real parser
-in-process (the sandbox's own code, without the fork), checked by the trusted side's
-validator, then extracted by both extractors. Prints precision/recall per field and per
-layout for both halves and exits 1 when the held-out half is below any floor.
+Every corpus CV (tests/extraction/corpus: the v1 generated and hand-made CVs, now all
+development; tests/extraction/corpus/real.py: CVs written by others, generated cases, and
+the held-out half in tests/extraction/heldout/) is parsed by the real parser in-process
+(the sandbox's own code, without the fork), checked by the trusted side's validator, then
+extracted by both extractors. Prints precision/recall per field, per layout, per language
+and per source for each half, and exits 1 when the held-out half is below a floor the
+suite enforces (RATCHET; the issue's targets are TARGETS, reported beside it).
 
-The floors and metric definitions were fixed with the corpus, before the extractor was
-tuned (docs/extraction.md). Only the development half may be used for tuning.
+Parse answers are cached by document sha256 and parser-code hash (ATS_EVAL_CACHE, default
+~/.cache/ats/extraction-eval): OCR is most of the time, and a parser change invalidates.
+Only the development half may be used for tuning (docs/extraction.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
+import re
 import sys
 import time
 import unicodedata
@@ -25,24 +32,46 @@ from pathlib import Path
 from typing import Any
 
 from ats.extraction.api import extract, extract_naive
-from ats.extraction.data import FIELDS, Extraction
+from ats.extraction.data import FIELDS, SINGLE_FIELDS, Extraction
 
-# Held-out floors (issue 10). Metric per field: "exact" = share of CVs with a truth value
-# whose value matches exactly (case-insensitive, Unicode NFC, whitespace collapsed);
-# "f1" = micro F1 over the set of values; "within1" = share of CVs with a truth value
-# whose prediction is within +-1 year; provenance = share of non-empty values with a source.
-FLOORS: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.95),
+# Metric per field: "exact" = share of CVs with a truth value whose value matches exactly
+# (case-insensitive, Unicode NFC, whitespace collapsed); "f1" = micro F1 over the set of
+# values; "within1" = share of CVs with a truth value whose prediction is within +-1 year;
+# provenance = share of non-empty values with a source. Work-history entries match on
+# employer + title + start year, education entries on institution or degree (either
+# contains the other) + end year where the truth has one.
+#
+# TARGETS: issue 25's held-out "done when" floors. The extractor does not meet them yet.
+TARGETS: dict[str, tuple[str, float]] = {
+    "name": ("exact", 0.97),
     "emails": ("f1", 0.98),
     "phones": ("f1", 0.95),
-    "skills": ("f1", 0.90),
-    "years_experience": ("within1", 0.85),
+    "skills": ("f1", 0.85),
+    "work_history": ("f1", 0.85),
+    "years_experience": ("within1", 0.90),
 }
+# RATCHET: what the suite enforces on the held-out half (tests/extraction/test_accuracy.py):
+# set from a held-out measurement recorded in docs/extraction.md, only ever raised (by
+# the lead, after measuring a merged change set once), never above what main measures.
+# Now: the pre-change baseline (layout-2 on held-out v2, 2026-12-02: name 0.844, e-mail
+# 0.970, phone 0.938, skills 0.787, work history 0.000, years 0.983) rounded down to 0.05.
+RATCHET: dict[str, tuple[str, float]] = {
+    "name": ("exact", 0.80),
+    "emails": ("f1", 0.95),
+    "phones": ("f1", 0.90),
+    "skills": ("f1", 0.75),
+    "work_history": ("f1", 0.0),
+    "years_experience": ("within1", 0.95),
+}
+FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
 # Scans may be at most this far below digital documents on any field (held-out half).
 SCAN_GAP = 0.10
 SCAN_LAYOUTS = frozenset({"scan_150", "scan_300"})
 SET_FIELDS = ("emails", "phones", "links", "skills", "education", "languages")
+# Structured entries (issue 25); an extractor that does not return them scores 0.
+ENTRY_FIELDS = ("work_history", "education_entries")
+SCORED_FIELDS = (*FIELDS, *ENTRY_FIELDS)
 
 
 def norm(text: Any) -> str:
@@ -132,9 +161,66 @@ def _r(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
+def _loose(text: Any) -> str:
+    """Case, accents kept; punctuation and spacing differences ignored (entry matching)."""
+    return " ".join(re.sub(r"[\W_]+", " ", unicodedata.normalize("NFKC", str(text or ""))).split()).casefold()
+
+
+def _year(value: Any) -> str:
+    m = re.match(r"\s*(\d{4})", str(value or ""))
+    return m.group(1) if m else ("present" if norm(value or "") in ("present", "now") else "")
+
+
+def _entry_key(field_name: str, entry: Mapping[str, Any]) -> tuple[str, ...]:
+    if field_name == "work_history":
+        return (_loose(entry.get("employer")), _loose(entry.get("title")), _year(entry.get("start")))
+    return (_loose(entry.get("institution")), _loose(entry.get("degree")), _year(entry.get("end")))
+
+
+def _education_entry_match(pred: Mapping[str, Any], truth: Mapping[str, Any]) -> bool:
+    p_inst, p_deg, p_end = _entry_key("education_entries", pred)
+    t_inst, t_deg, t_end = _entry_key("education_entries", truth)
+    if t_end and p_end != t_end:
+        return False
+
+    def within(a: str, b: str) -> bool:
+        return bool(a and b) and (a in b or b in a)
+
+    return within(p_inst, t_inst) or within(p_deg, t_deg)
+
+
+def compare_entries(field_name: str, predicted: Sequence[Any], truth: Sequence[Mapping[str, Any]]) -> Tally:
+    """Micro counts of structured entries: each truth entry matches at most one prediction."""
+    t = Tally()
+    preds = [p for p in predicted if isinstance(p, Mapping)]
+    t.predicted, t.truth = len(preds), len(truth)
+    left = list(preds)
+    for gold in truth:
+        if field_name == "work_history":
+            match = next((p for p in left if _entry_key(field_name, p) == _entry_key(field_name, gold)), None)
+        else:
+            match = next((p for p in left if _education_entry_match(p, gold)), None)
+        if match is not None:
+            t.tp += 1
+            left.remove(match)
+    return t
+
+
+def _digits(text: Any) -> str:
+    return re.sub(r"\D", "", str(text))
+
+
 def compare(field_name: str, predicted: Sequence[Any], truth: Any) -> Tally:
     """Score one field of one CV."""
     t = Tally()
+    if field_name in ENTRY_FIELDS:
+        return compare_entries(field_name, predicted, truth or [])
+    if field_name == "phones":
+        # A truth number whose country the CV does not determine is kept as written and not
+        # scored; a prediction of it (any form with the same digits) is neither right nor wrong.
+        written = {_digits(p) for p in truth or [] if not str(p).startswith("+")}
+        truth = [p for p in truth or [] if str(p).startswith("+")]
+        predicted = [p for p in predicted if not any(w and _digits(p).endswith(w.lstrip("0")) for w in written)]
     if field_name in SET_FIELDS:
         pred, gold = _values(field_name, predicted), _values(field_name, truth or [])
         t.predicted, t.truth = len(pred), len(gold)
@@ -167,6 +253,8 @@ class Result:
     provenance_ok: int
     provenance_total: int
     errors: dict[str, Any] = field(default_factory=dict)
+    locale: str = ""
+    source: str = ""
 
 
 def provenance(extraction: Extraction) -> tuple[int, int]:
@@ -185,20 +273,46 @@ def provenance(extraction: Extraction) -> tuple[int, int]:
     return ok, total
 
 
+def predicted_values(extraction: Extraction, name: str) -> list[Any]:
+    """The extraction's values of one field; [] when this extractor does not produce it.
+
+    Structured entries may come as a field (`fields["work_history"]`, one FieldValue per
+    entry whose value is {employer, title, location, start, end}) or as an attribute of
+    the same name holding such dicts (or FieldValues); either is read."""
+    if name in extraction.fields:
+        return extraction.values(name)
+    extra = getattr(extraction, name, None)
+    if not extra:
+        return []
+    return [getattr(v, "value", v) for v in extra]
+
+
 def score_one(entry: Mapping[str, Any], extraction: Extraction) -> Result:
     tallies, errors = {}, {}
-    for name in FIELDS:
-        predicted = extraction.values(name)
+    for name in SCORED_FIELDS:
+        if name not in entry["truth"]:
+            continue  # not labelled for this CV
+        predicted = predicted_values(extraction, name)
         tallies[name] = compare(name, predicted, entry["truth"].get(name))
         tally = tallies[name]
         if tally.tp < max(tally.truth, tally.predicted):
             errors[name] = {"predicted": predicted, "truth": entry["truth"].get(name)}
     ok, total = provenance(extraction)
-    return Result(entry["id"], entry["half"], entry["layout"], tallies, ok, total, errors)
+    return Result(
+        entry["id"],
+        entry["half"],
+        entry["layout"],
+        tallies,
+        ok,
+        total,
+        errors,
+        locale=entry.get("locale", ""),
+        source=entry.get("source", ""),
+    )
 
 
 def summarise(results: Iterable[Result]) -> dict[str, Any]:
-    fields: dict[str, Tally] = {name: Tally() for name in FIELDS}
+    fields: dict[str, Tally] = {name: Tally() for name in SCORED_FIELDS}
     prov_ok = prov_total = n = 0
     for res in results:
         n += 1
@@ -209,26 +323,30 @@ def summarise(results: Iterable[Result]) -> dict[str, Any]:
     return {
         "cvs": n,
         "fields": {name: t.to_dict() for name, t in fields.items()},
-        "floor_metrics": {name: _r(fields[name].metric(kind)) for name, (kind, _) in FLOORS.items()},
+        "floor_metrics": {name: _r(fields[name].metric(kind)) for name, (kind, _) in TARGETS.items()},
         "provenance": _r(prov_ok / prov_total) if prov_total else None,
         "_tallies": fields,
     }
 
 
-def check_floors(heldout: Sequence[Result]) -> list[str]:
-    """The reasons the held-out half fails its floors (empty when it passes)."""
+def check_floors(heldout: Sequence[Result], floors: Mapping[str, tuple[str, float]] | None = None) -> list[str]:
+    """The reasons the held-out half fails the floors (RATCHET unless given; empty: passes)."""
+    floors = RATCHET if floors is None else floors
     failures = []
     overall = summarise(heldout)
-    for name, (kind, floor) in FLOORS.items():
+    for name, (kind, floor) in floors.items():
         value = overall["_tallies"][name].metric(kind)
         if value is None or value < floor:
             failures.append(f"{name} {kind} {value} < {floor}")
     if overall["provenance"] is not None and overall["provenance"] < PROVENANCE_FLOOR:
         failures.append(f"provenance {overall['provenance']} < {PROVENANCE_FLOOR}")
-    scans = summarise(r for r in heldout if r.layout in SCAN_LAYOUTS)["_tallies"]
-    text = summarise(r for r in heldout if r.layout not in SCAN_LAYOUTS)["_tallies"]
+    # Scans against digital documents of the same kind of content: generated CVs only
+    # (the real documents' scans are a few of one author's, not comparable to the rest).
+    generated = [r for r in heldout if r.source in ("generated", "v1_generated", "v1_hand", "")]
+    scans = summarise(r for r in generated if r.layout in SCAN_LAYOUTS)["_tallies"]
+    text = summarise(r for r in generated if r.layout not in SCAN_LAYOUTS)["_tallies"]
     for name in FIELDS:
-        kind = FLOORS.get(name, ("f1",))[0]
+        kind = TARGETS.get(name, ("exact",) if name in SINGLE_FIELDS else ("f1",))[0]
         s, t = scans[name].metric(kind), text[name].metric(kind)
         if s is not None and t is not None and s < t - SCAN_GAP:
             failures.append(f"scans {name} {kind} {s:.3f} more than {SCAN_GAP:.2f} below text {t:.3f}")
@@ -242,25 +360,100 @@ def _repo_root() -> Path:
     return Path(__file__).resolve().parents[3]
 
 
-def load_corpus() -> list[tuple[dict[str, Any], str, bytes]]:
-    """(entry, kind, bytes) for every CV; the corpus generator lives with the tests."""
+def load_corpus(halves: Sequence[str] = ("development", "heldout")) -> list[tuple[dict[str, Any], str, bytes]]:
+    """(entry, kind, bytes) for every CV of the halves; the corpus lives with the tests.
+
+    The v1 corpus (tests/extraction/corpus) is all development now: its held-out half was
+    tuned against (issue 25). The held-out half is corpus v2's (tests/extraction/heldout)."""
     root = str(_repo_root())
     if root not in sys.path:
         sys.path.insert(0, root)
     from tests.extraction import corpus
+    from tests.extraction.corpus import real
 
     out = []
-    for entry, kind, data in corpus.documents():
-        out.append(({"id": entry.id, "half": entry.half, "layout": entry.layout, "truth": entry.truth}, kind, data))
+    if "development" in halves:
+        for entry, kind, data in corpus.documents():
+            row = {"id": entry.id, "half": "development", "layout": entry.layout, "truth": entry.truth}
+            row |= {"locale": entry.locale, "source": f"v1_{entry.source}"}
+            out.append((row, kind, data))
+    for half in halves:
+        for e, kind, data in real.documents(half):
+            row = {"id": e.id, "half": e.half, "layout": e.layout, "truth": e.truth, "locale": e.locale}
+            out.append((row | {"source": e.source}, kind, data))
     return out
 
 
-def parse_answer(kind: str, data: bytes) -> dict[str, Any]:
+def _cache_dir() -> Path:
+    return Path(os.environ.get("ATS_EVAL_CACHE") or Path.home() / ".cache" / "ats" / "extraction-eval")
+
+
+def _parser_fingerprint() -> str:
+    """Changes whenever the parser or validator code, PyMuPDF or the OCR data could change
+    an answer, so a cached answer is never stale."""
+    import pymupdf
+
+    h = hashlib.sha256(pymupdf.VersionBind.encode())
+    base = Path(__file__).resolve().parents[1]
+    for sub in ("parsing", "sandbox"):
+        for path in sorted((base / sub).rglob("*.py")):
+            h.update(path.name.encode() + path.read_bytes())
+    for tessdata in sorted(Path("/usr/share/tesseract-ocr").rglob("*.traineddata")):
+        h.update(f"{tessdata.name}:{tessdata.stat().st_size}".encode())
+    return h.hexdigest()[:16]
+
+
+def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, Any]:
     """What the trusted side stores for a document: the parser's answer, validated."""
     from ats.parsing.api import DEFAULT_LIMITS, parse_document
     from ats.sandbox.api import validate_document
 
-    return validate_document(parse_document(data, kind=kind, limits=DEFAULT_LIMITS), kind=kind, limits=DEFAULT_LIMITS)
+    path = None
+    if cache:
+        path = _cache_dir() / _fingerprint() / f"{document_key(kind, data)}.{kind}.json"
+        if path.exists():
+            cached: dict[str, Any] = json.loads(path.read_text())
+            return cached
+    answer = validate_document(parse_document(data, kind=kind, limits=DEFAULT_LIMITS), kind=kind, limits=DEFAULT_LIMITS)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".part")
+        partial.write_text(json.dumps(answer))
+        partial.rename(path)
+    return answer
+
+
+_PDF_ID = re.compile(rb"/ID\s*\[\s*<[0-9A-Fa-f]*>\s*<[0-9A-Fa-f]*>\s*\]")
+
+
+def document_key(kind: str, data: bytes) -> str:
+    """sha256 of the document without what a save makes up anew each time: a PDF's random
+    trailer /ID, a DOCX's save time (docProps/core.xml, zip entry dates). The corpus renders
+    its documents at every run, so the raw bytes never repeat."""
+    h = hashlib.sha256(kind.encode())
+    if kind == "docx":
+        import io
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                for name in sorted(z.namelist()):
+                    if name != "docProps/core.xml":
+                        h.update(name.encode() + b"\0" + z.read(name))
+            return h.hexdigest()
+        except zipfile.BadZipFile:
+            pass
+    h.update(_PDF_ID.sub(b"/ID[]", data) if kind == "pdf" else data)
+    return h.hexdigest()
+
+
+_FINGERPRINT: list[str] = []
+
+
+def _fingerprint() -> str:
+    if not _FINGERPRINT:
+        _FINGERPRINT.append(_parser_fingerprint())
+    return _FINGERPRINT[0]
 
 
 def as_of() -> date:
@@ -278,8 +471,11 @@ Extractor = Callable[[Mapping[str, Any]], Extraction]
 def run(
     documents: Sequence[tuple[dict[str, Any], str, bytes]] | None = None,
     extractors: Mapping[str, Extractor] | None = None,
+    *,
+    halves: Sequence[str] = ("development", "heldout"),
+    cache: bool = True,
 ) -> dict[str, Any]:
-    documents = documents if documents is not None else load_corpus()
+    documents = documents if documents is not None else load_corpus(halves)
     today = as_of()
     extractors = extractors or {
         "extractor": lambda answer: extract(answer, as_of=today),
@@ -290,15 +486,16 @@ def run(
     parse_s = 0.0
     for entry, kind, data in documents:
         t0 = time.perf_counter()
-        answer = parse_answer(kind, data)
+        answer = parse_answer(kind, data, cache=cache)
         parse_s += time.perf_counter() - t0
         for name, fn in extractors.items():
             t0 = time.perf_counter()
             extraction = fn(answer)
             timings[name] += time.perf_counter() - t0
             per[name].append(score_one(entry, extraction))
-    report: dict[str, Any] = {"floors": {k: {"metric": m, "floor": f} for k, (m, f) in FLOORS.items()}}
+    report: dict[str, Any] = {"floors": {k: {"metric": m, "floor": f} for k, (m, f) in RATCHET.items()}}
     report["floors"]["provenance"] = {"metric": "share", "floor": PROVENANCE_FLOOR}
+    report["targets"] = {k: {"metric": m, "floor": f} for k, (m, f) in TARGETS.items()}
     report["scan_gap"] = SCAN_GAP
     report["timing_s"] = {"parse": round(parse_s, 2), **{k: round(v, 3) for k, v in timings.items()}}
     for name, results in per.items():
@@ -307,61 +504,87 @@ def run(
             rows = [r for r in results if r.half == half]
             summary = summarise(rows)
             summary.pop("_tallies")
-            layouts = {}
-            for layout in sorted({r.layout for r in rows}):
-                s = summarise(r for r in rows if r.layout == layout)
-                s.pop("_tallies")
-                layouts[layout] = s
-            summary["layouts"] = layouts
+            for key, attr in (("layouts", "layout"), ("languages", "locale"), ("sources", "source")):
+                groups = {}
+                for value in sorted({_group(r, attr) for r in rows}):
+                    s = summarise(r for r in rows if _group(r, attr) == value)
+                    s.pop("_tallies")
+                    groups[value] = s
+                summary[key] = groups
+            summary["real_cvs"] = sum(1 for r in rows if r.source.startswith("real_"))
+            # Held-out misses are never listed: only the aggregate table is read.
             summary["errors"] = {r.id: r.errors for r in rows if r.errors} if half == "development" else {}
             block[half] = summary
-        block["heldout"]["floor_failures"] = check_floors([r for r in results if r.half == "heldout"])
+        held = [r for r in results if r.half == "heldout"]
+        block["heldout"]["floor_failures"] = check_floors(held) if held else []
+        block["heldout"]["target_failures"] = check_floors(held, TARGETS) if held else []
         report[name] = block
     report["passed"] = not report["extractor"]["heldout"]["floor_failures"] if "extractor" in report else None
     return report
+
+
+def _group(result: Result, attr: str) -> str:
+    value = str(getattr(result, attr))
+    return value.split("_", maxsplit=1)[0] if attr == "locale" else value
 
 
 def _fmt(x: float | None) -> str:
     return "  -  " if x is None else f"{x:.3f}"
 
 
+def _kind(name: str) -> str:
+    if name in TARGETS:
+        return TARGETS[name][0]
+    return "exact" if name in SINGLE_FIELDS else "f1"
+
+
 def format_table(report: Mapping[str, Any]) -> str:
     lines = []
     for half in ("heldout", "development"):
         ext, naive = report["extractor"][half], report["naive"][half]
-        lines.append(f"## {half} ({ext['cvs']} CVs): precision / recall (F1 or exact), extractor vs naive")
-        lines.append("")
-        lines.append("| field | extractor P | R | F1/exact | naive P | R | F1/exact | floor |")
-        lines.append("|---|---|---|---|---|---|---|---|")
-        for name in FIELDS:
-            e, n = ext["fields"][name], naive["fields"][name]
-            kind, floor = FLOORS.get(name, ("f1", None))
-            main_e = e["exact"] if kind in ("exact", "within1") else e["f1"]
-            main_n = n["exact"] if kind in ("exact", "within1") else n["f1"]
-            floor_s = f"{kind} >= {floor}" if floor is not None else ""
-            lines.append(
-                f"| {name} | {_fmt(e['precision'])} | {_fmt(e['recall'])} | {_fmt(main_e)} | "
-                f"{_fmt(n['precision'])} | {_fmt(n['recall'])} | {_fmt(main_n)} | {floor_s} |"
-            )
+        if not ext["cvs"]:
+            continue
         lines.append(
-            f"| provenance | | | {_fmt(ext['provenance'])} | | | {_fmt(naive['provenance'])} | = {PROVENANCE_FLOOR} |"
+            f"## {half} ({ext['cvs']} CVs, {ext['real_cvs']} written by others): "
+            "precision / recall (F1 or exact), extractor vs naive"
         )
         lines.append("")
-        lines.append(f"Per layout ({half}): F1 (exact for name, within +-1 for years); extractor / naive")
+        lines.append("| field | extractor P | R | F1/exact | naive P | R | F1/exact | suite floor | issue target |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+        for name in SCORED_FIELDS:
+            e, n = ext["fields"][name], naive["fields"][name]
+            kind = _kind(name)
+            main_e = e["exact"] if kind in ("exact", "within1") else e["f1"]
+            main_n = n["exact"] if kind in ("exact", "within1") else n["f1"]
+            floor_s = f"{kind} >= {RATCHET[name][1]}" if name in RATCHET else ""
+            target_s = f"{kind} >= {TARGETS[name][1]}" if name in TARGETS else ""
+            lines.append(
+                f"| {name} | {_fmt(e['precision'])} | {_fmt(e['recall'])} | {_fmt(main_e)} | "
+                f"{_fmt(n['precision'])} | {_fmt(n['recall'])} | {_fmt(main_n)} | {floor_s} | {target_s} |"
+            )
+        lines.append(
+            f"| provenance | | | {_fmt(ext['provenance'])} | | | {_fmt(naive['provenance'])} | = {PROVENANCE_FLOOR} | |"
+        )
         lines.append("")
-        lines.append("| layout | CVs | " + " | ".join(FIELDS) + " |")
-        lines.append("|---|---|" + "---|" * len(FIELDS))
-        for layout, s in ext["layouts"].items():
-            ns = naive["layouts"][layout]
-            cells = []
-            for name in FIELDS:
-                kind = FLOORS.get(name, ("f1",))[0]
-                key = "exact" if kind in ("exact", "within1") else "f1"
-                cells.append(f"{_fmt(s['fields'][name][key])}/{_fmt(ns['fields'][name][key])}")
-            lines.append(f"| {layout} | {s['cvs']} | " + " | ".join(cells) + " |")
-        lines.append("")
-    failures = report["extractor"]["heldout"]["floor_failures"]
-    lines.append("Held-out floors: " + ("PASS" if not failures else "FAIL: " + "; ".join(failures)))
+        shown = ("name", "emails", "phones", "skills", "work_history", "education_entries", "years_experience")
+        for key, title in (("layouts", "layout"), ("languages", "language"), ("sources", "source")):
+            lines.append(f"Per {title} ({half}): F1 (exact for name, within +-1 for years); extractor / naive")
+            lines.append("")
+            lines.append(f"| {title} | CVs | " + " | ".join(shown) + " |")
+            lines.append("|---|---|" + "---|" * len(shown))
+            for group, s in ext[key].items():
+                ns = naive[key][group]
+                cells = []
+                for name in shown:
+                    metric = "exact" if _kind(name) in ("exact", "within1") else "f1"
+                    cells.append(f"{_fmt(s['fields'][name][metric])}/{_fmt(ns['fields'][name][metric])}")
+                lines.append(f"| {group} | {s['cvs']} | " + " | ".join(cells) + " |")
+            lines.append("")
+    held = report["extractor"]["heldout"]
+    if held["cvs"]:
+        failures, targets = held["floor_failures"], held["target_failures"]
+        lines.append("Held-out suite floors: " + ("PASS" if not failures else "FAIL: " + "; ".join(failures)))
+        lines.append("Held-out issue targets: " + ("met" if not targets else "not met: " + "; ".join(targets)))
     lines.append(f"Timing (s): {report['timing_s']}")
     return "\n".join(lines)
 
@@ -369,8 +592,11 @@ def format_table(report: Mapping[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ats.extraction.eval", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    parser.add_argument("--half", choices=("development", "heldout", "both"), default="both")
+    parser.add_argument("--no-cache", action="store_true", help="parse every document again (no answer cache)")
     args = parser.parse_args(argv)
-    report = run()
+    halves = ("development", "heldout") if args.half == "both" else (args.half,)
+    report = run(halves=halves, cache=not args.no_cache)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:

@@ -413,15 +413,17 @@ class _Pdf:
         self.doc = pymupdf.open()
         self.regular = pymupdf.Font("helv")
         self.bold = pymupdf.Font("hebo")
-        self.pages: list[tuple[pymupdf.Page, pymupdf.TextWriter]] = []
+        # One TextWriter per page; the pages are looked up again when written: PyMuPDF
+        # invalidates Page objects when a page is added (a two-page CV failed).
+        self.pages: list[pymupdf.TextWriter] = []
         self.new_page()
 
     def new_page(self) -> None:
         page = self.doc.new_page(width=_A4[0], height=_A4[1])
-        self.pages.append((page, pymupdf.TextWriter(page.rect)))
+        self.pages.append(pymupdf.TextWriter(page.rect))
 
     def text(self, x: float, y: float, s: str, size: float, *, bold: bool = False, page: int = -1) -> None:
-        self.pages[page][1].append((x, y), s, font=self.bold if bold else self.regular, fontsize=size)
+        self.pages[page].append((x, y), s, font=self.bold if bold else self.regular, fontsize=size)
 
     def wrap(self, s: str, size: float, width: float) -> list[str]:
         words, lines, cur = s.split(" "), [], ""
@@ -435,8 +437,8 @@ class _Pdf:
         return [*lines, cur] if cur else lines
 
     def finish(self) -> pymupdf.Document:
-        for page, writer in self.pages:
-            writer.write_text(page)
+        for pno, writer in enumerate(self.pages):
+            writer.write_text(self.doc[pno])
         return self.doc
 
 
