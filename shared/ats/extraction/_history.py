@@ -20,6 +20,7 @@ from datetime import date
 
 from ats.extraction import _lexicon as lex
 from ats.extraction._layout import Line
+from ats.extraction._rules import months_in_union
 from ats.extraction.data import Source
 
 MAX_DATE_LINE = 300
@@ -376,15 +377,7 @@ def years_from(entries: list[Entry]) -> tuple[float, list[Source]] | None:
     counted = [(e.months, e) for e in entries if e.months is not None]
     if not counted:
         return None
-    intervals = sorted(m for m, _ in counted if m is not None)
-    total, cur_s, cur_e = 0, intervals[0][0], intervals[0][1]
-    for s, e in intervals[1:]:
-        if s > cur_e + 1:
-            total += cur_e - cur_s + 1
-            cur_s, cur_e = s, e
-        else:
-            cur_e = max(cur_e, e)
-    total += cur_e - cur_s + 1
+    total = months_in_union([m for m, _ in counted if m is not None])
     sources = []
     for _, entry in counted[:10]:
         v = entry.value

@@ -1063,16 +1063,21 @@ def years_experience(lines: list[Line], as_of: date) -> Found | None:
                 sources.append(line.source("years.date_ranges", span.text))
     if not intervals:
         return None
-    intervals.sort()
-    total, cur_s, cur_e = 0, intervals[0][0], intervals[0][1]
-    for s, e in intervals[1:]:
+    return Found(round(months_in_union(intervals) / 12, 1), sources)
+
+
+def months_in_union(intervals: list[tuple[int, int]]) -> int:
+    """Months covered by month-index ranges (both ends inclusive), overlaps counted once:
+    two jobs held at once are not twice the experience."""
+    ordered = sorted(intervals)
+    total, cur_s, cur_e = 0, ordered[0][0], ordered[0][1]
+    for s, e in ordered[1:]:
         if s > cur_e + 1:
             total += cur_e - cur_s + 1
             cur_s, cur_e = s, e
         else:
             cur_e = max(cur_e, e)
-    total += cur_e - cur_s + 1
-    return Found(round(total / 12, 1), sources)
+    return total + cur_e - cur_s + 1
 
 
 # -- education and languages -----------------------------------------------------------------------
