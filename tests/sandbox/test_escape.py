@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from ats.sandbox import forkserver
 from ats.sandbox.api import Failure, ForkServerSandbox, Layer, SandboxResult
 
 from .conftest import probe_sandbox
@@ -168,12 +169,25 @@ def test_dead_zygote_is_restarted(short_policy: Any) -> None:
         assert result.ok and sandbox.restarts == 1 and sandbox.last_hello["pid"] != first
 
 
-def test_zygote_death_kills_the_child_pdeathsig(short_policy: Any) -> None:
+def test_zygote_death_kills_the_child_pdeathsig(short_policy: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The zygote forks its next child ahead (the spare), so a child exists before any
+    # document does: kill only once the document is on its way, or the worker would
+    # (rightly) start a fresh zygote and this would time out instead. Once the request
+    # has begun, a dead zygote can only surface as EPIPE or EOF, never as a timeout.
+    sending = threading.Event()
+    original_request = forkserver._Zygote.request
+
+    def request(self: Any, *args: Any, **kwargs: Any) -> Any:
+        sending.set()
+        return original_request(self, *args, **kwargs)
+
+    monkeypatch.setattr(forkserver._Zygote, "request", request)
     with probe_sandbox(short_policy) as sandbox:
         zygote = sandbox.start()["pid"]
         results: list[SandboxResult] = []
         runner = threading.Thread(target=lambda: results.append(sandbox.run("probe:block", b"")))
         runner.start()
+        assert sending.wait(10), "the document never left the worker"
         deadline = time.monotonic() + 3
         while not _children(zygote) and time.monotonic() < deadline:
             time.sleep(0.01)
