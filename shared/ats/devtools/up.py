@@ -49,7 +49,6 @@ UNTRUSTED_ENV_ALLOW = UNTRUSTED_ENV_PROCESS | frozenset(
         "ATS_PARSE_CONCURRENCY",
         "ATS_SANDBOX_ALLOW_INPROCESS",
         "ATS_SANDBOX_POLICY_DIR",
-        "ATS_DB_POOLER",
         "TESSDATA_PREFIX",
         # libpq (TLS and address pinning, as the manifest sets them).
         "PGSSLMODE",
@@ -62,7 +61,9 @@ UNTRUSTED_ENV_ALLOW = UNTRUSTED_ENV_PROCESS | frozenset(
 
 def untrusted_env(environ: dict[str, str]) -> dict[str, str]:
     """worker-untrusted's environment: the allowlist, its own settings module and the parse
-    role's database URL (never the trusted one)."""
+    role's database URL (never the trusted one). Always direct to Postgres, also with
+    ATS_PGBOUNCER=1: the parse role's row-level security keys on inet_client_addr()
+    (ATS_DB_POOLER is not on the allowlist, and the worker refuses it)."""
     out = {k: v for k, v in environ.items() if k in UNTRUSTED_ENV_ALLOW}
     out["DJANGO_SETTINGS_MODULE"] = "ats.parse_worker.settings"
     out["DATABASE_URL"] = environ.get("ATS_PARSE_DATABASE_URL") or env.with_user(
@@ -135,6 +136,32 @@ def start_prometheus(
     environ["ATS_PROMETHEUS_URL"] = prom.url
     print(f"[up] Prometheus on {prom.url} ({loaded} alert rules from the k8s PrometheusRule)", flush=True)
     return prom.url, loaded
+
+
+PGBOUNCER_PORT = 6432
+
+
+def start_pgbouncer(stack: contextlib.ExitStack, environ: dict[str, str]) -> dict[str, str]:
+    """`ATS_PGBOUNCER=1 just up`: a local PgBouncer in transaction mode (the k8s component's
+    ini, ats.devtools.pgbouncer_local) in front of the database. Returns the environment
+    web and worker-default run with: DATABASE_URL through the pooler, and the direct URL as
+    the session path for LISTEN and the watchdog's fence (ats.jobs.session).
+    worker-untrusted, the CLI and migrations stay direct."""
+    from ats.devtools import pgbouncer_local
+
+    direct = env.database_url_from(environ)
+    pgb = pgbouncer_local.PgBouncerLocal(
+        state_dir=env.STATE_DIR / "pgbouncer",
+        server_url=direct,
+        port=int(environ.get("ATS_PGBOUNCER_PORT", str(PGBOUNCER_PORT))),
+    )
+    stack.enter_context(pgb)
+    print(
+        f"[up] PgBouncer (transaction mode) on 127.0.0.1:{pgb.port}: web and worker-default's tasks through it;"
+        " LISTEN, the watchdog fence and worker-untrusted direct",
+        flush=True,
+    )
+    return {"DATABASE_URL": pgb.url(direct), "ATS_DB_POOLER": "transaction", "ATS_SESSION_DATABASE_URL": direct}
 
 
 def banner(url: str, password_file: Path, prometheus: tuple[str, int] | None = None) -> str:
@@ -217,6 +244,7 @@ def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start 
         "worker-default": environ.get("ATS_WORKER_METRICS_BIND", "127.0.0.1:9101"),
     }
     environ.setdefault("ATS_LOG_FORMAT", "console")  # humans read this terminal
+    pooled_env = start_pgbouncer(stack, environ) if env.flag("ATS_PGBOUNCER", default=False) else {}
     prometheus = start_prometheus(stack, environ, metrics_binds)
     procs: dict[str, subprocess.Popen[bytes]] = {}
 
@@ -224,6 +252,8 @@ def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start 
         proc_env = dict(environ)
         if name in metrics_binds:
             proc_env["ATS_METRICS_BIND"] = metrics_binds[name]
+        if name in {"web", "worker-default"}:
+            proc_env.update(pooled_env)
         if name == "worker-untrusted":
             proc_env = untrusted_env(proc_env)
         p = subprocess.Popen(
