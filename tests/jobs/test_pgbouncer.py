@@ -34,7 +34,9 @@ POLL_S = 120.0
 
 @pytest.fixture
 def pgbouncer(stack_env: dict[str, str], state_dir: Path) -> Iterator[PgBouncerLocal]:
-    with PgBouncerLocal(state_dir=state_dir / f"pgbouncer-{uuid.uuid4().hex[:8]}", server_url=stack_env["DATABASE_URL"]) as pgb:
+    with PgBouncerLocal(
+        state_dir=state_dir / f"pgbouncer-{uuid.uuid4().hex[:8]}", server_url=stack_env["DATABASE_URL"]
+    ) as pgb:
         yield pgb
 
 

@@ -49,9 +49,7 @@ SERVER_OPTIONS = frozenset({"host", "port", "dbname", "user", "password"})
 
 
 def pgbouncer_path() -> str | None:
-    return shutil.which("pgbouncer") or (
-        "/usr/sbin/pgbouncer" if Path("/usr/sbin/pgbouncer").exists() else None
-    )
+    return shutil.which("pgbouncer") or ("/usr/sbin/pgbouncer" if Path("/usr/sbin/pgbouncer").exists() else None)
 
 
 def read_ini(path: Path = COMPONENT_INI) -> configparser.ConfigParser:
@@ -171,7 +169,9 @@ class PgBouncerLocal:
     def __enter__(self) -> PgBouncerLocal:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     def show(self, what: str) -> list[dict[str, Any]]:
