@@ -5,14 +5,14 @@ Its pgbouncer.ini is the k8s component's (k8s/components/pgbouncer/pgbouncer.ini
 only what must differ on one machine replaced (LOCAL_KEYS): where it listens, the server
 (the local cluster; the `[databases]` entry keeps the component's options, pool_mode
 included, for any database name so the suite's test databases work too), trust auth (the
-local cluster trusts loopback; the component uses SCRAM), its log and pid files, and a
+local cluster trusts loopback; the component uses SCRAM), and a
 stats user for `SHOW` on the admin console. Pool mode, pool sizes, max_db_connections,
 ignore_startup_parameters and the timeouts are the shipped ones: what runs here is what
 the scaled overlay runs (tests/deploy/test_pgbouncer.py holds the two together).
 
     <state_dir>/pgbouncer.ini   generated
     <state_dir>/userlist.txt    the local roles, no password (trust)
-    <state_dir>/pgbouncer.log   its log
+    <state_dir>/pgbouncer.log   its log (its stderr)
 """
 
 from __future__ import annotations
@@ -77,7 +77,9 @@ def local_ini(*, server_host: str, server_port: int, listen_port: int, state_dir
             "unix_socket_dir": "",
             "auth_type": "trust",
             "auth_file": str(state_dir / "userlist.txt"),
-            "logfile": str(state_dir / "pgbouncer.log"),
+            # To stderr, as in the pod: the harness writes it to pgbouncer.log, opened before
+            # PgBouncer drops root (a directory the cluster's user cannot enter still works).
+            "logfile": "",
             "pidfile": "",
             "admin_users": "",
             "stats_users": stats_user,
@@ -151,13 +153,8 @@ class PgBouncerLocal:
 
             pg_local.ensure_pg_user()
             argv[1:1] = ["-u", pg_local.PG_USER]
-            if self.log.exists():
-                shutil.chown(self.log, pg_local.PG_USER)
-            else:
-                self.log.touch()
-                shutil.chown(self.log, pg_local.PG_USER)
-        out = (self.state_dir / "pgbouncer.stdout").open("ab")
-        self._proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        with self.log.open("ab") as out:  # the child keeps its own descriptor
+            self._proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         wait_ready(self._proc, self._accepts, timeout=30, name="pgbouncer", log=self.log)
         return self
 
