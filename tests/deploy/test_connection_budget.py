@@ -163,6 +163,7 @@ def test_pgbouncer_carries_web_and_worker_default_tasks_never_a_session(
                 # worker-untrusted (row-level security on inet_client_addr()), migrate, ...
                 assert secret_key(c, "DATABASE_URL") != "DATABASE_URL_POOLED", name(obj)
                 assert env_value(c, "ATS_DB_POOLER") is None, name(obj)
-            if name(obj) == "worker-default":
-                # LISTEN and the fence: the direct URL (ADR 0004 §5, ats.jobs.session).
+            if name(obj) in {"web", "worker-default"}:
+                # The session path: LISTEN and the fence (worker-default), the erasure's
+                # SET lock_timeout + VACUUM (both) - ADR 0004 §5, ats.jobs.session.
                 assert secret_key(c, "ATS_SESSION_DATABASE_URL") == "DATABASE_URL", c.get("env")

@@ -155,3 +155,40 @@ def test_a_worker_that_would_lose_its_guarantees_behind_the_pooler_refuses_to_st
     worker = start_worker(deployable, env=env, wait=False)
     assert worker.proc.wait(120) != 0
     assert words in worker.tail(), worker.tail()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_erasure_vacuum_keeps_its_lock_timeout_on_one_backend_behind_the_pooler(
+    pgbouncer: PgBouncerLocal, stack_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`SET lock_timeout; VACUUM FULL; RESET` (ats.retention.compaction) cannot be one
+    transaction; pooled, the three statements would each take whichever server connection is
+    free. Pooled, they take the session path: one direct backend (not PgBouncer's), on
+    which the VACUUM gives up after its lock_timeout while another session holds the table
+    (not waiting with every reader queued behind it)."""
+    import psycopg
+
+    from ats.jobs import api as jobs_api
+    from ats.retention import compaction
+
+    direct = stack_env["DATABASE_URL"]
+    monkeypatch.setenv("ATS_DB_POOLER", "transaction")
+    monkeypatch.setenv("ATS_SESSION_DATABASE_URL", direct)
+    monkeypatch.setattr(compaction, "LOCK_TIMEOUT_MS", 300)
+    with jobs_api.session_connection() as conn, conn.cursor() as cur:
+        cur.execute("SET lock_timeout = '1234ms'")
+        cur.execute("SHOW lock_timeout")
+        assert cur.fetchone()[0] == "1234ms"  # one backend for consecutive statements
+        cur.execute("SELECT pg_backend_pid()")
+        session_pid = cur.fetchone()[0]
+    assert session_pid not in pgbouncer.server_pids()
+    with psycopg.connect(pgbouncer.url(direct), autocommit=True, prepare_threshold=None) as pooled:
+        pooled.execute("CREATE TABLE IF NOT EXISTS ats_pgb_vacuum (x int)")
+        with psycopg.connect(direct) as holder:
+            holder.execute("LOCK TABLE ats_pgb_vacuum IN ACCESS SHARE MODE")
+            started = time.monotonic()
+            error = compaction._rewrite("ats_pgb_vacuum", time.monotonic() + 2)
+            assert error and "lock timeout" in error, error
+            assert time.monotonic() - started < 10
+        assert compaction._rewrite("ats_pgb_vacuum", time.monotonic() + 30) is None  # free: done
+        pooled.execute("DROP TABLE ats_pgb_vacuum")

@@ -145,7 +145,8 @@ def start_pgbouncer(stack: contextlib.ExitStack, environ: dict[str, str]) -> dic
     """`ATS_PGBOUNCER=1 just up`: a local PgBouncer in transaction mode (the k8s component's
     ini, ats.devtools.pgbouncer_local) in front of the database. Returns the environment
     web and worker-default run with: DATABASE_URL through the pooler, and the direct URL as
-    the session path for LISTEN and the watchdog's fence (ats.jobs.session).
+    the session path for LISTEN, the watchdog's fence and the erasure's VACUUM
+    (ats.jobs.session).
     worker-untrusted, the CLI and migrations stay direct."""
     from ats.devtools import pgbouncer_local
 

@@ -20,7 +20,7 @@ Without a pooler there is one URL and this module changes nothing.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 import psycopg
@@ -35,30 +35,57 @@ class PoolerConfigError(RuntimeError):
     a pooled worker-untrusted (its row-level security keys on the client address)."""
 
 
-def session_params() -> dict[str, Any]:
-    """psycopg connect() keyword arguments for session-bound work: the worker's own
-    database parameters, with the server, role and database of the direct URL."""
+def _session_wrapper() -> Any:
+    """A Django connection (not yet connected) to the direct URL: the default database's
+    settings with the server, role and database of ATS_SESSION_DATABASE_URL."""
     from django.db import connections
-    from procrastinate.contrib.django.utils import connector_params
 
-    if not settings_db.pooled():
-        return connector_params()
     url = settings_db.session_url()
     if url is None:
         raise PoolerConfigError(
             f"{settings_db.POOLER_ENV}=transaction needs {settings_db.SESSION_URL_ENV} (a direct URL) for "
-            "procrastinate's LISTEN and the watchdog's fence: a transaction-mode pooler cannot carry either"
+            "procrastinate's LISTEN, the watchdog's fence and the erasure's VACUUM: a transaction-mode "
+            "pooler cannot carry them"
         )
     default = connections["default"]
     direct = settings_db.database_from_url(url, deployable="session")
     settings_dict = {
         **default.settings_dict,
         **{k: direct[k] for k in ("NAME", "USER", "PASSWORD", "HOST", "PORT")},
+        "CONN_MAX_AGE": 0,
     }
-    params = dict(type(default)(settings_dict, alias="ats_session").get_connection_params())
+    return type(default)(settings_dict, alias="ats_session")
+
+
+def session_params() -> dict[str, Any]:
+    """psycopg connect() keyword arguments for session-bound work: the worker's own
+    database parameters, with the server, role and database of the direct URL."""
+    from procrastinate.contrib.django.utils import connector_params
+
+    if not settings_db.pooled():
+        return connector_params()
+    params = dict(_session_wrapper().get_connection_params())
     params.pop("cursor_factory", None)
     params.pop("context", None)
     return params
+
+
+@contextlib.contextmanager
+def session_connection() -> Iterator[Any]:
+    """A Django connection on which consecutive autocommit statements share one backend:
+    the default connection when nothing pools it, else a direct one (closed after use).
+    For a `SET` that must guard the next statement - the erasure's `SET lock_timeout`
+    before a VACUUM, which cannot run inside a transaction (ats.retention.compaction)."""
+    from django.db import connection
+
+    if not settings_db.pooled():
+        yield connection
+        return
+    wrapper = _session_wrapper()
+    try:
+        yield wrapper
+    finally:
+        wrapper.close()
 
 
 def _worker_connector(self: Any) -> Any:
