@@ -21,6 +21,7 @@ import re
 import time
 import unicodedata
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -323,6 +324,110 @@ def _existing(candidate_ids: list[int], erasure_id: int | None) -> Erasure | Non
     return Erasure.objects.select_for_update().filter(match).order_by("pk").first()
 
 
+@dataclass
+class _Erasing:
+    """What the steps of one erasure share: whom they erase, and what earlier steps found.
+
+    The steps run in `_ERASURE_STEPS` order; two read what an earlier one found.
+    """
+
+    erasure: Erasure
+    candidate_ids: list[int]
+    attachment_ids: list[int]
+    digests: list[tuple[str, str]]
+    application_ids: list[int]  # the erasure's, grown by `scoring`; read by ai, audit, jobs
+    raw_intake_ids: list[int] = field(default_factory=list)  # set by `documents`; read by mail_ledger
+
+
+def _erase_tombstones(e: _Erasing) -> dict[str, Any]:
+    made = 0
+    for kind, digest in e.digests:
+        _, created = Tombstone.objects.get_or_create(digest=digest, defaults={"kind": kind, "erasure": e.erasure})
+        made += int(created)
+    return {"rows": made, "identifiers": len(e.digests)}
+
+
+def _erase_scoring(e: _Erasing) -> dict[str, Any]:
+    res = scoring_api.applications_erase_personal(candidate_ids=e.candidate_ids)
+    e.application_ids = sorted(set(e.application_ids) | set(res["application_ids"]))
+    return {"rows": sum(res["counts"].values()), "tables": res["counts"]}
+
+
+def _erase_ai(e: _Erasing) -> dict[str, Any]:
+    res = ai_api.ai_runs_erase(candidate_ids=e.candidate_ids, application_ids=e.application_ids)
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_search(e: _Erasing) -> dict[str, Any]:
+    res = search_api.search_erase(candidate_ids=e.candidate_ids, attachment_ids=e.attachment_ids)
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_candidates(e: _Erasing) -> dict[str, Any]:
+    res = candidates_api.candidate_erase_personal(
+        candidate_ids=e.candidate_ids, attachment_ids=e.attachment_ids, erasure_id=e.erasure.pk
+    )
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_selfid(e: _Erasing) -> dict[str, Any]:
+    res = selfid_api.selfid_erase(candidate_ids=e.candidate_ids)
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_documents(e: _Erasing) -> dict[str, Any]:
+    res = intake_api.attachments_erase_personal(
+        attachment_ids=e.attachment_ids,
+        reason=f"The sender's personal data was erased on request (erasure {e.erasure.pk}).",
+    )
+    e.raw_intake_ids = res["raw_intake_ids"]
+    e.erasure.purged_blobs = sorted(set(e.erasure.purged_blobs or []) | set(res["purged_blobs"]))
+    return {"rows": sum(res["counts"].values()), "tables": res["counts"], "blobs": res["blobs_deleted"]}
+
+
+def _erase_mail_ledger(e: _Erasing) -> dict[str, Any]:
+    res = channels_api.ledger_erase_personal(raw_intake_ids=e.raw_intake_ids)
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_audit(e: _Erasing) -> dict[str, Any]:
+    n = 0
+    for cid in e.candidate_ids:
+        n += audit_api.audit_personal_erase(object_type="candidate", object_id=cid)
+    for app_id in e.application_ids:
+        n += audit_api.audit_personal_erase(object_type="application", object_id=app_id)
+    for att_id in e.attachment_ids:
+        n += audit_api.audit_personal_erase(object_type="attachment", object_id=att_id)
+    return {"rows": n}
+
+
+def _erase_jobs(e: _Erasing) -> dict[str, Any]:
+    res = jobs_api.jobs_erase_references(
+        refs={
+            "candidate_id": e.candidate_ids,
+            "attachment_id": e.attachment_ids,
+            "application_id": e.application_ids,
+        }
+    )
+    return {"rows": sum(res.values()), "tables": res}
+
+
+# In order: scoring before ai, audit and jobs (it finds the application ids), documents
+# before mail_ledger (it finds the raw intakes). The names are the recorded step names.
+_ERASURE_STEPS: tuple[tuple[str, Callable[[_Erasing], dict[str, Any]]], ...] = (
+    ("tombstone", _erase_tombstones),
+    ("scoring", _erase_scoring),
+    ("ai", _erase_ai),
+    ("search", _erase_search),
+    ("candidates", _erase_candidates),
+    ("selfid", _erase_selfid),
+    ("documents", _erase_documents),
+    ("mail_ledger", _erase_mail_ledger),
+    ("audit", _erase_audit),
+    ("jobs", _erase_jobs),
+)
+
+
 def _run_steps(
     erasure: Erasure,
     *,
@@ -332,96 +437,26 @@ def _run_steps(
     digests: list[tuple[str, str]],
     run: PurgeRun | None,
 ) -> list[dict[str, Any]]:
-    state: dict[str, Any] = {"application_ids": list(erasure.application_ids or [])}
-
-    def tombstones() -> dict[str, Any]:
-        made = 0
-        for kind, digest in digests:
-            _, created = Tombstone.objects.get_or_create(digest=digest, defaults={"kind": kind, "erasure": erasure})
-            made += int(created)
-        return {"rows": made, "identifiers": len(digests)}
-
-    def scoring() -> dict[str, Any]:
-        res = scoring_api.applications_erase_personal(candidate_ids=candidate_ids)
-        state["application_ids"] = sorted(set(state["application_ids"]) | set(res["application_ids"]))
-        return {"rows": sum(res["counts"].values()), "tables": res["counts"]}
-
-    def ai() -> dict[str, Any]:
-        res = ai_api.ai_runs_erase(candidate_ids=candidate_ids, application_ids=state["application_ids"])
-        return {"rows": sum(res.values()), "tables": res}
-
-    def search() -> dict[str, Any]:
-        res = search_api.search_erase(candidate_ids=candidate_ids, attachment_ids=attachment_ids)
-        return {"rows": sum(res.values()), "tables": res}
-
-    def candidates() -> dict[str, Any]:
-        res = candidates_api.candidate_erase_personal(
-            candidate_ids=candidate_ids, attachment_ids=attachment_ids, erasure_id=erasure.pk
-        )
-        return {"rows": sum(res.values()), "tables": res}
-
-    def selfid() -> dict[str, Any]:
-        res = selfid_api.selfid_erase(candidate_ids=candidate_ids)
-        return {"rows": sum(res.values()), "tables": res}
-
-    def documents() -> dict[str, Any]:
-        res = intake_api.attachments_erase_personal(
-            attachment_ids=attachment_ids,
-            reason=f"The sender's personal data was erased on request (erasure {erasure.pk}).",
-        )
-        state["raw_intake_ids"] = res["raw_intake_ids"]
-        erasure.purged_blobs = sorted(set(erasure.purged_blobs or []) | set(res["purged_blobs"]))
-        return {"rows": sum(res["counts"].values()), "tables": res["counts"], "blobs": res["blobs_deleted"]}
-
-    def mail_ledger() -> dict[str, Any]:
-        res = channels_api.ledger_erase_personal(raw_intake_ids=state.get("raw_intake_ids", []))
-        return {"rows": sum(res.values()), "tables": res}
-
-    def audit() -> dict[str, Any]:
-        n = 0
-        for cid in candidate_ids:
-            n += audit_api.audit_personal_erase(object_type="candidate", object_id=cid)
-        for app_id in state["application_ids"]:
-            n += audit_api.audit_personal_erase(object_type="application", object_id=app_id)
-        for att_id in attachment_ids:
-            n += audit_api.audit_personal_erase(object_type="attachment", object_id=att_id)
-        return {"rows": n}
-
-    def jobs() -> dict[str, Any]:
-        res = jobs_api.jobs_erase_references(
-            refs={
-                "candidate_id": candidate_ids,
-                "attachment_id": attachment_ids,
-                "application_id": state["application_ids"],
-            }
-        )
-        return {"rows": sum(res.values()), "tables": res}
-
-    plan: list[tuple[str, Callable[[], dict[str, Any]]]] = [
-        ("tombstone", tombstones),
-        ("scoring", scoring),
-        ("ai", ai),
-        ("search", search),
-        ("candidates", candidates),
-        ("selfid", selfid),
-        ("documents", documents),
-        ("mail_ledger", mail_ledger),
-        ("audit", audit),
-        ("jobs", jobs),
-    ]
+    erasing = _Erasing(
+        erasure=erasure,
+        candidate_ids=candidate_ids,
+        attachment_ids=attachment_ids,
+        digests=digests,
+        application_ids=list(erasure.application_ids or []),
+    )
     out = []
-    for name, fn in plan:
+    for name, step in _ERASURE_STEPS:
         try:
             # Inside the subject's transaction: the fault and SIGKILL tests stop the erasure here.
             checkpoints.reach("ERASE", candidate_id=root, part=name)
-            result = fn()
+            result = step(erasing)
         except Exception as exc:
             raise _StepFailed(name, exc) from exc
         out.append({"step": name, **result})
         RetentionAction.objects.create(
             run=run, erasure=erasure, candidate_id=root, step=name, outcome="done", detail=result
         )
-    erasure.application_ids = state["application_ids"]
+    erasure.application_ids = erasing.application_ids
     return out
 
 
