@@ -218,43 +218,11 @@ def subject_erase(
         raise LookupError(f"candidate {candidate_id} does not exist")
     label = iam_api.actor_label(actor)
     with transaction.atomic():
-        # One erasure of one person at a time (web + CLI + purge racing on the same person).
-        with connection.cursor() as cur:
-            # A subject is one chunk: no statement of it may run past the 60 s chunk
-            # budget (inside the 90 s deploy grace); a slower one fails the chunk, whole.
-            cur.execute("SELECT set_config('statement_timeout', %s, true)", [f"{CHUNK_COMMIT_S * 1000}ms"])
-            # Exclusive against every candidate step's tombstone check (shared, see
-            # tombstone_match): a document of this person read while the erasure runs
-            # waits and then sees the tombstone, instead of slipping in before it commits.
-            cur.execute("SELECT pg_advisory_xact_lock(%s, 0)", [_ERASURE_LOCK])
-        # The project's lock order is documents, then candidates (ats.candidates.services):
-        # lock the person's documents first, so a re-parse's candidate step holding one of
-        # them finishes before we erase (and we erase what it wrote), never a deadlock.
-        # Read the person again under the locks: a merge may have moved documents.
-        for _ in range(5):
-            attachment_ids = sorted(
-                set(subject.attachment_ids)
-                | set(intake_api.subject_attachment_ids(candidate_ids=subject.candidate_ids))
-            )
-            intake_api.attachments_lock(attachment_ids=attachment_ids)
-            again = candidates_api.candidate_subject(candidate_id=candidate_id)
-            if again is None or set(again.attachment_ids) <= set(attachment_ids):
-                break
-            subject = again
-        erasure = _existing(subject.candidate_ids, erasure_id)
-        if erasure is None:
-            erasure = Erasure.objects.create(
-                **({"id": erasure_id} if erasure_id else {}),
-                candidate_id=subject.candidate_id,
-                candidate_ids=subject.candidate_ids,
-                attachment_ids=attachment_ids,
-                origin=origin,
-                actor=label,
-                reason=reason,
-            )
-        else:
-            erasure.candidate_ids = sorted(set(erasure.candidate_ids) | set(subject.candidate_ids))
-            erasure.attachment_ids = sorted(set(erasure.attachment_ids) | set(attachment_ids))
+        _lock_for_erasure()
+        subject, attachment_ids = _lock_documents(subject, candidate_id=candidate_id)
+        erasure = _erasure_row(
+            subject, attachment_ids, erasure_id=erasure_id, origin=origin, actor=label, reason=reason
+        )
         digests = tombstone_digests(emails=subject.emails, phones=subject.phones)
         _log_write(erasure, digests)
         steps = _run_steps(
@@ -265,23 +233,7 @@ def subject_erase(
             digests=digests,
             run=run,
         )
-        erasure.steps = steps
-        erasure.state = ErasureState.COMPLETED
-        erasure.completed_at = erasure.completed_at or timezone.now()
-        erasure.save()
-        RetentionSubject.objects.filter(candidate_id__in=erasure.candidate_ids).update(due_on=None)
-        audit_api.audit_event_record(
-            actor=label,
-            action="retention.erased",
-            object_type="candidate",
-            object_id=subject.candidate_id,
-            payload={
-                "erasure_id": erasure.pk,
-                "origin": origin,
-                "candidate_ids": erasure.candidate_ids,
-                "steps": {s["step"]: s.get("rows", 0) for s in steps},
-            },
-        )
+        _erasure_complete(erasure, steps, root=subject.candidate_id, origin=origin, actor=label)
         relations, xid = compaction.touched_relations(t for s in steps for t in (s.get("tables") or {}))
     if batch is not None:
         batch.add(relations, xid)
@@ -293,6 +245,83 @@ def subject_erase(
     else:
         _compact(erasure, relations, xid)
     return erasure
+
+
+def _lock_for_erasure() -> None:
+    """The erasure's statement budget and its exclusive lock, for this transaction."""
+    # One erasure of one person at a time (web + CLI + purge racing on the same person).
+    with connection.cursor() as cur:
+        # A subject is one chunk: no statement of it may run past the 60 s chunk
+        # budget (inside the 90 s deploy grace); a slower one fails the chunk, whole.
+        cur.execute("SELECT set_config('statement_timeout', %s, true)", [f"{CHUNK_COMMIT_S * 1000}ms"])
+        # Exclusive against every candidate step's tombstone check (shared, see
+        # tombstone_match): a document of this person read while the erasure runs
+        # waits and then sees the tombstone, instead of slipping in before it commits.
+        cur.execute("SELECT pg_advisory_xact_lock(%s, 0)", [_ERASURE_LOCK])
+
+
+def _lock_documents(subject: candidates_api.Subject, *, candidate_id: int) -> tuple[candidates_api.Subject, list[int]]:
+    """Lock the person's documents; returns the person as read under the locks, and them."""
+    # The project's lock order is documents, then candidates (ats.candidates.services):
+    # lock the person's documents first, so a re-parse's candidate step holding one of
+    # them finishes before we erase (and we erase what it wrote), never a deadlock.
+    # Read the person again under the locks: a merge may have moved documents.
+    for _ in range(5):
+        attachment_ids = sorted(
+            set(subject.attachment_ids) | set(intake_api.subject_attachment_ids(candidate_ids=subject.candidate_ids))
+        )
+        intake_api.attachments_lock(attachment_ids=attachment_ids)
+        again = candidates_api.candidate_subject(candidate_id=candidate_id)
+        if again is None or set(again.attachment_ids) <= set(attachment_ids):
+            break
+        subject = again
+    return subject, attachment_ids
+
+
+def _erasure_row(
+    subject: candidates_api.Subject,
+    attachment_ids: list[int],
+    *,
+    erasure_id: int | None,
+    origin: str,
+    actor: str,
+    reason: str,
+) -> Erasure:
+    """The person's erasure (locked), widened to what they are now; a new one if none."""
+    erasure = _existing(subject.candidate_ids, erasure_id)
+    if erasure is None:
+        return Erasure.objects.create(
+            **({"id": erasure_id} if erasure_id else {}),
+            candidate_id=subject.candidate_id,
+            candidate_ids=subject.candidate_ids,
+            attachment_ids=attachment_ids,
+            origin=origin,
+            actor=actor,
+            reason=reason,
+        )
+    erasure.candidate_ids = sorted(set(erasure.candidate_ids) | set(subject.candidate_ids))
+    erasure.attachment_ids = sorted(set(erasure.attachment_ids) | set(attachment_ids))
+    return erasure
+
+
+def _erasure_complete(erasure: Erasure, steps: list[dict[str, Any]], *, root: int, origin: str, actor: str) -> None:
+    erasure.steps = steps
+    erasure.state = ErasureState.COMPLETED
+    erasure.completed_at = erasure.completed_at or timezone.now()
+    erasure.save()
+    RetentionSubject.objects.filter(candidate_id__in=erasure.candidate_ids).update(due_on=None)
+    audit_api.audit_event_record(
+        actor=actor,
+        action="retention.erased",
+        object_type="candidate",
+        object_id=root,
+        payload={
+            "erasure_id": erasure.pk,
+            "origin": origin,
+            "candidate_ids": erasure.candidate_ids,
+            "steps": {s["step"]: s.get("rows", 0) for s in steps},
+        },
+    )
 
 
 def _compact(erasure: Erasure, relations: list[str], xid: str, run: PurgeRun | None = None) -> dict[str, Any]:
