@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -104,6 +105,15 @@ def candidate_documents_visible_to(actor: Any) -> QuerySet[CandidateDocument, in
     return CandidateDocument.objects.filter(candidate__in=candidates_visible_to(actor)).values_list(
         "attachment_id", flat=True
     )
+
+
+def candidate_names(candidate_ids: Iterable[int], *, actor: Any) -> dict[int, Any]:
+    """Each candidate's name as `candidate_detail` gives it (None when it has none), for the
+    ids `actor` may read, in one query; unknown ids and ids outside the scope are absent.
+    Raises NotAllowed like candidates_visible_to."""
+    visible = candidates_visible_to(actor).filter(pk__in=list(candidate_ids))
+    rows = CandidateField.objects.filter(candidate__in=visible, field="name").values_list("candidate_id", "values")
+    return {cid: _plain("name", values) for cid, values in rows}
 
 
 def candidate_detail(candidate_id: int, *, actor: Any) -> dict[str, Any] | None:
