@@ -1,7 +1,7 @@
 """Facade of the channels module (inbound mail channels feeding intake)."""
 
 from ats.channels.hooks import register_receipt_metadata
-from ats.channels.models import ChannelStatus, MailChannel, MessageLedger, MessageOutcome
+from ats.channels.models import ChannelStatus, MessageOutcome
 from ats.channels.selectors import channel_get, channel_list, channel_status, channel_status_counts, ledger_entries
 from ats.channels.services import (
     CheckpointConflict,
@@ -20,8 +20,6 @@ from ats.channels.services import (
 __all__ = [
     "ChannelStatus",
     "CheckpointConflict",
-    "MailChannel",
-    "MessageLedger",
     "MessageOutcome",
     "PermanentPollError",
     "PollSummary",

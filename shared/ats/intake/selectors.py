@@ -14,6 +14,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from ats.audit import api as audit_api
+from ats.intake.data import DocumentSummary
 from ats.intake.models import (
     Attachment,
     Channel,
@@ -321,6 +322,25 @@ def allowed_actions(state: str, reason_code: str = "") -> list[str]:
 
 def attachment_get(attachment_id: int) -> Attachment | None:
     return Attachment.objects.select_related("raw_intake", "raw_intake__received_by").filter(pk=attachment_id).first()
+
+
+def document_summaries(attachment_ids: list[int]) -> dict[int, DocumentSummary]:
+    """Id -> summary of each of these documents that exists. No access check: callers pass
+    ids they may list (a candidate's documents, a bulk selection)."""
+    rows = Attachment.objects.filter(pk__in=attachment_ids).only(
+        "pk", "filename", "state", "virus_scan_status", "candidate_id"
+    )
+    return {
+        a.pk: DocumentSummary(
+            id=a.pk,
+            filename=a.filename,
+            state=a.state,
+            state_label=a.get_state_display(),
+            virus_scan_status=a.virus_scan_status,
+            candidate_id=a.candidate_id,
+        )
+        for a in rows
+    }
 
 
 def attachment_sender(att: Attachment) -> str:

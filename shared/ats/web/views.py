@@ -48,13 +48,15 @@ def _application_json(attachment_id: int) -> dict[str, Any] | None:
     found = scoring_api.application_for_attachment(attachment_id)
     if found is None:
         return None
-    app = scoring_api.Application.objects.select_related("requisition").get(pk=found[0])
+    app = scoring_api.application_summary(found[0])
+    if app is None:
+        return None
     return {
-        "id": app.pk,
+        "id": app.id,
         "state": app.state,
         "requisition_id": app.requisition_id,
-        "requisition_title": app.requisition.title,
-        "url": f"/applications/{app.pk}/",
+        "requisition_title": app.requisition_title,
+        "url": f"/applications/{app.id}/",
     }
 
 
