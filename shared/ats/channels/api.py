@@ -2,7 +2,7 @@
 
 from ats.channels.hooks import register_receipt_metadata
 from ats.channels.models import ChannelStatus, MessageOutcome
-from ats.channels.selectors import channel_get, channel_list, channel_status, channel_status_counts, ledger_entries
+from ats.channels.selectors import channel_list, channel_status, channel_status_counts, ledger_entries
 from ats.channels.services import (
     CheckpointConflict,
     PermanentPollError,
@@ -24,7 +24,6 @@ __all__ = [
     "PermanentPollError",
     "PollSummary",
     "channel_add",
-    "channel_get",
     "channel_list",
     "channel_mark_degraded",
     "channel_poll",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,3 +23,13 @@ class DocumentSummary:
     def pk(self) -> int:
         """The viewer and its template name a document by `pk`, as they do an attachment."""
         return self.id
+
+
+@dataclass(frozen=True, slots=True)
+class RawIntakeSummary:
+    """One receipt (an upload, a mail message, a CLI ingest) as the job status API shows it."""
+
+    id: int
+    channel: str
+    received_at: datetime.datetime
+    metadata: dict[str, Any]  # the channel's receipt metadata (mail headers, inline parts...)

@@ -14,7 +14,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from ats.audit import api as audit_api
-from ats.intake.data import DocumentSummary
+from ats.intake.data import DocumentSummary, RawIntakeSummary
 from ats.intake.models import (
     Attachment,
     Channel,
@@ -134,8 +134,11 @@ def raw_intake_attachments(raw_intake_id: int) -> list[Attachment]:
     return list(Attachment.objects.filter(raw_intake_id=raw_intake_id).order_by("pk"))
 
 
-def raw_intake_get(raw_intake_id: int) -> RawIntake | None:
-    return RawIntake.objects.filter(pk=raw_intake_id).first()
+def raw_intake_get(raw_intake_id: int) -> RawIntakeSummary | None:
+    raw = RawIntake.objects.filter(pk=raw_intake_id).first()
+    if raw is None:
+        return None
+    return RawIntakeSummary(id=raw.pk, channel=raw.channel, received_at=raw.received_at, metadata=raw.metadata)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -104,10 +104,10 @@ def api_raw_intake(request: HttpRequest, raw_intake_id: int) -> JsonResponse:
         return api_error(404, "not_found", "not found")
     return JsonResponse(
         {
-            "raw_intake_id": raw.pk,
+            "raw_intake_id": raw.id,
             "channel": raw.channel,
             "received_at": raw.received_at.isoformat(),
-            "attachments": [_attachment_json(a) for a in intake_api.raw_intake_attachments(raw.pk)],
+            "attachments": [_attachment_json(a) for a in intake_api.raw_intake_attachments(raw.id)],
         }
     )
 
