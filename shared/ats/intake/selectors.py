@@ -435,9 +435,14 @@ def job_event_words(task_name: str, event_type: str) -> str:
     return f"{TASK_WORDS.get(task_name, task_name)}: {EVENT_WORDS.get(event_type, event_type)}"
 
 
-def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:
+def attachment_timeline(attachment_id: int, *, one_row_per_job: bool = False) -> list[dict[str, Any]]:
     """Domain steps (audit log, parse attempts, the current state) and every job event of
-    every job for the document (ingest, parse, apply, candidate), oldest first."""
+    every job for the document (ingest, parse, apply, candidate), oldest first.
+
+    ``one_row_per_job``: the recruiter's page keeps only each job run's latest event
+    ("Malware scan: done", not queued/started/done): three rows per job buried the steps
+    that matter. A retried job keeps one row per run, so "failed, will retry" stays
+    visible. Operators and the API get every event."""
     att = Attachment.objects.filter(pk=attachment_id).select_related("raw_intake").first()
     if att is None:
         return []
@@ -474,7 +479,12 @@ def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:
         items.append({**ev, "source": "job", "what": job_event_words(ev["task_name"], ev["type"])})
     items.append({"at": att.state_changed_at, "source": "step", "what": f"State: {INFO[State(att.state)].label}"})
     items.sort(key=lambda i: i["at"])
-    return items
+    return _latest_event_per_run(items) if one_row_per_job else items
+
+
+def _latest_event_per_run(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    last = {(t["job_id"], t["attempt"]): i for i, t in enumerate(items) if t["source"] == "job"}
+    return [t for i, t in enumerate(items) if t["source"] != "job" or last[(t["job_id"], t["attempt"])] == i]
 
 
 # --- evidence chain (issue 11): the values intake's audit events commit to -------------

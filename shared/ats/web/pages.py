@@ -198,7 +198,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
         for name in intake_api.allowed_actions(att.state, att.reason_code)
         if iam_api.can(request.user, ACTION_RULES[name]) and name != "release"
     ]
-    timeline = intake_api.attachment_timeline(att.pk)
+    timeline = intake_api.attachment_timeline(att.pk, one_row_per_job=True)
     # Audit actors by name ("Ann Recruiter", "command line"), never "user:2".
     names = iam_api.actor_names(t["actor"] for t in timeline if t.get("actor"))
     for t in timeline:
