@@ -14,6 +14,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from ats.audit import api as audit_api
+from ats.intake.data import DocumentSummary, RawIntakeSummary
 from ats.intake.models import (
     Attachment,
     Channel,
@@ -133,8 +134,11 @@ def raw_intake_attachments(raw_intake_id: int) -> list[Attachment]:
     return list(Attachment.objects.filter(raw_intake_id=raw_intake_id).order_by("pk"))
 
 
-def raw_intake_get(raw_intake_id: int) -> RawIntake | None:
-    return RawIntake.objects.filter(pk=raw_intake_id).first()
+def raw_intake_get(raw_intake_id: int) -> RawIntakeSummary | None:
+    raw = RawIntake.objects.filter(pk=raw_intake_id).first()
+    if raw is None:
+        return None
+    return RawIntakeSummary(id=raw.pk, channel=raw.channel, received_at=raw.received_at, metadata=raw.metadata)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -321,6 +325,25 @@ def allowed_actions(state: str, reason_code: str = "") -> list[str]:
 
 def attachment_get(attachment_id: int) -> Attachment | None:
     return Attachment.objects.select_related("raw_intake", "raw_intake__received_by").filter(pk=attachment_id).first()
+
+
+def document_summaries(attachment_ids: list[int]) -> dict[int, DocumentSummary]:
+    """Id -> summary of each of these documents that exists. No access check: callers pass
+    ids they may list (a candidate's documents, a bulk selection)."""
+    rows = Attachment.objects.filter(pk__in=attachment_ids).only(
+        "pk", "filename", "state", "virus_scan_status", "candidate_id"
+    )
+    return {
+        a.pk: DocumentSummary(
+            id=a.pk,
+            filename=a.filename,
+            state=a.state,
+            state_label=a.get_state_display(),
+            virus_scan_status=a.virus_scan_status,
+            candidate_id=a.candidate_id,
+        )
+        for a in rows
+    }
 
 
 def attachment_sender(att: Attachment) -> str:

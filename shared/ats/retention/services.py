@@ -507,11 +507,11 @@ def erasure_replay() -> dict[str, Any]:
     for entry in erasure_log_entries():
         done = Erasure.objects.filter(pk=entry["erasure_id"], state=ErasureState.COMPLETED).exists()
         # Not yet erased in this database (an erased candidate row stays, without data).
-        present = list(
-            candidates_api.Candidate.objects.filter(pk__in=entry["candidate_ids"])
-            .exclude(status=candidates_api.CandidateStatus.ERASED)
-            .values_list("pk", flat=True)
-        )
+        present = [
+            c.candidate_id
+            for c in candidates_api.candidate_activity(candidate_ids=entry["candidate_ids"])
+            if c.status != candidates_api.CandidateStatus.ERASED
+        ]
         if done and not present:
             already.append(entry["erasure_id"])
             continue
@@ -614,11 +614,9 @@ def due_on_for(*, last_activity: datetime.datetime, consent_until: datetime.date
 
 def retention_due_on_recompute() -> dict[str, int]:
     """Nightly: every active candidate's due date from its last activity and the rules."""
-    rows = candidates_api.Candidate.objects.filter(status=candidates_api.CandidateStatus.ACTIVE).values_list(
-        "pk", "updated_at"
-    )
     changed = created = 0
-    for cid, updated_at in rows.iterator():
+    for active in candidates_api.candidate_activity(active_only=True):
+        cid, updated_at = active.candidate_id, active.updated_at
         subj = RetentionSubject.objects.filter(candidate_id=cid).first()
         if subj is None:
             RetentionSubject.objects.create(
@@ -641,10 +639,12 @@ def retention_subject_set(
     *, candidate_id: int, legal_hold: bool | None = None, consent_until: datetime.date | None = None
 ) -> RetentionSubject:
     """Set a legal hold or a consent date (the due date follows at once)."""
-    c = candidates_api.Candidate.objects.filter(pk=candidate_id).values_list("updated_at", flat=True).first()
+    c = next(candidates_api.candidate_activity(candidate_ids=[candidate_id]), None)
     if c is None:
         raise LookupError(f"candidate {candidate_id} does not exist")
-    subj, _ = RetentionSubject.objects.get_or_create(candidate_id=candidate_id, defaults={"last_activity_at": c})
+    subj, _ = RetentionSubject.objects.get_or_create(
+        candidate_id=candidate_id, defaults={"last_activity_at": c.updated_at}
+    )
     if legal_hold is not None:
         subj.legal_hold = legal_hold
     if consent_until is not None:
@@ -660,11 +660,7 @@ def retention_subject_set(
 
 
 def _due(today: datetime.date) -> list[int]:
-    active = set(
-        candidates_api.Candidate.objects.filter(status=candidates_api.CandidateStatus.ACTIVE).values_list(
-            "pk", flat=True
-        )
-    )
+    active = {c.candidate_id for c in candidates_api.candidate_activity(active_only=True)}
     due = RetentionSubject.objects.filter(due_on__lte=today, legal_hold=False).order_by("candidate_id")
     return [cid for cid in due.values_list("candidate_id", flat=True) if cid in active]
 

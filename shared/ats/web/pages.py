@@ -470,12 +470,12 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
     can_edit = iam_api.can(request.user, "candidate.edit")
     can_merge = iam_api.can(request.user, "candidate.merge")
     active = detail["status"] == candidates_api.CandidateStatus.ACTIVE
-    attachments = {a.pk: a for a in intake_api.Attachment.objects.filter(pk__in=detail["documents"])}
+    attachments = intake_api.document_summaries(detail["documents"])
     documents = [
         {
             "id": att_id,
             "filename": a.filename if a else f"document {att_id}",
-            "state": a.get_state_display() if a else "",
+            "state": a.state_label if a else "",
         }
         for att_id in detail["documents"]
         for a in [attachments.get(att_id)]
