@@ -191,13 +191,68 @@ def banner(url: str, password_file: Path, prometheus: tuple[str, int] | None = N
     return "\n".join(lines)
 
 
-def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start order; split pending (issue 22 item 7)
+COMMANDS = {
+    "web": ["web"],
+    "worker-default": ["worker", "--deployable=default"],
+    "worker-untrusted": ["worker", "--deployable=untrusted"],
+}
+
+
+def main() -> None:
     environ = dict(os.environ)
     # `just up` serves plain http on loopback: the one explicit opt-out of the secure
     # defaults (Secure cookies, proxy scheme header, HSTS).
     environ.setdefault("ATS_DEV_PLAIN_HTTP", "1")
     env.STATE_DIR.mkdir(parents=True, exist_ok=True)
     stack = contextlib.ExitStack()
+    demo_mailbox = start_local_services(stack, environ)
+    password_file = prepare_database(environ, demo_mailbox)
+
+    # Metrics on their own ports (docs/observability.md): web's exporter and worker-default.
+    metrics_binds = {
+        "web": environ.get("ATS_WEB_METRICS_BIND", "127.0.0.1:9100"),
+        "worker-default": environ.get("ATS_WORKER_METRICS_BIND", "127.0.0.1:9101"),
+    }
+    environ.setdefault("ATS_LOG_FORMAT", "console")  # humans read this terminal
+    pooled_env = start_pgbouncer(stack, environ) if env.flag("ATS_PGBOUNCER", default=False) else {}
+    prometheus = start_prometheus(stack, environ, metrics_binds)
+    procs = _Processes(environ, metrics_binds, pooled_env)
+    for name in COMMANDS:
+        procs.launch(name)
+    print(
+        f"[up] metrics: http://{metrics_binds['web']}/metrics (queues, jobs, tables),"
+        f" http://{metrics_binds['worker-default']}/metrics (worker-default)",
+        flush=True,
+    )
+    url = f"http://{environ.get('ATS_WEB_BIND', '127.0.0.1:8000')}/"
+    ready = _wait_http(url + "healthz", procs.running["web"], timeout_s=60)
+    private_files(env.STATE_DIR)  # the helpers' logs exist by now
+    if ready:
+        print(banner(url, password_file, prometheus), flush=True)
+    else:
+        print(f"[up] web did not answer on {url} - see its lines above", flush=True)
+
+    stopping = threading.Event()
+
+    def _stop(signum: int, _frame: object) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        procs.supervise(stopping)
+    finally:
+        procs.stop_all()
+        stack.close()
+        print("[up] stopped", flush=True)
+    sys.exit(0 if stopping.is_set() else 1)
+
+
+def start_local_services(stack: contextlib.ExitStack, environ: dict[str, str]) -> str | None:
+    """Postgres, clamd and the fake Graph, each unless `environ` already points at one.
+
+    Sets their addresses in `environ`; returns the demo mailbox when the fake Graph runs.
+    """
     if not environ.get("DATABASE_URL"):
         from ats.devtools import pg_local
 
@@ -214,17 +269,21 @@ def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start 
         )
         environ["ATS_CLAMD_HOST"], environ["ATS_CLAMD_PORT"] = "127.0.0.1", str(clamd.port)
         print(f"[up] clamd on 127.0.0.1:{clamd.port} (project test signatures only)", flush=True)
-    demo_mailbox = None
-    if not environ.get("ATS_GRAPH_BASE_URL"):
-        from ats.devtools.fake_graph import DEMO_MAILBOX, FakeGraph, seed_demo
+    if environ.get("ATS_GRAPH_BASE_URL"):
+        return None
+    from ats.devtools.fake_graph import DEMO_MAILBOX, FakeGraph, seed_demo
 
-        # In-memory mailbox: every `just up` delivers the demo mail afresh (new message
-        # ids), so repeated runs show the same CVs again as intake duplicates.
-        fake = stack.enter_context(FakeGraph(state_dir=env.STATE_DIR / "fake-graph"))
-        seed_demo(fake, DEMO_MAILBOX)
-        environ.update(fake.ats_env())
-        demo_mailbox = DEMO_MAILBOX
-        print(f"[up] fake Microsoft Graph on {fake.base_url}, demo mail in {DEMO_MAILBOX}", flush=True)
+    # In-memory mailbox: every `just up` delivers the demo mail afresh (new message
+    # ids), so repeated runs show the same CVs again as intake duplicates.
+    fake = stack.enter_context(FakeGraph(state_dir=env.STATE_DIR / "fake-graph"))
+    seed_demo(fake, DEMO_MAILBOX)
+    environ.update(fake.ats_env())
+    print(f"[up] fake Microsoft Graph on {fake.base_url}, demo mail in {DEMO_MAILBOX}", flush=True)
+    return DEMO_MAILBOX
+
+
+def prepare_database(environ: dict[str, str], demo_mailbox: str | None) -> Path:
+    """Migrate, ensure the admin login and the demo channel; returns the password file."""
     _ats("migrate", "--no-input", "-v", "0", environ=environ)
     # worker-untrusted connects as the least-privilege parse role the migration set up.
     environ.setdefault("ATS_PARSE_DATABASE_URL", env.with_user(env.database_url_from(environ), "ats_parse"))
@@ -233,90 +292,66 @@ def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start 
     private_files(env.STATE_DIR)
     if demo_mailbox:
         _ats("channel-add", "--mailbox", demo_mailbox, "--poll", environ=environ)
+    return password_file
 
-    commands = {
-        "web": ["web"],
-        "worker-default": ["worker", "--deployable=default"],
-        "worker-untrusted": ["worker", "--deployable=untrusted"],
-    }
-    # Metrics on their own ports (docs/observability.md): web's exporter and worker-default.
-    metrics_binds = {
-        "web": environ.get("ATS_WEB_METRICS_BIND", "127.0.0.1:9100"),
-        "worker-default": environ.get("ATS_WORKER_METRICS_BIND", "127.0.0.1:9101"),
-    }
-    environ.setdefault("ATS_LOG_FORMAT", "console")  # humans read this terminal
-    pooled_env = start_pgbouncer(stack, environ) if env.flag("ATS_PGBOUNCER", default=False) else {}
-    prometheus = start_prometheus(stack, environ, metrics_binds)
-    procs: dict[str, subprocess.Popen[bytes]] = {}
 
-    def launch(name: str) -> None:
-        proc_env = dict(environ)
-        if name in metrics_binds:
-            proc_env["ATS_METRICS_BIND"] = metrics_binds[name]
+class _Processes:
+    """web and the workers as child process groups, their output pumped to this terminal."""
+
+    def __init__(
+        self, environ: dict[str, str], metrics_binds: dict[str, str], pooled_env: dict[str, str] | None = None
+    ) -> None:
+        self.environ = environ
+        self.metrics_binds = metrics_binds
+        # ATS_PGBOUNCER=1: web's and worker-default's DATABASE_URL through the pooler.
+        self.pooled_env = pooled_env or {}
+        self.running: dict[str, subprocess.Popen[bytes]] = {}
+
+    def launch(self, name: str) -> None:
+        proc_env = dict(self.environ)
+        if name in self.metrics_binds:
+            proc_env["ATS_METRICS_BIND"] = self.metrics_binds[name]
         if name in {"web", "worker-default"}:
-            proc_env.update(pooled_env)
+            proc_env.update(self.pooled_env)
         if name == "worker-untrusted":
             proc_env = untrusted_env(proc_env)
         p = subprocess.Popen(
-            [sys.executable, "-m", "ats.cli", *commands[name]],
+            [sys.executable, "-m", "ats.cli", *COMMANDS[name]],
             env=proc_env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        procs[name] = p
+        self.running[name] = p
         assert p.stdout is not None
         threading.Thread(target=_pump, args=(name, p.stdout), daemon=True).start()
 
-    for name in commands:
-        launch(name)
-    print(
-        f"[up] metrics: http://{metrics_binds['web']}/metrics (queues, jobs, tables),"
-        f" http://{metrics_binds['worker-default']}/metrics (worker-default)",
-        flush=True,
-    )
-    url = f"http://{environ.get('ATS_WEB_BIND', '127.0.0.1:8000')}/"
-    ready = _wait_http(url + "healthz", procs["web"], timeout_s=60)
-    private_files(env.STATE_DIR)  # the helpers' logs exist by now
-    if ready:
-        print(banner(url, password_file, prometheus), flush=True)
-    else:
-        print(f"[up] web did not answer on {url} - see its lines above", flush=True)
-
-    stopping = threading.Event()
-
-    def _stop(signum: int, _frame: object) -> None:
-        stopping.set()
-
-    signal.signal(signal.SIGINT, _stop)
-    signal.signal(signal.SIGTERM, _stop)
-    try:
+    def supervise(self, stopping: threading.Event) -> None:
+        """Until `stopping` is set or a process exits for good."""
         while not stopping.is_set():
             # A worker's watchdog ends its process by design (a job overran its hard timeout,
             # or its fence connection broke; docs/reliability.md): restart it, as k8s would.
-            for n, p in list(procs.items()):
+            for n, p in list(self.running.items()):
                 if n.startswith("worker-") and p.poll() in WATCHDOG_EXITS:
                     print(f"[up] {n} exited {p.returncode} (watchdog); restarting it", flush=True)
-                    launch(n)
-            dead = [n for n, p in procs.items() if p.poll() is not None]
+                    self.launch(n)
+            dead = [n for n, p in self.running.items() if p.poll() is not None]
             if dead:
                 print(f"[up] {', '.join(dead)} exited; stopping the stack", flush=True)
-                break
+                return
             time.sleep(0.5)
-    finally:
-        for p in procs.values():
+
+    def stop_all(self) -> None:
+        for p in self.running.values():
             if p.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(p.pid, signal.SIGTERM)
         deadline = time.monotonic() + 100  # ADR §6: 90 s grace for in-flight jobs
-        for p in procs.values():
+        for p in self.running.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 p.wait(max(0.1, deadline - time.monotonic()))
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
-        stack.close()
-        print("[up] stopped", flush=True)
-    sys.exit(0 if stopping.is_set() else 1)
 
 
 if __name__ == "__main__":
