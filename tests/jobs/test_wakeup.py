@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from tests.jobs.helpers import defer, token, wait_for
+from tests.jobs.helpers import defer, job, token, wait_for, wait_status
 
 PRODUCTION_POLL_S = 5.0
 THRESHOLD_S = 1.0
+# Long enough that no poll can rescue a missed wake-up inside the test's waits.
+NO_RESCUE_POLL_S = 60.0
 
 
 def _events(job_id: int) -> dict[str, Any]:
@@ -57,6 +59,38 @@ def test_continuation_deferred_inside_a_task_is_picked_up_without_waiting_for_a_
         waits.append(wait)
     print(f"{child}: pickup after the parent finished, s: {[round(w, 3) for w in waits]}")
     assert max(waits) < THRESHOLD_S, f"a wake-up was missed (polling interval {PRODUCTION_POLL_S} s): {waits}"
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)
+def test_follow_up_deferred_by_another_process_on_a_held_lock_starts_when_the_holder_ends(
+    start_worker: Any,
+) -> None:
+    """The intake chain's shape behind issue 26's 5 s follow-ups: worker-untrusted defers
+    `intake.store_page_images` (ats_parse_pages_done, in SQL) on the attachment's lock while
+    worker-default runs a job holding it. Its NOTIFY finds the lock held; nothing notifies
+    when the holder ends, so only the holder's own worker fetching again can start it."""
+    start_worker("default", extra=["--queues=test"], env={"ATS_POLL_INTERVAL_S": str(NO_RESCUE_POLL_S))
+    entity, gate = token(), token()
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_lock(%s)", [gate])
+    try:
+        holder = defer("tests.lock_holder", entity=entity, gate=gate)
+        wait_status(holder, {"doing"})
+        # Deferred from this process, not by the holder: another process's deferral.
+        child = defer("tests.chain_child", entity=entity)
+        # A job deferred after the child that has started proves a fetch ran after the
+        # child's NOTIFY, saw it and skipped it (its lock held); the worker is idle again.
+        probe = defer("tests.chain_child_unlocked", entity=token())
+        wait_for(lambda: "succeeded" in _events(probe), 30, "a fetch after the follow-up's NOTIFY")
+        assert job(child)["status"] == "todo"
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_unlock(%s)", [gate])
+    wait_for(lambda: "succeeded" in _events(holder), 30, "the lock holder to finish")
+    started = wait_for(lambda: _events(child).get("started"), NO_RESCUE_POLL_S + 15, "the follow-up to start")
+    wait = (started - _events(holder)["succeeded"]).total_seconds()
+    assert wait < THRESHOLD_S, f"the follow-up waited {wait:.1f} s after the lock's release (poll {NO_RESCUE_POLL_S} s)"
 
 
 class _FetchRacingNotification:

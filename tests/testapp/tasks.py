@@ -177,6 +177,7 @@ for _policy in (
             ("tests.chain_parent", "chain:{entity}"),
             ("tests.chain_child", "chain:{entity}"),
             ("tests.chain_child_unlocked", None),
+            ("tests.lock_holder", "chain:{entity}"),
         )
     ),
 ):
@@ -309,6 +310,15 @@ def chain_parent(*, entity: int, child: str, payload_version: int) -> None:
 @jobs_api.task("tests.chain_child")
 def chain_child(*, entity: int, payload_version: int) -> None:
     Marker.objects.filter(token=entity).update(state="child", finished_at=timezone.now())
+
+
+@jobs_api.task("tests.lock_holder")
+def lock_holder(*, entity: int, gate: int, payload_version: int) -> None:
+    """Holds its lock until the test releases the session advisory lock `gate` (an event,
+    not a sleep): the shape of create_from_attachment holding the attachment's lock while
+    worker-untrusted defers store_page_images on that lock from its own process."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_lock(%s), pg_advisory_unlock(%s)", [gate, gate])
 
 
 @jobs_api.task("tests.chain_child_unlocked")
