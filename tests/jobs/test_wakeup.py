@@ -70,7 +70,7 @@ def test_follow_up_deferred_by_another_process_on_a_held_lock_starts_when_the_ho
     `intake.store_page_images` (ats_parse_pages_done, in SQL) on the attachment's lock while
     worker-default runs a job holding it. Its NOTIFY finds the lock held; nothing notifies
     when the holder ends, so only the holder's own worker fetching again can start it."""
-    start_worker("default", extra=["--queues=test"], env={"ATS_POLL_INTERVAL_S": str(NO_RESCUE_POLL_S))
+    start_worker("default", extra=["--queues=test"], env={"ATS_POLL_INTERVAL_S": str(NO_RESCUE_POLL_S)})
     entity, gate = token(), token()
     with connection.cursor() as cur:
         cur.execute("SELECT pg_advisory_lock(%s)", [gate])
