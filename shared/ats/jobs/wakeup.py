@@ -13,7 +13,14 @@ in the worker's fetch loop:
    the one that released the lock, so it now fetches again when a locked job of its own
    finishes (no SQL trigger, no extra NOTIFY: other workers could not run the job any
    sooner than this one). Every finished job wakes it, not only a locked one: the job
-   also freed a slot of its queue's global cap (ats.jobs.concurrency).
+   also freed a slot of its queue's global cap (ats.jobs.concurrency). A job another
+   process defers on a lock this worker's job holds is the same case (worker-untrusted's
+   ats_parse_pages_done defers `intake.store_page_images` on the attachment's lock).
+
+A pickup of a polling interval is not by itself a lost wake-up: behind a saturated queue's
+cap, or higher-priority jobs on its lock, a job waits as long as they take (issue 26's 5-7
+s `store_page_images`/`dedupe` pickups on a loaded machine; docs/benchmarks.md, "Backlog or
+missed wake-up", and bench/paced_bench.py's `missed_wakeups` tell the two apart).
 2. **A notification during a fetch is erased.** Upstream clears the "new job" event
    *after* each fetch query returns; a NOTIFY that lands while the query runs (for a job
    committed too late for it to see) is wiped and the worker sleeps with a runnable job.
