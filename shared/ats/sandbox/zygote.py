@@ -27,6 +27,7 @@ import ctypes
 import gc
 import importlib
 import json
+import mmap
 import os
 import select
 import signal
@@ -84,8 +85,10 @@ class Zygote:
         self.result_fd = -1
         self.spare: _Child | None = None
         # One answer buffer for the zygote's lifetime (cap + 1 byte to detect overflow),
-        # scrubbed after each document.
-        self.answer_buf = bytearray(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
+        # scrubbed after each document. Never forked, and resident only where an answer
+        # was written (see _private_buffer): a zeroed 4 MiB bytearray sat in every
+        # zygote and, copy-on-write, in its spare.
+        self.answer_buf = _private_buffer(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
         self.answer_dirty = 0  # bytes of answer_buf written since the last scrub
         # The parser supplies its own trusted warm-up documents (see the spare child below).
         self.warmup_samples = self.parser.warmup_documents() if config.get("warmup", True) else []
@@ -112,6 +115,9 @@ class Zygote:
             raise RuntimeError("test_without_landlock requested but probes are not enabled")
         self.plan = hardening.prepare_zygote(without_landlock=no_landlock)
         gc.collect()
+        # What the collection and the set-up after prewarm freed, glibc would keep mapped:
+        # hand it back before the first fork, or the zygote and every spare carry it.
+        _release_freed_heap()
         gc.freeze()  # keep the pre-warmed heap out of the child's GC: fewer copy-on-write faults
         self.threads = len(os.listdir("/proc/self/task"))
 
@@ -329,18 +335,21 @@ class Zygote:
                 if length > self.max_document_bytes:
                     return  # the worker checks first: this is a bug, not a document
                 # Read straight into one buffer (no intermediate chunks left in the heap).
-                document = bytearray(length)
-                _read_into(in_fd, memoryview(document))
-                outcome, answer, pending = self.run_one(str(request["kind"]), memoryview(document))
+                document = _private_buffer(length)
+                view = memoryview(document)[:length]  # a mapping has at least one byte
+                _read_into(in_fd, view)
+                outcome, answer, pending = self.run_one(str(request["kind"]), view)
                 protocol.send_json(out_fd, outcome)
                 protocol.write_all(out_fd, protocol.LEN.pack(len(answer)))
                 protocol.write_all(out_fd, answer)
                 # Every later child is a fork of this process: no byte of this document
                 # or its answer may survive in our heap for the next spare to find.
+                del answer, view
                 _scrub(document)
-                _scrub(self.answer_buf, max(len(answer), self.answer_dirty))
+                _scrub(self.answer_buf, self.answer_dirty)
                 self.answer_dirty = 0
-                del document, answer
+                _unmap(document)
+                del document
                 if pending is not None:
                     self.reap(pending)  # overlaps with the worker validating the answer
                 if self.spare is None:
@@ -367,10 +376,38 @@ def _read_into(fd: int, view: memoryview) -> None:
         view = view[count:]
 
 
-def _scrub(buf: bytearray, length: int | None = None) -> None:
-    length = len(buf) if length is None else length
+def _release_freed_heap() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
+
+
+def _private_buffer(size: int) -> mmap.mmap:
+    """A zero-filled buffer of its own anonymous private mapping, excluded from fork.
+
+    Not a bytearray: that is zeroed (so resident) at once and lives in the heap every
+    later spare inherits. Here only the pages a document or answer touches are
+    resident, MADV_DONTFORK keeps the mapping out of every child (the spare never sees
+    these bytes, not even copy-on-write), and _scrub gives the pages back zeroed.
+    """
+    buf = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    buf.madvise(mmap.MADV_DONTFORK)
+    return buf
+
+
+def _scrub(buf: mmap.mmap, length: int | None = None) -> None:
+    """Zero the first `length` bytes (all by default) and release their pages: a private
+    anonymous page dropped with MADV_DONTNEED reads back as zeros."""
+    length = len(buf) if length is None else min(length, len(buf))
     if length:
-        ctypes.memset((ctypes.c_char * len(buf)).from_buffer(buf), 0, length)
+        ctypes.memset((ctypes.c_char * length).from_buffer(buf), 0, length)
+        buf.madvise(mmap.MADV_DONTNEED, 0, length)
+
+
+def _unmap(buf: mmap.mmap) -> None:
+    # A memoryview still exported (a bug) only delays the munmap to the buffer's
+    # collection; its bytes are scrubbed either way.
+    with contextlib.suppress(BufferError):
+        buf.close()
 
 
 @dataclass
