@@ -75,6 +75,7 @@ class Zygote:
 
         self.parse_error_type = ParseError
         self.parse_limits = ParseLimits(**self.policy.parse)
+        interpreter_code = _code_mappings()
         self.parser = importlib.import_module(config.get("parser", "ats.parsing.api"))
         started = time.monotonic()
         self.parser.prewarm()
@@ -114,6 +115,11 @@ class Zygote:
         if no_landlock and not probes_enabled:
             raise RuntimeError("test_without_landlock requested but probes are not enabled")
         self.plan = hardening.prepare_zygote(without_landlock=no_landlock)
+        # The parser's native code (MuPDF, libxml2: ~20 MB) was paged in by the prewarm,
+        # but the zygote never runs it again: unmap those pages here and each spare maps
+        # back, from the page cache, only what its warm-up parse runs (minor faults, off
+        # the critical path). Nothing is lost: only never-written code pages are dropped.
+        _drop_code_pages(_code_mappings() - interpreter_code)
         gc.collect()
         # What the collection and the set-up after prewarm freed, glibc would keep mapped:
         # hand it back before the first fork, or the zygote and every spare carry it.
@@ -374,6 +380,34 @@ def _read_into(fd: int, view: memoryview) -> None:
         if not count:
             raise EOFError
         view = view[count:]
+
+
+def _code_mappings() -> set[tuple[int, int]]:
+    """(start, end) of every executable file mapping of this process none of whose pages
+    was ever written (a text relocation would have copied some: those stay mapped)."""
+    found: set[tuple[int, int]] = set()
+    current: tuple[int, int] | None = None
+    with open("/proc/self/smaps") as fh:
+        for line in fh:
+            fields = line.split()
+            if "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+                start, end = (int(x, 16) for x in fields[0].split("-"))
+                current = (start, end) if len(fields) >= 6 and fields[1] == "r-xp" and fields[5][:1] == "/" else None
+            elif current is not None and fields[0] == "Anonymous:":
+                if fields[1] == "0":
+                    found.add(current)
+                current = None
+    return found
+
+
+def _drop_code_pages(mappings: set[tuple[int, int]]) -> None:
+    """Unmap the resident pages of these code mappings: the next access maps them again
+    from the page cache (MADV_DONTNEED on a private file mapping re-reads the file, and
+    _code_mappings lists only mappings with no page of their own)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    for start, end in mappings:
+        libc.madvise(start, end - start, mmap.MADV_DONTNEED)
 
 
 def _release_freed_heap() -> None:
