@@ -118,6 +118,10 @@ def test_untrusted_worker_at_rest_fits_its_pss_budget(start_worker: Any) -> None
         f"worker-untrusted at rest: worker {census['worker_mb']:.1f} MiB, zygotes "
         f"{[round(m, 1) for m in census['zygote_mb']]} MiB, spares {[round(m, 1) for m in census['spare_mb']]} "
         f"MiB, total {census['total_mb']:.1f} MiB PSS (of which anonymous {census['anon_mb']:.1f}; "
-        f"budget {memory['at_rest_pss_mb']} MiB)"
+        f"budget {memory['at_rest_anon_pss_mb']} MiB anonymous; target {memory['at_rest_pss_mb']} MiB in all)"
     )
-    assert census["total_mb"] <= memory["at_rest_pss_mb"], census
+    # The anonymous part only: the total's file-backed share depends on which other
+    # processes map the same libraries (lower on this busy machine, higher on a quiet CI
+    # node), so a total line would pass or fail by what else runs. `just bench` reports
+    # the total against at_rest_pss_mb.
+    assert census["anon_mb"] <= memory["at_rest_anon_pss_mb"], census
