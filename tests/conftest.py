@@ -30,6 +30,10 @@ FAST_ENV = {
     "ATS_RETRY_TIME_SCALE": "0.001",
     # Rescue every 2 s so a killed worker's job is retried within seconds in tests.
     "ATS_RESCUE_CRON": "* * * * * */2",
+    # An erasure's compaction waits this long for older snapshots, then for the cancelled
+    # ones (production 15 s and 5 s): tests check who is cancelled and terminated, in order.
+    "ATS_COMPACTION_SNAPSHOT_WAIT_S": "3",
+    "ATS_COMPACTION_CANCEL_GRACE_S": "1",
 }
 
 
@@ -90,6 +94,8 @@ def _settings_for_in_process_calls(state_dir: Path, clamd: Any) -> None:
     settings.ATS["STORAGE_LOCAL_ROOT"] = state_dir / "blobs"
     settings.ATS["CLAMD_PORT"] = clamd.port
     settings.ATS["RETRY_TIME_SCALE"] = float(FAST_ENV["ATS_RETRY_TIME_SCALE"])
+    settings.ATS["COMPACTION_SNAPSHOT_WAIT_S"] = float(FAST_ENV["ATS_COMPACTION_SNAPSHOT_WAIT_S"])
+    settings.ATS["COMPACTION_CANCEL_GRACE_S"] = float(FAST_ENV["ATS_COMPACTION_CANCEL_GRACE_S"])
     # Where this session's workers write their status files (stack_env): read them there.
     os.environ["ATS_RUNTIME_DIR"] = str(state_dir / "run")
 

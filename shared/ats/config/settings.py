@@ -222,6 +222,11 @@ ATS: env.AtsConfig = {
     # Layers every parsed report's child must have had (comma-separated ats.sandbox Layer
     # names); empty = what the zygote itself requires for its mode (root or not).
     "SANDBOX_REQUIRED_LAYERS": env.csv("ATS_SANDBOX_REQUIRED_LAYERS", default=""),
+    # An erasure's compaction (docs/compliance.md): how long it waits for snapshots older
+    # than the erasure before cancelling them, then for the cancelled before terminating
+    # them. Tests shrink both: what they prove is the order, not the length of the waits.
+    "COMPACTION_SNAPSHOT_WAIT_S": env.number("ATS_COMPACTION_SNAPSHOT_WAIT_S", default=15.0),
+    "COMPACTION_CANCEL_GRACE_S": env.number("ATS_COMPACTION_CANCEL_GRACE_S", default=5.0),
 }
 
 # --- mail channels (ats.channels) ------------------------------------------------------
