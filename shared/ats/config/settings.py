@@ -87,6 +87,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "ats.web.context.nav",
+                "ats.web.context.live",
             ],
             # `|when`, the one time format, in every template without a {% load %}.
             "builtins": ["ats.web.templatetags.ats_time"],
@@ -110,6 +111,9 @@ AUTHENTICATION_BACKENDS = [
 ]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
+# How often the inbox and the ops console refresh themselves in place (htmx, seconds;
+# docs/web.md). The browser tests shrink it: they wait for refreshes, not for the clock.
+WEB_LIVE_REFRESH_S = env.integer("ATS_WEB_LIVE_REFRESH_S", default=10)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
