@@ -47,12 +47,23 @@ def web(stack: Any, stack_env: dict[str, str], users: dict[str, Any], state_dir:
         yield base
 
 
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def _chromium_for_module() -> Iterator[Any]:
+    """One chromium (and Playwright's node driver) per journey module, not per test: a
+    launch is seconds on a loaded machine. Tests stay apart by their own browser contexts
+    (cookies, storage, pages), which `chromium` closes after each test."""
     from ats.devtools import browser as harness
 
     # Playwright's sync API runs an event loop in this thread; the test's own ORM reads are
-    # plain blocking calls between browser steps.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with harness.browser() as b:
-        yield b
+    # plain blocking calls between browser steps. Only while this module's browser lives.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        with harness.browser() as b:
+            yield b
+
+
+@pytest.fixture
+def chromium(_chromium_for_module: Any) -> Iterator[Any]:
+    yield _chromium_for_module
+    for context in list(_chromium_for_module.contexts):
+        context.close()
