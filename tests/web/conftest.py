@@ -60,6 +60,14 @@ def _journey_stack(stack_env: dict[str, str], django_db_blocker: Any, state_dir:
             yield base
     finally:
         stop_all(started)
+        # The workers outlived the last test's flush: their periodic jobs (the per-minute
+        # rollup, depth samples) wrote rows since. Flush again, as TransactionTestCase
+        # does, so the next module's first test starts empty (the ops chart test
+        # back-fills the rollup only into an empty table).
+        from django.core.management import call_command
+
+        with django_db_blocker.unblock():
+            call_command("flush", verbosity=0, interactive=False, reset_sequences=False, allow_cascade=False)
 
 
 def _last_job_id() -> int:
@@ -107,23 +115,15 @@ def web(_journey_stack: str, users: dict[str, Any], transactional_db: Any) -> It
     _quiesce(floor)
 
 
-@pytest.fixture(scope="module")
-def _chromium_for_module() -> Iterator[Any]:
-    """One chromium (and Playwright's node driver) per journey module, not per test: a
-    launch is seconds on a loaded machine. Tests stay apart by their own browser contexts
-    (cookies, storage, pages), which `chromium` closes after each test."""
+@pytest.fixture
+def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    # Per test, unlike the stack: one chromium shared by a module's journeys lost its
+    # target at a later module's first page once (a whole-directory run under load), and
+    # a launch is only a few seconds.
     from ats.devtools import browser as harness
 
     # Playwright's sync API runs an event loop in this thread; the test's own ORM reads are
-    # plain blocking calls between browser steps. Only while this module's browser lives.
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        with harness.browser() as b:
-            yield b
-
-
-@pytest.fixture
-def chromium(_chromium_for_module: Any) -> Iterator[Any]:
-    yield _chromium_for_module
-    for context in list(_chromium_for_module.contexts):
-        context.close()
+    # plain blocking calls between browser steps.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with harness.browser() as b:
+        yield b
