@@ -24,6 +24,7 @@ from ats.candidates.selectors import (
     document_membership,
 )
 from ats.candidates.services import (
+    CandidateError,
     CandidateNotActive,
     NotAllowed,
     candidate_accept_change,
@@ -48,6 +49,7 @@ from ats.candidates.services import (
 
 __all__ = [
     "Candidate",
+    "CandidateError",
     "CandidateNotActive",
     "CandidateStatus",
     "DuplicatePair",

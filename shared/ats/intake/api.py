@@ -10,6 +10,7 @@ from ats.intake.erasure import (
     held_back_documents,
     subject_attachment_ids,
 )
+from ats.intake.errors import IntakeError
 from ats.intake.models import Attachment, Channel, RawIntake
 from ats.intake.pages import (
     PageImages,
@@ -104,6 +105,7 @@ __all__ = [
     "DocumentText",
     "EvidenceRows",
     "IncomingFile",
+    "IntakeError",
     "Kind",
     "LostDocument",
     "PageImages",

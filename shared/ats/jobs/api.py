@@ -2,6 +2,7 @@
 
 from ats.jobs.deferral import NotInTransaction, defer, defer_many
 from ats.jobs.erasure import jobs_erase_references, jobs_referencing
+from ats.jobs.errors import JobError
 from ats.jobs.handlers import HandlerNotRegistered, missing_exhaustion_handlers, register_exhaustion_handler
 from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
 from ats.jobs.ops import (
@@ -88,6 +89,7 @@ __all__ = [
     "DeadlineExceeded",
     "HandlerNotRegistered",
     "JobActionRefused",
+    "JobError",
     "JobFilter",
     "JobRef",
     "NotInTransaction",

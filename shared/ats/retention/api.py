@@ -7,6 +7,7 @@ from ats.retention.selectors import retention_status
 from ats.retention.services import (
     ErasureRefused,
     PurgeHalted,
+    RetentionError,
     erasure_json,
     erasure_log_entries,
     erasure_replay,
@@ -27,6 +28,7 @@ __all__ = [
     "PurgeRun",
     "PurgeState",
     "RetentionAction",
+    "RetentionError",
     "erasure_json",
     "erasure_log_entries",
     "erasure_replay",

@@ -26,6 +26,7 @@ from ats.scoring.selectors import (
 from ats.scoring.services import (
     DecisionRefused,
     NotAllowed,
+    ScoringError,
     UnknownSkill,
     application_apply,
     application_decide,
@@ -56,6 +57,7 @@ __all__ = [
     "Outcome",
     "Requisition",
     "RequisitionVersion",
+    "ScoringError",
     "Stage",
     "UnknownSkill",
     "application_apply",
