@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 
 from ats.candidates.models import Candidate, CandidateField, CandidateStatus
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from ats.scoring import api as scoring_api
 from ats.scoring.models import Application, AtsResult, RescoreRun
 from tests.jobs.helpers import wait_for
@@ -81,7 +81,7 @@ def test_500_applications_rescored_with_partial_failures(start_worker: Any, ats_
     for a in AtsResult.objects.filter(application_id__in=app_ids[:40]):
         assert a.score == sum(e["contribution"] for e in a.explanation)
     # No job left behind, none lost.
-    assert jobs_api.queue_stats() and scoring_api.lost_applications() == []
+    assert jobs_ops.queue_stats() and scoring_api.lost_applications() == []
 
     # Again through the CLI: nothing changed, so every scored application is a no-op.
     before = AtsResult.objects.count()

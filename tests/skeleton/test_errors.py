@@ -149,7 +149,7 @@ def test_builtin_bases_callers_catch_are_kept() -> None:
     # Catch sites that predate the root catch these builtin bases (docs/contracts.md).
     from ats.candidates import api as candidates_api
     from ats.intake import api as intake_api
-    from ats.jobs import api as jobs_ops
+    from ats.jobs import ops_api as jobs_ops
     from ats.retention import api as retention_api
     from ats.scoring import api as scoring_api
 
