@@ -1,6 +1,6 @@
 """Facade of the ai module."""
 
-from ats.ai.models import AiKind, AiRun, AiRunState, BreakerState
+from ats.ai.models import AiKind, AiRunState, BreakerState
 from ats.ai.provider import AiError
 from ats.ai.selectors import ai_run_detail
 from ats.ai.services import (
@@ -22,7 +22,6 @@ __all__ = [
     "UNAVAILABLE",
     "AiError",
     "AiKind",
-    "AiRun",
     "AiRunState",
     "BreakerState",
     "NotAllowed",

@@ -1,8 +1,8 @@
 """Facade of the channels module (inbound mail channels feeding intake)."""
 
 from ats.channels.hooks import register_receipt_metadata
-from ats.channels.models import ChannelStatus, MailChannel, MessageLedger, MessageOutcome
-from ats.channels.selectors import channel_get, channel_list, channel_status, channel_status_counts, ledger_entries
+from ats.channels.models import ChannelStatus, MessageOutcome
+from ats.channels.selectors import channel_list, channel_status, channel_status_counts, ledger_entries
 from ats.channels.services import (
     ChannelError,
     CheckpointConflict,
@@ -22,13 +22,10 @@ __all__ = [
     "ChannelError",
     "ChannelStatus",
     "CheckpointConflict",
-    "MailChannel",
-    "MessageLedger",
     "MessageOutcome",
     "PermanentPollError",
     "PollSummary",
     "channel_add",
-    "channel_get",
     "channel_list",
     "channel_mark_degraded",
     "channel_poll",

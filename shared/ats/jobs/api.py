@@ -23,6 +23,7 @@ from ats.jobs.runtime import (
     db_budget,
     task,
 )
+from ats.jobs.session import session_connection
 
 __all__ = [
     "Attempt",
@@ -48,6 +49,7 @@ __all__ = [
     "periodic_cron",
     "policy_for",
     "register_exhaustion_handler",
+    "session_connection",
     "stalled_after_s",
     "task",
 ]
