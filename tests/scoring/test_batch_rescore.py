@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 
 from ats.candidates.models import Candidate, CandidateField, CandidateStatus
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from ats.scoring import api as scoring_api
 from ats.scoring.models import Application, AtsResult, RescoreRun
 from tests.conftest import run_ats_in_process
@@ -82,7 +82,7 @@ def test_500_applications_rescored_with_partial_failures(start_worker: Any) -> N
     for a in AtsResult.objects.filter(application_id__in=app_ids[:40]):
         assert a.score == sum(e["contribution"] for e in a.explanation)
     # No job left behind, none lost.
-    assert jobs_api.queue_stats() and scoring_api.lost_applications() == []
+    assert jobs_ops.queue_stats() and scoring_api.lost_applications() == []
 
     # Again through the CLI (in the test process: the command and its JSON, not the entry
     # point; the real workers still do the rescoring): nothing changed, so every scored

@@ -170,11 +170,11 @@ def test_document_and_ops_pages_update_in_place_without_a_reload(web: str, chrom
     """The document page follows its document to a terminal state by htmx swaps of
     #doc-live (an unchanged refresh is not swapped), then stops; the ops console's figures
     refresh in place; the live toggle pauses a page."""
-    from ats.jobs import api as jobs_api
+    from ats.jobs import ops_api as jobs_ops
 
     page = _login(chromium, web, "recruiter", DESKTOP)
     try:
-        jobs_api.queue_set_paused(queue="parse", paused=True, actor="test")
+        jobs_ops.queue_set_paused(queue="parse", paused=True, actor="test")
         att = helpers.ingested("live-doc.pdf", helpers.unique_pdf("Lena Live"))
         assert att.state == "promoted"  # waits on the paused parse queue
         page.goto(f"/documents/{att.pk}")
@@ -186,7 +186,7 @@ def test_document_and_ops_pages_update_in_place_without_a_reload(web: str, chrom
         page.wait_for_function("() => window.__polls >= 2", timeout=30_000)
         assert page.evaluate("document.getElementById('doc-live').__mark") == 1
     finally:
-        jobs_api.queue_set_paused(queue="parse", paused=False, actor="test")
+        jobs_ops.queue_set_paused(queue="parse", paused=False, actor="test")
     expect(page.locator("#doc-state")).to_have_text("Candidate created", timeout=WAIT_MS)
     expect(page.locator("#doc-candidate")).to_have_text("Lena Live")
     assert page.evaluate("window.__sameDocument") is True  # swapped in by htmx, not a reload
