@@ -18,6 +18,7 @@ from typing import Any
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from ats.extraction import _lexicon as lex
 from ats.extraction._lexicon import HEADINGS
 from ats.extraction.data import Source
 
@@ -213,8 +214,113 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
             text = _clean(raw)
             if text:
                 lines.append(Line(text, len(lines), part="text", index=i))
+    lines = join_date_rows(lines)
     _assign_sections(lines)
     return lines
+
+
+# -- dates in their own column -----------------------------------------------------------------
+# TeX CV classes (moderncv, cv4tw, europasscv, the cv class) set an entry's dates in a narrow
+# column of their own, left or right of "Title, Employer"; the PDF's text layer gives that
+# column as a separate block, so the dates and the entry they date are far apart in reading
+# order (and the text column reads as a new column: section "top"). A date cell and the line
+# beside it on the same row are read as one line, "dates  Title, Employer", where the
+# dates' column puts it in reading order.
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_DATE_WORDS = frozenset(
+    {*lex.MONTHS, *lex.PRESENT_WORDS, *lex.SINCE_WORDS, "to", "bis", "until", "till", "and", "à", "au", "a", "al",
+     "tot", "do", "hasta", "exp", "expected", "date", "jusqu", "t", "m", "summer", "winter", "spring", "fall",
+     "autumn"}
+)  # fmt: skip
+_LETTER_RUNS = re.compile(r"[^\W\d_]+")
+MAX_DATE_CELL = 40
+MAX_ROW_GAP = 320.0  # points between right-aligned dates and the line left of them
+MAX_COLUMN_GAP = 150.0  # points between a date column and the text right of it
+MAX_ROW_SCAN = 40  # lines of one row looked at per date cell: linear on a hostile page
+RIGHT_EDGE = 15.0  # right-aligned dates end this close to the page's rightmost text
+
+
+def date_cell(text: str) -> bool:
+    """A line that is only a date or date range ("1888-1905", "since 1862", "Mar 2019 - now")."""
+    if len(text) > MAX_DATE_CELL or not _YEAR.search(text):
+        return False
+    return all(w.casefold().rstrip(".") in _DATE_WORDS for w in _LETTER_RUNS.findall(text))
+
+
+def _centre(line: Line) -> float:
+    assert line.bbox is not None
+    return (line.bbox[1] + line.bbox[3]) / 2
+
+
+def _row_partner(
+    cell: Line, rows: dict[tuple[int | None, int], list[Line]], used: set[int], right_edge: float
+) -> Line | None:
+    """The nearest line beside a date cell on its row (centres within a third of a line):
+    right of a date column (close by), or left of dates set flush right. A date line in
+    the body's flow has neither: a sidebar's line level with it is another column's."""
+    assert cell.bbox is not None
+    flush_right = cell.bbox[2] >= right_edge - RIGHT_EDGE
+    height = cell.bbox[3] - cell.bbox[1]
+    tolerance = max(2.5, 0.35 * height)
+    centre = _centre(cell)
+    best: tuple[float, Line] | None = None
+    for key in ((cell.page, int(centre // 4) + d) for d in (-1, 0, 1)):
+        for other in rows.get(key, [])[:MAX_ROW_SCAN]:
+            if other.n in used or other is cell or other.bbox is None or abs(_centre(other) - centre) > tolerance:
+                continue
+            if other.bbox[0] >= cell.bbox[2] - 1:
+                gap, limit = other.bbox[0] - cell.bbox[2], MAX_COLUMN_GAP
+            elif other.bbox[2] <= cell.bbox[0] + 1 and flush_right:
+                gap, limit = cell.bbox[0] - other.bbox[2], MAX_ROW_GAP
+            else:
+                continue  # overlapping boxes, or a line left of dates in the body's flow
+            if gap > limit or date_cell(other.text) or heading_kind(other.text):
+                continue
+            if best is None or gap < best[0]:
+                best = (gap, other)
+    return best[1] if best else None
+
+
+def join_date_rows(lines: list[Line]) -> list[Line]:
+    """Each date cell joined with the line beside it on its row (PDF lines only). Linear:
+    lines are bucketed by page and row, and a row's bucket is read only for its date cells."""
+    rows: dict[tuple[int | None, int], list[Line]] = {}
+    right_edge: dict[int | None, float] = {}
+    for line in lines:
+        if line.bbox is not None:
+            rows.setdefault((line.page, int(_centre(line) // 4)), []).append(line)
+            right_edge[line.page] = max(right_edge.get(line.page, 0.0), line.bbox[2])
+    joined: dict[int, Line] = {}  # the earlier line's n -> the joined line
+    used: set[int] = set()
+    for line in lines:
+        if line.bbox is None or line.n in used or not date_cell(line.text):
+            continue
+        other = _row_partner(line, rows, used, right_edge[line.page])
+        if other is None:
+            continue
+        used |= {line.n, other.n}
+        left, right = (line, other) if line.bbox[0] <= other.bbox[0] else (other, line)  # type: ignore[index]
+        first = min(line.n, other.n)
+        a, b = line.bbox, other.bbox  # type: ignore[assignment]
+        joined[first] = Line(
+            f"{left.text}  {right.text}",
+            first,
+            page=line.page,
+            bbox=(min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])),
+            size=max(line.size, other.size),
+        )
+    if not joined:
+        return lines
+    out: list[Line] = []
+    for line in lines:
+        if line.n in joined:
+            out.append(joined[line.n])
+        elif line.n not in used:
+            out.append(line)
+    for n, line in enumerate(out):
+        line.n = n
+    return out
 
 
 def _assign_sections(lines: list[Line]) -> None:

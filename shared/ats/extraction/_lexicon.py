@@ -375,6 +375,9 @@ PHONE_LABELS = frozenset(
     }
 )  # fmt: skip
 
+# Labels before a fax number: a fax line is no number to call (cv-ctan's "Fax: +31-50-...").
+FAX_LABELS = frozenset({"fax", "fax.", "telefax", "téléfax", "télécopie", "faks", "факс", "传真", "ファックス", "팩스"})
+
 # Consumer mail providers (curated from the providers' own sign-up pages, common knowledge;
 # no list downloaded). Only used to undo OCR confusions in the domain of an OCR'd address
 # ("pawel@02.pl" -> "o2.pl"): a domain on this list is never changed, and an unknown one
