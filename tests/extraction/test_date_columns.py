@@ -130,3 +130,35 @@ def test_a_phone_truth_kept_as_written_is_not_scored_even_with_a_plus() -> None:
     assert (tally.tp, tally.predicted, tally.truth) == (0, 0, 0)
     tally = evaluation.compare("phones", ["+31503637337"], ["+31503137020"])
     assert (tally.tp, tally.predicted, tally.truth) == (0, 1, 1)
+
+
+def _names(*lines: tuple[float, float, float, str]) -> list[Any]:
+    """Top-of-page lines (x0, y0, font size, text), each its own block."""
+    blocks = []
+    for x, y, size, text in lines:
+        bbox = [x, y, x + 0.6 * size * len(text), y + 1.2 * size]
+        blocks.append({"page": 1, "bbox": bbox, "text": text, "lines": [{"bbox": bbox, "text": text, "size": size}]})
+    answer = {"schema": 2, "kind": "pdf", "text": "", "blocks": blocks, "elements": []}
+    return _values(answer, "name")
+
+
+def test_names_as_tex_classes_text_layers_give_them() -> None:
+    # Europass: the section label and the name on one row.
+    assert _names((60, 90, 10, "PERSONAL INFORMATION Katie Smith"), (200, 120, 9, "12 Strawberry Hill")) == [
+        "Katie Smith"
+    ]
+    # A name hyphenated over two lines.
+    assert _names((90, 120, 28, "Minna von Barn-"), (90, 150, 28, "helm"), (90, 185, 12, "Dr. h. c. mult.")) == [
+        "Minna von Barnhelm"
+    ]
+    # The space between given and family name lost; a degree under it in smaller type.
+    assert _names((90, 170, 30, "JaneEyre"), (90, 216, 14, "B. Ed.")) == ["Jane Eyre"]
+    # Given and family name stacked, flush right.
+    assert _names((518, 48, 24, "Jules"), (509, 78, 24, "Verne"), (40, 160, 10, "More than 50 novels")) == [
+        "Jules Verne"
+    ]
+
+
+def test_a_name_that_needs_no_repair_is_left_alone() -> None:
+    assert _names((90, 120, 24, "McDonald"), (90, 150, 12, "Sales Director")) == []
+    assert _names((90, 120, 24, "Anna Schmidt"), (90, 150, 24, "Berlin")) == ["Anna Schmidt"]

@@ -806,13 +806,53 @@ def placeholder_name(text: str, *, sample_contact: bool) -> bool:
     return key in lex.PLACEHOLDER_NAMES or (sample_contact and key in lex.PLACEHOLDER_NAMES_WITH_EVIDENCE)
 
 
+_NOT_SPLIT = frozenset({"mc", "mac", "de", "di", "da", "du", "le", "la", "van", "von", "o", "fitz", "st"})
+
+
+def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
+    """What a TeX class's text layer does to a name line, undone: a section label before
+    it ("PERSONAL INFORMATION Katie Smith"), a hyphenated break ("Minna von Barn-" /
+    "helm"), a lost space ("JaneEyre"), given and family name stacked on two lines."""
+    words = text.split()
+    for j in range(1, min(3, len(words) - 2) + 1):
+        if heading_kind(" ".join(words[:j])):
+            yield " ".join(words[j:])
+    following = lines[k + 1] if k + 1 < len(lines) else None
+    if text.endswith("-") and following is not None and following.text[:1].islower():
+        yield text[:-1] + following.text.split()[0]
+    if len(words) != 1 or not text.isalpha():
+        return
+    humps = [i for i in range(1, len(text)) if text[i].isupper() and text[i - 1].islower()]
+    cut = humps[0] if len(humps) == 1 else 0
+    if cut >= 2 and len(text) - cut >= 2 and text[:cut].casefold() not in _NOT_SPLIT:
+        yield f"{text[:cut]} {text[cut:]}"
+    if following is not None and _stacked(lines[k], following):
+        yield f"{text} {following.text}"
+
+
+def _stacked(line: Line, below: Line) -> bool:
+    """Two one-word lines in the same type, one right under the other ("Jules" / "Verne")."""
+    if line.bbox is None or below.bbox is None or line.page != below.page or abs(line.size - below.size) > 0.5:
+        return False
+    word = below.text
+    height = line.bbox[3] - line.bbox[1]
+    return word.isalpha() and word[0].isupper() and 0 <= below.bbox[1] - line.bbox[3] <= max(height, 1.0) * 0.6
+
+
+def _name_shaped(text: str, lines: list[Line], k: int) -> str | None:
+    # A repair first: "PERSONAL INFORMATION Katie Smith" and "Minna von Barn-" are
+    # name-shaped as they stand, and wrong.
+    repaired = next((r for r in _name_repairs(text, lines, k) if looks_like_name(r)), None)
+    return repaired or (text if looks_like_name(text) else None)
+
+
 def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
     """The candidate's name: the most prominent name-shaped line near the top."""
     first_page = [ln for ln in lines if ln.page in (None, 1)]
     max_size = max((ln.size for ln in first_page[:80]), default=0.0) or 1.0
     best: tuple[float, str, Line, str] | None = None
     position = 0
-    for line in lines[:120]:
+    for k, line in enumerate(lines[:120]):
         if line.section not in ("top", "contact", "header") and line.style != "Title":
             continue
         if about_someone_else(line):
@@ -831,9 +871,10 @@ def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule
         segments = [seg.strip() for seg in _SEGMENTS.split(text, maxsplit=3)]
         while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
             segments.pop(0)
-        text = _strip_prefixes(_strip_titles(segments[0]))
-        if not looks_like_name(text):
+        shaped = _name_shaped(_strip_prefixes(_strip_titles(segments[0])), lines, k)
+        if shaped is None:
             continue
+        text = shaped
         score = bonus - 0.15 * position
         if line.size:
             score += 3.0 * line.size / max_size
