@@ -162,3 +162,47 @@ def test_names_as_tex_classes_text_layers_give_them() -> None:
 def test_a_name_that_needs_no_repair_is_left_alone() -> None:
     assert _names((90, 120, 24, "McDonald"), (90, 150, 12, "Sales Director")) == []
     assert _names((90, 120, 24, "Anna Schmidt"), (90, 150, 24, "Berlin")) == ["Anna Schmidt"]
+
+
+def test_a_word_hyphenated_over_two_lines_and_a_wrapped_header_are_one_line() -> None:
+    answer = _pdf(
+        [(60, 40, "Jean Dupont")],
+        [(60, 90, "Expérience professionnelle")],
+        [(60, 110, "2003 - 2006"), (60, 150, "2000 - 2004")],
+        [
+            (140, 110, "Enseignant vacataire puis contractuel en Mathématiques, Education Na-"),
+            (140, 122, "tionale"),
+            (140, 150, "Enseignant vacataire en Mathématiques, ONAC, Lycées privés hors"),
+            (140, 162, "contrat ACADIS"),
+        ],
+    )
+    texts = [ln.text for ln in lines_of(answer)]
+    assert "2003 - 2006  Enseignant vacataire puis contractuel en Mathématiques, Education Nationale" in texts
+    assert "2000 - 2004  Enseignant vacataire en Mathématiques, ONAC, Lycées privés hors contrat ACADIS" in texts
+    history = _values(answer, "work_history")
+    assert (history[0]["employer"], history[0]["start"]) == ("Education Nationale", "2003")
+
+
+def test_list_items_labels_and_ocr_bullets_are_not_wrapped_lines() -> None:
+    answer = _pdf(
+        [
+            (60, 40, "Skills"),
+            (60, 54, "Git, MySQL, FastAPI, C++, Figma, Kubernetes, Terraform,"),
+            (60, 66, "dbt, Helm"),
+            (60, 90, "Site Reliability Engineer at Umbrella Analytics since 2019"),
+            (60, 102, "e Migrated the platform to Jenkins"),
+        ]
+    )
+    texts = [ln.text for ln in lines_of(answer)]
+    assert "dbt, Helm" in texts
+    assert "e Migrated the platform to Jenkins" in texts
+
+
+def test_title_at_the_employer_in_a_town() -> None:
+    text = (
+        "Philipp Maier\nWorking Experience\n03/1995–04/1995 Internship at the Office for Regional Statistics in Y-Town"
+    )
+    history = _values({"text": text}, "work_history")
+    assert [(h["title"], h["employer"], h["start"]) for h in history] == [
+        ("Internship", "Office for Regional Statistics", "1995-03")
+    ]

@@ -265,6 +265,15 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
     return out
 
 
+_ARTICLE = re.compile(r"^(?:the|a|an|der|die|das|le|la|les|l'|l’|el|il|de)\s+", re.IGNORECASE)
+_IN_PLACE = re.compile(r"\s+(?:in|à|a|en|im|in der)\s+[A-ZÀ-Ý][\w.'’-]*(?:\s+[A-ZÀ-Ý][\w.'’-]*){0,2}$")
+
+
+def _employer_of(text: str) -> str:
+    """ "the Office for Regional Statistics in Y-Town" (after "Internship at") -> the name."""
+    return _IN_PLACE.sub("", _ARTICLE.sub("", text)).strip() or text
+
+
 def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     """(title, employer, location) from an entry's header texts."""
     parts: list[str] = []
@@ -279,9 +288,9 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             and (at.group(1).casefold() in _STRONG_AT or _title_score(left) > 0)
         ):
             parts += _parts(text[: at.start()])
-            employer_hint = text[at.end() :].strip()
-            parts += _parts(employer_hint)
-            employer_hint = _parts(employer_hint)[0] if _parts(employer_hint) else None
+            tail = _parts(text[at.end() :].strip())
+            employer_hint = _employer_of(tail[0]) if tail else None
+            parts += [employer_hint, *tail[1:]] if employer_hint else tail
         else:
             parts += _parts(text)
     location = next((p for p in parts if is_place(p)), None)

@@ -17,7 +17,8 @@ from pathlib import Path
 # stripping numbering, trailing ":" and surrounding symbols).
 HEADINGS: dict[str, tuple[str, ...]] = {
     "experience": (
-        "experience", "work experience", "professional experience", "employment", "employment history",
+        "experience", "work experience", "working experience", "professional background", "professional experience",
+        "employment", "employment history",
         "work history", "career history", "career", "relevant experience", "berufserfahrung", "erfahrung",
         "beruflicher werdegang", "werdegang", "praxiserfahrung", "berufspraxis", "expérience",
         "expériences", "expérience professionnelle", "expériences professionnelles", "parcours professionnel",
