@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -965,59 +965,79 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-def skills(lines: list[Line]) -> Values:  # noqa: PLR0912 - one matcher per branch in priority order; split pending (issue 22 item 7)
+def _skill_tokens(lines: list[Line], k: int) -> tuple[bool, list[str], int] | None:
+    """(in a skills list, the line's tokens and the next line's first few, how many are its
+    own) for a line skills are read from; None for a line they are not."""
+    line = lines[k]
+    if line.heading:
+        return None
+    labelled = label_of(line.text)
+    in_section = line.section == "skills" or (labelled is not None and heading_kind(labelled[0]) == "skills")
+    if not in_section and line.section not in _SKILL_SECTIONS_LOOSE:
+        return None
+    if line.section == "top" and not in_section and line.n < 3:
+        return None  # the name and headline
+    text = _masked_emails(line.text)
+    if "." in text:  # links are not skills ("github.com/x"), but "Node.js" is
+        text = _mask(text, [m.span() for m in _URL.finditer(text) if "/" in m.group(0) or "www." in m.group(0)])
+    tokens = _tokens(text)
+    own = len(tokens)
+    if line.section == "skills" and k + 1 < len(lines) and lines[k + 1].section == "skills":
+        # A narrow column wraps "Natural Language Processing" over two lines: the next
+        # line's first words may finish a skill that starts on this one.
+        tokens += _tokens(lines[k + 1].text)[: lex.max_skill_words() - 1]
+    return in_section, tokens, own
+
+
+def _longest_skill(low: list[str], i: int, vocab: Mapping[str, lex.Skill]) -> tuple[lex.Skill, int] | None:
+    """The longest vocabulary entry starting at token i, and its length in tokens."""
+    for n in range(min(lex.max_skill_words(), len(low) - i), 0, -1):
+        skill = vocab.get(" ".join(low[i : i + n]))  # "CI/CD" too: a pair not in it is split by the caller
+        if skill is not None:
+            return skill, n
+    return None
+
+
+def _in_job_title(low: list[str], i: int, n: int) -> bool:
+    """Part of a job title: "Machine Learning Engineer", "Leiterin Data Science"."""
+    return (i + n < len(low) and low[i + n] in _TITLE_NOUNS) or (
+        i > 0 and (low[i - 1] in _TITLE_NOUNS or low[i - 1] in lex.JOB_WORDS)
+    )
+
+
+def _add_skill(out: Values, line: Line, rule: str, text: str, skill: lex.Skill) -> None:
+    out.add(skill.canonical, skill.canonical, replace(line.source(rule, text), taxonomy_id=skill.taxonomy_id))
+
+
+def skills(lines: list[Line]) -> Values:
+    """Skills of the vocabulary, in a skills list (any) or in running text (not the strict
+    ones, and not inside a job title), with the CV's own wording's canonical form."""
     vocab = lex.skills()
-    longest = lex.max_skill_words()
     out = Values()
     for k, line in enumerate(lines):
-        if line.heading:
+        read = _skill_tokens(lines, k)
+        if read is None:
             continue
-        labelled = label_of(line.text)
-        inline = labelled is not None and heading_kind(labelled[0]) == "skills"
-        in_section = line.section == "skills" or inline
-        if not in_section and line.section not in _SKILL_SECTIONS_LOOSE:
-            continue
-        if line.section == "top" and not in_section and line.n < 3:
-            continue  # the name and headline
-        text = _masked_emails(line.text)
-        if "." in text:  # links are not skills ("github.com/x"), but "Node.js" is
-            text = _mask(text, [m.span() for m in _URL.finditer(text) if "/" in m.group(0) or "www." in m.group(0)])
-        tokens = _tokens(text)
-        own = len(tokens)
-        if line.section == "skills" and k + 1 < len(lines) and lines[k + 1].section == "skills":
-            # A narrow column wraps "Natural Language Processing" over two lines: the next
-            # line's first words may finish a skill that starts on this one.
-            tokens += _tokens(lines[k + 1].text)[: lex.max_skill_words() - 1]
+        in_section, tokens, own = read
         low = [t.casefold() for t in tokens]
         i = 0
         while i < own:
-            for n in range(min(longest, len(tokens) - i), 0, -1):
-                key = " ".join(low[i : i + n])
-                skill = vocab.get(key)
-                if skill is None and n == 1 and "/" in key:
-                    skill = None  # "CI/CD" is in the vocabulary as a whole; other a/b pairs are split below
-                if skill is None:
-                    continue
-                if not in_section and (
-                    skill.strict
-                    # part of a job title: "Machine Learning Engineer", "Leiterin Data Science"
-                    or (i + n < len(low) and low[i + n] in _TITLE_NOUNS)
-                    or (i > 0 and (low[i - 1] in _TITLE_NOUNS or low[i - 1] in lex.JOB_WORDS))
-                ):
-                    break
-                rule = "skill.section" if in_section else "skill.text"
-                source = line.source(rule, " ".join(tokens[i : i + n]))
-                out.add(skill.canonical, skill.canonical, replace(source, taxonomy_id=skill.taxonomy_id))
-                i += n - 1
-                break
-            else:
-                if "/" in low[i] and low[i] not in vocab:
+            found = _longest_skill(low, i, vocab)
+            if found is None:
+                if "/" in low[i] and low[i] not in vocab:  # "Python/Go": each side on its own
                     for piece in tokens[i].split("/"):
                         skill = vocab.get(piece.casefold())
                         if skill is not None and (in_section or not skill.strict):
-                            source = line.source("skill.section", piece)
-                            out.add(skill.canonical, skill.canonical, replace(source, taxonomy_id=skill.taxonomy_id))
-            i += 1
+                            _add_skill(out, line, "skill.section", piece, skill)
+                i += 1
+                continue
+            skill, n = found
+            if in_section or not (skill.strict or _in_job_title(low, i, n)):
+                rule = "skill.section" if in_section else "skill.text"
+                _add_skill(out, line, rule, " ".join(tokens[i : i + n]), skill)
+                i += n
+            else:
+                i += 1
     return out
 
 
