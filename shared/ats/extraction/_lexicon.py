@@ -40,6 +40,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "compétences techniques", "savoir-faire", "habilidades", "competencias", "conocimientos",
         "aptitudes", "competenze", "competenze tecniche", "competenze digitali", "capacità", "vaardigheden",
         "competenties", "kennis", "umiejętności", "kompetencje", "umiejętności techniczne",
+        # TeX classes' and Europass's own headings for the same list
+        "computer skills", "computer knowledge", "computer knowledges", "digital skills", "digital competences",
+        "digital competence", "software skills", "programming skills", "software",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
