@@ -356,12 +356,12 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
         if line.bbox is None or line.n in used or not date_cell(line.text):
             continue
         other = _row_partner(line, rows, used, right_edge[line.page])
-        if other is None:
+        if other is None or other.bbox is None:
             continue
         used |= {line.n, other.n}
-        left, right = (line, other) if line.bbox[0] <= other.bbox[0] else (other, line)  # type: ignore[index]
+        a, b = line.bbox, other.bbox
+        left, right = (line, other) if a[0] <= b[0] else (other, line)
         first = min(line.n, other.n)
-        a, b = line.bbox, other.bbox  # type: ignore[assignment]
         joined[first] = Line(
             f"{left.text}  {right.text}",
             first,
