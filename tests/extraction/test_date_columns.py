@@ -159,6 +159,13 @@ def test_names_as_tex_classes_text_layers_give_them() -> None:
     ]
 
 
+def test_a_letterhead_line_that_starts_with_the_name() -> None:
+    line = "Jean DUPONT 3, rue de la liberté - 33000 BORDEAUX - Tél. 05.56.31.32.33. Email : contact@mathweb.fr"
+    assert _names((48, 14, 10, line), (211, 57, 20, "15 ans d'expérience")) == ["Jean Dupont"]
+    # Without an address of the candidate's on it, a street is no name.
+    assert _names((48, 14, 10, "Am Markt 5, 10115 Berlin")) == []
+
+
 def test_a_name_that_needs_no_repair_is_left_alone() -> None:
     assert _names((90, 120, 24, "McDonald"), (90, 150, 12, "Sales Director")) == []
     assert _names((90, 120, 24, "Anna Schmidt"), (90, 150, 24, "Berlin")) == ["Anna Schmidt"]

@@ -817,6 +817,11 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     for j in range(1, min(3, len(words) - 2) + 1):
         if heading_kind(" ".join(words[:j])):
             yield " ".join(words[j:])
+    if "@" in text and k < 10:
+        # A one-line letterhead, name first: "Jean DUPONT 3, rue de la liberté - 33000 ... Email : ..."
+        lead = list(itertools.takewhile(lambda w: not w[0].isdigit(), words))
+        if 2 <= len(lead) <= 4 < len(words):
+            yield " ".join(lead)
     following = lines[k + 1] if k + 1 < len(lines) else None
     if text.endswith("-") and following is not None and following.text[:1].islower():
         yield text[:-1] + following.text.split()[0]
