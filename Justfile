@@ -20,7 +20,7 @@ default:
 bootstrap:
     scripts/bootstrap.sh
 
-# Run the whole stack (embedded Postgres unless DATABASE_URL is set): web, worker-default, worker-untrusted
+# Run the whole stack (embedded Postgres unless DATABASE_URL is set): web, worker-default, worker-untrusted (ATS_PGBOUNCER=1: behind a local PgBouncer)
 up: bootstrap
     {{PY}} -m ats.devtools.up
 

@@ -23,6 +23,7 @@ APT_ALL=(
   procps iproute2 strace
   chromium                             # the real-browser tests and `just screenshots` (Playwright drives it)
   prometheus                           # promtool: rule unit tests, `promtool check metrics`
+  pgbouncer                            # `ATS_PGBOUNCER=1 just up` and tests/jobs/test_pgbouncer.py (1.18)
 )
 # Node.js + npm run Azurite (blob-storage emulator). Checked by command, not package: a
 # NodeSource nodejs ships npm itself and conflicts with Debian's npm package.
@@ -48,8 +49,9 @@ apt_install() {
   mkdir -p /etc/postgresql-common
   [ -f /etc/postgresql-common/createcluster.conf ] || echo "create_main_cluster = false" > /etc/postgresql-common/createcluster.conf
   apt-get update -qq
-  # Only promtool is wanted from Debian's prometheus package: keep its postinst from
-  # starting a Prometheus server (invoke-rc.d honours policy-rc.d; exit 101 = not now).
+  # Only promtool is wanted from Debian's prometheus package, and pgbouncer's binary (the
+  # project starts its own with its own ini): keep their postinst from starting the system
+  # services (invoke-rc.d honours policy-rc.d; exit 101 = not now).
   local policy_rc=/usr/sbin/policy-rc.d own_policy=0
   if [ ! -e "$policy_rc" ]; then
     printf '#!/bin/sh\nexit 101\n' > "$policy_rc"; chmod 755 "$policy_rc"; own_policy=1
@@ -57,9 +59,12 @@ apt_install() {
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   if [ "$own_policy" -eq 1 ]; then rm -f "$policy_rc"; fi
   # ...and not at the next boot either, where systemd runs.
-  if printf '%s\n' "${missing[@]}" | grep -qx prometheus && [ -d /run/systemd/system ]; then
-    systemctl disable --now prometheus.service >/dev/null 2>&1 || true
-  fi
+  local service
+  for service in prometheus pgbouncer; do
+    if printf '%s\n' "${missing[@]}" | grep -qx "$service" && [ -d /run/systemd/system ]; then
+      systemctl disable --now "$service.service" >/dev/null 2>&1 || true
+    fi
+  done
 }
 
 tools() {

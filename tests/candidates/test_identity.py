@@ -351,7 +351,7 @@ def test_a_document_sent_for_a_requisition_and_attached_by_hand_applies_the_cand
     """The attach sends candidates' document_attached; the pipeline's receiver applies the
     candidate to the requisition the document was sent for (issue 22: candidates no longer
     imports scoring)."""
-    from ats.scoring import api as scoring_api
+    from ats.scoring.models import Application
     from tests.scoring.helpers import requisition
 
     version = requisition()
@@ -362,7 +362,7 @@ def test_a_document_sent_for_a_requisition_and_attached_by_hand_applies_the_cand
     raw.save(update_fields=["metadata"])
     cert = _candidate_step(cert)
     assert cert.state == "no_candidate_details"
-    assert not scoring_api.Application.objects.filter(candidate_id=person.candidate_id).exists()
+    assert not Application.objects.filter(candidate_id=person.candidate_id).exists()
     candidates_api.candidate_attach_document(attachment_id=cert.pk, candidate_id=person.candidate_id, actor=RECRUITER)
-    [app] = scoring_api.Application.objects.filter(candidate_id=person.candidate_id)
+    [app] = Application.objects.filter(candidate_id=person.candidate_id)
     assert app.requisition_id == version.requisition_id

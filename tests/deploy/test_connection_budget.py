@@ -1,7 +1,8 @@
 """ADR 0004 §5 / trigger T7, derived from the rendered manifests: at maximum replicas (KEDA's
 maxReplicaCount, plus a rolling update's surge) the Postgres connections of the scaled
 overlay stay under 40% of the stated max_connections; KEDA's limits keep ADR T2's 4 worker
-processes; PgBouncer carries web, never the workers' LISTEN."""
+processes; PgBouncer carries web and worker-default's tasks, never a LISTEN, the watchdog's
+fence or worker-untrusted."""
 
 from __future__ import annotations
 
@@ -61,21 +62,24 @@ def _per_pod(docs: list[dict[str, Any]], pod_spec: dict[str, Any]) -> int:
     total = 0
     for c in pod_spec["containers"]:
         argv = command_line(c)
+        # Pooled: its connections are PgBouncer clients; the server side is PgBouncer's
+        # max_db_connections, counted once for the pgbouncer pod.
+        pooled = (env_value(c, "ATS_DB_POOLER") or {}).get("value") == "transaction"
         if argv[:2] == ["ats", "web"]:
-            pooled = (env_value(c, "ATS_DB_POOLER") or {}).get("value") == "transaction"
             total += 0 if pooled else _gunicorn_connections()
         elif argv[:2] == ["ats", "worker"]:
             deployable = argv[argv.index("--deployable") + 1]
             concurrency = int(argv[argv.index("--concurrency") + 1]) if "--concurrency" in argv else None
             c_ = concurrency or DEPLOYABLES[deployable][1]
-            # procrastinate pool (c) + LISTEN (1) + one Django connection per executor thread (c)
-            # + the watchdog's fence (1, ats.jobs.watchdog).
-            total += 2 * c_ + 2
+            # procrastinate pool (c) + one Django connection per executor thread (c), pooled
+            # or not; LISTEN (1) + the watchdog's fence (1, ats.jobs.watchdog) always direct
+            # (ats.jobs.session) - measured both ways by bench/pgbouncer_bench.py.
+            total += (0 if pooled else 2 * c_) + 2
         elif argv[:1] == ["pgbouncer"]:
             total += _pgbouncer_server_connections(docs)
         # An exec probe running `ats healthcheck` holds one connection while it runs.
         probes = [c.get(p) or {} for p in ("startupProbe", "livenessProbe", "readinessProbe")]
-        if any("healthcheck" in (p.get("exec") or {}).get("command", []) for p in probes):
+        if not pooled and any("healthcheck" in (p.get("exec") or {}).get("command", []) for p in probes):
             total += 1
     return total
 
@@ -137,20 +141,29 @@ def test_each_scaler_counts_exactly_its_deployments_queues(
     assert auth["spec"]["secretTargetRef"][0]["name"] == "ats-keda", "KEDA must not use the app's credentials"
 
 
-def test_pgbouncer_carries_web_only(rendered: dict[str, list[dict[str, Any]]]) -> None:
+def test_pgbouncer_carries_web_and_worker_default_tasks_never_a_session(
+    rendered: dict[str, list[dict[str, Any]]],
+) -> None:
     docs = rendered["scaled"]
     ini = configparser.ConfigParser(inline_comment_prefixes=(";",))
     ini.read_string(one(docs, "ConfigMap", _config_map_name(docs, "pgbouncer-config"))["data"]["pgbouncer.ini"])
     assert ini["pgbouncer"]["pool_mode"] == "transaction"
+    pooler = {"name": "ATS_DB_POOLER", "value": "transaction"}
+
+    def secret_key(c: dict[str, Any], var: str) -> str | None:
+        item = env_value(c, var) or {}
+        return (item.get("valueFrom") or {}).get("secretKeyRef", {}).get("key")
+
     for obj, template in workloads(docs):
         for c in template["spec"]["containers"]:
-            url = env_value(c, "DATABASE_URL")
-            key = ((url or {}).get("valueFrom") or {}).get("secretKeyRef", {}).get("key")
-            if name(obj) == "web":
-                assert key == "DATABASE_URL_POOLED" and env_value(c, "ATS_DB_POOLER") == {
-                    "name": "ATS_DB_POOLER",
-                    "value": "transaction",
-                }
+            if name(obj) in {"web", "worker-default"}:
+                assert secret_key(c, "DATABASE_URL") == "DATABASE_URL_POOLED", name(obj)
+                assert env_value(c, "ATS_DB_POOLER") == pooler, name(obj)
             else:
-                # Workers keep a direct connection: LISTEN needs a session (ADR 0004 §5).
-                assert key != "DATABASE_URL_POOLED", name(obj)
+                # worker-untrusted (row-level security on inet_client_addr()), migrate, ...
+                assert secret_key(c, "DATABASE_URL") != "DATABASE_URL_POOLED", name(obj)
+                assert env_value(c, "ATS_DB_POOLER") is None, name(obj)
+            if name(obj) in {"web", "worker-default"}:
+                # The session path: LISTEN and the fence (worker-default), the erasure's
+                # SET lock_timeout + VACUUM (both) - ADR 0004 §5, ats.jobs.session.
+                assert secret_key(c, "ATS_SESSION_DATABASE_URL") == "DATABASE_URL", c.get("env")

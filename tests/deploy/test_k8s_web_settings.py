@@ -20,6 +20,7 @@ from tests.deploy.helpers import REPO, container, name, of_kind, workload
 # Stand-ins for secretKeyRef values (the Secrets are provisioned out of band).
 SECRET_STAND_INS = {
     "DATABASE_URL": "postgresql://ats:x@127.0.0.1:1/ats",
+    "DATABASE_URL_POOLED": "postgresql://ats:x@127.0.0.1:2/ats",
     "ATS_SECRET_KEY": "s" * 64,
     "REDIS_URL": "",
 }
@@ -59,7 +60,9 @@ def web_environment(docs: list[dict[str, Any]]) -> dict[str, str]:
         if "value" in item:
             out[item["name"]] = str(item["value"])
         elif "secretKeyRef" in (item.get("valueFrom") or {}):
-            out[item["name"]] = SECRET_STAND_INS[item["name"]]
+            # By the Secret's key, not the variable's name: the pooled overlay hands the
+            # direct DATABASE_URL to ATS_SESSION_DATABASE_URL.
+            out[item["name"]] = SECRET_STAND_INS[item["valueFrom"]["secretKeyRef"]["key"]]
         elif "configMapKeyRef" in (item.get("valueFrom") or {}):
             ref = item["valueFrom"]["configMapKeyRef"]
             out[item["name"]] = config_maps[ref["name"]][ref["key"]]

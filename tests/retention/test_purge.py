@@ -14,7 +14,7 @@ from django.utils import timezone
 from ats.candidates import api as candidates_api
 from ats.jobs import api as jobs_api
 from ats.retention import api as retention_api
-from ats.retention.models import RetentionSubject
+from ats.retention.models import Erasure, PurgeRun, RetentionAction, RetentionSubject
 from tests.jobs.helpers import defer, wait_for, wait_status
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,7 +45,7 @@ def _untouched(cid: int, i: int) -> bool:
 
 
 def _actions(cid: int) -> list[tuple[str, str]]:
-    rows = retention_api.RetentionAction.objects.filter(candidate_id=cid).order_by("pk")
+    rows = RetentionAction.objects.filter(candidate_id=cid).order_by("pk")
     return list(rows.values_list("step", "outcome"))
 
 
@@ -55,7 +55,7 @@ def test_fault_on_subject_k_halts_at_the_boundary_and_the_next_run_completes(mon
     monkeypatch.setenv("ATS_TEST_RETENTION_FAULT", f"{ids[k]}:documents")
     with pytest.raises(retention_api.PurgeHalted, match=f"candidate {ids[k]}"):
         retention_api.retention_purge()
-    run = retention_api.PurgeRun.objects.order_by("-pk").first()
+    run = PurgeRun.objects.order_by("-pk").first()
     assert run.state == "halted" and run.halted_at == ids[k] and run.done_count == k
     assert "injected fault" in run.error
     for i, cid in enumerate(ids):
@@ -97,5 +97,5 @@ def test_sigkill_mid_chunk_loses_nothing_and_repeats_nothing(start_worker: Any) 
         assert _erased(cid), cid
         done = Counter(s for s, o in _actions(cid) if o == "done")
         assert done == Counter(STEPS), (cid, done)
-        assert retention_api.Erasure.objects.filter(candidate_id=cid).count() == 1
+        assert Erasure.objects.filter(candidate_id=cid).count() == 1
     assert jobs_api.job_status(job_id) == "succeeded"

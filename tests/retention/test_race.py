@@ -15,7 +15,7 @@ import pytest
 from ats.candidates import api as candidates_api
 from ats.intake import api as intake_api
 from ats.intake import services as intake_services
-from ats.retention import api as retention_api
+from ats.retention.models import Erasure
 from tests.conftest import REPO
 from tests.web import helpers as web_helpers
 
@@ -72,6 +72,6 @@ def test_a_document_arriving_during_the_erasure_waits_and_is_held_back(stack_env
     att = intake_api.Attachment.objects.get(pk=later.pk)
     assert att.state == "erased_subject" and att.candidate_id is None, (att.state, att.reason)
     # It waited: it finished after the erasure's last write (taken after the pause).
-    erasure = retention_api.Erasure.objects.get(candidate_id=cid)
+    erasure = Erasure.objects.get(candidate_id=cid)
     assert erasure.completed_at is not None and finished["at"] >= erasure.completed_at.timestamp()
     assert not candidates_api.Candidate.objects.filter(status="active").exists()

@@ -15,7 +15,7 @@ from ats.candidates import api as candidates_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.retention import api as retention_api
-from ats.retention.models import RetentionSubject
+from ats.retention.models import RetentionAction, RetentionSubject
 from tests.web import helpers as web_helpers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -187,7 +187,7 @@ def test_purge_erases_held_back_documents_after_the_grace_period() -> None:
     from ats.intake import adapters
 
     assert not adapters.blob_store().exists(a.storage_container, key)
-    [action] = retention_api.RetentionAction.objects.filter(run=run, step="held_back_document")
+    [action] = RetentionAction.objects.filter(run=run, step="held_back_document")
     assert action.outcome == "done" and action.detail["attachment_id"] == later.pk
 
 

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from ats.candidates.models import Candidate
 from ats.iam import api as iam_api
 from ats.scoring import api as scoring_api
-from ats.scoring.models import AtsResult, RescoreRun, ScoringEvent
+from ats.scoring.models import Application, AtsResult, Requisition, RescoreRun, ScoringEvent
 from ats.scoring.services import ScoringImpossible, rescore_requisition_version
 from tests.scoring.helpers import ACTOR, apply, candidate, count, jobs, requisition
 
@@ -23,7 +23,7 @@ def test_unknown_skill_is_an_error_listing_close_matches() -> None:
     msg = str(err.value)
     assert "unknown skill 'Pyton'" in msg and "Python" in msg
     assert "unknown skill 'Kubernets'" in msg and "Kubernetes" in msg
-    assert scoring_api.Requisition.objects.count() == 0
+    assert Requisition.objects.count() == 0
 
 
 def test_aliases_become_canonical_names_and_update_changes_only_what_is_given() -> None:
@@ -106,7 +106,7 @@ def test_one_application_per_candidate_and_requisition() -> None:
     v = requisition()
     cid = candidate(skills=("Python",))
     assert apply(cid, v.requisition_id) == apply(cid, v.requisition_id)
-    assert scoring_api.Application.objects.filter(candidate_id=cid).count() == 1
+    assert Application.objects.filter(candidate_id=cid).count() == 1
 
 
 def test_hiring_managers_see_only_assigned_requisitions() -> None:
@@ -168,5 +168,5 @@ def test_a_new_document_rescores_the_candidates_other_applications() -> None:
     with transaction.atomic():
         scoring_api.applications_for_document(attachment_id=-1, candidate_id=cid)  # a document with no routing
     assert jobs("scoring.score_application", "application_id", app_a) == ["todo", "todo"]
-    assert scoring_api.Application.objects.filter(candidate_id=cid).count() == 1
-    assert b.requisition_id not in scoring_api.Application.objects.values_list("requisition_id", flat=True)
+    assert Application.objects.filter(candidate_id=cid).count() == 1
+    assert b.requisition_id not in Application.objects.values_list("requisition_id", flat=True)

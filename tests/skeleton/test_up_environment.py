@@ -76,7 +76,7 @@ def test_the_allowlist_names_only_what_the_manifest_or_the_dev_stack_sets() -> N
         "ATS_LOG_FORMAT", "ATS_PROCESS_NAME", "ATS_PROCRASTINATE_LOG_LEVEL", "ATS_STATE_DIR", "ATS_REPO_ROOT",
         "ATS_RUNTIME_DIR", "ATS_HEARTBEAT_INTERVAL_S", "ATS_STALLED_WORKER_TIMEOUT_S", "ATS_POLL_INTERVAL_S",
         "ATS_RETRY_TIME_SCALE", "ATS_PARSE_CONCURRENCY", "ATS_SANDBOX_ALLOW_INPROCESS", "ATS_SANDBOX_POLICY_DIR",
-        "ATS_DB_POOLER", "TESSDATA_PREFIX", "PGCONNECT_TIMEOUT",
+        "TESSDATA_PREFIX", "PGCONNECT_TIMEOUT",
     }  # fmt: skip
     assert in_manifest | dev_knobs >= UNTRUSTED_ENV_ALLOW - UNTRUSTED_ENV_PROCESS
     assert not any(word in name for name in UNTRUSTED_ENV_ALLOW for word in ("SECRET", "KEY", "TOKEN", "PASSWORD"))

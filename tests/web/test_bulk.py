@@ -12,6 +12,7 @@ from django.db import connection
 
 from ats.intake import api as intake_api
 from ats.scoring import api as scoring_api
+from ats.scoring.models import Application
 from tests.web import helpers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -114,7 +115,7 @@ def test_bulk_assign_creates_scored_applications_from_inbox_and_candidate_list(
         {"action": "assign", "requisition": str(req), "ids": [docs[0].pk, waiting.pk], "confirm": "1"},
     ).content.decode()
     assert "1 of 2 documents added to the requisition" in done and "no candidate has been made from it" in done
-    app = scoring_api.Application.objects.get(candidate_id=cands[0], requisition_id=req)
+    app = Application.objects.get(candidate_id=cands[0], requisition_id=req)
     assert _score_jobs(app.pk) == 1
     confirm = c.post("/candidates/bulk", {"action": "assign", "requisition": str(req), "ids": cands}).content.decode()
     assert "Add to requisition 2 candidates?" in confirm and "Backend developer" in confirm
@@ -122,7 +123,7 @@ def test_bulk_assign_creates_scored_applications_from_inbox_and_candidate_list(
         "/candidates/bulk", {"action": "assign", "requisition": str(req), "ids": cands, "confirm": "1"}
     ).content.decode()
     assert "2 of 2 candidates added to the requisition" in done
-    assert scoring_api.Application.objects.filter(requisition_id=req).count() == 2
+    assert Application.objects.filter(requisition_id=req).count() == 2
     with connection.cursor() as cur:
         cur.execute(
             "SELECT count(*) FROM audit_event WHERE action = 'application.assigned' AND actor = %s",

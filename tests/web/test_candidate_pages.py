@@ -354,3 +354,32 @@ def test_template_placeholders_are_shown_as_such(login: Any) -> None:
     )
     assert f"john.doe@example.com {marker}" in page and f"Your Name Here {marker}" in page
     assert page.count("(template placeholder)") == 2  # not beside the person's own address
+
+
+def test_other_candidates_are_named_within_the_readers_scope_in_one_read(login: Any, users: dict[str, Any]) -> None:
+    """Pairs name the other person when the reader may read them, else show their number;
+    the names come in one read, however many others there are (it was one per other)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    _, a, _, b = two_of_one_person()
+    c = login("recruiter")
+    with CaptureQueriesContext(connection) as one_other:
+        page = c.get(f"/candidates/{a}").content.decode()
+    assert f"Jane Doe</a> #{b}" in page
+    for n in (1, 2):
+        extra = helpers.candidate_from(
+            helpers.parsed_ok(f"jane-{n}.pdf"), name=f"Jane Doe {n}", phones=("+441632960001",)
+        )
+        candidates_api.candidate_dedupe(candidate_id=extra)
+    assert len(detail(a)["duplicates"]) == 3
+    with CaptureQueriesContext(connection) as three_others:
+        page = c.get(f"/candidates/{a}").content.decode()
+    assert f"Jane Doe 2</a> #{extra}" in page
+    assert len(three_others.captured_queries) == len(one_other.captured_queries)
+
+    # The read is the candidate scope's: a hiring manager (who is not shown pairs) gets
+    # only the people assigned to them; unknown ids are simply absent.
+    _assigned_to_hiring_manager(users, a)
+    assert candidates_api.candidate_names([a, b, extra, 999999], actor=users["hiring_manager"]) == {a: "Jane Doe"}
+    assert candidates_api.candidate_names([b, extra, 999999], actor=VIEWER) == {b: "Jane Doe", extra: "Jane Doe 2"}

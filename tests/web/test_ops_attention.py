@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from ats.channels import api as channels_api
 from ats.jobs import api as jobs_api
 from ats.retention import api as retention_api
+from ats.retention.models import PurgeRun
 from tests.jobs.helpers import job
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -35,7 +36,7 @@ def test_console_lists_what_needs_a_person_and_resumes_a_halted_purge(login: Any
     channel, _ = channels_api.channel_add(mailbox="jobs-attn@example.com")
     with transaction.atomic():
         channels_api.channel_mark_degraded(channel_id=channel.pk, reason="graph said 401 for ann.smith@example.org")
-    retention_api.PurgeRun.objects.create(
+    PurgeRun.objects.create(
         state=retention_api.PurgeState.HALTED, halted_at=4242, error="blob delete failed: ann.smith@example.org"
     )
     with transaction.atomic():

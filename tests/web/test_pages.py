@@ -248,6 +248,9 @@ def test_the_document_timeline_speaks_the_recruiters_words(login: Any, users: di
     assert "Malware scan:" in timeline and "Reading in the sandbox:" in timeline, timeline
     for internal in ("intake.ingest_attachment", "intake.parse_attachment", "deferred", "intake.parsed"):
         assert internal not in timeline, internal
+    # One row per job run (its latest event), not queued + started + done for each job.
+    assert timeline.count("Malware scan:") == 1, timeline
+    assert "Malware scan: queued" not in timeline and "Malware scan: started" not in timeline
     # The operator's view keeps the task name beside the words, and the API both.
     ops = login("operator").get(f"/ops/documents/{att.pk}").content.decode()
     assert "<code>intake.parse_attachment</code>" in ops
@@ -255,6 +258,8 @@ def test_the_document_timeline_speaks_the_recruiters_words(login: Any, users: di
     jobs = [t for t in body["attachments"][0]["timeline"] if t["source"] == "job"]
     assert {t["task_name"] for t in jobs} == {"intake.ingest_attachment", "intake.parse_attachment"}
     assert all(t["what"].startswith(("Malware scan: ", "Reading in the sandbox: ")) and t["event"] for t in jobs)
+    # ... and every event, for operators and scripts.
+    assert sum(t["task_name"] == "intake.ingest_attachment" for t in jobs) >= 2
 
 
 def test_admin_site_is_for_admins_and_domain_models_are_read_only(login: Any) -> None:

@@ -1,6 +1,6 @@
 """Facade of the ai module."""
 
-from ats.ai.models import AiKind, AiRun, AiRunState, BreakerState
+from ats.ai.models import AiKind, AiRunState, BreakerState
 from ats.ai.selectors import ai_run_detail
 from ats.ai.services import (
     HOW_TO_CONFIGURE,
@@ -20,7 +20,6 @@ __all__ = [
     "HOW_TO_CONFIGURE",
     "UNAVAILABLE",
     "AiKind",
-    "AiRun",
     "AiRunState",
     "BreakerState",
     "NotAllowed",

@@ -9,13 +9,20 @@ from ats.candidates.erasure import (
 )
 from ats.candidates.hooks import document_attached, register_assigned_candidates
 from ats.candidates.identity import missing_for_document, missing_in_extraction
-from ats.candidates.models import Candidate, CandidateStatus, DuplicatePair, PairKind
+
+# `Candidate` is the one ORM model this facade exports, for ats.web.admin alone: Django's
+# admin registers a model class (read-only there). Every other caller reads through the
+# selectors (frozen data or dicts); tests/skeleton/test_facade_models.py holds the
+# allow-list and fails if another module touches it (docs/contracts.md, "Facades").
+from ats.candidates.models import Candidate, CandidateStatus, PairKind
 from ats.candidates.selectors import (
+    candidate_activity,
     candidate_attach_search,
     candidate_current_id,
     candidate_detail,
     candidate_documents_visible_to,
     candidate_list,
+    candidate_names,
     candidate_people,
     candidate_scoring_inputs,
     candidate_visible,
@@ -50,11 +57,11 @@ __all__ = [
     "Candidate",
     "CandidateNotActive",
     "CandidateStatus",
-    "DuplicatePair",
     "NotAllowed",
     "PairKind",
     "Subject",
     "candidate_accept_change",
+    "candidate_activity",
     "candidate_apply_document",
     "candidate_attach_document",
     "candidate_attach_search",
@@ -71,6 +78,7 @@ __all__ = [
     "candidate_erase_personal",
     "candidate_list",
     "candidate_merge",
+    "candidate_names",
     "candidate_people",
     "candidate_personal_rows",
     "candidate_scoring_inputs",

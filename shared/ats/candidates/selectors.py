@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -9,6 +10,7 @@ from django.db.models.expressions import RawSQL
 
 from ats.candidates import fields as F
 from ats.candidates import hooks
+from ats.candidates.data import CandidateActivity
 from ats.candidates.models import (
     Candidate,
     CandidateDocument,
@@ -104,6 +106,15 @@ def candidate_documents_visible_to(actor: Any) -> QuerySet[CandidateDocument, in
     return CandidateDocument.objects.filter(candidate__in=candidates_visible_to(actor)).values_list(
         "attachment_id", flat=True
     )
+
+
+def candidate_names(candidate_ids: Iterable[int], *, actor: Any) -> dict[int, Any]:
+    """Each candidate's name as `candidate_detail` gives it (None when it has none), for the
+    ids `actor` may read, in one query; unknown ids and ids outside the scope are absent.
+    Raises NotAllowed like candidates_visible_to."""
+    visible = candidates_visible_to(actor).filter(pk__in=list(candidate_ids))
+    rows = CandidateField.objects.filter(candidate__in=visible, field="name").values_list("candidate_id", "values")
+    return {cid: _plain("name", values) for cid, values in rows}
 
 
 def candidate_detail(candidate_id: int, *, actor: Any) -> dict[str, Any] | None:
@@ -313,3 +324,18 @@ def candidate_people(candidate_ids: Any) -> dict[int, dict[str, Any]]:
             "own_name": (own.display_name or None) if own else None,  # the record's own (merged-away) name
         }
     return out
+
+
+def candidate_activity(
+    *, candidate_ids: Iterable[int] | None = None, active_only: bool = False
+) -> Iterator[CandidateActivity]:
+    """Status and last change of candidates (`candidate_ids`, or all), in id order,
+    streamed: the nightly due-date pass reads every active candidate. No access check:
+    for system callers (retention), never a screen."""
+    rows = Candidate.objects.order_by("pk")
+    if candidate_ids is not None:
+        rows = rows.filter(pk__in=list(candidate_ids))
+    if active_only:
+        rows = rows.filter(status=CandidateStatus.ACTIVE)
+    for pk, status, updated_at in rows.values_list("pk", "status", "updated_at").iterator():
+        yield CandidateActivity(candidate_id=pk, status=status, updated_at=updated_at)

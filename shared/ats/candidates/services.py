@@ -428,45 +428,11 @@ def candidate_merge(
     if survivor_id == merged_id:
         raise ValueError("a candidate cannot be merged into itself")
     with transaction.atomic():
-        rows = lock_with_documents(survivor_id, merged_id)
-        for cid in (survivor_id, merged_id):
-            if cid not in rows:
-                raise LookupError(f"candidate {cid} does not exist")
-            if rows[cid].status != CandidateStatus.ACTIVE:
-                hint = f" into {rows[cid].merged_into_id}" if rows[cid].merged_into_id else ""
-                raise CandidateNotActive(f"candidate {cid} is {rows[cid].status}{hint}")
-        survivor, merged = rows[survivor_id], rows[merged_id]
+        survivor, merged = _lock_active_pair(survivor_id, merged_id)
         checkpoints.reach("MERGE")  # both rows locked (the interleaving tests hold here)
         snap = _snapshot([survivor_id, merged_id])
-
-        moved = list(CandidateDocument.objects.filter(candidate=merged).values_list("attachment_id", flat=True))
-        CandidateDocument.objects.filter(candidate=merged).update(candidate=survivor)
-        # Intake's pointer follows, so every reader of a document sees who holds it now.
-        intake_api.attachments_set_candidate(attachment_ids=moved, candidate_id=survivor.pk)
-        survivor_edits = set(
-            CandidateField.objects.filter(candidate=survivor, source=FieldSource.RECRUITER).values_list(
-                "field", flat=True
-            )
-        )
-        for row in CandidateField.objects.filter(candidate=merged, source=FieldSource.RECRUITER):
-            if row.field not in survivor_edits:
-                CandidateField.objects.update_or_create(
-                    candidate=survivor,
-                    field=row.field,
-                    defaults={
-                        "values": row.values,
-                        "source": FieldSource.RECRUITER,
-                        "edited_by": row.edited_by,
-                        "edited_at": row.edited_at,
-                    },
-                )
-        low, high = sorted((survivor_id, merged_id))
-        DuplicatePair.objects.filter(candidate_low_id=low, candidate_high_id=high).update(status=PairStatus.MERGED)
-        others = DuplicatePair.objects.filter(candidate_low=merged) | DuplicatePair.objects.filter(
-            candidate_high=merged
-        )
-        others.exclude(candidate_low_id=low, candidate_high_id=high).delete()
-
+        _move_documents_and_edits(survivor, merged)
+        _settle_pairs(survivor_id, merged_id, merged=merged)
         merged.status = CandidateStatus.MERGED
         merged.merged_into = survivor
         merged.revision += 1
@@ -499,6 +465,51 @@ def candidate_merge(
         )
         jobs_api.defer(DEDUPE, payload={"candidate_id": survivor.pk})
         return journal
+
+
+def _lock_active_pair(survivor_id: int, merged_id: int) -> tuple[Candidate, Candidate]:
+    """Both candidates and their documents locked; refused unless both are active."""
+    rows = lock_with_documents(survivor_id, merged_id)
+    for cid in (survivor_id, merged_id):
+        if cid not in rows:
+            raise LookupError(f"candidate {cid} does not exist")
+        if rows[cid].status != CandidateStatus.ACTIVE:
+            hint = f" into {rows[cid].merged_into_id}" if rows[cid].merged_into_id else ""
+            raise CandidateNotActive(f"candidate {cid} is {rows[cid].status}{hint}")
+    return rows[survivor_id], rows[merged_id]
+
+
+def _move_documents_and_edits(survivor: Candidate, merged: Candidate) -> None:
+    """The merged candidate's documents to the survivor, and its recruiter edits of fields
+    the survivor's recruiters never edited."""
+    moved = list(CandidateDocument.objects.filter(candidate=merged).values_list("attachment_id", flat=True))
+    CandidateDocument.objects.filter(candidate=merged).update(candidate=survivor)
+    # Intake's pointer follows, so every reader of a document sees who holds it now.
+    intake_api.attachments_set_candidate(attachment_ids=moved, candidate_id=survivor.pk)
+    survivor_edits = set(
+        CandidateField.objects.filter(candidate=survivor, source=FieldSource.RECRUITER).values_list("field", flat=True)
+    )
+    for row in CandidateField.objects.filter(candidate=merged, source=FieldSource.RECRUITER):
+        if row.field not in survivor_edits:
+            CandidateField.objects.update_or_create(
+                candidate=survivor,
+                field=row.field,
+                defaults={
+                    "values": row.values,
+                    "source": FieldSource.RECRUITER,
+                    "edited_by": row.edited_by,
+                    "edited_at": row.edited_at,
+                },
+            )
+
+
+def _settle_pairs(survivor_id: int, merged_id: int, *, merged: Candidate) -> None:
+    """The pair of the two is merged; the merged candidate's other pairs go (dedupe of the
+    survivor finds them again)."""
+    low, high = sorted((survivor_id, merged_id))
+    DuplicatePair.objects.filter(candidate_low_id=low, candidate_high_id=high).update(status=PairStatus.MERGED)
+    others = DuplicatePair.objects.filter(candidate_low=merged) | DuplicatePair.objects.filter(candidate_high=merged)
+    others.exclude(candidate_low_id=low, candidate_high_id=high).delete()
 
 
 def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:

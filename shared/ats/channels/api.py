@@ -1,8 +1,8 @@
 """Facade of the channels module (inbound mail channels feeding intake)."""
 
 from ats.channels.hooks import register_receipt_metadata
-from ats.channels.models import ChannelStatus, MailChannel, MessageLedger, MessageOutcome
-from ats.channels.selectors import channel_get, channel_list, channel_status, channel_status_counts, ledger_entries
+from ats.channels.models import ChannelStatus, MessageOutcome
+from ats.channels.selectors import channel_list, channel_status, channel_status_counts, ledger_entries
 from ats.channels.services import (
     CheckpointConflict,
     PermanentPollError,
@@ -20,13 +20,10 @@ from ats.channels.services import (
 __all__ = [
     "ChannelStatus",
     "CheckpointConflict",
-    "MailChannel",
-    "MessageLedger",
     "MessageOutcome",
     "PermanentPollError",
     "PollSummary",
     "channel_add",
-    "channel_get",
     "channel_list",
     "channel_mark_degraded",
     "channel_poll",

@@ -9,10 +9,6 @@ from django.db.models import Count
 from ats.channels.models import ChannelStatus, MailChannel, MessageLedger
 
 
-def channel_get(channel_id: int) -> MailChannel | None:
-    return MailChannel.objects.filter(pk=channel_id).first()
-
-
 def channel_status(channel: MailChannel, *, messages: int | None = None) -> dict[str, Any]:
     """What an operator needs to see about one channel (CLI, admin, later the UI)."""
     if messages is None:

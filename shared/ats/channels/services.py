@@ -397,8 +397,8 @@ def _ledger_message(
         for blob, att in zip(files, created, strict=True):
             ledger_atts.append((blob.attachment_id, blob.sha256, att.pk, LedgerAttachmentOutcome.INGESTED))
         for skipped in item.skipped:
-            rejected = _record_skipped(raw.pk, skipped)
-            ledger_atts.append((skipped.attachment_id, "", rejected.pk, LedgerAttachmentOutcome.REJECTED))
+            rejected_id = _record_skipped(raw.pk, skipped)
+            ledger_atts.append((skipped.attachment_id, "", rejected_id, LedgerAttachmentOutcome.REJECTED))
         counts.raw_intakes += 1
         counts.attachments += len(files)
         counts.rejected += len(item.skipped)
@@ -476,9 +476,10 @@ def is_inline_image(blob: mail_api.AttachmentBlob) -> bool:
     return kind in _IMAGE_KINDS or (blob.content_type or "").lower().startswith("image/")
 
 
-def _record_skipped(raw_intake_id: int, skipped: mail_api.SkippedAttachment) -> intake_api.Attachment:
+def _record_skipped(raw_intake_id: int, skipped: mail_api.SkippedAttachment) -> int:
+    """The rejected document's id (the ledger names it)."""
     state, code, reason = _SKIPPED[skipped.reason]
-    return intake_api.attachment_record_rejected(
+    rejected = intake_api.attachment_record_rejected(
         raw_intake_id=raw_intake_id,
         filename=skipped.name or "unnamed",
         state=state,
@@ -486,6 +487,7 @@ def _record_skipped(raw_intake_id: int, skipped: mail_api.SkippedAttachment) -> 
         reason=reason + (f" ({skipped.detail})" if skipped.detail else ""),
         declared_content_type=skipped.odata_type,
     )
+    return int(rejected.pk)
 
 
 def _metadata(env: mail_api.MessageEnvelope, item: mail_api.IntakeItem, *, collapsed: int) -> dict[str, Any]:

@@ -33,10 +33,31 @@ def database_from_url(url: str, *, deployable: str) -> dict[str, object]:
         "OPTIONS": {"application_name": os.environ.get("ATS_PROCESS_NAME", f"ats-{deployable}")[:63]},
         "TEST": {"NAME": os.environ.get("ATS_TEST_DB_NAME") or None},
     }
-    # Behind PgBouncer in transaction mode (k8s/components/pgbouncer, web only): consecutive
-    # transactions may land on different server connections, so no server-side cursors (they
-    # live across transactions) and no prepared statements (psycopg prepares per connection).
-    if os.environ.get("ATS_DB_POOLER", "") == "transaction":
+    # Behind PgBouncer in transaction mode (ATS_PGBOUNCER=1 just up; k8s/components/pgbouncer:
+    # web and worker-default's task connections): consecutive transactions may land on
+    # different server connections, so no server-side cursors (they live across transactions)
+    # and no prepared statements (psycopg prepares per server connection, and Debian's
+    # PgBouncer 1.18 cannot carry them in transaction mode; 1.21 can). Forced here, whatever
+    # OPTIONS or a speed-up elsewhere asks for: procrastinate's job pool is built from these
+    # same parameters (connector_params), so it inherits prepare_threshold=None too.
+    if pooled():
         db["DISABLE_SERVER_SIDE_CURSORS"] = True
         db["OPTIONS"]["prepare_threshold"] = None  # type: ignore[index]
     return db
+
+
+POOLER_ENV = "ATS_DB_POOLER"
+# The direct (session) path beside a pooled DATABASE_URL: what needs one session for its
+# whole life connects here - procrastinate's LISTEN and the watchdog's fence (ats.jobs.session).
+SESSION_URL_ENV = "ATS_SESSION_DATABASE_URL"
+
+
+def pooled() -> bool:
+    """DATABASE_URL points at a transaction-mode pooler (PgBouncer)."""
+    return os.environ.get(POOLER_ENV, "") == "transaction"
+
+
+def session_url() -> str | None:
+    """The direct URL for session-bound work, when DATABASE_URL is pooled (else None: the
+    one URL is direct and serves both)."""
+    return os.environ.get(SESSION_URL_ENV) or None if pooled() else None

@@ -49,7 +49,6 @@ UNTRUSTED_ENV_ALLOW = UNTRUSTED_ENV_PROCESS | frozenset(
         "ATS_PARSE_CONCURRENCY",
         "ATS_SANDBOX_ALLOW_INPROCESS",
         "ATS_SANDBOX_POLICY_DIR",
-        "ATS_DB_POOLER",
         "TESSDATA_PREFIX",
         # libpq (TLS and address pinning, as the manifest sets them).
         "PGSSLMODE",
@@ -62,7 +61,9 @@ UNTRUSTED_ENV_ALLOW = UNTRUSTED_ENV_PROCESS | frozenset(
 
 def untrusted_env(environ: dict[str, str]) -> dict[str, str]:
     """worker-untrusted's environment: the allowlist, its own settings module and the parse
-    role's database URL (never the trusted one)."""
+    role's database URL (never the trusted one). Always direct to Postgres, also with
+    ATS_PGBOUNCER=1: the parse role's row-level security keys on inet_client_addr()
+    (ATS_DB_POOLER is not on the allowlist, and the worker refuses it)."""
     out = {k: v for k, v in environ.items() if k in UNTRUSTED_ENV_ALLOW}
     out["DJANGO_SETTINGS_MODULE"] = "ats.parse_worker.settings"
     out["DATABASE_URL"] = environ.get("ATS_PARSE_DATABASE_URL") or env.with_user(
@@ -137,6 +138,33 @@ def start_prometheus(
     return prom.url, loaded
 
 
+PGBOUNCER_PORT = 6432
+
+
+def start_pgbouncer(stack: contextlib.ExitStack, environ: dict[str, str]) -> dict[str, str]:
+    """`ATS_PGBOUNCER=1 just up`: a local PgBouncer in transaction mode (the k8s component's
+    ini, ats.devtools.pgbouncer_local) in front of the database. Returns the environment
+    web and worker-default run with: DATABASE_URL through the pooler, and the direct URL as
+    the session path for LISTEN, the watchdog's fence and the erasure's VACUUM
+    (ats.jobs.session).
+    worker-untrusted, the CLI and migrations stay direct."""
+    from ats.devtools import pgbouncer_local
+
+    direct = env.database_url_from(environ)
+    pgb = pgbouncer_local.PgBouncerLocal(
+        state_dir=env.STATE_DIR / "pgbouncer",
+        server_url=direct,
+        port=int(environ.get("ATS_PGBOUNCER_PORT", str(PGBOUNCER_PORT))),
+    )
+    stack.enter_context(pgb)
+    print(
+        f"[up] PgBouncer (transaction mode) on 127.0.0.1:{pgb.port}: web and worker-default's tasks through it;"
+        " LISTEN, the watchdog fence and worker-untrusted direct",
+        flush=True,
+    )
+    return {"DATABASE_URL": pgb.url(direct), "ATS_DB_POOLER": "transaction", "ATS_SESSION_DATABASE_URL": direct}
+
+
 def banner(url: str, password_file: Path, prometheus: tuple[str, int] | None = None) -> str:
     """The last thing `just up` prints before the services' own lines: where to go next."""
     password = password_file.read_text().strip() if password_file.is_file() else "(set before this checkout's state)"
@@ -163,13 +191,68 @@ def banner(url: str, password_file: Path, prometheus: tuple[str, int] | None = N
     return "\n".join(lines)
 
 
-def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start order; split pending (issue 22 item 7)
+COMMANDS = {
+    "web": ["web"],
+    "worker-default": ["worker", "--deployable=default"],
+    "worker-untrusted": ["worker", "--deployable=untrusted"],
+}
+
+
+def main() -> None:
     environ = dict(os.environ)
     # `just up` serves plain http on loopback: the one explicit opt-out of the secure
     # defaults (Secure cookies, proxy scheme header, HSTS).
     environ.setdefault("ATS_DEV_PLAIN_HTTP", "1")
     env.STATE_DIR.mkdir(parents=True, exist_ok=True)
     stack = contextlib.ExitStack()
+    demo_mailbox = start_local_services(stack, environ)
+    password_file = prepare_database(environ, demo_mailbox)
+
+    # Metrics on their own ports (docs/observability.md): web's exporter and worker-default.
+    metrics_binds = {
+        "web": environ.get("ATS_WEB_METRICS_BIND", "127.0.0.1:9100"),
+        "worker-default": environ.get("ATS_WORKER_METRICS_BIND", "127.0.0.1:9101"),
+    }
+    environ.setdefault("ATS_LOG_FORMAT", "console")  # humans read this terminal
+    pooled_env = start_pgbouncer(stack, environ) if env.flag("ATS_PGBOUNCER", default=False) else {}
+    prometheus = start_prometheus(stack, environ, metrics_binds)
+    procs = _Processes(environ, metrics_binds, pooled_env)
+    for name in COMMANDS:
+        procs.launch(name)
+    print(
+        f"[up] metrics: http://{metrics_binds['web']}/metrics (queues, jobs, tables),"
+        f" http://{metrics_binds['worker-default']}/metrics (worker-default)",
+        flush=True,
+    )
+    url = f"http://{environ.get('ATS_WEB_BIND', '127.0.0.1:8000')}/"
+    ready = _wait_http(url + "healthz", procs.running["web"], timeout_s=60)
+    private_files(env.STATE_DIR)  # the helpers' logs exist by now
+    if ready:
+        print(banner(url, password_file, prometheus), flush=True)
+    else:
+        print(f"[up] web did not answer on {url} - see its lines above", flush=True)
+
+    stopping = threading.Event()
+
+    def _stop(signum: int, _frame: object) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        procs.supervise(stopping)
+    finally:
+        procs.stop_all()
+        stack.close()
+        print("[up] stopped", flush=True)
+    sys.exit(0 if stopping.is_set() else 1)
+
+
+def start_local_services(stack: contextlib.ExitStack, environ: dict[str, str]) -> str | None:
+    """Postgres, clamd and the fake Graph, each unless `environ` already points at one.
+
+    Sets their addresses in `environ`; returns the demo mailbox when the fake Graph runs.
+    """
     if not environ.get("DATABASE_URL"):
         from ats.devtools import pg_local
 
@@ -186,17 +269,21 @@ def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start 
         )
         environ["ATS_CLAMD_HOST"], environ["ATS_CLAMD_PORT"] = "127.0.0.1", str(clamd.port)
         print(f"[up] clamd on 127.0.0.1:{clamd.port} (project test signatures only)", flush=True)
-    demo_mailbox = None
-    if not environ.get("ATS_GRAPH_BASE_URL"):
-        from ats.devtools.fake_graph import DEMO_MAILBOX, FakeGraph, seed_demo
+    if environ.get("ATS_GRAPH_BASE_URL"):
+        return None
+    from ats.devtools.fake_graph import DEMO_MAILBOX, FakeGraph, seed_demo
 
-        # In-memory mailbox: every `just up` delivers the demo mail afresh (new message
-        # ids), so repeated runs show the same CVs again as intake duplicates.
-        fake = stack.enter_context(FakeGraph(state_dir=env.STATE_DIR / "fake-graph"))
-        seed_demo(fake, DEMO_MAILBOX)
-        environ.update(fake.ats_env())
-        demo_mailbox = DEMO_MAILBOX
-        print(f"[up] fake Microsoft Graph on {fake.base_url}, demo mail in {DEMO_MAILBOX}", flush=True)
+    # In-memory mailbox: every `just up` delivers the demo mail afresh (new message
+    # ids), so repeated runs show the same CVs again as intake duplicates.
+    fake = stack.enter_context(FakeGraph(state_dir=env.STATE_DIR / "fake-graph"))
+    seed_demo(fake, DEMO_MAILBOX)
+    environ.update(fake.ats_env())
+    print(f"[up] fake Microsoft Graph on {fake.base_url}, demo mail in {DEMO_MAILBOX}", flush=True)
+    return DEMO_MAILBOX
+
+
+def prepare_database(environ: dict[str, str], demo_mailbox: str | None) -> Path:
+    """Migrate, ensure the admin login and the demo channel; returns the password file."""
     _ats("migrate", "--no-input", "-v", "0", environ=environ)
     # worker-untrusted connects as the least-privilege parse role the migration set up.
     environ.setdefault("ATS_PARSE_DATABASE_URL", env.with_user(env.database_url_from(environ), "ats_parse"))
@@ -205,87 +292,66 @@ def main() -> None:  # noqa: PLR0912, PLR0915 - the `just up` sequence in start 
     private_files(env.STATE_DIR)
     if demo_mailbox:
         _ats("channel-add", "--mailbox", demo_mailbox, "--poll", environ=environ)
+    return password_file
 
-    commands = {
-        "web": ["web"],
-        "worker-default": ["worker", "--deployable=default"],
-        "worker-untrusted": ["worker", "--deployable=untrusted"],
-    }
-    # Metrics on their own ports (docs/observability.md): web's exporter and worker-default.
-    metrics_binds = {
-        "web": environ.get("ATS_WEB_METRICS_BIND", "127.0.0.1:9100"),
-        "worker-default": environ.get("ATS_WORKER_METRICS_BIND", "127.0.0.1:9101"),
-    }
-    environ.setdefault("ATS_LOG_FORMAT", "console")  # humans read this terminal
-    prometheus = start_prometheus(stack, environ, metrics_binds)
-    procs: dict[str, subprocess.Popen[bytes]] = {}
 
-    def launch(name: str) -> None:
-        proc_env = dict(environ)
-        if name in metrics_binds:
-            proc_env["ATS_METRICS_BIND"] = metrics_binds[name]
+class _Processes:
+    """web and the workers as child process groups, their output pumped to this terminal."""
+
+    def __init__(
+        self, environ: dict[str, str], metrics_binds: dict[str, str], pooled_env: dict[str, str] | None = None
+    ) -> None:
+        self.environ = environ
+        self.metrics_binds = metrics_binds
+        # ATS_PGBOUNCER=1: web's and worker-default's DATABASE_URL through the pooler.
+        self.pooled_env = pooled_env or {}
+        self.running: dict[str, subprocess.Popen[bytes]] = {}
+
+    def launch(self, name: str) -> None:
+        proc_env = dict(self.environ)
+        if name in self.metrics_binds:
+            proc_env["ATS_METRICS_BIND"] = self.metrics_binds[name]
+        if name in {"web", "worker-default"}:
+            proc_env.update(self.pooled_env)
         if name == "worker-untrusted":
             proc_env = untrusted_env(proc_env)
         p = subprocess.Popen(
-            [sys.executable, "-m", "ats.cli", *commands[name]],
+            [sys.executable, "-m", "ats.cli", *COMMANDS[name]],
             env=proc_env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        procs[name] = p
+        self.running[name] = p
         assert p.stdout is not None
         threading.Thread(target=_pump, args=(name, p.stdout), daemon=True).start()
 
-    for name in commands:
-        launch(name)
-    print(
-        f"[up] metrics: http://{metrics_binds['web']}/metrics (queues, jobs, tables),"
-        f" http://{metrics_binds['worker-default']}/metrics (worker-default)",
-        flush=True,
-    )
-    url = f"http://{environ.get('ATS_WEB_BIND', '127.0.0.1:8000')}/"
-    ready = _wait_http(url + "healthz", procs["web"], timeout_s=60)
-    private_files(env.STATE_DIR)  # the helpers' logs exist by now
-    if ready:
-        print(banner(url, password_file, prometheus), flush=True)
-    else:
-        print(f"[up] web did not answer on {url} - see its lines above", flush=True)
-
-    stopping = threading.Event()
-
-    def _stop(signum: int, _frame: object) -> None:
-        stopping.set()
-
-    signal.signal(signal.SIGINT, _stop)
-    signal.signal(signal.SIGTERM, _stop)
-    try:
+    def supervise(self, stopping: threading.Event) -> None:
+        """Until `stopping` is set or a process exits for good."""
         while not stopping.is_set():
             # A worker's watchdog ends its process by design (a job overran its hard timeout,
             # or its fence connection broke; docs/reliability.md): restart it, as k8s would.
-            for n, p in list(procs.items()):
+            for n, p in list(self.running.items()):
                 if n.startswith("worker-") and p.poll() in WATCHDOG_EXITS:
                     print(f"[up] {n} exited {p.returncode} (watchdog); restarting it", flush=True)
-                    launch(n)
-            dead = [n for n, p in procs.items() if p.poll() is not None]
+                    self.launch(n)
+            dead = [n for n, p in self.running.items() if p.poll() is not None]
             if dead:
                 print(f"[up] {', '.join(dead)} exited; stopping the stack", flush=True)
-                break
+                return
             time.sleep(0.5)
-    finally:
-        for p in procs.values():
+
+    def stop_all(self) -> None:
+        for p in self.running.values():
             if p.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(p.pid, signal.SIGTERM)
         deadline = time.monotonic() + 100  # ADR §6: 90 s grace for in-flight jobs
-        for p in procs.values():
+        for p in self.running.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 p.wait(max(0.1, deadline - time.monotonic()))
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
-        stack.close()
-        print("[up] stopped", flush=True)
-    sys.exit(0 if stopping.is_set() else 1)
 
 
 if __name__ == "__main__":

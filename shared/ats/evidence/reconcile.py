@@ -36,61 +36,19 @@ def grace_seconds() -> float:
     return float(getattr(settings, "BLOBS_ORPHAN_GRACE_S", 24 * 3600))
 
 
-def blobs_reconcile(  # noqa: PLR0912 - one pass over blobs and rows; split pending (issue 22 item 7)
+def blobs_reconcile(
     *, grace_s: float | None = None, dry_run: bool = False, now: datetime.datetime | None = None
 ) -> dict[str, Any]:
     grace = grace_seconds() if grace_s is None else grace_s
     store = adapters.blob_store()
     archive_container, exports = audit_api.audit_archive_references()
     containers = [storage_api.QUARANTINE_CONTAINER, storage_api.DOCUMENTS_CONTAINER, archive_container]
-    listed: dict[tuple[str, str], storage_api.BlobInfo] = {}
-    counts: dict[str, int] = {}
-    for container in containers:
-        try:
-            blobs = list(store.list_blobs(container))
-        except storage_api.ContainerNotFound:
-            blobs = []
-        counts[container] = len(blobs)
-        listed.update({(b.container, b.key): b for b in blobs})
+    # The listing comes before the rows (module docstring): a row committed meanwhile counts.
+    listed, counts = _list_blobs(store, containers)
     now = now or timezone.now()
     rows = intake_api.blob_references()
-
-    orphans: list[dict[str, Any]] = []
-    deleted = 0
-    for (container, key), info in sorted(listed.items()):
-        if (container, key) in rows or (container, key) in exports:
-            continue
-        age = (now - info.last_modified).total_seconds()
-        entry = {"container": container, "key": key, "size": info.size, "age_s": round(age)}
-        if container != storage_api.QUARANTINE_CONTAINER:
-            entry["action"] = "reported"
-        elif age <= grace:
-            entry["action"] = "kept_in_grace"
-        elif dry_run:
-            entry["action"] = "would_delete"
-        elif intake_api.blob_referenced(container, key):
-            continue  # its row committed after our snapshot
-        else:
-            store.delete(container, key)
-            deleted += 1
-            entry["action"] = "deleted"
-            logger.warning("orphan quarantine blob deleted: %s/%s (%s bytes, %ss old)", container, key, info.size, age)
-            audit_api.audit_event_record(
-                actor="system:blobs.reconcile",
-                action="blobs.orphan_deleted",
-                object_type="blob",
-                object_id=key[:64],
-                payload={"container": container, "key": key, "size": info.size, "age_s": round(age)},
-            )
-        orphans.append(entry)
-
-    missing: list[dict[str, Any]] = []
-    for (container, key), attachment_id in sorted(rows.items()):
-        if (container, key) not in listed and not store.exists(container, key):
-            missing.append({"kind": "attachment", "id": attachment_id, "container": container, "key": key})
-    for container, key in sorted(exports):
-        if (container, key) not in listed and not store.exists(container, key):
-            missing.append({"kind": "audit_export", "id": None, "container": container, "key": key})
+    orphans, deleted = _orphans(store, listed, rows, exports, now=now, grace=grace, dry_run=dry_run)
+    missing = _missing(store, listed, rows, exports)
 
     ok = not missing and all(o["action"] in {"deleted", "kept_in_grace", "would_delete"} for o in orphans)
     report = {
@@ -114,3 +72,82 @@ def blobs_reconcile(  # noqa: PLR0912 - one pass over blobs and rows; split pend
     if missing:
         logger.error("%d rows point at missing blobs: %s", len(missing), missing[:10])
     return report
+
+
+def _list_blobs(
+    store: Any, containers: list[str]
+) -> tuple[dict[tuple[str, str], storage_api.BlobInfo], dict[str, int]]:
+    """Every blob of the containers by (container, key), and how many each holds."""
+    listed: dict[tuple[str, str], storage_api.BlobInfo] = {}
+    counts: dict[str, int] = {}
+    for container in containers:
+        try:
+            blobs = list(store.list_blobs(container))
+        except storage_api.ContainerNotFound:
+            blobs = []
+        counts[container] = len(blobs)
+        listed.update({(b.container, b.key): b for b in blobs})
+    return listed, counts
+
+
+def _orphans(
+    store: Any,
+    listed: dict[tuple[str, str], storage_api.BlobInfo],
+    rows: dict[tuple[str, str], int],
+    exports: set[tuple[str, str]],
+    *,
+    now: datetime.datetime,
+    grace: float,
+    dry_run: bool,
+) -> tuple[list[dict[str, Any]], int]:
+    """Blobs no row names, each with its action; quarantine ones past grace are deleted."""
+    orphans: list[dict[str, Any]] = []
+    deleted = 0
+    for (container, key), info in sorted(listed.items()):
+        if (container, key) in rows or (container, key) in exports:
+            continue
+        age = (now - info.last_modified).total_seconds()
+        entry = {"container": container, "key": key, "size": info.size, "age_s": round(age)}
+        if container != storage_api.QUARANTINE_CONTAINER:
+            entry["action"] = "reported"
+        elif age <= grace:
+            entry["action"] = "kept_in_grace"
+        elif dry_run:
+            entry["action"] = "would_delete"
+        elif intake_api.blob_referenced(container, key):
+            continue  # its row committed after our snapshot
+        else:
+            _delete_orphan(store, container, key, info=info, age=age)
+            deleted += 1
+            entry["action"] = "deleted"
+        orphans.append(entry)
+    return orphans, deleted
+
+
+def _delete_orphan(store: Any, container: str, key: str, *, info: storage_api.BlobInfo, age: float) -> None:
+    store.delete(container, key)
+    logger.warning("orphan quarantine blob deleted: %s/%s (%s bytes, %ss old)", container, key, info.size, age)
+    audit_api.audit_event_record(
+        actor="system:blobs.reconcile",
+        action="blobs.orphan_deleted",
+        object_type="blob",
+        object_id=key[:64],
+        payload={"container": container, "key": key, "size": info.size, "age_s": round(age)},
+    )
+
+
+def _missing(
+    store: Any,
+    listed: dict[tuple[str, str], storage_api.BlobInfo],
+    rows: dict[tuple[str, str], int],
+    exports: set[tuple[str, str]],
+) -> list[dict[str, Any]]:
+    """Rows (attachments, audit exports) whose blob is neither listed nor found directly."""
+    missing: list[dict[str, Any]] = []
+    for (container, key), attachment_id in sorted(rows.items()):
+        if (container, key) not in listed and not store.exists(container, key):
+            missing.append({"kind": "attachment", "id": attachment_id, "container": container, "key": key})
+    for container, key in sorted(exports):
+        if (container, key) not in listed and not store.exists(container, key):
+            missing.append({"kind": "audit_export", "id": None, "container": container, "key": key})
+    return missing

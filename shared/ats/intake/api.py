@@ -10,6 +10,12 @@ from ats.intake.erasure import (
     held_back_documents,
     subject_attachment_ids,
 )
+
+# `Attachment` and `RawIntake` are the ORM models this facade exports, for ats.web.admin
+# alone: Django's admin registers model classes (read-only there). Every other caller reads
+# through the selectors (frozen data in ats.intake.data, or dicts);
+# tests/skeleton/test_facade_models.py holds the allow-list and fails if another module
+# touches them (docs/contracts.md, "Facades"). `Channel` is a choices enum, not a model.
 from ats.intake.models import Attachment, Channel, RawIntake
 from ats.intake.pages import (
     PageImages,
@@ -37,6 +43,7 @@ from ats.intake.selectors import (
     blob_referenced,
     blob_references,
     document_requisitions,
+    document_summaries,
     document_texts,
     documents_parsed_since,
     evidence_rows,
@@ -145,6 +152,7 @@ __all__ = [
     "blobs_exist",
     "candidate_exhausted",
     "document_requisitions",
+    "document_summaries",
     "document_texts",
     "documents_parsed_since",
     "evidence_rows",

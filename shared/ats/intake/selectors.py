@@ -14,6 +14,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from ats.audit import api as audit_api
+from ats.intake.data import DocumentSummary, RawIntakeSummary
 from ats.intake.models import (
     Attachment,
     Channel,
@@ -133,8 +134,11 @@ def raw_intake_attachments(raw_intake_id: int) -> list[Attachment]:
     return list(Attachment.objects.filter(raw_intake_id=raw_intake_id).order_by("pk"))
 
 
-def raw_intake_get(raw_intake_id: int) -> RawIntake | None:
-    return RawIntake.objects.filter(pk=raw_intake_id).first()
+def raw_intake_get(raw_intake_id: int) -> RawIntakeSummary | None:
+    raw = RawIntake.objects.filter(pk=raw_intake_id).first()
+    if raw is None:
+        return None
+    return RawIntakeSummary(id=raw.pk, channel=raw.channel, received_at=raw.received_at, metadata=raw.metadata)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -323,6 +327,25 @@ def attachment_get(attachment_id: int) -> Attachment | None:
     return Attachment.objects.select_related("raw_intake", "raw_intake__received_by").filter(pk=attachment_id).first()
 
 
+def document_summaries(attachment_ids: list[int]) -> dict[int, DocumentSummary]:
+    """Id -> summary of each of these documents that exists. No access check: callers pass
+    ids they may list (a candidate's documents, a bulk selection)."""
+    rows = Attachment.objects.filter(pk__in=attachment_ids).only(
+        "pk", "filename", "state", "virus_scan_status", "candidate_id"
+    )
+    return {
+        a.pk: DocumentSummary(
+            id=a.pk,
+            filename=a.filename,
+            state=a.state,
+            state_label=a.get_state_display(),
+            virus_scan_status=a.virus_scan_status,
+            candidate_id=a.candidate_id,
+        )
+        for a in rows
+    }
+
+
 def attachment_sender(att: Attachment) -> str:
     return _sender(att.raw_intake)
 
@@ -412,9 +435,14 @@ def job_event_words(task_name: str, event_type: str) -> str:
     return f"{TASK_WORDS.get(task_name, task_name)}: {EVENT_WORDS.get(event_type, event_type)}"
 
 
-def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:
+def attachment_timeline(attachment_id: int, *, one_row_per_job: bool = False) -> list[dict[str, Any]]:
     """Domain steps (audit log, parse attempts, the current state) and every job event of
-    every job for the document (ingest, parse, apply, candidate), oldest first."""
+    every job for the document (ingest, parse, apply, candidate), oldest first.
+
+    ``one_row_per_job``: the recruiter's page keeps only each job run's latest event
+    ("Malware scan: done", not queued/started/done): three rows per job buried the steps
+    that matter. A retried job keeps one row per run, so "failed, will retry" stays
+    visible. Operators and the API get every event."""
     att = Attachment.objects.filter(pk=attachment_id).select_related("raw_intake").first()
     if att is None:
         return []
@@ -451,7 +479,12 @@ def attachment_timeline(attachment_id: int) -> list[dict[str, Any]]:
         items.append({**ev, "source": "job", "what": job_event_words(ev["task_name"], ev["type"])})
     items.append({"at": att.state_changed_at, "source": "step", "what": f"State: {INFO[State(att.state)].label}"})
     items.sort(key=lambda i: i["at"])
-    return items
+    return _latest_event_per_run(items) if one_row_per_job else items
+
+
+def _latest_event_per_run(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    last = {(t["job_id"], t["attempt"]): i for i, t in enumerate(items) if t["source"] == "job"}
+    return [t for i, t in enumerate(items) if t["source"] != "job" or last[(t["job_id"], t["attempt"])] == i]
 
 
 # --- evidence chain (issue 11): the values intake's audit events commit to -------------

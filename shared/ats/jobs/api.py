@@ -70,6 +70,7 @@ from ats.jobs.runtime import (
     task,
 )
 from ats.jobs.scrub import scrub as scrub_text
+from ats.jobs.session import session_connection
 
 __all__ = [
     "BUILTIN_QUEUE",
@@ -135,6 +136,7 @@ __all__ = [
     "registered_task_names",
     "rollup_minutes",
     "scrub_text",
+    "session_connection",
     "stalled_after_s",
     "stalled_jobs",
     "status_path",

@@ -11,6 +11,19 @@ class JobsConfig(AppConfig):
 
         if DEPLOYABLE not in {"default", "untrusted"}:
             return
+        from ats.config import settings_db
+        from ats.jobs import session
+
+        if DEPLOYABLE == "untrusted" and settings_db.pooled():
+            # The parse role's row-level security and ats_parse_submit() compare the
+            # worker row's inet_client_addr() with the caller's: behind a pooler both are
+            # the pooler's, shared by every client (services/worker-untrusted/policy).
+            raise session.PoolerConfigError(
+                "worker-untrusted connects directly to Postgres, never through a pooler "
+                f"({settings_db.POOLER_ENV} must be unset): its row-level security keys on inet_client_addr()"
+            )
+        # Pooled worker-default: LISTEN and the fence take the session path.
+        session.install()
         # ATS_WORKER_WAKEUP_FIX=0 runs upstream's loop: bench/paced_bench.py measures both.
         if flag("ATS_WORKER_WAKEUP_FIX", default=True):
             # Worker processes only: the fetch loop that keeps wake-ups (ats.jobs.wakeup).

@@ -105,9 +105,12 @@ class Fence:
 
     def _connect(self) -> None:
         import psycopg
-        from procrastinate.contrib.django.utils import connector_params
 
-        params = connector_params()
+        from ats.jobs.session import session_params
+
+        # The session path: a session advisory lock through a transaction-mode pooler
+        # would sit on a shared backend, not die with this process (ats.jobs.session).
+        params = session_params()
         params.pop("prepare_threshold", None)
         # Detect a dead peer within seconds, not the kernel's two hours.
         params.setdefault("keepalives", 1)

@@ -61,6 +61,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Self, TypeVar
 from urllib.parse import quote
@@ -306,7 +307,7 @@ class GraphClient:
         step = min(self._config.backoff_max, self._config.backoff_base * (2 ** (attempt - 1)))
         return step / 2 + self._rng.uniform(0, step / 2)
 
-    def _request(  # noqa: PLR0912, PLR0915 - the retry loop of one HTTP exchange; split pending (issue 22 item 7)
+    def _request(
         self,
         url: str,
         *,
@@ -320,74 +321,84 @@ class GraphClient:
 
         ``consume`` runs inside the mailbox slot and is re-run from scratch on a retry.
         """
-        cfg = self._config
         auth_retried = False
         attempt = 0
         while True:
             attempt += 1
-            token = self.acquire_token(deadline=deadline)
-            headers: list[tuple[str, str]] = [("Authorization", f"Bearer {token}")]
-            # One Prefer line per preference; equivalent to a comma-joined value (RFC 9110
-            # list headers) and avoids relying on the server's list parsing.
-            headers += [("Prefer", p) for p in prefer]
-            status = 0
-            code: str | None = None
-            message: str | None = None
-            request_id: str | None = None
-            retry_after: float | None = None
-            failure: Exception | None = None
-            with self._mailbox_slot(mailbox, deadline):
-                timeout = deadline.timeout(cfg.per_request_timeout, error=DeadlineExceeded)
-                try:
-                    with self._http.stream("GET", url, headers=headers, timeout=httpx.Timeout(timeout)) as resp:
-                        if resp.status_code == 200:
-                            return consume(resp, deadline)
-                        status = resp.status_code
-                        request_id = resp.headers.get("request-id")
-                        retry_after = _parse_retry_after(resp.headers.get("Retry-After"))
-                        code, message = _error_details(_read_limited(resp, deadline))
-                except httpx.TimeoutException as exc:
-                    if deadline.expired:
-                        raise DeadlineExceeded(f"deadline exceeded during GET {_short(url)}") from exc
-                    failure = exc
-                except httpx.TransportError as exc:
-                    failure = exc
-                except httpx.HTTPError as exc:  # decoding/stream misuse: not transient
-                    raise GraphProtocolError(f"GET {_short(url)}: {exc}") from exc
-
-            if status == 429:
+            result = self._attempt(url, mailbox=mailbox, deadline=deadline, consume=consume, prefer=prefer)
+            if not isinstance(result, _Failed):
+                return result
+            if result.status == 429:
                 observability_data.record_graph_throttled()
-            retryable = failure is not None or status in _RETRYABLE_STATUS
-            if retryable:
-                if attempt >= cfg.max_attempts:
-                    if failure is not None:
-                        raise GraphTransportError(f"GET {_short(url)}: {failure}") from failure
-                    raise GraphHTTPError(status, code, message, request_id=request_id)
-                wait = retry_after if retry_after is not None else self._backoff(attempt)
-                left = deadline.remaining()
-                if wait >= left:
-                    raise DeadlineExceeded(f"retry of GET {_short(url)} needs {wait:.2f}s, {max(left, 0):.2f}s left")
-                log.warning(
-                    "graph_retry",
-                    status=status or None,
-                    error=str(failure) if failure else code,
-                    attempt=attempt,
-                    wait=round(wait, 3),
-                    honoured_retry_after=retry_after is not None,
-                    mailbox=mailbox,
-                )
-                self._sleep(wait)
+            if result.failure is not None or result.status in _RETRYABLE_STATUS:
+                self._sleep(self._retry_wait(result, url=url, attempt=attempt, deadline=deadline, mailbox=mailbox))
                 continue
-            if status == 401 and not auth_retried:
+            if result.status == 401 and not auth_retried:
                 # A revoked/rotated token can still sit in msal's cache; drop it once.
                 auth_retried = True
                 self._drop_cached_token()
                 continue
-            if status in {401, 403}:
-                raise GraphAuthError(f"Graph refused access ({status} {code}): {message}")
-            if delta and (status == 410 or (code or "").lower() in _SYNC_STATE_CODES):
-                raise DeltaExpired(f"delta state gone ({status} {code}): {message}")
-            raise GraphHTTPError(status, code, message, request_id=request_id)
+            raise _refusal(result, delta=delta)
+
+    def _attempt(
+        self,
+        url: str,
+        *,
+        mailbox: str,
+        deadline: Deadline,
+        consume: Callable[[httpx.Response, Deadline], T],
+        prefer: Sequence[str],
+    ) -> T | _Failed:
+        """One GET: what ``consume`` made of a 200, or how it failed (a non-200 or a
+        transport error). Raises only what no retry can help."""
+        token = self.acquire_token(deadline=deadline)
+        headers: list[tuple[str, str]] = [("Authorization", f"Bearer {token}")]
+        # One Prefer line per preference; equivalent to a comma-joined value (RFC 9110
+        # list headers) and avoids relying on the server's list parsing.
+        headers += [("Prefer", p) for p in prefer]
+        failed = _Failed()
+        with self._mailbox_slot(mailbox, deadline):
+            timeout = deadline.timeout(self._config.per_request_timeout, error=DeadlineExceeded)
+            try:
+                with self._http.stream("GET", url, headers=headers, timeout=httpx.Timeout(timeout)) as resp:
+                    if resp.status_code == 200:
+                        return consume(resp, deadline)
+                    # Status and headers first: a body read that times out still leaves
+                    # them to count a 429 and honour its Retry-After.
+                    failed.status = resp.status_code
+                    failed.request_id = resp.headers.get("request-id")
+                    failed.retry_after = _parse_retry_after(resp.headers.get("Retry-After"))
+                    failed.code, failed.message = _error_details(_read_limited(resp, deadline))
+            except httpx.TimeoutException as exc:
+                if deadline.expired:
+                    raise DeadlineExceeded(f"deadline exceeded during GET {_short(url)}") from exc
+                failed.failure = exc
+            except httpx.TransportError as exc:
+                failed.failure = exc
+            except httpx.HTTPError as exc:  # decoding/stream misuse: not transient
+                raise GraphProtocolError(f"GET {_short(url)}: {exc}") from exc
+        return failed
+
+    def _retry_wait(self, failed: _Failed, *, url: str, attempt: int, deadline: Deadline, mailbox: str) -> float:
+        """How long to wait before the next attempt; raises when there is none to make."""
+        if attempt >= self._config.max_attempts:
+            if failed.failure is not None:
+                raise GraphTransportError(f"GET {_short(url)}: {failed.failure}") from failed.failure
+            raise GraphHTTPError(failed.status, failed.code, failed.message, request_id=failed.request_id)
+        wait = failed.retry_after if failed.retry_after is not None else self._backoff(attempt)
+        left = deadline.remaining()
+        if wait >= left:
+            raise DeadlineExceeded(f"retry of GET {_short(url)} needs {wait:.2f}s, {max(left, 0):.2f}s left")
+        log.warning(
+            "graph_retry",
+            status=failed.status or None,
+            error=str(failed.failure) if failed.failure else failed.code,
+            attempt=attempt,
+            wait=round(wait, 3),
+            honoured_retry_after=failed.retry_after is not None,
+            mailbox=mailbox,
+        )
+        return wait
 
     def _get_json(
         self,
@@ -828,6 +839,28 @@ def _read_limited(
                 raise GraphProtocolError(f"response body larger than {limit} bytes")
             return bytes(buf[:limit])
     return bytes(buf)
+
+
+@dataclass
+class _Failed:
+    """One GET that did not return 200: what it learnt of the status and Graph error
+    before it ended, and the transport error if that is how it ended."""
+
+    status: int = 0
+    code: str | None = None
+    message: str | None = None
+    request_id: str | None = None
+    retry_after: float | None = None
+    failure: Exception | None = None
+
+
+def _refusal(failed: _Failed, *, delta: bool) -> Exception:
+    """The error for a status no retry helps."""
+    if failed.status in {401, 403}:
+        return GraphAuthError(f"Graph refused access ({failed.status} {failed.code}): {failed.message}")
+    if delta and (failed.status == 410 or (failed.code or "").lower() in _SYNC_STATE_CODES):
+        return DeltaExpired(f"delta state gone ({failed.status} {failed.code}): {failed.message}")
+    return GraphHTTPError(failed.status, failed.code, failed.message, request_id=failed.request_id)
 
 
 def _error_details(raw: bytes) -> tuple[str | None, str | None]:

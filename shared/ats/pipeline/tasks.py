@@ -37,10 +37,12 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
         extraction = extraction_api.extract(
             doc.result, default_region=settings.DEFAULT_PHONE_REGION, channel_region=doc.channel_region
         )
+        # Read once: nothing below writes a candidate link before both checks have used it.
+        is_new = not candidates_api.document_has_candidate(attachment_id=attachment_id)
         # An erased person's later document ends `erased_subject` (their tombstone matches
         # the e-mail or phone it carries), unless an admin re-admitted it. A re-parse of a
         # document that already has a candidate is not a new arrival: no check.
-        if not readmitted and not candidates_api.document_has_candidate(attachment_id=attachment_id):
+        if is_new and not readmitted:
             erasure_id = retention_api.tombstone_match(
                 emails=[*extraction.values("emails"), *extraction.contact_emails], phones=extraction.values("phones")
             )
@@ -53,7 +55,7 @@ def create_from_attachment(*, attachment_id: int, payload_version: int, readmitt
         # create the person by hand. A re-parse of a document that has a candidate
         # stays with that candidate (its owner already passed the gate, or a recruiter
         # attached it).
-        if not candidates_api.document_has_candidate(attachment_id=attachment_id):
+        if is_new:
             lacking = candidates_api.missing_for_document(extraction, result=doc.result, text=doc.text)
             if lacking:
                 candidates_api.document_record_extraction(

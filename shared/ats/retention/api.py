@@ -2,8 +2,8 @@
 nightly purge, tombstones and the erasure log (docs/compliance.md)."""
 
 from ats.retention.export import subject_export, subject_rows
-from ats.retention.models import Erasure, PurgeRun, PurgeState, RetentionAction
-from ats.retention.selectors import retention_status
+from ats.retention.models import PurgeState
+from ats.retention.selectors import purge_halted_latest, retention_status
 from ats.retention.services import (
     ErasureRefused,
     PurgeHalted,
@@ -21,15 +21,13 @@ from ats.retention.services import (
 )
 
 __all__ = [
-    "Erasure",
     "ErasureRefused",
     "PurgeHalted",
-    "PurgeRun",
     "PurgeState",
-    "RetentionAction",
     "erasure_json",
     "erasure_log_entries",
     "erasure_replay",
+    "purge_halted_latest",
     "purge_verify",
     "retention_due_on_recompute",
     "retention_purge",

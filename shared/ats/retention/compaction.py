@@ -28,6 +28,8 @@ from typing import Any
 
 from django.db import DatabaseError, OperationalError, connection
 
+from ats.jobs import api as jobs_api
+
 logger = logging.getLogger(__name__)
 
 BUDGET_S = 60.0  # the stated bound: compaction is done within 60 s of the commit
@@ -141,11 +143,15 @@ def _release_snapshots(xid: str, deadline: float) -> dict[str, Any]:
 
 def _rewrite(rel: str, deadline: float) -> str | None:
     """VACUUM (FULL, ANALYZE) one table (+ TOAST + indexes); retried on lock timeouts
-    until the deadline. None when done, else the last error."""
+    until the deadline. None when done, else the last error. The SET, the VACUUM and the
+    RESET share one backend: behind a transaction-mode pooler each would run on whichever
+    server connection is free (the VACUUM unguarded, waiting for its lock with every reader
+    queued behind it, and the timeout left on another client's backend), so they take the
+    session path (jobs_api.session_connection)."""
     error = None
     while time.monotonic() < deadline:
         try:
-            with connection.cursor() as cur:
+            with jobs_api.session_connection() as conn, conn.cursor() as cur:
                 cur.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
                 try:
                     cur.execute(f"VACUUM (FULL, ANALYZE) {rel}")
@@ -169,7 +175,8 @@ def _clear_stats_of_empty(relations: list[str], deadline: float, failed: dict[st
         if time.monotonic() >= deadline:
             break
         try:
-            with connection.cursor() as cur:
+            # One backend for the SET lock_timeout and the ALTER it guards (see _rewrite).
+            with jobs_api.session_connection() as conn, conn.cursor() as cur:
                 cur.execute(f"SELECT EXISTS (SELECT 1 FROM {rel})")
                 row = cur.fetchone()
                 if row is None or row[0]:

@@ -21,6 +21,7 @@ import re
 import time
 import unicodedata
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -217,43 +218,11 @@ def subject_erase(
         raise LookupError(f"candidate {candidate_id} does not exist")
     label = iam_api.actor_label(actor)
     with transaction.atomic():
-        # One erasure of one person at a time (web + CLI + purge racing on the same person).
-        with connection.cursor() as cur:
-            # A subject is one chunk: no statement of it may run past the 60 s chunk
-            # budget (inside the 90 s deploy grace); a slower one fails the chunk, whole.
-            cur.execute("SELECT set_config('statement_timeout', %s, true)", [f"{CHUNK_COMMIT_S * 1000}ms"])
-            # Exclusive against every candidate step's tombstone check (shared, see
-            # tombstone_match): a document of this person read while the erasure runs
-            # waits and then sees the tombstone, instead of slipping in before it commits.
-            cur.execute("SELECT pg_advisory_xact_lock(%s, 0)", [_ERASURE_LOCK])
-        # The project's lock order is documents, then candidates (ats.candidates.services):
-        # lock the person's documents first, so a re-parse's candidate step holding one of
-        # them finishes before we erase (and we erase what it wrote), never a deadlock.
-        # Read the person again under the locks: a merge may have moved documents.
-        for _ in range(5):
-            attachment_ids = sorted(
-                set(subject.attachment_ids)
-                | set(intake_api.subject_attachment_ids(candidate_ids=subject.candidate_ids))
-            )
-            intake_api.attachments_lock(attachment_ids=attachment_ids)
-            again = candidates_api.candidate_subject(candidate_id=candidate_id)
-            if again is None or set(again.attachment_ids) <= set(attachment_ids):
-                break
-            subject = again
-        erasure = _existing(subject.candidate_ids, erasure_id)
-        if erasure is None:
-            erasure = Erasure.objects.create(
-                **({"id": erasure_id} if erasure_id else {}),
-                candidate_id=subject.candidate_id,
-                candidate_ids=subject.candidate_ids,
-                attachment_ids=attachment_ids,
-                origin=origin,
-                actor=label,
-                reason=reason,
-            )
-        else:
-            erasure.candidate_ids = sorted(set(erasure.candidate_ids) | set(subject.candidate_ids))
-            erasure.attachment_ids = sorted(set(erasure.attachment_ids) | set(attachment_ids))
+        _lock_for_erasure()
+        subject, attachment_ids = _lock_documents(subject, candidate_id=candidate_id)
+        erasure = _erasure_row(
+            subject, attachment_ids, erasure_id=erasure_id, origin=origin, actor=label, reason=reason
+        )
         digests = tombstone_digests(emails=subject.emails, phones=subject.phones)
         _log_write(erasure, digests)
         steps = _run_steps(
@@ -264,23 +233,7 @@ def subject_erase(
             digests=digests,
             run=run,
         )
-        erasure.steps = steps
-        erasure.state = ErasureState.COMPLETED
-        erasure.completed_at = erasure.completed_at or timezone.now()
-        erasure.save()
-        RetentionSubject.objects.filter(candidate_id__in=erasure.candidate_ids).update(due_on=None)
-        audit_api.audit_event_record(
-            actor=label,
-            action="retention.erased",
-            object_type="candidate",
-            object_id=subject.candidate_id,
-            payload={
-                "erasure_id": erasure.pk,
-                "origin": origin,
-                "candidate_ids": erasure.candidate_ids,
-                "steps": {s["step"]: s.get("rows", 0) for s in steps},
-            },
-        )
+        _erasure_complete(erasure, steps, root=subject.candidate_id, origin=origin, actor=label)
         relations, xid = compaction.touched_relations(t for s in steps for t in (s.get("tables") or {}))
     if batch is not None:
         batch.add(relations, xid)
@@ -292,6 +245,83 @@ def subject_erase(
     else:
         _compact(erasure, relations, xid)
     return erasure
+
+
+def _lock_for_erasure() -> None:
+    """The erasure's statement budget and its exclusive lock, for this transaction."""
+    # One erasure of one person at a time (web + CLI + purge racing on the same person).
+    with connection.cursor() as cur:
+        # A subject is one chunk: no statement of it may run past the 60 s chunk
+        # budget (inside the 90 s deploy grace); a slower one fails the chunk, whole.
+        cur.execute("SELECT set_config('statement_timeout', %s, true)", [f"{CHUNK_COMMIT_S * 1000}ms"])
+        # Exclusive against every candidate step's tombstone check (shared, see
+        # tombstone_match): a document of this person read while the erasure runs
+        # waits and then sees the tombstone, instead of slipping in before it commits.
+        cur.execute("SELECT pg_advisory_xact_lock(%s, 0)", [_ERASURE_LOCK])
+
+
+def _lock_documents(subject: candidates_api.Subject, *, candidate_id: int) -> tuple[candidates_api.Subject, list[int]]:
+    """Lock the person's documents; returns the person as read under the locks, and them."""
+    # The project's lock order is documents, then candidates (ats.candidates.services):
+    # lock the person's documents first, so a re-parse's candidate step holding one of
+    # them finishes before we erase (and we erase what it wrote), never a deadlock.
+    # Read the person again under the locks: a merge may have moved documents.
+    for _ in range(5):
+        attachment_ids = sorted(
+            set(subject.attachment_ids) | set(intake_api.subject_attachment_ids(candidate_ids=subject.candidate_ids))
+        )
+        intake_api.attachments_lock(attachment_ids=attachment_ids)
+        again = candidates_api.candidate_subject(candidate_id=candidate_id)
+        if again is None or set(again.attachment_ids) <= set(attachment_ids):
+            break
+        subject = again
+    return subject, attachment_ids
+
+
+def _erasure_row(
+    subject: candidates_api.Subject,
+    attachment_ids: list[int],
+    *,
+    erasure_id: int | None,
+    origin: str,
+    actor: str,
+    reason: str,
+) -> Erasure:
+    """The person's erasure (locked), widened to what they are now; a new one if none."""
+    erasure = _existing(subject.candidate_ids, erasure_id)
+    if erasure is None:
+        return Erasure.objects.create(
+            **({"id": erasure_id} if erasure_id else {}),
+            candidate_id=subject.candidate_id,
+            candidate_ids=subject.candidate_ids,
+            attachment_ids=attachment_ids,
+            origin=origin,
+            actor=actor,
+            reason=reason,
+        )
+    erasure.candidate_ids = sorted(set(erasure.candidate_ids) | set(subject.candidate_ids))
+    erasure.attachment_ids = sorted(set(erasure.attachment_ids) | set(attachment_ids))
+    return erasure
+
+
+def _erasure_complete(erasure: Erasure, steps: list[dict[str, Any]], *, root: int, origin: str, actor: str) -> None:
+    erasure.steps = steps
+    erasure.state = ErasureState.COMPLETED
+    erasure.completed_at = erasure.completed_at or timezone.now()
+    erasure.save()
+    RetentionSubject.objects.filter(candidate_id__in=erasure.candidate_ids).update(due_on=None)
+    audit_api.audit_event_record(
+        actor=actor,
+        action="retention.erased",
+        object_type="candidate",
+        object_id=root,
+        payload={
+            "erasure_id": erasure.pk,
+            "origin": origin,
+            "candidate_ids": erasure.candidate_ids,
+            "steps": {s["step"]: s.get("rows", 0) for s in steps},
+        },
+    )
 
 
 def _compact(erasure: Erasure, relations: list[str], xid: str, run: PurgeRun | None = None) -> dict[str, Any]:
@@ -323,6 +353,110 @@ def _existing(candidate_ids: list[int], erasure_id: int | None) -> Erasure | Non
     return Erasure.objects.select_for_update().filter(match).order_by("pk").first()
 
 
+@dataclass
+class _Erasing:
+    """What the steps of one erasure share: whom they erase, and what earlier steps found.
+
+    The steps run in `_ERASURE_STEPS` order; two read what an earlier one found.
+    """
+
+    erasure: Erasure
+    candidate_ids: list[int]
+    attachment_ids: list[int]
+    digests: list[tuple[str, str]]
+    application_ids: list[int]  # the erasure's, grown by `scoring`; read by ai, audit, jobs
+    raw_intake_ids: list[int] = field(default_factory=list)  # set by `documents`; read by mail_ledger
+
+
+def _erase_tombstones(e: _Erasing) -> dict[str, Any]:
+    made = 0
+    for kind, digest in e.digests:
+        _, created = Tombstone.objects.get_or_create(digest=digest, defaults={"kind": kind, "erasure": e.erasure})
+        made += int(created)
+    return {"rows": made, "identifiers": len(e.digests)}
+
+
+def _erase_scoring(e: _Erasing) -> dict[str, Any]:
+    res = scoring_api.applications_erase_personal(candidate_ids=e.candidate_ids)
+    e.application_ids = sorted(set(e.application_ids) | set(res["application_ids"]))
+    return {"rows": sum(res["counts"].values()), "tables": res["counts"]}
+
+
+def _erase_ai(e: _Erasing) -> dict[str, Any]:
+    res = ai_api.ai_runs_erase(candidate_ids=e.candidate_ids, application_ids=e.application_ids)
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_search(e: _Erasing) -> dict[str, Any]:
+    res = search_api.search_erase(candidate_ids=e.candidate_ids, attachment_ids=e.attachment_ids)
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_candidates(e: _Erasing) -> dict[str, Any]:
+    res = candidates_api.candidate_erase_personal(
+        candidate_ids=e.candidate_ids, attachment_ids=e.attachment_ids, erasure_id=e.erasure.pk
+    )
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_selfid(e: _Erasing) -> dict[str, Any]:
+    res = selfid_api.selfid_erase(candidate_ids=e.candidate_ids)
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_documents(e: _Erasing) -> dict[str, Any]:
+    res = intake_api.attachments_erase_personal(
+        attachment_ids=e.attachment_ids,
+        reason=f"The sender's personal data was erased on request (erasure {e.erasure.pk}).",
+    )
+    e.raw_intake_ids = res["raw_intake_ids"]
+    e.erasure.purged_blobs = sorted(set(e.erasure.purged_blobs or []) | set(res["purged_blobs"]))
+    return {"rows": sum(res["counts"].values()), "tables": res["counts"], "blobs": res["blobs_deleted"]}
+
+
+def _erase_mail_ledger(e: _Erasing) -> dict[str, Any]:
+    res = channels_api.ledger_erase_personal(raw_intake_ids=e.raw_intake_ids)
+    return {"rows": sum(res.values()), "tables": res}
+
+
+def _erase_audit(e: _Erasing) -> dict[str, Any]:
+    n = 0
+    for cid in e.candidate_ids:
+        n += audit_api.audit_personal_erase(object_type="candidate", object_id=cid)
+    for app_id in e.application_ids:
+        n += audit_api.audit_personal_erase(object_type="application", object_id=app_id)
+    for att_id in e.attachment_ids:
+        n += audit_api.audit_personal_erase(object_type="attachment", object_id=att_id)
+    return {"rows": n}
+
+
+def _erase_jobs(e: _Erasing) -> dict[str, Any]:
+    res = jobs_api.jobs_erase_references(
+        refs={
+            "candidate_id": e.candidate_ids,
+            "attachment_id": e.attachment_ids,
+            "application_id": e.application_ids,
+        }
+    )
+    return {"rows": sum(res.values()), "tables": res}
+
+
+# In order: scoring before ai, audit and jobs (it finds the application ids), documents
+# before mail_ledger (it finds the raw intakes). The names are the recorded step names.
+_ERASURE_STEPS: tuple[tuple[str, Callable[[_Erasing], dict[str, Any]]], ...] = (
+    ("tombstone", _erase_tombstones),
+    ("scoring", _erase_scoring),
+    ("ai", _erase_ai),
+    ("search", _erase_search),
+    ("candidates", _erase_candidates),
+    ("selfid", _erase_selfid),
+    ("documents", _erase_documents),
+    ("mail_ledger", _erase_mail_ledger),
+    ("audit", _erase_audit),
+    ("jobs", _erase_jobs),
+)
+
+
 def _run_steps(
     erasure: Erasure,
     *,
@@ -332,96 +466,26 @@ def _run_steps(
     digests: list[tuple[str, str]],
     run: PurgeRun | None,
 ) -> list[dict[str, Any]]:
-    state: dict[str, Any] = {"application_ids": list(erasure.application_ids or [])}
-
-    def tombstones() -> dict[str, Any]:
-        made = 0
-        for kind, digest in digests:
-            _, created = Tombstone.objects.get_or_create(digest=digest, defaults={"kind": kind, "erasure": erasure})
-            made += int(created)
-        return {"rows": made, "identifiers": len(digests)}
-
-    def scoring() -> dict[str, Any]:
-        res = scoring_api.applications_erase_personal(candidate_ids=candidate_ids)
-        state["application_ids"] = sorted(set(state["application_ids"]) | set(res["application_ids"]))
-        return {"rows": sum(res["counts"].values()), "tables": res["counts"]}
-
-    def ai() -> dict[str, Any]:
-        res = ai_api.ai_runs_erase(candidate_ids=candidate_ids, application_ids=state["application_ids"])
-        return {"rows": sum(res.values()), "tables": res}
-
-    def search() -> dict[str, Any]:
-        res = search_api.search_erase(candidate_ids=candidate_ids, attachment_ids=attachment_ids)
-        return {"rows": sum(res.values()), "tables": res}
-
-    def candidates() -> dict[str, Any]:
-        res = candidates_api.candidate_erase_personal(
-            candidate_ids=candidate_ids, attachment_ids=attachment_ids, erasure_id=erasure.pk
-        )
-        return {"rows": sum(res.values()), "tables": res}
-
-    def selfid() -> dict[str, Any]:
-        res = selfid_api.selfid_erase(candidate_ids=candidate_ids)
-        return {"rows": sum(res.values()), "tables": res}
-
-    def documents() -> dict[str, Any]:
-        res = intake_api.attachments_erase_personal(
-            attachment_ids=attachment_ids,
-            reason=f"The sender's personal data was erased on request (erasure {erasure.pk}).",
-        )
-        state["raw_intake_ids"] = res["raw_intake_ids"]
-        erasure.purged_blobs = sorted(set(erasure.purged_blobs or []) | set(res["purged_blobs"]))
-        return {"rows": sum(res["counts"].values()), "tables": res["counts"], "blobs": res["blobs_deleted"]}
-
-    def mail_ledger() -> dict[str, Any]:
-        res = channels_api.ledger_erase_personal(raw_intake_ids=state.get("raw_intake_ids", []))
-        return {"rows": sum(res.values()), "tables": res}
-
-    def audit() -> dict[str, Any]:
-        n = 0
-        for cid in candidate_ids:
-            n += audit_api.audit_personal_erase(object_type="candidate", object_id=cid)
-        for app_id in state["application_ids"]:
-            n += audit_api.audit_personal_erase(object_type="application", object_id=app_id)
-        for att_id in attachment_ids:
-            n += audit_api.audit_personal_erase(object_type="attachment", object_id=att_id)
-        return {"rows": n}
-
-    def jobs() -> dict[str, Any]:
-        res = jobs_api.jobs_erase_references(
-            refs={
-                "candidate_id": candidate_ids,
-                "attachment_id": attachment_ids,
-                "application_id": state["application_ids"],
-            }
-        )
-        return {"rows": sum(res.values()), "tables": res}
-
-    plan: list[tuple[str, Callable[[], dict[str, Any]]]] = [
-        ("tombstone", tombstones),
-        ("scoring", scoring),
-        ("ai", ai),
-        ("search", search),
-        ("candidates", candidates),
-        ("selfid", selfid),
-        ("documents", documents),
-        ("mail_ledger", mail_ledger),
-        ("audit", audit),
-        ("jobs", jobs),
-    ]
+    erasing = _Erasing(
+        erasure=erasure,
+        candidate_ids=candidate_ids,
+        attachment_ids=attachment_ids,
+        digests=digests,
+        application_ids=list(erasure.application_ids or []),
+    )
     out = []
-    for name, fn in plan:
+    for name, step in _ERASURE_STEPS:
         try:
             # Inside the subject's transaction: the fault and SIGKILL tests stop the erasure here.
             checkpoints.reach("ERASE", candidate_id=root, part=name)
-            result = fn()
+            result = step(erasing)
         except Exception as exc:
             raise _StepFailed(name, exc) from exc
         out.append({"step": name, **result})
         RetentionAction.objects.create(
             run=run, erasure=erasure, candidate_id=root, step=name, outcome="done", detail=result
         )
-    erasure.application_ids = state["application_ids"]
+    erasure.application_ids = erasing.application_ids
     return out
 
 
@@ -443,11 +507,11 @@ def erasure_replay() -> dict[str, Any]:
     for entry in erasure_log_entries():
         done = Erasure.objects.filter(pk=entry["erasure_id"], state=ErasureState.COMPLETED).exists()
         # Not yet erased in this database (an erased candidate row stays, without data).
-        present = list(
-            candidates_api.Candidate.objects.filter(pk__in=entry["candidate_ids"])
-            .exclude(status=candidates_api.CandidateStatus.ERASED)
-            .values_list("pk", flat=True)
-        )
+        present = [
+            c.candidate_id
+            for c in candidates_api.candidate_activity(candidate_ids=entry["candidate_ids"])
+            if c.status != candidates_api.CandidateStatus.ERASED
+        ]
         if done and not present:
             already.append(entry["erasure_id"])
             continue
@@ -550,11 +614,9 @@ def due_on_for(*, last_activity: datetime.datetime, consent_until: datetime.date
 
 def retention_due_on_recompute() -> dict[str, int]:
     """Nightly: every active candidate's due date from its last activity and the rules."""
-    rows = candidates_api.Candidate.objects.filter(status=candidates_api.CandidateStatus.ACTIVE).values_list(
-        "pk", "updated_at"
-    )
     changed = created = 0
-    for cid, updated_at in rows.iterator():
+    for active in candidates_api.candidate_activity(active_only=True):
+        cid, updated_at = active.candidate_id, active.updated_at
         subj = RetentionSubject.objects.filter(candidate_id=cid).first()
         if subj is None:
             RetentionSubject.objects.create(
@@ -577,10 +639,12 @@ def retention_subject_set(
     *, candidate_id: int, legal_hold: bool | None = None, consent_until: datetime.date | None = None
 ) -> RetentionSubject:
     """Set a legal hold or a consent date (the due date follows at once)."""
-    c = candidates_api.Candidate.objects.filter(pk=candidate_id).values_list("updated_at", flat=True).first()
+    c = next(candidates_api.candidate_activity(candidate_ids=[candidate_id]), None)
     if c is None:
         raise LookupError(f"candidate {candidate_id} does not exist")
-    subj, _ = RetentionSubject.objects.get_or_create(candidate_id=candidate_id, defaults={"last_activity_at": c})
+    subj, _ = RetentionSubject.objects.get_or_create(
+        candidate_id=candidate_id, defaults={"last_activity_at": c.updated_at}
+    )
     if legal_hold is not None:
         subj.legal_hold = legal_hold
     if consent_until is not None:
@@ -596,11 +660,7 @@ def retention_subject_set(
 
 
 def _due(today: datetime.date) -> list[int]:
-    active = set(
-        candidates_api.Candidate.objects.filter(status=candidates_api.CandidateStatus.ACTIVE).values_list(
-            "pk", flat=True
-        )
-    )
+    active = {c.candidate_id for c in candidates_api.candidate_activity(active_only=True)}
     due = RetentionSubject.objects.filter(due_on__lte=today, legal_hold=False).order_by("candidate_id")
     return [cid for cid in due.values_list("candidate_id", flat=True) if cid in active]
 

@@ -35,16 +35,22 @@ def _tiny_pdf() -> bytes:
     return bytes(doc.tobytes())
 
 
-def run_checks() -> dict[str, Any]:  # noqa: PLR0915 - one check per sandbox layer, in report order; split pending (issue 22 item 7)
+class _Checks:
+    """The report's checks, in the order they ran."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def verify(self, layer: str, what: str, ok: Any, detail: Any = "") -> None:
+        self.rows.append({"layer": layer, "check": what, "ok": bool(ok), "detail": str(detail)[:300]})
+
+
+def run_checks() -> dict[str, Any]:
     # Like the real worker: nothing in this process may be readable by a same-uid child.
     harden_worker_process()
     os.environ[PROBES_ENV] = "1"  # only for the zygotes this command starts
     policy = load_policy()
-    checks: list[dict[str, Any]] = []
-
-    def verify(layer: str, what: str, ok: Any, detail: Any = "") -> None:
-        checks.append({"layer": layer, "check": what, "ok": bool(ok), "detail": str(detail)[:300]})
-
+    checks = _Checks()
     with ForkServerSandbox(policy=policy, probes=_PROBES) as sandbox:
         try:
             hello = sandbox.start()
@@ -52,80 +58,11 @@ def run_checks() -> dict[str, Any]:  # noqa: PLR0915 - one check per sandbox lay
             # E.g. no file boundary (no uid change, no Landlock): a FAILURE of the check,
             # never a skipped layer - the worker would refuse every document here too.
             return _refused_report(policy, exc)
-        verify(
-            "seccomp",
-            "zygote compiled the shipped seccomp-child.json",
-            hello.get("profile_hash") == shipped_profile_hash(Path(policy.policy_dir)),
-            hello.get("profile_hash"),
-        )
-        identity = sandbox.run("probe:identity", b"")
-        facts = _observed(identity)
-        verify(
-            "rlimits,capbset,setuid,no_new_privs,seccomp",
-            "child confined (selfcheck.preflight)",
-            identity.ok,
-            identity.detail or facts.get("preflight"),
-        )
-        verify("setsid", "child leads its own session", facts.get("session_leader"), facts.get("session_leader"))
-        expected_fds = [0, 1, 2, facts.get("result_fd")]
-        verify(
-            "close_fds",
-            "only 0/1/2 and the result pipe open",
-            facts.get("open_fds") == expected_fds,
-            facts.get("open_fds"),
-        )
-        if Layer.NETNS in hello["layers"]:
-            verify("netns", "only loopback visible", facts.get("interfaces") == ["lo"], facts.get("interfaces"))
-        sock = _observed(sandbox.run("probe:socket", b""))
-        verify("seccomp", "socket(AF_INET) refused", sock.get("refused") and sock.get("errno") == 1, sock)
-        write = sandbox.run("probe:write_file", b"")
-        verify(
-            "seccomp",
-            "open(O_WRONLY|O_CREAT) kills the child",
-            write.failure == Failure.SECCOMP_VIOLATION,
-            write.failure,
-        )
-        environ = _observed(sandbox.run("probe:environ", b""))
-        for who in ("zygote_pid", "worker_pid"):
-            verify(
-                "setuid/nondumpable/landlock",
-                f"/proc/<{who[:-4]}>/environ unreadable",
-                environ.get(who, {}).get("refused"),
-                environ.get(who),
-            )
-        if Layer.LANDLOCK in hello["layers"]:
-            passwd = _observed(sandbox.run("probe:read_path", b"/etc/passwd"))
-            verify("landlock", "/etc/passwd unreadable", passwd.get("refused"), passwd)
-        tessdata = Path(policy.child.read_only_paths[0]) / "eng.traineddata" if policy.child.read_only_paths else None
-        if tessdata and tessdata.exists():
-            ocr = _observed(sandbox.run("probe:read_path", str(tessdata).encode()))
-            verify("landlock", "tessdata readable (OCR works)", ocr.get("refused") is False, ocr)
-        parsed = sandbox.run("pdf", _tiny_pdf())
-        verify(
-            "-",
-            "a real PDF parses in the sandbox",
-            parsed.document is not None and "Jane Doe" in parsed.document["text"],
-            parsed.failure or f"{parsed.wall_ms:.1f} ms",
-        )
-        after = sandbox.run("probe:identity", b"")
-        verify("-", "zygote survives a killed child", after.ok and sandbox.restarts == 0, after.failure)
-
-    # The spin gets a wall cap far above its 1 s CPU cap: on a loaded host (the zygote's
-    # spare warming up, other pods) it must still reach the CPU limit first.
-    short = load_policy(cpu_soft_s=1, cpu_hard_s=2, wall_s=15, address_space_budget_mb=128)
-    with ForkServerSandbox(policy=short, probes=_PROBES) as sandbox:
-        spin = sandbox.run("probe:cpu_spin", b"")
-        verify("rlimits", "CPU spin ends as timeout_cpu", spin.failure == Failure.TIMEOUT_CPU, spin.failure)
-        bomb = sandbox.run("probe:memory_bomb", b"")
-        verify("rlimits", "memory bomb ends as memory", bomb.failure == Failure.MEMORY, bomb.failure)
-    quick = load_policy(cpu_soft_s=1, cpu_hard_s=2, wall_s=2, address_space_budget_mb=128)
-    with ForkServerSandbox(policy=quick, probes=_PROBES) as sandbox:
-        block = sandbox.run("probe:block", b"")
-        verify("-", "blocked child ends as timeout_wall", block.failure == Failure.TIMEOUT_WALL, block.failure)
-
+        _check_confinement(sandbox, hello, policy, checks)
+    _check_limits(checks)
     container_profile, skipped = oci.load_profile(Path(policy.policy_dir) / "seccomp-container.json")
     del container_profile
-    verify("-", "seccomp-container.json compiles", True, f"names unknown to libseccomp: {skipped}")
+    checks.verify("-", "seccomp-container.json compiles", True, f"names unknown to libseccomp: {skipped}")
 
     active = [Layer(v) for v in hello["layers"]]
     required = required_layers(set(active), root=hello["uid"] == 0)
@@ -136,10 +73,88 @@ def run_checks() -> dict[str, Any]:  # noqa: PLR0915 - one check per sandbox lay
         "layers": [layer.value for layer in active],
         "skipped": hello["skipped"],
         "required_missing": missing,
-        "checks": checks,
+        "checks": checks.rows,
         "policy_hash": policy.policy_hash,
-        "ok": not missing and all(c["ok"] for c in checks),
+        "ok": not missing and all(c["ok"] for c in checks.rows),
     }
+
+
+def _check_confinement(sandbox: ForkServerSandbox, hello: dict[str, Any], policy: Any, checks: _Checks) -> None:
+    """The layers seen from inside children of the started zygote, then a real parse."""
+    verify = checks.verify
+    verify(
+        "seccomp",
+        "zygote compiled the shipped seccomp-child.json",
+        hello.get("profile_hash") == shipped_profile_hash(Path(policy.policy_dir)),
+        hello.get("profile_hash"),
+    )
+    identity = sandbox.run("probe:identity", b"")
+    facts = _observed(identity)
+    verify(
+        "rlimits,capbset,setuid,no_new_privs,seccomp",
+        "child confined (selfcheck.preflight)",
+        identity.ok,
+        identity.detail or facts.get("preflight"),
+    )
+    verify("setsid", "child leads its own session", facts.get("session_leader"), facts.get("session_leader"))
+    expected_fds = [0, 1, 2, facts.get("result_fd")]
+    verify(
+        "close_fds",
+        "only 0/1/2 and the result pipe open",
+        facts.get("open_fds") == expected_fds,
+        facts.get("open_fds"),
+    )
+    if Layer.NETNS in hello["layers"]:
+        verify("netns", "only loopback visible", facts.get("interfaces") == ["lo"], facts.get("interfaces"))
+    sock = _observed(sandbox.run("probe:socket", b""))
+    verify("seccomp", "socket(AF_INET) refused", sock.get("refused") and sock.get("errno") == 1, sock)
+    write = sandbox.run("probe:write_file", b"")
+    verify(
+        "seccomp",
+        "open(O_WRONLY|O_CREAT) kills the child",
+        write.failure == Failure.SECCOMP_VIOLATION,
+        write.failure,
+    )
+    environ = _observed(sandbox.run("probe:environ", b""))
+    for who in ("zygote_pid", "worker_pid"):
+        verify(
+            "setuid/nondumpable/landlock",
+            f"/proc/<{who[:-4]}>/environ unreadable",
+            environ.get(who, {}).get("refused"),
+            environ.get(who),
+        )
+    if Layer.LANDLOCK in hello["layers"]:
+        passwd = _observed(sandbox.run("probe:read_path", b"/etc/passwd"))
+        verify("landlock", "/etc/passwd unreadable", passwd.get("refused"), passwd)
+    tessdata = Path(policy.child.read_only_paths[0]) / "eng.traineddata" if policy.child.read_only_paths else None
+    if tessdata and tessdata.exists():
+        ocr = _observed(sandbox.run("probe:read_path", str(tessdata).encode()))
+        verify("landlock", "tessdata readable (OCR works)", ocr.get("refused") is False, ocr)
+    parsed = sandbox.run("pdf", _tiny_pdf())
+    verify(
+        "-",
+        "a real PDF parses in the sandbox",
+        parsed.document is not None and "Jane Doe" in parsed.document["text"],
+        parsed.failure or f"{parsed.wall_ms:.1f} ms",
+    )
+    after = sandbox.run("probe:identity", b"")
+    verify("-", "zygote survives a killed child", after.ok and sandbox.restarts == 0, after.failure)
+
+
+def _check_limits(checks: _Checks) -> None:
+    """CPU, memory and wall limits, each on its own short-capped zygote."""
+    # The spin gets a wall cap far above its 1 s CPU cap: on a loaded host (the zygote's
+    # spare warming up, other pods) it must still reach the CPU limit first.
+    short = load_policy(cpu_soft_s=1, cpu_hard_s=2, wall_s=15, address_space_budget_mb=128)
+    with ForkServerSandbox(policy=short, probes=_PROBES) as sandbox:
+        spin = sandbox.run("probe:cpu_spin", b"")
+        checks.verify("rlimits", "CPU spin ends as timeout_cpu", spin.failure == Failure.TIMEOUT_CPU, spin.failure)
+        bomb = sandbox.run("probe:memory_bomb", b"")
+        checks.verify("rlimits", "memory bomb ends as memory", bomb.failure == Failure.MEMORY, bomb.failure)
+    quick = load_policy(cpu_soft_s=1, cpu_hard_s=2, wall_s=2, address_space_budget_mb=128)
+    with ForkServerSandbox(policy=quick, probes=_PROBES) as sandbox:
+        block = sandbox.run("probe:block", b"")
+        checks.verify("-", "blocked child ends as timeout_wall", block.failure == Failure.TIMEOUT_WALL, block.failure)
 
 
 def _refused_report(policy: Any, exc: ZygoteError) -> dict[str, Any]:

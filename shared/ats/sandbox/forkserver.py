@@ -253,9 +253,11 @@ class ForkServerSandbox:
             if slot.replacing:
                 return
             slot.replacing = True
-        self._replacers = [t for t in self._replacers if t.is_alive()]
-        thread = threading.Thread(target=self._replace, args=(slot,), name="zygote-recycle", daemon=True)
-        self._replacers.append(thread)
+            # Under the lock: two documents finishing at once on two zygotes must not drop
+            # each other's thread from the list close() joins.
+            self._replacers = [t for t in self._replacers if t.is_alive()]
+            thread = threading.Thread(target=self._replace, args=(slot,), name="zygote-recycle", daemon=True)
+            self._replacers.append(thread)
         thread.start()
 
     def _replace(self, old: _Zygote) -> None:
@@ -279,7 +281,9 @@ class ForkServerSandbox:
             old.close()
 
     def close(self) -> None:
-        for thread in list(self._replacers):
+        with self._lifecycle:
+            replacers = list(self._replacers)
+        for thread in replacers:
             thread.join(self._startup_timeout_s)
         while not self._pool.empty():
             slot = self._pool.get_nowait()

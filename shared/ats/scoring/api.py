@@ -1,14 +1,16 @@
 """Facade of the scoring module: requisitions, routing, applications, ATS scoring, rescore."""
 
 from ats.scoring.engine import CONFIG_VERSION
-from ats.scoring.models import Application, ApplicationState, Requisition, RequisitionVersion, Stage
+from ats.scoring.models import ApplicationState, Stage
 from ats.scoring.selectors import (
     LostApplication,
     Outcome,
     application_detail,
+    application_exists,
     application_for_attachment,
     application_list,
     application_outcomes,
+    application_summary,
     applications_of_candidates,
     candidate_ids_assigned_to,
     channel_requisition_id,
@@ -48,19 +50,17 @@ from ats.scoring.services import (
 
 __all__ = [
     "CONFIG_VERSION",
-    "Application",
     "ApplicationState",
     "DecisionRefused",
     "LostApplication",
     "NotAllowed",
     "Outcome",
-    "Requisition",
-    "RequisitionVersion",
     "Stage",
     "UnknownSkill",
     "application_apply",
     "application_decide",
     "application_detail",
+    "application_exists",
     "application_for_attachment",
     "application_list",
     "application_mark_failed",
@@ -68,6 +68,7 @@ __all__ = [
     "application_personal_rows",
     "application_score",
     "application_score_exhausted",
+    "application_summary",
     "applications_erase_personal",
     "applications_for_document",
     "applications_of_candidates",

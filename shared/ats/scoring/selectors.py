@@ -17,6 +17,7 @@ from django.utils import timezone
 from ats.iam import api as iam_api
 from ats.jobs import api as jobs_api
 from ats.scoring import engine
+from ats.scoring.data import ApplicationSummary
 from ats.scoring.models import (
     Application,
     ApplicationDecision,
@@ -225,6 +226,22 @@ def application_for_attachment(attachment_id: int) -> tuple[int, str] | None:
         .first()
     )
     return (int(row[0]), str(row[1])) if row else None
+
+
+def application_summary(application_id: int) -> ApplicationSummary | None:
+    """No access check: for the upload answer, which names the application its own
+    document brought (the uploader's, not a listing)."""
+    app = Application.objects.select_related("requisition").filter(pk=application_id).first()
+    if app is None:
+        return None
+    return ApplicationSummary(
+        id=app.pk, state=app.state, requisition_id=app.requisition_id, requisition_title=app.requisition.title
+    )
+
+
+def application_exists(*, candidate_id: int, requisition_id: int) -> bool:
+    """Has this candidate applied to this requisition (any state)?"""
+    return Application.objects.filter(candidate_id=candidate_id, requisition_id=requisition_id).exists()
 
 
 def rescore_summary(run: RescoreRun) -> dict[str, Any]:

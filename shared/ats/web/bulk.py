@@ -86,8 +86,8 @@ def _document_rows(request: HttpRequest) -> list[Row]:
             raise Refused(f"{total} documents match; at most {BULK_MAX} at once. Narrow the filter.")
         return [Row(r["attachment_id"], r["filename"], reverse("document", args=[r["attachment_id"]])) for r in rows]
     ids = _ids(request)[:BULK_MAX]
-    names = dict(intake_api.Attachment.objects.filter(pk__in=ids).values_list("pk", "filename"))
-    return [Row(i, names[i], reverse("document", args=[i])) for i in ids if i in names]
+    docs = intake_api.document_summaries(ids)
+    return [Row(i, docs[i].filename, reverse("document", args=[i])) for i in ids if i in docs]
 
 
 def _candidate_rows(request: HttpRequest) -> list[Row]:
@@ -113,7 +113,7 @@ def _assign(user: Any, candidate_id: int | None, requisition: dict[str, Any]) ->
     if not candidate_id:
         return "no candidate has been made from it (yet)"
     current = candidates_api.candidate_current_id(candidate_id)
-    existed = scoring_api.Application.objects.filter(candidate_id=current, requisition_id=requisition["id"]).exists()
+    existed = scoring_api.application_exists(candidate_id=current, requisition_id=requisition["id"])
     with transaction.atomic():
         app = scoring_api.application_apply(candidate_id=current, requisition_id=requisition["id"])
         audit_api.audit_event_record(

@@ -82,9 +82,9 @@ def needs_attention() -> dict[str, Any]:
     purge = None
     status = retention_api.retention_status()
     if status["halted"]:
-        run = retention_api.PurgeRun.objects.filter(state=retention_api.PurgeState.HALTED).order_by("-pk").first()
+        run = retention_api.purge_halted_latest()
         purge = {
-            "run_id": run.pk if run else None,
+            "run_id": run.run_id if run else None,
             "halted_at": status["halted_at"],
             "at": run.finished_at if run else None,
             "error": jobs_api.scrub_text(run.error if run else ""),

@@ -198,7 +198,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
         for name in intake_api.allowed_actions(att.state, att.reason_code)
         if iam_api.can(request.user, ACTION_RULES[name]) and name != "release"
     ]
-    timeline = intake_api.attachment_timeline(att.pk)
+    timeline = intake_api.attachment_timeline(att.pk, one_row_per_job=True)
     # Audit actors by name ("Ann Recruiter", "command line"), never "user:2".
     names = iam_api.actor_names(t["actor"] for t in timeline if t.get("actor"))
     for t in timeline:
@@ -470,57 +470,27 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
     can_edit = iam_api.can(request.user, "candidate.edit")
     can_merge = iam_api.can(request.user, "candidate.merge")
     active = detail["status"] == candidates_api.CandidateStatus.ACTIVE
-    attachments = {a.pk: a for a in intake_api.Attachment.objects.filter(pk__in=detail["documents"])}
+    attachments = intake_api.document_summaries(detail["documents"])
     documents = [
         {
             "id": att_id,
             "filename": a.filename if a else f"document {att_id}",
-            "state": a.get_state_display() if a else "",
+            "state": a.state_label if a else "",
         }
         for att_id in detail["documents"]
         for a in [attachments.get(att_id)]
     ]
     names = {d["id"]: d["filename"] for d in documents}
     shown = viewer.candidate_viewer(request, detail["documents"], attachments)
-    fields = []
-    # Every field the candidates module knows, in its order (new fields show up unlabelled);
-    # the structured entries have their own section (work history) below.
-    for name in detail["provenance"]:
-        if name in ENTRY_FIELDS:
-            continue
-        label = FIELD_LABELS.get(name, name.replace("_", " ").capitalize())
-        value = detail.get(name)
-        sources = [
-            {
-                **src,
-                "value_text": _value_text(src.get("value")),
-                "where": _where(src),
-                "filename": names.get(src.get("attachment_id")),
-                "show": viewer.source_box(src, shown),
-            }
-            for src in detail["provenance"].get(name, [])
-        ]
-        fields.append(
-            {
-                "name": name,
-                "label": label,
-                "values": _values_text(value),
-                "edit_text": _edit_text(value),
-                "edited": name in detail["edited_fields"],
-                "sources": sources,
-                "groups": _by_value(sources),
-                # Template sample values (extraction provenance flags them): shown as such.
-                "placeholders": {src["value_text"] for src in sources if src.get("placeholder")},
-            }
-        )
+    fields = _field_rows(detail, names, shown)
     others = {d["other_candidate_id"] for d in detail["duplicates"]} | {
         m[k] for m in detail["merges"] for k in ("survivor", "merged")
     }
-    # Names of the other candidates in pairs and merges (few; each read is iam-checked).
-    other_names = {}
-    for other in sorted(others)[:50]:
-        d = candidates_api.candidate_detail(other, actor=request.user)
-        other_names[other] = (d or {}).get("name") or f"Candidate {other}"
+    # Names of the other candidates in pairs and merges, in one iam-scoped read: one
+    # outside the reader's scope shows as its number, as an unnamed one does.
+    listed = sorted(others)[:50]
+    found = candidates_api.candidate_names(listed, actor=request.user)
+    other_names = {other: found.get(other) or f"Candidate {other}" for other in listed}
     title = detail["name"] or f"Candidate {detail['id']}"
     changes = [
         {
@@ -590,6 +560,41 @@ def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "history": _history(detail, names, shown),
         },
     )
+
+
+def _field_rows(detail: dict[str, Any], names: dict[int, str], shown: Any) -> list[dict[str, Any]]:
+    """Every field the candidates module knows, in its order (new fields show up unlabelled),
+    each with its sources; the structured entries have their own section (work history)."""
+    fields = []
+    for name in detail["provenance"]:
+        if name in ENTRY_FIELDS:
+            continue
+        label = FIELD_LABELS.get(name, name.replace("_", " ").capitalize())
+        value = detail.get(name)
+        sources = [
+            {
+                **src,
+                "value_text": _value_text(src.get("value")),
+                "where": _where(src),
+                "filename": names.get(src.get("attachment_id")),
+                "show": viewer.source_box(src, shown),
+            }
+            for src in detail["provenance"].get(name, [])
+        ]
+        fields.append(
+            {
+                "name": name,
+                "label": label,
+                "values": _values_text(value),
+                "edit_text": _edit_text(value),
+                "edited": name in detail["edited_fields"],
+                "sources": sources,
+                "groups": _by_value(sources),
+                # Template sample values (extraction provenance flags them): shown as such.
+                "placeholders": {src["value_text"] for src in sources if src.get("placeholder")},
+            }
+        )
+    return fields
 
 
 # A candidate record's status in a reader's words ("merged" reads on with the survivor's name).

@@ -48,13 +48,15 @@ def _application_json(attachment_id: int) -> dict[str, Any] | None:
     found = scoring_api.application_for_attachment(attachment_id)
     if found is None:
         return None
-    app = scoring_api.Application.objects.select_related("requisition").get(pk=found[0])
+    app = scoring_api.application_summary(found[0])
+    if app is None:
+        return None
     return {
-        "id": app.pk,
+        "id": app.id,
         "state": app.state,
         "requisition_id": app.requisition_id,
-        "requisition_title": app.requisition.title,
-        "url": f"/applications/{app.pk}/",
+        "requisition_title": app.requisition_title,
+        "url": f"/applications/{app.id}/",
     }
 
 
@@ -102,10 +104,10 @@ def api_raw_intake(request: HttpRequest, raw_intake_id: int) -> JsonResponse:
         return api_error(404, "not_found", "not found")
     return JsonResponse(
         {
-            "raw_intake_id": raw.pk,
+            "raw_intake_id": raw.id,
             "channel": raw.channel,
             "received_at": raw.received_at.isoformat(),
-            "attachments": [_attachment_json(a) for a in intake_api.raw_intake_attachments(raw.pk)],
+            "attachments": [_attachment_json(a) for a in intake_api.raw_intake_attachments(raw.id)],
         }
     )
 

@@ -30,11 +30,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         raw = opts["channel"]
-        if raw.isdigit():
-            channel = channels_api.channel_get(int(raw))
-            channel_id = channel.pk if channel else None
-        else:
-            channel_id = next((c["channel_id"] for c in channels_api.channel_list() if c["mailbox"] == raw), None)
+        # An id or a mailbox address names the channel.
+        key = "channel_id" if raw.isdigit() else "mailbox"
+        wanted = int(raw) if raw.isdigit() else raw
+        channel_id = next((c["channel_id"] for c in channels_api.channel_list() if c[key] == wanted), None)
         if channel_id is None:
             raise CommandError(f"no channel {raw!r}")
         req = None if opts["requisition"].lower() == "none" else int(opts["requisition"])

@@ -1,0 +1,122 @@
+"""The session path: what a transaction-mode pooler cannot carry goes straight to Postgres.
+
+Behind PgBouncer in transaction mode (`ATS_DB_POOLER=transaction`, DATABASE_URL the
+pooler's) a client holds a server connection only for one transaction; the next one may
+run on another backend. Two things in a worker need one backend for the process's whole
+life, so they connect to `ATS_SESSION_DATABASE_URL` (direct to Postgres) instead:
+
+- procrastinate's LISTEN (ADR 0004 §5, risk R5): through the pooler the LISTEN would be
+  registered on a backend that is handed to another client after the statement, and the
+  NOTIFY of a new job would reach nobody - pickup would fall back to the polling interval;
+- the watchdog's fence (ats.jobs.watchdog): a *session* advisory lock that must live
+  exactly as long as this process's connection; on a pooled backend it would outlive the
+  process (or be held by whichever client gets that backend next).
+
+Everything else - the job pool (fetch, finish, heartbeats, defer) and the task threads'
+Django connections - goes through the pooler: each of those is one transaction at a time.
+Without a pooler there is one URL and this module changes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator, Iterator
+from typing import Any
+
+import psycopg
+from procrastinate.psycopg_connector import PsycopgConnector
+
+from ats.config import settings_db
+
+
+class PoolerConfigError(RuntimeError):
+    """A worker that would lose its guarantees behind the pooler refuses to start: a pooled
+    worker-default without a direct URL (its LISTEN would lose every wake-up, silently), or
+    a pooled worker-untrusted (its row-level security keys on the client address)."""
+
+
+def _session_wrapper() -> Any:
+    """A Django connection (not yet connected) to the direct URL: the default database's
+    settings with the server, role and database of ATS_SESSION_DATABASE_URL."""
+    from django.db import connections
+
+    url = settings_db.session_url()
+    if url is None:
+        raise PoolerConfigError(
+            f"{settings_db.POOLER_ENV}=transaction needs {settings_db.SESSION_URL_ENV} (a direct URL) for "
+            "procrastinate's LISTEN, the watchdog's fence and the erasure's VACUUM: a transaction-mode "
+            "pooler cannot carry them"
+        )
+    default = connections["default"]
+    direct = settings_db.database_from_url(url, deployable="session")
+    settings_dict = {
+        **default.settings_dict,
+        **{k: direct[k] for k in ("NAME", "USER", "PASSWORD", "HOST", "PORT")},
+        "CONN_MAX_AGE": 0,
+    }
+    return type(default)(settings_dict, alias="ats_session")
+
+
+def session_params() -> dict[str, Any]:
+    """psycopg connect() keyword arguments for session-bound work: the worker's own
+    database parameters, with the server, role and database of the direct URL."""
+    from procrastinate.contrib.django.utils import connector_params
+
+    if not settings_db.pooled():
+        return connector_params()
+    params = dict(_session_wrapper().get_connection_params())
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    return params
+
+
+@contextlib.contextmanager
+def session_connection() -> Iterator[Any]:
+    """A Django connection on which consecutive autocommit statements share one backend:
+    the default connection when nothing pools it, else a direct one (closed after use).
+    For a `SET` that must guard the next statement - the erasure's `SET lock_timeout`
+    before a VACUUM, which cannot run inside a transaction (ats.retention.compaction)."""
+    from django.db import connection
+
+    if not settings_db.pooled():
+        yield connection
+        return
+    wrapper = _session_wrapper()
+    try:
+        yield wrapper
+    finally:
+        wrapper.close()
+
+
+def _worker_connector(self: Any) -> Any:
+    """DjangoConnector.get_worker_connector, pooled: the job pool through the pooler, the
+    LISTEN connection on the session path."""
+    from procrastinate.contrib.django.utils import connector_params
+
+    return SessionListenConnector(session_kwargs=session_params(), kwargs=connector_params())
+
+
+class SessionListenConnector(PsycopgConnector):
+    """upstream's connector, but its one standalone connection (LISTEN: the only user of
+    `_get_standalone_connection` in procrastinate 3.10) goes to the session path."""
+
+    def __init__(self, *, session_kwargs: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session_kwargs = session_kwargs
+
+    @contextlib.asynccontextmanager
+    async def _get_standalone_connection(self) -> AsyncGenerator[psycopg.AsyncConnection[Any]]:
+        async with await psycopg.AsyncConnection.connect(**self.session_kwargs, autocommit=True) as conn:
+            yield conn
+
+
+def install() -> None:
+    """Pooled workers: `procrastinate worker` builds its connector through ours. Checks
+    the session URL at once, so a misconfigured worker fails at start, not silently."""
+    if not settings_db.pooled():
+        return
+    if settings_db.session_url() is None:
+        session_params()  # raises PoolerConfigError with the explanation
+    from procrastinate.contrib.django.django_connector import DjangoConnector
+
+    DjangoConnector.get_worker_connector = _worker_connector  # type: ignore[method-assign]
