@@ -225,8 +225,10 @@ def jsonresume_truth(doc: dict[str, Any], cv: v1.CV) -> dict[str, Any]:
         {
             "institution": e.get("institution") or None,
             "degree": f"{e.get('studyType', '')} {e.get('area', '')}".strip() or None,
-            "start": _ym_text(e.get("startDate")) if e.get("startDate") else None,
-            "end": _ym_text(e.get("endDate")) if e.get("endDate") else None,
+            # The corpus's renderers print a degree line without its years (jsonresume_cv):
+            # a date the document does not show is not in its truth.
+            "start": None,
+            "end": None,
         }
         for e in doc.get("education") or []
     ]
