@@ -233,6 +233,26 @@ SELECT count(*) FILTER (WHERE j.status = 'succeeded'),
 """
 
 
+def _wait_polling(name: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 120) -> None:
+    """Until the worker process `name` (its connections' application_name) queries
+    procrastinate's tables: its fetch loop runs (as tests/conftest.py's Worker waits)."""
+    from django.db import connection
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"worker {name} exited (see {log})")
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND query ILIKE %s",
+                [name, "%procrastinate%"],
+            )
+            if cur.fetchone()[0]:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"worker {name} did not start polling within {timeout:.0f} s (see {log})")
+
+
 def noop_rounds(env: dict[str, str], state: Path, *, n: int, rounds: int) -> dict[str, Any]:
     """Bare vs wrapped no-op, alternating rounds on one worker-default-shaped process.
 
@@ -256,7 +276,8 @@ def noop_rounds(env: dict[str, str], state: Path, *, n: int, rounds: int) -> dic
     )
     per: dict[str, list[float]] = {"bare": [], "wrapped": []}
     try:
-        time.sleep(4)  # the worker imports Django and opens its pool; not measured
+        # Its start-up (Django imports, the pool) is not measured: wait until it polls.
+        _wait_polling("bench-noop", worker, state / "noop-worker.log")
         for r in range(rounds + 1):  # round 0 warms both paths up and is discarded
             for kind in ("bare", "wrapped") if r % 2 else ("wrapped", "bare"):
                 payloads = [{"i": k} for k in range(n)]
@@ -537,7 +558,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         total = args.backlog + args.paced + 3
         docs = [pb.distinct_cv(i) for i in range(total)]
         pb.warm_up(docs[-3:])
-        time.sleep(3 if args.tiny else 8)
+        # Pauses let the warm-up's and each phase's trailing work drain before the next is
+        # measured; --tiny checks the scripts, not the figures, and skips them.
+        rest = 0.0 if args.tiny else 1.0
+        time.sleep(8 * rest)
 
         report["ceilings"] = {
             f"pgbench_skip_locked_c{c}_tps": round(
@@ -546,7 +570,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             for c in (1, 4)
         }
         report["noop"] = noop_rounds(env, state, n=args.noop, rounds=args.rounds)
-        time.sleep(2)
+        time.sleep(2 * rest)
         report["memory_at_rest"] = memory_summary(census(procs))
 
         sampler = Sampler({d: procs[d] for d in ("default", "untrusted")})
@@ -557,7 +581,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         report["child_private_max_mb"] = round(sampler.child_private_max_kb / 1024, 1)
 
         report["connections_after_backlog"] = connections_by_process()
-        time.sleep(3)
+        time.sleep(3 * rest)
         paced_docs = docs[args.backlog : args.backlog + args.paced]
         report["paced"] = pb.paced(args.paced, args.interval, paced_docs, settle_s=120)
         connections.close_all()

@@ -30,6 +30,13 @@ FAST_ENV = {
     "ATS_RETRY_TIME_SCALE": "0.001",
     # Rescue every 2 s so a killed worker's job is retried within seconds in tests.
     "ATS_RESCUE_CRON": "* * * * * */2",
+    # An erasure's compaction waits this long for older snapshots, then for the cancelled
+    # ones (production 15 s and 5 s): tests check who is cancelled and terminated, in order.
+    "ATS_COMPACTION_SNAPSHOT_WAIT_S": "3",
+    "ATS_COMPACTION_CANCEL_GRACE_S": "1",
+    # The inbox's and the ops console's in-place refresh (production 10 s): the browser
+    # journeys wait for refreshes, and prove a paused page does not refresh over several.
+    "ATS_WEB_LIVE_REFRESH_S": "2",
 }
 
 
@@ -90,6 +97,8 @@ def _settings_for_in_process_calls(state_dir: Path, clamd: Any) -> None:
     settings.ATS["STORAGE_LOCAL_ROOT"] = state_dir / "blobs"
     settings.ATS["CLAMD_PORT"] = clamd.port
     settings.ATS["RETRY_TIME_SCALE"] = float(FAST_ENV["ATS_RETRY_TIME_SCALE"])
+    settings.ATS["COMPACTION_SNAPSHOT_WAIT_S"] = float(FAST_ENV["ATS_COMPACTION_SNAPSHOT_WAIT_S"])
+    settings.ATS["COMPACTION_CANCEL_GRACE_S"] = float(FAST_ENV["ATS_COMPACTION_CANCEL_GRACE_S"])
     # Where this session's workers write their status files (stack_env): read them there.
     os.environ["ATS_RUNTIME_DIR"] = str(state_dir / "run")
 
@@ -99,6 +108,7 @@ class Worker:
         self.deployable = deployable
         self.name = name
         self.log = Path(env["ATS_STATE_DIR"]) / f"{name}.log"
+        self._terminated = False
         self._fh = self.log.open("ab")
         env = {**env, "ATS_PROCESS_NAME": name}
         if deployable == "untrusted":
@@ -141,9 +151,17 @@ class Worker:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, sig)
 
+    def terminate(self) -> None:
+        """Ask for a graceful stop (SIGTERM) once, without waiting: stop() waits. A second
+        SIGTERM would not be a repeat - procrastinate takes it as "abort what you run"."""
+        if self.proc.poll() is None and not self._terminated:
+            self._terminated = True
+            self.signal(signal.SIGTERM)
+
     def stop(self, timeout: float = 30.0) -> int | None:
         if self.proc.poll() is None:
-            self.signal(signal.SIGTERM)
+            if not self._terminated:
+                self.signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -154,6 +172,16 @@ class Worker:
 
 
 _worker_numbers = iter(range(1, 100_000))
+
+
+def stop_all(workers: list[Worker]) -> None:
+    """Stop workers side by side: every SIGTERM first, then the waits (each graceful stop
+    is seconds of shutdown, and the sandbox's zygotes with it; one after the other they
+    added up in every test with a stack)."""
+    for w in workers:
+        w.terminate()
+    for w in workers:
+        w.stop()
 
 
 def _starter(stack_env: dict[str, str], django_db_blocker: Any, started: list[Worker]) -> Callable[..., Worker]:
@@ -179,8 +207,7 @@ def start_worker(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[
     """Workers for one test, stopped when it ends (so no other test's jobs reach them)."""
     started: list[Worker] = []
     yield _starter(stack_env, django_db_blocker, started)
-    for w in started:
-        w.stop()
+    stop_all(started)
 
 
 @pytest.fixture
@@ -188,9 +215,14 @@ def stack(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[dict[st
     """A worker-default and a worker-untrusted for one test (isolated from other tests)."""
     started: list[Worker] = []
     start = _starter(stack_env, django_db_blocker, started)
-    yield {"default": start("default"), "untrusted": start("untrusted")}
-    for w in started:
-        w.stop()
+    # Both start side by side (each a Python + Django start; the untrusted one warms its
+    # sandbox too), then both are waited for.
+    workers = {"default": start("default", wait=False), "untrusted": start("untrusted", wait=False)}
+    with django_db_blocker.unblock():
+        for w in workers.values():
+            w.wait_registered()
+    yield workers
+    stop_all(started)
 
 
 def run_ats(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

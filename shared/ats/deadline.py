@@ -10,8 +10,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from ats.errors import AtsError
 
-class DeadlineExceeded(Exception):
+
+class DeadlineExceeded(AtsError):
     """A wall budget ran out (ats.jobs and ats.mail raise subclasses of their own)."""
 
 

@@ -20,19 +20,18 @@ from prometheus_client import REGISTRY
 from ats.audit import api as audit_api
 from ats.intake import services
 from ats.intake.models import Attachment, ParseAttempt, ParseResult
-from ats.sandbox.api import ForkServerSandbox, load_policy
 from tests import corpus
 from tests.parse_role.helpers import parse_job_for_new_document
+from tests.sandbox_parse import production_sandbox
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(scope="module")
 def genuine(django_db_blocker: Any) -> Iterator[dict[str, Any]]:
-    with ForkServerSandbox(policy=load_policy()) as sandbox:
-        sandbox.start()
-        result = sandbox.run("pdf", corpus.text_pdf())
-        failed = sandbox.run("pdf", corpus.encrypted_pdf())
+    sandbox = production_sandbox()
+    result = sandbox.run("pdf", corpus.text_pdf())
+    failed = sandbox.run("pdf", corpus.encrypted_pdf())
     assert result.ok and not failed.ok
     doc = dict(result.document or {})
     yield {

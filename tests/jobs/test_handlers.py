@@ -12,6 +12,7 @@ import pytest
 
 from ats.jobs import api as jobs_api
 from ats.jobs import handlers
+from ats.jobs import ops_api as jobs_ops
 from ats.jobs.data import Backoff, TaskPolicy
 from ats.jobs.policy import TEST_ONLY, register_test_policy
 
@@ -19,9 +20,9 @@ ATS = Path(__file__).resolve().parents[2] / "shared" / "ats"
 
 
 def test_every_row_with_an_owner_has_its_handler_registered() -> None:
-    owned = [p for p in jobs_api.POLICIES if p.exhaustion_owner]
+    owned = [p for p in jobs_ops.POLICIES if p.exhaustion_owner]
     assert len(owned) >= 10  # intake, candidates, channels, scoring, ai rows
-    assert jobs_api.missing_exhaustion_handlers() == []
+    assert jobs_ops.missing_exhaustion_handlers() == []
     for policy in owned:
         handler = handlers.exhaustion_handler(policy)
         assert handler is not None
@@ -31,7 +32,7 @@ def test_every_row_with_an_owner_has_its_handler_registered() -> None:
 
 
 def test_a_row_without_an_owner_has_no_handler() -> None:
-    [row] = [p for p in jobs_api.POLICIES if p.task_name == "jobs.rescue_and_sweep"]
+    [row] = [p for p in jobs_ops.POLICIES if p.task_name == "jobs.rescue_and_sweep"]
     assert row.exhaustion_owner is None
     assert handlers.exhaustion_handler(row) is None
     with pytest.raises(ValueError, match="no exhaustion handler"):
@@ -55,7 +56,7 @@ def test_an_owner_that_did_not_register_is_named() -> None:
     )
     register_test_policy(row)
     try:
-        assert "tests.unregistered_owner" in jobs_api.missing_exhaustion_handlers()
+        assert "tests.unregistered_owner" in jobs_ops.missing_exhaustion_handlers()
         with pytest.raises(jobs_api.HandlerNotRegistered, match=r"ats\.tests\.nobody registers it"):
             handlers.exhaustion_handler(row)
     finally:

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import pytest
+from django.db import connection
 
 from ats.jobs.watchdog import EXIT_OVERRUN
 from tests.jobs.helpers import defer, job, token, wait_for, wait_status
@@ -23,6 +24,22 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # Hard limit = 1 s policy timeout + 1 s slack; the neighbour job may finish within 20 s.
 WATCHDOG_ENV = {"ATS_WATCHDOG_SLACK_S": "1", "ATS_WATCHDOG_GRACE_S": "20", "ATS_WATCHDOG_INTERVAL_S": "0.5"}
+
+
+def _last_job_id() -> int:
+    with connection.cursor() as cur:
+        cur.execute("SELECT coalesce(max(id), 0) FROM procrastinate_jobs")
+        return int(cur.fetchone()[0])
+
+
+def _rescues_after(floor: int) -> int:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'jobs.rescue_and_sweep'"
+            " AND status = 'succeeded' AND id > %s",
+            [floor],
+        )
+        return int(cur.fetchone()[0])
 
 
 def effects(tok: int) -> list[Effect]:
@@ -43,7 +60,9 @@ def test_overrun_ends_its_process_after_the_neighbour_finishes_and_the_job_has_o
     started = time.monotonic()
     other = defer("tests.sleep_effect", token=other_tok, seconds=5)
     # Fetching stops at the overrun (about 2 s in): a job deferred after that stays todo.
-    time.sleep(3.5)
+    # Waited for by its log line (written as fetching stops), not by a sleep that a loaded
+    # machine can outrun.
+    wait_for(lambda: "overran its hard timeout" in w1.tail(), 30, "the watchdog to stop fetching")
     late = defer("tests.sleep_effect", token=token(), seconds=0)
     rc = w1.proc.wait(40)
     lived = time.monotonic() - started
@@ -97,7 +116,11 @@ def test_a_frozen_workers_job_is_not_run_again_until_its_process_is_dead(
         if row_pruned:
             time.sleep(6)  # heartbeat stale (4 s): the next worker's start deletes the row
         w2 = start_worker("default", extra=["--queues=test,maintenance"], env=WATCHDOG_ENV)
-        time.sleep(10)  # several rescue runs (every 2 s) with the heartbeat stale
+        # Several rescue runs with the heartbeat stale: the first that fences the job, then
+        # two more after it. Counted, not slept for - under load a 10 s sleep saw fewer.
+        wait_for(lambda: "fenced" in w2.tail(), 60, "a rescue run to fence the frozen worker's job")
+        floor = _last_job_id()
+        wait_for(lambda: _rescues_after(floor) >= 2, 60, "two more rescue runs")
         held = job(job_id)
         assert held["status"] == "doing" and held["attempts"] == 0, held
         if row_pruned:

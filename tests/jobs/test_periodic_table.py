@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from ats.parse_worker import api as parse_worker_api
 
 _HERE = Path(__file__).resolve()
@@ -62,7 +63,7 @@ def test_transcription_equals_the_adr_document() -> None:
 
 
 def test_every_adr_row_is_in_the_periodic_table() -> None:
-    table = {(p.adr_schedule, p.adr_task) for p in jobs_api.PERIODIC if p.adr_schedule}
+    table = {(p.adr_schedule, p.adr_task) for p in jobs_ops.PERIODIC if p.adr_schedule}
     assert table == ADR_ROWS
 
 
@@ -74,8 +75,8 @@ UNLOCKED_PERIODIC = {"jobs.rescue_and_sweep"}
 
 def test_every_periodic_row_is_a_registered_locked_job_or_pending() -> None:
     parse_worker_api.import_tasks()
-    registered = jobs_api.registered_periodic()
-    for row in jobs_api.PERIODIC:
+    registered = jobs_ops.registered_periodic()
+    for row in jobs_ops.PERIODIC:
         if row.task_name in PENDING_PERIODIC:
             assert row.pending, row.task_name
             assert row.task_name not in registered, f"{row.task_name} is implemented: remove it from the pending list"
@@ -89,13 +90,13 @@ def test_every_periodic_row_is_a_registered_locked_job_or_pending() -> None:
         # A fixed lock: two ticks of one schedule never run side by side.
         assert policy.lock and "{" not in policy.lock, row.task_name
     # ...and nothing is scheduled that the table does not list.
-    assert set(registered) <= {r.task_name for r in jobs_api.PERIODIC}
+    assert set(registered) <= {r.task_name for r in jobs_ops.PERIODIC}
 
 
 def test_every_policy_row_has_a_task_or_is_pending() -> None:
     parse_worker_api.import_tasks()
-    registered = jobs_api.registered_task_names()
-    missing = {p.task_name for p in jobs_api.POLICIES if p.task_name not in registered}
+    registered = jobs_ops.registered_task_names()
+    missing = {p.task_name for p in jobs_ops.POLICIES if p.task_name not in registered}
     assert missing == PENDING_TASKS, (
         f"no task for {sorted(missing - PENDING_TASKS)}; now implemented: {sorted(PENDING_TASKS - missing)}"
     )

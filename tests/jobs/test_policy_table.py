@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 
 ADR = Path(__file__).resolve().parents[3] / "shared" / "seed" / "0004-background-job-queue.md"
 
@@ -51,7 +52,7 @@ def _adr_rows() -> dict[str, tuple[int, int]]:
 
 
 def test_every_adr_row_is_in_the_policy_table_with_its_numbers() -> None:
-    by_class = {p.task_class: p for p in jobs_api.POLICIES if p.adr_row}
+    by_class = {p.task_class: p for p in jobs_ops.POLICIES if p.adr_row}
     assert set(by_class) == set(EXPECTED)
     for task_class, (attempts, backoff, timeout) in EXPECTED.items():
         p = by_class[task_class]
@@ -84,10 +85,10 @@ def test_per_entity_work_is_locked_and_deduplicated() -> None:
 
 
 def test_every_queue_is_served_by_exactly_one_deployable() -> None:
-    assert set(jobs_api.UNTRUSTED_QUEUES) == {"parse"}
-    assert set(jobs_api.DEFAULT_QUEUES) == set(jobs_api.QUEUES) - {"parse"} | {jobs_api.BUILTIN_QUEUE}
-    for p in jobs_api.POLICIES:
-        assert p.queue in set(jobs_api.QUEUES) | {jobs_api.BUILTIN_QUEUE}, p.task_name
+    assert set(jobs_ops.UNTRUSTED_QUEUES) == {"parse"}
+    assert set(jobs_ops.DEFAULT_QUEUES) == set(jobs_ops.QUEUES) - {"parse"} | {jobs_ops.BUILTIN_QUEUE}
+    for p in jobs_ops.POLICIES:
+        assert p.queue in set(jobs_ops.QUEUES) | {jobs_ops.BUILTIN_QUEUE}, p.task_name
 
 
 def test_ats_policy_json_prints_one_object_per_task_class(ats_cli) -> None:  # type: ignore[no-untyped-def]

@@ -106,9 +106,9 @@ def test_each_attempt_is_recorded_with_its_scrubbed_error(start_worker: Any) -> 
     start_worker("default", extra=["--queues=test"])
     job_id = defer("tests.fail_with_pii", token=token(), succeed_on=2)
     wait_status(job_id, {"succeeded"}, timeout=30)
-    from ats.jobs import api as jobs_api
+    from ats.jobs import ops_api as jobs_ops
 
-    log = jobs_api.job_detail(job_id)["attempt_log"]  # type: ignore[index]
+    log = jobs_ops.job_detail(job_id)["attempt_log"]  # type: ignore[index]
     assert [a["attempt"] for a in log] == [1, 2]
     first, second = log
     assert first["status"] == "failed"
@@ -121,14 +121,15 @@ def test_each_attempt_is_recorded_with_its_scrubbed_error(start_worker: Any) -> 
 
 
 def test_a_killed_attempt_is_closed_as_lost(start_worker: Any) -> None:
+    from ats.jobs import ops_api as jobs_ops
+
     job_id = defer("tests.kill_own_worker", token=token())
     start_worker("default", extra=["--queues=maintenance"])  # the rescuer
     for _ in range(2):
         w = start_worker("default", extra=["--queues=test"], wait=False)
         w.proc.wait(30)  # SIGKILLed by its own job: no end is ever recorded by it
     wait_status(job_id, {"failed"}, timeout=30)
-    from ats.jobs import api as jobs_api
 
-    log = jobs_api.job_detail(job_id)["attempt_log"]  # type: ignore[index]
+    log = jobs_ops.job_detail(job_id)["attempt_log"]  # type: ignore[index]
     assert [a["status"] for a in log] == ["lost", "lost"], log
     assert all(a["ended_at"] and a["error"].startswith("WorkerLost") for a in log)

@@ -25,9 +25,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _status(worker: Any) -> dict[str, Any]:
-    from ats.jobs import api as jobs_api
+    from ats.jobs import worker_api as jobs_worker
 
-    status = jobs_api.read_status(jobs_api.status_path(worker.name))
+    status = jobs_worker.read_status(jobs_worker.status_path(worker.name))
     assert status is not None, "the worker wrote no status file"
     return status
 
@@ -59,14 +59,17 @@ def test_wedged_worker_fails_its_health_check(start_worker: Any, ats_cli: Any) -
 def test_untrusted_probe_sees_dead_zygote_and_changed_policy(
     start_worker: Any, ats_cli: Any, tmp_path: Path, stack_env: dict[str, str]
 ) -> None:
+    from ats.jobs import worker_api as jobs_worker
+
     policy = tmp_path / "policy"
     shutil.copytree(REPO / "services" / "worker-untrusted" / "policy", policy)
     os.chmod(tmp_path, 0o755)
     w = start_worker("untrusted", env={"ATS_SANDBOX_POLICY_DIR": str(policy)})
-    from ats.jobs import api as jobs_api
 
     wait_for(
-        lambda: ((jobs_api.read_status(jobs_api.status_path(w.name)) or {}).get("sandbox") or {}).get("zygote_pids"),
+        lambda: ((jobs_worker.read_status(jobs_worker.status_path(w.name)) or {}).get("sandbox") or {}).get(
+            "zygote_pids"
+        ),
         60,
         "zygotes started at worker start",
     )

@@ -88,11 +88,9 @@ def _huge_png() -> bytes:
 
 def _honest_report(data: bytes) -> tuple[dict[str, Any], str]:
     """What a real hardened child answers for this document: a plausible report."""
-    from ats.sandbox.api import ForkServerSandbox, load_policy
+    from tests.sandbox_parse import production_sandbox
 
-    with ForkServerSandbox(policy=load_policy()) as sandbox:
-        sandbox.start()
-        result = sandbox.run("pdf", data)
+    result = production_sandbox().run("pdf", data)
     assert result.ok, result.detail
     return {**dict(result.document or {}), "sandbox": result.to_dict()}, result.policy_hash
 

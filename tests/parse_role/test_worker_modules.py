@@ -62,9 +62,9 @@ def render(loaded: dict[str, list[str]]) -> str:
 
 
 def _status(worker: Any) -> dict[str, Any] | None:
-    from ats.jobs import api as jobs_api
+    from ats.jobs import worker_api as jobs_worker
 
-    return jobs_api.read_status(jobs_api.status_path(worker.name))
+    return jobs_worker.read_status(jobs_worker.status_path(worker.name))
 
 
 def test_untrusted_worker_loads_exactly_the_reviewed_modules(start_worker: Any) -> None:

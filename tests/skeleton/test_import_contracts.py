@@ -55,3 +55,25 @@ def test_the_untrusted_worker_package_is_walled_off() -> None:
     needed = {"jobs", "sandbox", "observability", "parse_worker", "parsing"}
     others = {f"ats.{p}" for p in _packages() - NOT_DOMAINS - needed}
     assert others <= set(wall["forbidden_modules"]), others - set(wall["forbidden_modules"])
+
+
+def test_every_audience_facade_names_its_audience() -> None:
+    # The facade contract lets anyone import a `<audience>_api.py`; only an `audience`
+    # contract keeps the other audiences out of it (issue 22: jobs' three facades).
+    audience = {c["facade"] for c in _contracts() if c["type"] == "audience"}
+    facades = {
+        ".".join(("ats", *p.relative_to(REPO / "shared" / "ats").with_suffix("").parts))
+        for p in (REPO / "shared" / "ats").glob("*/*_api.py")
+    }
+    assert {"ats.jobs.ops_api", "ats.jobs.worker_api"} <= facades  # the check sees real files
+    assert facades == audience
+
+
+def test_audience_patterns_match_whole_segments() -> None:
+    from ats.devtools.importlinter_facade import _matches
+
+    assert _matches("ats.intake.management.commands.status", "ats.*.management.commands")
+    assert not _matches("ats.intake.services", "ats.*.management.commands")
+    assert _matches("ats.web.ops", "ats.web")
+    assert _matches("ats.web", "ats.web")
+    assert not _matches("ats.webhooks", "ats.web")

@@ -55,11 +55,11 @@ def test_every_routed_view_declares_its_rule() -> None:
 
 @pytest.fixture
 def ids(users: dict[str, Any]) -> dict[str, Any]:
-    from ats.jobs import api as jobs_api
+    from ats.jobs import ops_api as jobs_ops
 
     att = helpers.parse_failed()
     cand_id = helpers.candidate_from(helpers.parsed_ok(), name="Jane Doe", emails=("jane@example.org",))
-    job_id = jobs_api.job_search(jobs_api.JobFilter(args_key="attachment_id", args_value=str(att.pk)))[0]["id"]
+    job_id = jobs_ops.job_search(jobs_ops.JobFilter(args_key="attachment_id", args_value=str(att.pk)))[0]["id"]
     return {
         "attachment_id": att.pk,
         "raw_intake_id": att.raw_intake_id,

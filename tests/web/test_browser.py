@@ -146,7 +146,7 @@ def test_operator_pauses_parse_watches_jobs_wait_then_drain(web: str, chromium: 
     `todo`, the console says so), resume, and they drain to candidates."""
     from django.db import connection
 
-    from ats.jobs import api as jobs_api
+    from ats.jobs import ops_api as jobs_ops
     from tests.jobs.helpers import wait_for
 
     axe: dict[str, list[str]] = {}
@@ -182,7 +182,7 @@ def test_operator_pauses_parse_watches_jobs_wait_then_drain(web: str, chromium: 
         assert int(ops.locator("#queue-parse .queue-waiting").inner_text()) >= 2
         # After the reload (no banner: base.html's `ul role=status` of messages is its own axe finding).
         _check(ops, "ops-paused", axe)
-        assert "parse" in jobs_api.paused_queues()
+        assert "parse" in jobs_ops.paused_queues()
 
         ops.click('button[aria-label="Resume queue parse"]')
         ops.wait_for_load_state()
@@ -196,7 +196,7 @@ def test_operator_pauses_parse_watches_jobs_wait_then_drain(web: str, chromium: 
         assert states == {"candidate_created"}
         assert "todo" not in parse_jobs()
     finally:  # never leave parse paused for the tests after this one
-        jobs_api.queue_set_paused(queue="parse", paused=False, actor="test")
+        jobs_ops.queue_set_paused(queue="parse", paused=False, actor="test")
     assert {name: v for name, v in axe.items() if v} == {}
 
 

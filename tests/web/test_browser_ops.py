@@ -41,14 +41,14 @@ def _axe(page: Any, name: str) -> None:
 
 def _ingest_history() -> None:
     """A day of `ingest` runs spread over 24 h (every 90 min), one failure, rolled up."""
-    from ats.jobs import api as jobs_api
+    from ats.jobs import ops_api as jobs_ops
 
     now = timezone.now()
     for i in range(16):
         at = now - datetime.timedelta(minutes=30 + 90 * i)
         finished_job(queue="ingest", deferred=at, wait_s=1 + i % 4, run_s=0.5 + (i % 3))
     finished_job(queue="ingest", deferred=now - datetime.timedelta(hours=5), wait_s=2, run_s=4, outcome="failed")
-    jobs_api.rollup_minutes()
+    jobs_ops.rollup_minutes()
 
 
 def test_the_24h_chart_of_ingest_renders_with_data_and_switches_in_place(web: str, chromium: Any) -> None:
@@ -88,14 +88,14 @@ def test_the_24h_chart_of_ingest_renders_with_data_and_switches_in_place(web: st
 def test_operator_bulk_retries_every_failed_parse_of_the_last_hour_and_a_read_only_one_cannot(
     web: str, chromium: Any
 ) -> None:
-    from ats.jobs import api as jobs_api
+    from ats.jobs import ops_api as jobs_ops
     from tests.web import helpers
     from tests.web.test_ops_bulk_cli import _parse_job_failed
 
     docs = [helpers.parse_failed(f"locked-bulk-{i}.pdf") for i in range(3)]
     for att in docs:
         _parse_job_failed(att)
-    n = len(jobs_api.job_ids_matching(status="failed", task_name=helpers.PARSE, since=jobs_api.parse_since("1h")))
+    n = len(jobs_ops.job_ids_matching(status="failed", task_name=helpers.PARSE, since=jobs_ops.parse_since("1h")))
     assert n >= 3
 
     page = login(chromium, web, "operator")
@@ -126,7 +126,7 @@ def test_operator_bulk_retries_every_failed_parse_of_the_last_hour_and_a_read_on
     expect(page.locator("h1")).to_have_text("Cancel 1 waiting job?")
     page.click("#bulk-confirm")
     expect(page.locator(".messages")).to_contain_text("1 ticked jobs matched; 0 cancelled. 1 left as they were")
-    assert jobs_api.job_row(job_id)["status"] == "todo"
+    assert jobs_ops.job_row(job_id)["status"] == "todo"
 
     ro = login(chromium, web, "operator_readonly")
     ro.goto(f"/ops/jobs/?task={helpers.PARSE}")

@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 
 from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from tests.jobs.helpers import defer, job, token
 from tests.web import helpers
 
@@ -37,7 +38,7 @@ def test_console_shows_queues_tasks_periodic_and_lost_count(login: Any) -> None:
     from ats.intake import api as intake_api
 
     def ingest() -> dict[str, Any]:
-        return next(q for q in jobs_api.queue_overview() if q["queue"] == "ingest")
+        return next(q for q in jobs_ops.queue_overview() if q["queue"] == "ingest")
 
     before = ingest()["todo"]
     waiting = helpers.received()  # one more todo ingest job
@@ -53,9 +54,9 @@ def test_console_shows_queues_tasks_periodic_and_lost_count(login: Any) -> None:
 
 def test_task_stats_measure_runs_failures_and_durations() -> None:
     def stats() -> tuple[dict[str, Any], dict[str, Any]]:
-        task = next((t for t in jobs_api.task_stats() if t["task_name"] == "tests.slow_marker"), None)
+        task = next((t for t in jobs_ops.task_stats() if t["task_name"] == "tests.slow_marker"), None)
         queue = next(
-            (q for q in jobs_api.queue_overview() if q["queue"] == "test"), {"failed_15m": 0, "throughput_per_min": 0}
+            (q for q in jobs_ops.queue_overview() if q["queue"] == "test"), {"failed_15m": 0, "throughput_per_min": 0}
         )
         return task or {"runs": 0, "failed_runs": 0}, queue
 
@@ -75,7 +76,7 @@ def test_task_stats_measure_runs_failures_and_durations() -> None:
 
 def test_job_search_by_args_key(login: Any) -> None:
     att = helpers.received()
-    rows = jobs_api.job_search(jobs_api.JobFilter(args_key="attachment_id", args_value=str(att.pk)))
+    rows = jobs_ops.job_search(jobs_ops.JobFilter(args_key="attachment_id", args_value=str(att.pk)))
     assert [r["task_name"] for r in rows] == ["intake.ingest_attachment"]
     page = login("operator").get(f"/ops/jobs/?args=attachment_id%3D{att.pk}").content.decode()
     assert f'href="/ops/jobs/{rows[0]["id"]}"' in page
@@ -101,14 +102,14 @@ def test_retry_a_failed_job_without_a_document(login: Any) -> None:
     c = login("admin")
     page = c.get(c.post(f"/ops/jobs/{jid}/retry")["Location"]).content.decode()
     assert f"Job {jid} retried." in page and job(jid)["status"] == "todo"
-    assert "retried" in [e["type"] for e in jobs_api.job_detail(jid)["events"]]  # type: ignore[index]
+    assert "retried" in [e["type"] for e in jobs_ops.job_detail(jid)["events"]]  # type: ignore[index]
     with connection.cursor() as cur:  # leave no runnable job behind for other tests' workers
         cur.execute("UPDATE procrastinate_jobs SET status = 'cancelled' WHERE id = %s", [jid])
 
 
 def test_retry_of_a_document_job_goes_through_the_document_action(login: Any) -> None:
     att = helpers.parse_failed()
-    [parse_job] = jobs_api.job_search(jobs_api.JobFilter(task_name="intake.parse_attachment", args_key="attachment_id",
+    [parse_job] = jobs_ops.job_search(jobs_ops.JobFilter(task_name="intake.parse_attachment", args_key="attachment_id",
                                                           args_value=str(att.pk)))  # fmt: skip
     _fail(parse_job["id"])
     c = login("operator")
@@ -132,7 +133,7 @@ def test_retry_of_a_document_job_goes_through_the_document_action(login: Any) ->
 
 def test_a_job_a_document_waits_for_cannot_be_cancelled(login: Any) -> None:
     att = helpers.received()
-    [ingest] = jobs_api.job_search(jobs_api.JobFilter(args_key="attachment_id", args_value=str(att.pk)))
+    [ingest] = jobs_ops.job_search(jobs_ops.JobFilter(args_key="attachment_id", args_value=str(att.pk)))
     c = login("operator")
     page = c.get(c.post(f"/ops/jobs/{ingest['id']}/cancel")["Location"]).content.decode()
     assert "cancelling it would lose the document" in page and job(ingest["id"])["status"] == "todo"
@@ -181,7 +182,7 @@ def test_a_failed_jobs_page_and_api_show_each_attempts_error(login: Any) -> None
 
 def test_operator_opens_a_jobs_document_as_a_redacted_view(login: Any) -> None:
     att = helpers.received(name="Maria_Lopez_CV.pdf")
-    [ingest] = jobs_api.job_search(jobs_api.JobFilter(args_key="attachment_id", args_value=str(att.pk)))
+    [ingest] = jobs_ops.job_search(jobs_ops.JobFilter(args_key="attachment_id", args_value=str(att.pk)))
     c = login("operator")
     page = c.get(f"/ops/jobs/{ingest['id']}").content.decode()
     assert f'href="/ops/documents/{att.pk}"' in page
@@ -198,16 +199,16 @@ def test_pause_and_resume_a_queue_from_the_console(login: Any, users: dict[str, 
     c = login("operator")
     page = c.get(c.post("/ops/queues/parse/pause")["Location"]).content.decode()
     assert "Queue parse paused" in page
-    assert "parse" in jobs_api.paused_queues()
+    assert "parse" in jobs_ops.paused_queues()
     assert 'aria-label="Resume queue parse"' in page
     with connection.cursor() as cur:
         cur.execute("SELECT action, actor FROM audit_event WHERE object_type = 'queue' ORDER BY id DESC LIMIT 1")
         assert cur.fetchone() == ("jobs.queue_pause", f"user:{users['operator'].pk}")
     page = c.get(c.post("/ops/queues/parse/resume")["Location"]).content.decode()
-    assert "Queue parse resumed" in page and "parse" not in jobs_api.paused_queues()
+    assert "Queue parse resumed" in page and "parse" not in jobs_ops.paused_queues()
     assert c.post("/ops/queues/nosuch/pause").status_code == 303
     assert login("recruiter").post("/ops/queues/parse/pause").status_code == 403
-    assert "parse" not in jobs_api.paused_queues()
+    assert "parse" not in jobs_ops.paused_queues()
 
 
 def test_job_list_has_status_tabs_with_counts_and_pages_past_the_old_cap(login: Any) -> None:

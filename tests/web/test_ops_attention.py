@@ -12,6 +12,7 @@ from django.db import connection, transaction
 
 from ats.channels import api as channels_api
 from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from ats.retention import api as retention_api
 from ats.retention.models import PurgeRun
 from tests.jobs.helpers import job
@@ -65,7 +66,7 @@ def test_console_lists_what_needs_a_person_and_resumes_a_halted_purge(login: Any
         payload = cur.fetchone()[0]
     assert (json.loads(payload) if isinstance(payload, str) else payload)["job_id"] == purge_job
     assert job(purge_job)["status"] == "todo"
-    jobs_api.job_cancel(job_id=purge_job)
+    jobs_ops.job_cancel(job_id=purge_job)
 
     inbox = login("recruiter").get("/").content.decode()
     assert f'id="channel-degraded-{channel.pk}"' in inbox and "jobs-attn@example.com" in inbox

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from tests.conftest import run_ats_in_process
 from tests.jobs.helpers import defer, job, token
 from tests.web import helpers
@@ -92,7 +92,7 @@ def test_queues_json_contract(ats_cli: Any) -> None:
     rows = {r["queue"]: r for r in json.loads(out.stdout)}
     for r in rows.values():
         assert set(r) == {"queue", "concurrency", "paused", "waiting", "running", "oldest_s"}
-    assert {q: rows[q]["concurrency"] for q in jobs_api.QUEUES} == {
+    assert {q: rows[q]["concurrency"] for q in jobs_ops.QUEUES} == {
         "mail": 1, "ingest": 2, "parse": 2, "score": 2, "ai": 2, "maintenance": 1,
     }  # fmt: skip
     assert ats_cli("queue", "pause", "nosuch").returncode != 0
@@ -105,7 +105,7 @@ def test_console_bulk_retry_states_the_count_then_acts_once_audited(login: Any, 
     c = login("operator")
     listing = c.get("/ops/jobs/?status=failed&task=intake.parse_attachment").content.decode()
     assert 'id="jobs-bulk"' in listing and "Retry failed…" in listing and 'name="ids"' in listing
-    n = len(jobs_api.job_ids_matching(status="failed", task_name="intake.parse_attachment", since=None))
+    n = len(jobs_ops.job_ids_matching(status="failed", task_name="intake.parse_attachment", since=None))
     confirm = c.get("/ops/jobs/bulk/retry?task=intake.parse_attachment&queue=&since=1h").content.decode()
     assert f"Retry {n} failed job" in confirm and 'id="bulk-confirm"' in confirm
     assert [e for e in _bulk_audit() if e["action"] == "jobs.bulk_retry"] == []  # asked, not acted
@@ -155,7 +155,7 @@ def test_delete_finished_jobs_by_filter_from_the_cli_keeps_unswept_failures(ats_
     assert job(waiting)["status"] == "todo"
     [entry, *_] = [e for e in _bulk_audit() if e["action"] == "jobs.bulk_delete"]
     assert entry["deleted"] == result["deleted"] and entry["filter"]["status"] == "succeeded"
-    jobs_api.job_cancel(job_id=waiting)
+    jobs_ops.job_cancel(job_id=waiting)
 
 
 def test_console_acts_on_ticked_jobs_only_and_delete_asks_with_the_count(login: Any) -> None:
@@ -205,4 +205,4 @@ def test_read_only_operators_see_the_console_without_actions_and_get_403(login: 
     assert job(j)["status"] == "todo"
     acting = login("operator").get("/ops/").content.decode()
     assert "Pause queue parse" in acting
-    jobs_api.job_cancel(job_id=j)
+    jobs_ops.job_cancel(job_id=j)

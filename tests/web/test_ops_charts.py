@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from tests.jobs.test_rollup import finished_job
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,7 +38,7 @@ def test_charts_read_the_rollup_and_swap_in_place(login: Any) -> None:
     # Not rolled up yet: the page reads only the rollup, so nothing shows.
     page = client.get("/ops/?chart=builtin&range=24h").content.decode()
     assert _bars(page, "throughput") == 0
-    jobs_api.rollup_minutes()
+    jobs_ops.rollup_minutes()
     page = client.get("/ops/?chart=builtin&range=24h").content.decode()
     assert "Charts: queue builtin, last 24 hours" in page
     assert _bars(page, "throughput") >= 2 and _bars(page, "failures") == 1

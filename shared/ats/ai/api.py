@@ -1,6 +1,7 @@
 """Facade of the ai module."""
 
 from ats.ai.models import AiKind, AiRunState, BreakerState
+from ats.ai.provider import AiError
 from ats.ai.selectors import ai_run_detail
 from ats.ai.services import (
     HOW_TO_CONFIGURE,
@@ -19,6 +20,7 @@ from ats.ai.services import (
 __all__ = [
     "HOW_TO_CONFIGURE",
     "UNAVAILABLE",
+    "AiError",
     "AiKind",
     "AiRunState",
     "BreakerState",

@@ -13,8 +13,14 @@ from typing import Any
 import httpx
 from django.conf import settings
 
+from ats.errors import AtsError
 
-class ProviderError(Exception):
+
+class AiError(AtsError):
+    """Base of the errors the AI module raises on purpose."""
+
+
+class ProviderError(AiError):
     def __init__(self, code: str, detail: str) -> None:
         super().__init__(f"{code}: {detail}")
         self.code = code

@@ -24,6 +24,7 @@ from django.utils import timezone
 from ats.ai import provider
 from ats.ai.models import TERMINAL, AiKind, AiRun, AiRunState, BreakerState, CircuitBreaker
 from ats.candidates import api as candidates_api
+from ats.errors import NotAllowed
 from ats.iam import api as iam_api
 from ats.jobs import api as jobs_api
 from ats.scoring import api as scoring_api
@@ -33,10 +34,6 @@ logger = logging.getLogger("ats.ai")
 INVOKE = "ai.invoke"
 BREAKER = "default"
 UNAVAILABLE = "AI unavailable"
-
-
-class NotAllowed(PermissionError):
-    pass
 
 
 # --- the circuit breaker ---------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from ats.audit.selectors import ChainedEvent, audit_archive_references, audit_events_for, events_for
 from ats.audit.services import (
+    AuditError,
     ExportRefused,
     ExportResult,
     audit_event_record,
@@ -14,6 +15,7 @@ from ats.audit.services import (
 )
 
 __all__ = [
+    "AuditError",
     "ChainedEvent",
     "ExportRefused",
     "ExportResult",

@@ -35,6 +35,7 @@ from ats.audit.models import (
     AuditVerification,
 )
 from ats.config import checkpoints
+from ats.errors import AtsError, Refused
 from ats.storage import api as storage_api
 
 logger = logging.getLogger(__name__)
@@ -425,7 +426,11 @@ class ExportResult:
         return dataclasses.asdict(self)
 
 
-class ExportRefused(Exception):
+class AuditError(AtsError):
+    """Base of the errors the audit module raises on purpose."""
+
+
+class ExportRefused(AuditError, Refused):
     pass
 
 

@@ -31,6 +31,7 @@ from ats.candidates.selectors import (
     document_membership,
 )
 from ats.candidates.services import (
+    CandidateError,
     CandidateNotActive,
     NotAllowed,
     candidate_accept_change,
@@ -55,6 +56,7 @@ from ats.candidates.services import (
 
 __all__ = [
     "Candidate",
+    "CandidateError",
     "CandidateNotActive",
     "CandidateStatus",
     "NotAllowed",

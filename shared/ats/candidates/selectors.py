@@ -22,6 +22,7 @@ from ats.candidates.models import (
     FieldSource,
     ProposedChange,
 )
+from ats.errors import NotAllowed
 from ats.extraction.data import SINGLE_FIELDS
 from ats.iam import api as iam_api
 
@@ -64,10 +65,6 @@ def _plain(name: str, values: list[dict[str, Any]]) -> Any:
     if name in SINGLE_FIELDS:
         return plain[0] if plain else None
     return plain
-
-
-class NotAllowed(PermissionError):
-    pass
 
 
 def _authorize_view(actor: Any) -> None:

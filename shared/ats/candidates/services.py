@@ -40,6 +40,7 @@ from ats.candidates.models import (
 )
 from ats.candidates.selectors import NotAllowed
 from ats.config import checkpoints
+from ats.errors import AtsError
 from ats.extraction.data import Extraction
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
@@ -53,7 +54,12 @@ KEPT_ON_AUTO_MERGE = frozenset({"name", "emails", "phones"})
 SYSTEM_DEDUPE = iam_api.SystemActor("system:dedupe")
 
 
-class CandidateNotActive(ValueError):
+class CandidateError(AtsError):
+    """Base of the errors the candidates module raises on purpose."""
+
+
+# Keeps its builtin base (ValueError) so every `except ValueError` still catches it.
+class CandidateNotActive(CandidateError, ValueError):
     """The candidate was merged away or erased (a state race, not a bug)."""
 
 

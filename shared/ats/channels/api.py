@@ -4,6 +4,7 @@ from ats.channels.hooks import register_receipt_metadata
 from ats.channels.models import ChannelStatus, MessageOutcome
 from ats.channels.selectors import channel_list, channel_status, channel_status_counts, ledger_entries
 from ats.channels.services import (
+    ChannelError,
     CheckpointConflict,
     PermanentPollError,
     PollSummary,
@@ -18,6 +19,7 @@ from ats.channels.services import (
 )
 
 __all__ = [
+    "ChannelError",
     "ChannelStatus",
     "CheckpointConflict",
     "MessageOutcome",

@@ -30,6 +30,7 @@ from ats.channels.models import (
 )
 from ats.config import env
 from ats.config.env import ats_settings
+from ats.errors import AtsError
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.mail import api as mail_api
@@ -43,11 +44,15 @@ POLL_TASK = "mail.poll_channel"
 COMMIT_MARGIN_S = 15.0
 
 
-class CheckpointConflict(Exception):
+class ChannelError(AtsError):
+    """Base of the errors the channels module raises on purpose."""
+
+
+class CheckpointConflict(ChannelError):
     """The stored cursor is not the one this page was fetched from: another poller ran."""
 
 
-class PermanentPollError(Exception):
+class PermanentPollError(ChannelError):
     """Retrying cannot help (no credentials, refused credentials, unknown mailbox)."""
 
     def __init__(self, code: str, reason: str) -> None:

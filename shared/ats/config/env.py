@@ -103,6 +103,8 @@ class AtsConfig(TypedDict):
     SANDBOX_POLICY_DIR: Path
     SANDBOX_ACCEPTED_POLICY_HASHES: list[str]
     SANDBOX_REQUIRED_LAYERS: list[str]
+    COMPACTION_SNAPSHOT_WAIT_S: float
+    COMPACTION_CANCEL_GRACE_S: float
 
 
 def ats_settings() -> AtsConfig:

@@ -87,6 +87,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "ats.web.context.nav",
+                "ats.web.context.live",
             ],
             # `|when`, the one time format, in every template without a {% load %}.
             "builtins": ["ats.web.templatetags.ats_time"],
@@ -110,6 +111,9 @@ AUTHENTICATION_BACKENDS = [
 ]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
+# How often the inbox and the ops console refresh themselves in place (htmx, seconds;
+# docs/web.md). The browser tests shrink it: they wait for refreshes, not for the clock.
+WEB_LIVE_REFRESH_S = env.integer("ATS_WEB_LIVE_REFRESH_S", default=10)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
@@ -222,6 +226,11 @@ ATS: env.AtsConfig = {
     # Layers every parsed report's child must have had (comma-separated ats.sandbox Layer
     # names); empty = what the zygote itself requires for its mode (root or not).
     "SANDBOX_REQUIRED_LAYERS": env.csv("ATS_SANDBOX_REQUIRED_LAYERS", default=""),
+    # An erasure's compaction (docs/compliance.md): how long it waits for snapshots older
+    # than the erasure before cancelling them, then for the cancelled before terminating
+    # them. Tests shrink both: what they prove is the order, not the length of the waits.
+    "COMPACTION_SNAPSHOT_WAIT_S": env.number("ATS_COMPACTION_SNAPSHOT_WAIT_S", default=15.0),
+    "COMPACTION_CANCEL_GRACE_S": env.number("ATS_COMPACTION_CANCEL_GRACE_S", default=5.0),
 }
 
 # --- mail channels (ats.channels) ------------------------------------------------------

@@ -9,11 +9,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ats.errors import AtsError
+
 # shared/ats/devtools/_localproc.py -> repository root
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
-class HarnessError(RuntimeError):
+class HarnessError(AtsError, RuntimeError):
     """A local service did not start (the message carries the tail of its log)."""
 
 

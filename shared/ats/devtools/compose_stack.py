@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ats.devtools._localproc import REPO_ROOT
+from ats.errors import AtsError
 
 COMPOSE_FILE = REPO_ROOT / "compose.yaml"
 PODMAN_COMPOSE = os.environ.get("ATS_PODMAN_COMPOSE", "/opt/ats/container-tools/bin/podman-compose")
@@ -50,7 +51,7 @@ UNTRUSTED_NETWORK = "untrusted"
 LOG_DIR = REPO_ROOT / ".ats" / "containers"
 
 
-class StackError(RuntimeError):
+class StackError(AtsError, RuntimeError):
     pass
 
 

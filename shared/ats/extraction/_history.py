@@ -219,6 +219,20 @@ def _without(text: str, span: tuple[int, int]) -> str:
     return rest.strip(" ,;:|()[]–—-·•\t")
 
 
+def single_date(text: str) -> DateRange | None:
+    """A line's one date at its start or end ("Juin 1997  Licence de ...", "BSc, Leeds, 2014"):
+    a degree's date is often the year it was awarded, not a range."""
+    if len(text) > MAX_DATE_LINE:
+        return None
+    tokens = _tokens(text)
+    if len(tokens) != 1:
+        return None
+    start, end, year, month = tokens[0]
+    if text[:start].strip(" ([") and text[end:].strip(" .,;)]"):
+        return None  # a year inside a sentence ("thesis on 2008's crisis")
+    return DateRange((year, month), (year, month), (start, end))
+
+
 def _entries(lines: list[Line], section: str) -> list[_Entry]:
     body = [ln for ln in lines if ln.section == section and not ln.heading]
     out: list[_Entry] = []
@@ -226,6 +240,9 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
     after_anchor: _Entry | None = None  # lines right below an anchor may still be its header
     for line in body:
         ranges = date_ranges(line.text) if len(out) < MAX_ENTRIES else []
+        if not ranges and section == "education" and len(out) < MAX_ENTRIES:
+            one = single_date(line.text)
+            ranges = [one] if one else []
         if ranges:
             entry = _Entry(line, ranges[0], [(line, _without(line.text, ranges[0].span))])
             own = _parts(entry.header[0][1])
@@ -238,12 +255,23 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
         if not _is_header(line):
             pending, after_anchor = [], None
             continue
-        if after_anchor is not None and sum(len(_parts(t)) for _, t in after_anchor.header) < 2:
+        aside = line.text.startswith("(") and line.text.rstrip(" .,").endswith(")")
+        if after_anchor is not None and (aside or sum(len(_parts(t)) for _, t in after_anchor.header) < 2):
+            # "(IUFM Mérignac)" under "Juillet 2006  CAPES": an aside belongs to the entry above.
             after_anchor.header.append((line, line.text))
             continue
         after_anchor = None
         pending.append(line)
     return out
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an|der|die|das|le|la|les|l'|l’|el|il|de)\s+", re.IGNORECASE)
+_IN_PLACE = re.compile(r"\s+(?:in|à|a|en|im|in der)\s+[A-ZÀ-Ý][\w.'’-]*(?:\s+[A-ZÀ-Ý][\w.'’-]*){0,2}$")
+
+
+def _employer_of(text: str) -> str:
+    """ "the Office for Regional Statistics in Y-Town" (after "Internship at") -> the name."""
+    return _IN_PLACE.sub("", _ARTICLE.sub("", text)).strip() or text
 
 
 def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
@@ -260,9 +288,9 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             and (at.group(1).casefold() in _STRONG_AT or _title_score(left) > 0)
         ):
             parts += _parts(text[: at.start()])
-            employer_hint = text[at.end() :].strip()
-            parts += _parts(employer_hint)
-            employer_hint = _parts(employer_hint)[0] if _parts(employer_hint) else None
+            tail = _parts(text[at.end() :].strip())
+            employer_hint = _employer_of(tail[0]) if tail else None
+            parts += [employer_hint, *tail[1:]] if employer_hint else tail
         else:
             parts += _parts(text)
     location = next((p for p in parts if is_place(p)), None)

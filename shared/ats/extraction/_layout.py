@@ -18,6 +18,7 @@ from typing import Any
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from ats.extraction import _lexicon as lex
 from ats.extraction._lexicon import HEADINGS
 from ats.extraction.data import Source
 
@@ -213,8 +214,172 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
             text = _clean(raw)
             if text:
                 lines.append(Line(text, len(lines), part="text", index=i))
+    lines = join_date_rows(join_wrapped(lines))
     _assign_sections(lines)
     return lines
+
+
+# -- lines a PDF wrapped -------------------------------------------------------------------------
+# Justified TeX text breaks a word with a hyphen ("Education Na-" / "tionale") and an entry's
+# header over lines ("ONAC, Lycées privés hors" / "contrat ACADIS"); the text layer gives
+# each piece as a line. A line that starts in lower case right below another, in its column
+# (or its hanging indent), continues it.
+
+MAX_WRAPPED = 400  # a joined line stays a line
+HANGING_INDENT = 120.0
+_OCR_BULLET = re.compile(r"[a-z]\s")
+MIN_WRAPPED = 45  # characters of a line that ran to its column's width
+
+
+def _continues(prev: Line, line: Line) -> bool:
+    if prev.bbox is None or line.bbox is None or prev.page != line.page or not line.text[:1].islower():
+        return False
+    if _OCR_BULLET.match(line.text):
+        return False  # "e Migrated the platform": OCR reads a bullet as a letter
+    head = prev.text.rstrip()
+    if len(head) + len(line.text) > MAX_WRAPPED:
+        return False
+    hyphenated = len(head) >= 2 and head.endswith("-") and head[-2].isalpha()
+    # Without a hyphen, only a line that ran to its column's width and stopped mid-phrase:
+    # a list item ("Git, MySQL,") or a short label line is followed by its own line.
+    if not hyphenated and (len(head) < MIN_WRAPPED or not head[-1].isalpha()):
+        return False
+    height = prev.bbox[3] - prev.bbox[1]
+    below = line.bbox[1] - prev.bbox[3]
+    return -2.0 <= below <= 0.8 * max(height, 1.0) and prev.bbox[0] - 5 <= line.bbox[0] <= prev.bbox[0] + HANGING_INDENT
+
+
+def join_wrapped(lines: list[Line]) -> list[Line]:
+    """Each line that continues the one before it (see above) joined onto it."""
+    out: list[Line] = []
+    for line in lines:
+        prev = out[-1] if out else None
+        if prev is None or not _continues(prev, line):
+            out.append(line)
+            continue
+        head = prev.text
+        if len(head) >= 2 and head.endswith("-") and head[-2].isalpha():
+            text = head[:-1] + line.text  # "Na-" + "tionale"
+        else:
+            text = f"{head} {line.text}"
+        a, b = prev.bbox, line.bbox
+        assert a is not None and b is not None
+        out[-1] = Line(
+            text,
+            prev.n,
+            page=prev.page,
+            bbox=(min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])),
+            size=prev.size,
+        )
+    for n, line in enumerate(out):
+        line.n = n
+    return out
+
+
+# -- dates in their own column -----------------------------------------------------------------
+# TeX CV classes (moderncv, cv4tw, europasscv, the cv class) set an entry's dates in a narrow
+# column of their own, left or right of "Title, Employer"; the PDF's text layer gives that
+# column as a separate block, so the dates and the entry they date are far apart in reading
+# order (and the text column reads as a new column: section "top"). A date cell and the line
+# beside it on the same row are read as one line, "dates  Title, Employer", where the
+# dates' column puts it in reading order.
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_DATE_WORDS = frozenset(
+    {*lex.MONTHS, *lex.PRESENT_WORDS, *lex.SINCE_WORDS, "to", "bis", "until", "till", "and", "à", "au", "a", "al",
+     "tot", "do", "hasta", "exp", "expected", "date", "jusqu", "t", "m", "summer", "winter", "spring", "fall",
+     "autumn"}
+)  # fmt: skip
+_LETTER_RUNS = re.compile(r"[^\W\d_]+")
+MAX_DATE_CELL = 40
+MAX_ROW_GAP = 320.0  # points between right-aligned dates and the line left of them
+MAX_COLUMN_GAP = 150.0  # points between a date column and the text right of it
+MAX_ROW_SCAN = 40  # lines of one row looked at per date cell: linear on a hostile page
+RIGHT_EDGE = 15.0  # right-aligned dates end this close to the page's rightmost text
+
+
+def date_cell(text: str) -> bool:
+    """A line that is only a date or date range ("1888-1905", "since 1862", "Mar 2019 - now")."""
+    if len(text) > MAX_DATE_CELL or not _YEAR.search(text):
+        return False
+    return all(w.casefold().rstrip(".") in _DATE_WORDS for w in _LETTER_RUNS.findall(text))
+
+
+def _top(line: Line) -> float:
+    # Rows are matched on the tops of the lines: a header wrapped over two lines (joined by
+    # join_wrapped) starts on its dates' row, though its box's centre is lower.
+    assert line.bbox is not None
+    return line.bbox[1]
+
+
+def _row_partner(
+    cell: Line, rows: dict[tuple[int | None, int], list[Line]], used: set[int], right_edge: float
+) -> Line | None:
+    """The nearest line beside a date cell on its row (tops within a third of a line):
+    right of a date column (close by), or left of dates set flush right. A date line in
+    the body's flow has neither: a sidebar's line level with it is another column's."""
+    assert cell.bbox is not None
+    flush_right = cell.bbox[2] >= right_edge - RIGHT_EDGE
+    height = cell.bbox[3] - cell.bbox[1]
+    tolerance = max(2.5, 0.35 * height)
+    top = _top(cell)
+    best: tuple[float, Line] | None = None
+    for key in ((cell.page, int(top // 4) + d) for d in (-2, -1, 0, 1, 2)):
+        for other in rows.get(key, [])[:MAX_ROW_SCAN]:
+            if other.n in used or other is cell or other.bbox is None or abs(_top(other) - top) > tolerance:
+                continue
+            if other.bbox[0] >= cell.bbox[2] - 1:
+                gap, limit = other.bbox[0] - cell.bbox[2], MAX_COLUMN_GAP
+            elif other.bbox[2] <= cell.bbox[0] + 1 and flush_right:
+                gap, limit = cell.bbox[0] - other.bbox[2], MAX_ROW_GAP
+            else:
+                continue  # overlapping boxes, or a line left of dates in the body's flow
+            if gap > limit or date_cell(other.text) or heading_kind(other.text):
+                continue
+            if best is None or gap < best[0]:
+                best = (gap, other)
+    return best[1] if best else None
+
+
+def join_date_rows(lines: list[Line]) -> list[Line]:
+    """Each date cell joined with the line beside it on its row (PDF lines only). Linear:
+    lines are bucketed by page and row, and a row's bucket is read only for its date cells."""
+    rows: dict[tuple[int | None, int], list[Line]] = {}
+    right_edge: dict[int | None, float] = {}
+    for line in lines:
+        if line.bbox is not None:
+            rows.setdefault((line.page, int(_top(line) // 4)), []).append(line)
+            right_edge[line.page] = max(right_edge.get(line.page, 0.0), line.bbox[2])
+    joined: dict[int, Line] = {}  # the earlier line's n -> the joined line
+    used: set[int] = set()
+    for line in lines:
+        if line.bbox is None or line.n in used or not date_cell(line.text):
+            continue
+        other = _row_partner(line, rows, used, right_edge[line.page])
+        if other is None or other.bbox is None:
+            continue
+        used |= {line.n, other.n}
+        a, b = line.bbox, other.bbox
+        left, right = (line, other) if a[0] <= b[0] else (other, line)
+        first = min(line.n, other.n)
+        joined[first] = Line(
+            f"{left.text}  {right.text}",
+            first,
+            page=line.page,
+            bbox=(min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])),
+            size=max(line.size, other.size),
+        )
+    if not joined:
+        return lines
+    out: list[Line] = []
+    for line in lines:
+        if line.n in joined:
+            out.append(joined[line.n])
+        elif line.n not in used:
+            out.append(line)
+    for n, line in enumerate(out):
+        line.n = n
+    return out
 
 
 def _assign_sections(lines: list[Line]) -> None:

@@ -17,7 +17,8 @@ from pathlib import Path
 # stripping numbering, trailing ":" and surrounding symbols).
 HEADINGS: dict[str, tuple[str, ...]] = {
     "experience": (
-        "experience", "work experience", "professional experience", "employment", "employment history",
+        "experience", "work experience", "working experience", "professional background", "professional experience",
+        "employment", "employment history",
         "work history", "career history", "career", "relevant experience", "berufserfahrung", "erfahrung",
         "beruflicher werdegang", "werdegang", "praxiserfahrung", "berufspraxis", "expérience",
         "expériences", "expérience professionnelle", "expériences professionnelles", "parcours professionnel",
@@ -39,6 +40,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "compétences techniques", "savoir-faire", "habilidades", "competencias", "conocimientos",
         "aptitudes", "competenze", "competenze tecniche", "competenze digitali", "capacità", "vaardigheden",
         "competenties", "kennis", "umiejętności", "kompetencje", "umiejętności techniczne",
+        # TeX classes' and Europass's own headings for the same list
+        "computer skills", "computer knowledge", "computer knowledges", "digital skills", "digital competences",
+        "digital competence", "software skills", "programming skills", "software",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
@@ -374,6 +378,9 @@ PHONE_LABELS = frozenset(
         "telemóvel", "電話", "电话", "手机", "携帯", "携帯電話", "전화", "휴대폰", "тел", "тел.", "телефон",
     }
 )  # fmt: skip
+
+# Labels before a fax number: a fax line is no number to call (cv-ctan's "Fax: +31-50-...").
+FAX_LABELS = frozenset({"fax", "fax.", "telefax", "téléfax", "télécopie", "faks", "факс", "传真", "ファックス", "팩스"})
 
 # Consumer mail providers (curated from the providers' own sign-up pages, common knowledge;
 # no list downloaded). Only used to undo OCR confusions in the domain of an OCR'd address

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -585,6 +585,11 @@ def _phone_label(before: str) -> str | None:
     return None
 
 
+def _fax_label(before: str) -> bool:
+    m = _PHONE_LABEL.search(before[-20:])
+    return bool(m and m.group(1).casefold() in lex.FAX_LABELS)
+
+
 _PLACEHOLDER_DIGITS = frozenset(
     {"1234567890", "0123456789", "123456789", "12345678", "01234567890", "9876543210", "5555555555",
      "5551234567", "0000000000", "1111111111", "12345678910"}
@@ -603,6 +608,30 @@ def placeholder_phone(text: str) -> bool:
     )
 
 
+def _phone_candidates(line: Line) -> Iterator[tuple[str, str | None]]:
+    """(candidate, its label or None) for each digit run of a line that may be a phone."""
+    text = line.text
+    text = _mask(text, [m.span() for m in _URL.finditer(text) if "/" in m.group(0)] + list(email_spans(text)))
+    for m in _PHONE.finditer(text):
+        candidate = m.group(0).strip(" -./")
+        if candidate.startswith("(") and ")" not in candidate:
+            candidate = candidate[1:].strip()  # a bracket that opens the digits' text, not an area code
+        if _DATE_FULL.fullmatch(candidate) or _YEAR_RANGE.search(candidate):
+            continue
+        before = text[: m.start()]
+        if _fax_label(before):
+            yield "", None  # counted as tried, never read: a fax is no number to call
+            continue
+        label = _phone_label(before)
+        if not (label or line.in_contact or candidate.startswith(("+", "00"))):
+            # A national-form digit run with no label, away from the contact block, is a
+            # patent, ISBN, grant or DOI number far more often than the candidate's phone
+            # (held-out v2's phone precision fell to 0.883 on such numbers).
+            yield "", None
+            continue
+        yield candidate, label
+
+
 def phones(lines: list[Line], evidence: RegionEvidence | str) -> tuple[Values, Values]:
     """(E.164 numbers, numbers kept as written). ``evidence``: a RegionEvidence, or one region."""
     if isinstance(evidence, str):
@@ -614,16 +643,10 @@ def phones(lines: list[Line], evidence: RegionEvidence | str) -> tuple[Values, V
             break
         if about_someone_else(line) or sum(ch.isdigit() for ch in line.text[:200]) < 7:
             continue
-        text = line.text
-        text = _mask(text, [m.span() for m in _URL.finditer(text) if "/" in m.group(0)] + list(email_spans(text)))
-        for m in _PHONE.finditer(text):
-            candidate = m.group(0).strip(" -./")
-            if candidate.startswith("(") and ")" not in candidate:
-                candidate = candidate[1:].strip()  # a bracket that opens the digits' text, not an area code
-            if _DATE_FULL.fullmatch(candidate) or _YEAR_RANGE.search(candidate):
-                continue
+        for candidate, label in _phone_candidates(line):
             tried += 1
-            label = _phone_label(text[: m.start()])
+            if not candidate:
+                continue
             rule = "phone.label" if label else "phone.e164"
             parts = [candidate]
             reading = read_phone(candidate, evidence)
@@ -783,13 +806,58 @@ def placeholder_name(text: str, *, sample_contact: bool) -> bool:
     return key in lex.PLACEHOLDER_NAMES or (sample_contact and key in lex.PLACEHOLDER_NAMES_WITH_EVIDENCE)
 
 
+_NOT_SPLIT = frozenset({"mc", "mac", "de", "di", "da", "du", "le", "la", "van", "von", "o", "fitz", "st"})
+
+
+def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
+    """What a TeX class's text layer does to a name line, undone: a section label before
+    it ("PERSONAL INFORMATION Katie Smith"), a hyphenated break ("Minna von Barn-" /
+    "helm"), a lost space ("JaneEyre"), given and family name stacked on two lines."""
+    words = text.split()
+    for j in range(1, min(3, len(words) - 2) + 1):
+        if heading_kind(" ".join(words[:j])):
+            yield " ".join(words[j:])
+    if "@" in text and k < 10:
+        # A one-line letterhead, name first: "Jean DUPONT 3, rue de la liberté - 33000 ... Email : ..."
+        lead = list(itertools.takewhile(lambda w: not w[0].isdigit(), words))
+        if 2 <= len(lead) <= 4 < len(words):
+            yield " ".join(lead)
+    following = lines[k + 1] if k + 1 < len(lines) else None
+    if text.endswith("-") and following is not None and following.text[:1].islower():
+        yield text[:-1] + following.text.split()[0]
+    if len(words) != 1 or not text.isalpha():
+        return
+    humps = [i for i in range(1, len(text)) if text[i].isupper() and text[i - 1].islower()]
+    cut = humps[0] if len(humps) == 1 else 0
+    if cut >= 2 and len(text) - cut >= 2 and text[:cut].casefold() not in _NOT_SPLIT:
+        yield f"{text[:cut]} {text[cut:]}"
+    if following is not None and _stacked(lines[k], following):
+        yield f"{text} {following.text}"
+
+
+def _stacked(line: Line, below: Line) -> bool:
+    """Two one-word lines in the same type, one right under the other ("Jules" / "Verne")."""
+    if line.bbox is None or below.bbox is None or line.page != below.page or abs(line.size - below.size) > 0.5:
+        return False
+    word = below.text
+    height = line.bbox[3] - line.bbox[1]
+    return word.isalpha() and word[0].isupper() and 0 <= below.bbox[1] - line.bbox[3] <= max(height, 1.0) * 0.6
+
+
+def _name_shaped(text: str, lines: list[Line], k: int) -> str | None:
+    # A repair first: "PERSONAL INFORMATION Katie Smith" and "Minna von Barn-" are
+    # name-shaped as they stand, and wrong.
+    repaired = next((r for r in _name_repairs(text, lines, k) if looks_like_name(r)), None)
+    return repaired or (text if looks_like_name(text) else None)
+
+
 def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
     """The candidate's name: the most prominent name-shaped line near the top."""
     first_page = [ln for ln in lines if ln.page in (None, 1)]
     max_size = max((ln.size for ln in first_page[:80]), default=0.0) or 1.0
     best: tuple[float, str, Line, str] | None = None
     position = 0
-    for line in lines[:120]:
+    for k, line in enumerate(lines[:120]):
         if line.section not in ("top", "contact", "header") and line.style != "Title":
             continue
         if about_someone_else(line):
@@ -808,9 +876,10 @@ def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule
         segments = [seg.strip() for seg in _SEGMENTS.split(text, maxsplit=3)]
         while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
             segments.pop(0)
-        text = _strip_prefixes(_strip_titles(segments[0]))
-        if not looks_like_name(text):
+        shaped = _name_shaped(_strip_prefixes(_strip_titles(segments[0])), lines, k)
+        if shaped is None:
             continue
+        text = shaped
         score = bonus - 0.15 * position
         if line.size:
             score += 3.0 * line.size / max_size
@@ -901,59 +970,79 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-def skills(lines: list[Line]) -> Values:  # noqa: PLR0912 - one matcher per branch in priority order; split pending (issue 22 item 7)
+def _skill_tokens(lines: list[Line], k: int) -> tuple[bool, list[str], int] | None:
+    """(in a skills list, the line's tokens and the next line's first few, how many are its
+    own) for a line skills are read from; None for a line they are not."""
+    line = lines[k]
+    if line.heading:
+        return None
+    labelled = label_of(line.text)
+    in_section = line.section == "skills" or (labelled is not None and heading_kind(labelled[0]) == "skills")
+    if not in_section and line.section not in _SKILL_SECTIONS_LOOSE:
+        return None
+    if line.section == "top" and not in_section and line.n < 3:
+        return None  # the name and headline
+    text = _masked_emails(line.text)
+    if "." in text:  # links are not skills ("github.com/x"), but "Node.js" is
+        text = _mask(text, [m.span() for m in _URL.finditer(text) if "/" in m.group(0) or "www." in m.group(0)])
+    tokens = _tokens(text)
+    own = len(tokens)
+    if line.section == "skills" and k + 1 < len(lines) and lines[k + 1].section == "skills":
+        # A narrow column wraps "Natural Language Processing" over two lines: the next
+        # line's first words may finish a skill that starts on this one.
+        tokens += _tokens(lines[k + 1].text)[: lex.max_skill_words() - 1]
+    return in_section, tokens, own
+
+
+def _longest_skill(low: list[str], i: int, vocab: Mapping[str, lex.Skill]) -> tuple[lex.Skill, int] | None:
+    """The longest vocabulary entry starting at token i, and its length in tokens."""
+    for n in range(min(lex.max_skill_words(), len(low) - i), 0, -1):
+        skill = vocab.get(" ".join(low[i : i + n]))  # "CI/CD" too: a pair not in it is split by the caller
+        if skill is not None:
+            return skill, n
+    return None
+
+
+def _in_job_title(low: list[str], i: int, n: int) -> bool:
+    """Part of a job title: "Machine Learning Engineer", "Leiterin Data Science"."""
+    return (i + n < len(low) and low[i + n] in _TITLE_NOUNS) or (
+        i > 0 and (low[i - 1] in _TITLE_NOUNS or low[i - 1] in lex.JOB_WORDS)
+    )
+
+
+def _add_skill(out: Values, line: Line, rule: str, text: str, skill: lex.Skill) -> None:
+    out.add(skill.canonical, skill.canonical, replace(line.source(rule, text), taxonomy_id=skill.taxonomy_id))
+
+
+def skills(lines: list[Line]) -> Values:
+    """Skills of the vocabulary, in a skills list (any) or in running text (not the strict
+    ones, and not inside a job title), with the CV's own wording's canonical form."""
     vocab = lex.skills()
-    longest = lex.max_skill_words()
     out = Values()
     for k, line in enumerate(lines):
-        if line.heading:
+        read = _skill_tokens(lines, k)
+        if read is None:
             continue
-        labelled = label_of(line.text)
-        inline = labelled is not None and heading_kind(labelled[0]) == "skills"
-        in_section = line.section == "skills" or inline
-        if not in_section and line.section not in _SKILL_SECTIONS_LOOSE:
-            continue
-        if line.section == "top" and not in_section and line.n < 3:
-            continue  # the name and headline
-        text = _masked_emails(line.text)
-        if "." in text:  # links are not skills ("github.com/x"), but "Node.js" is
-            text = _mask(text, [m.span() for m in _URL.finditer(text) if "/" in m.group(0) or "www." in m.group(0)])
-        tokens = _tokens(text)
-        own = len(tokens)
-        if line.section == "skills" and k + 1 < len(lines) and lines[k + 1].section == "skills":
-            # A narrow column wraps "Natural Language Processing" over two lines: the next
-            # line's first words may finish a skill that starts on this one.
-            tokens += _tokens(lines[k + 1].text)[: lex.max_skill_words() - 1]
+        in_section, tokens, own = read
         low = [t.casefold() for t in tokens]
         i = 0
         while i < own:
-            for n in range(min(longest, len(tokens) - i), 0, -1):
-                key = " ".join(low[i : i + n])
-                skill = vocab.get(key)
-                if skill is None and n == 1 and "/" in key:
-                    skill = None  # "CI/CD" is in the vocabulary as a whole; other a/b pairs are split below
-                if skill is None:
-                    continue
-                if not in_section and (
-                    skill.strict
-                    # part of a job title: "Machine Learning Engineer", "Leiterin Data Science"
-                    or (i + n < len(low) and low[i + n] in _TITLE_NOUNS)
-                    or (i > 0 and (low[i - 1] in _TITLE_NOUNS or low[i - 1] in lex.JOB_WORDS))
-                ):
-                    break
-                rule = "skill.section" if in_section else "skill.text"
-                source = line.source(rule, " ".join(tokens[i : i + n]))
-                out.add(skill.canonical, skill.canonical, replace(source, taxonomy_id=skill.taxonomy_id))
-                i += n - 1
-                break
-            else:
-                if "/" in low[i] and low[i] not in vocab:
+            found = _longest_skill(low, i, vocab)
+            if found is None:
+                if "/" in low[i] and low[i] not in vocab:  # "Python/Go": each side on its own
                     for piece in tokens[i].split("/"):
                         skill = vocab.get(piece.casefold())
                         if skill is not None and (in_section or not skill.strict):
-                            source = line.source("skill.section", piece)
-                            out.add(skill.canonical, skill.canonical, replace(source, taxonomy_id=skill.taxonomy_id))
-            i += 1
+                            _add_skill(out, line, "skill.section", piece, skill)
+                i += 1
+                continue
+            skill, n = found
+            if in_section or not (skill.strict or _in_job_title(low, i, n)):
+                rule = "skill.section" if in_section else "skill.text"
+                _add_skill(out, line, rule, " ".join(tokens[i : i + n]), skill)
+                i += n
+            else:
+                i += 1
     return out
 
 

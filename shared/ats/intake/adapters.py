@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from ats.config.env import ats_settings
+from ats.intake.errors import IntakeError
 from ats.intake.states import State
 from ats.jobs import api as jobs_api
 from ats.observability import api as observability_api
@@ -79,7 +80,8 @@ class ScanOutcome:
     reason: str = ""
 
 
-class NoRaisedScanner(LookupError):
+# Keeps its builtin base (LookupError) so every `except LookupError` still catches it.
+class NoRaisedScanner(IntakeError, LookupError):
     """No clamd with raised limits is configured (ATS_CLAMD_RAISED_HOST)."""
 
 

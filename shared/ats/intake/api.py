@@ -10,6 +10,7 @@ from ats.intake.erasure import (
     held_back_documents,
     subject_attachment_ids,
 )
+from ats.intake.errors import IntakeError
 
 # `Attachment` and `RawIntake` are the ORM models this facade exports, for ats.web.admin
 # alone: Django's admin registers model classes (read-only there). Every other caller reads
@@ -111,6 +112,7 @@ __all__ = [
     "DocumentText",
     "EvidenceRows",
     "IncomingFile",
+    "IntakeError",
     "Kind",
     "LostDocument",
     "PageImages",

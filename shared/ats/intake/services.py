@@ -19,7 +19,9 @@ from django.utils import timezone
 
 from ats.audit import api as audit_api
 from ats.config.env import ats_settings
+from ats.errors import Refused
 from ats.intake import adapters, selectors
+from ats.intake.errors import IntakeError
 from ats.intake.models import (
     Attachment,
     Channel,
@@ -50,7 +52,8 @@ class IncomingFile:
     content_type: str = ""
 
 
-class ActionRefused(ValueError):
+# Keeps its builtin base (ValueError) so every `except ValueError` still catches it.
+class ActionRefused(IntakeError, Refused, ValueError):
     """A recruiter action that the document's current state does not allow (with why)."""
 
 

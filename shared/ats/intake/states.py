@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 
+from ats.intake.errors import IntakeError
+
 
 class Kind(enum.Enum):
     WAITING = "waiting"
@@ -189,7 +191,7 @@ for _state in State:
         TRANSITIONS[_state] = TRANSITIONS[_state] | {State.ERASED_SUBJECT}
 
 
-class IllegalTransition(Exception):
+class IllegalTransition(IntakeError):
     pass
 
 

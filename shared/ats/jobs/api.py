@@ -1,65 +1,19 @@
-"""Facade of the jobs module: the one way to declare tasks, defer jobs and read job state."""
+"""Facade of the jobs module for task authors: declare a task, defer jobs, run an attempt.
+
+Three audiences, three facades (issue 22): this one for the modules that own tasks
+(declare, defer, read the attempt and its budget, follow and erase their own jobs);
+`ats.jobs.ops_api` for operators (console, CLI, metrics: status, retry, cancel, pause);
+`ats.jobs.worker_api` for the worker process and its health probe. pyproject.toml's
+import contracts keep each audience on its own facade.
+"""
 
 from ats.jobs.deferral import NotInTransaction, defer, defer_many
 from ats.jobs.erasure import jobs_erase_references, jobs_referencing
-from ats.jobs.handlers import HandlerNotRegistered, missing_exhaustion_handlers, register_exhaustion_handler
-from ats.jobs.health import add_status_provider, on_worker_start, read_status, status_path
-from ats.jobs.ops import (
-    FINISHED_STATUSES,
-    STATUSES,
-    JobActionRefused,
-    JobFilter,
-    job_cancel,
-    job_delete,
-    job_events_for,
-    job_ids_matching,
-    job_retry,
-    job_row,
-    job_search,
-    job_status_counts,
-    parse_since,
-    paused_queues,
-    periodic_schedule,
-    periodic_start_lateness,
-    queue_list,
-    queue_overview,
-    queue_set_paused,
-    stalled_jobs,
-    task_stats,
-    workers,
-)
-from ats.jobs.policy import (
-    BUILTIN_QUEUE,
-    DEFAULT_QUEUES,
-    PERIODIC,
-    POLICIES,
-    QUEUES,
-    UNTRUSTED_QUEUES,
-    PeriodicJob,
-    TaskPolicy,
-    periodic_cron,
-    policy_for,
-)
-from ats.jobs.queries import (
-    QUEUE_TABLES,
-    AttemptEvent,
-    JobRef,
-    active_job_for_lock,
-    attempt_events_since,
-    job_detail,
-    job_status,
-    jobs_by_payload_key,
-    last_event_id,
-    queue_signals,
-    queue_stats,
-    stalled_after_s,
-    table_health,
-    worker_heartbeat_age,
-    worker_heartbeats,
-)
-from ats.jobs.registry import registered_periodic, registered_task_names
-from ats.jobs.rollup import RANGES as CHART_RANGES
-from ats.jobs.rollup import chart_series, rollup_minutes
+from ats.jobs.errors import JobError
+from ats.jobs.handlers import HandlerNotRegistered, register_exhaustion_handler
+from ats.jobs.ops import job_events_for
+from ats.jobs.policy import PeriodicJob, TaskPolicy, periodic_cron, policy_for
+from ats.jobs.queries import JobRef, active_job_for_lock, job_status, jobs_by_payload_key, stalled_after_s
 from ats.jobs.runtime import (
     Attempt,
     Deadline,
@@ -69,81 +23,33 @@ from ats.jobs.runtime import (
     db_budget,
     task,
 )
-from ats.jobs.scrub import scrub as scrub_text
 from ats.jobs.session import session_connection
 
 __all__ = [
-    "BUILTIN_QUEUE",
-    "CHART_RANGES",
-    "DEFAULT_QUEUES",
-    "FINISHED_STATUSES",
-    "PERIODIC",
-    "POLICIES",
-    "QUEUES",
-    "QUEUE_TABLES",
-    "STATUSES",
-    "UNTRUSTED_QUEUES",
     "Attempt",
-    "AttemptEvent",
     "Deadline",
     "DeadlineExceeded",
     "HandlerNotRegistered",
-    "JobActionRefused",
-    "JobFilter",
+    "JobError",
     "JobRef",
     "NotInTransaction",
     "PeriodicJob",
     "PermanentFailure",
     "TaskPolicy",
     "active_job_for_lock",
-    "add_status_provider",
-    "attempt_events_since",
-    "chart_series",
     "current_attempt",
     "db_budget",
     "defer",
     "defer_many",
-    "job_cancel",
-    "job_delete",
-    "job_detail",
     "job_events_for",
-    "job_ids_matching",
-    "job_retry",
-    "job_row",
-    "job_search",
     "job_status",
-    "job_status_counts",
     "jobs_by_payload_key",
     "jobs_erase_references",
     "jobs_referencing",
-    "last_event_id",
-    "missing_exhaustion_handlers",
-    "on_worker_start",
-    "parse_since",
-    "paused_queues",
     "periodic_cron",
-    "periodic_schedule",
-    "periodic_start_lateness",
     "policy_for",
-    "queue_list",
-    "queue_overview",
-    "queue_set_paused",
-    "queue_signals",
-    "queue_stats",
-    "read_status",
     "register_exhaustion_handler",
-    "registered_periodic",
-    "registered_task_names",
-    "rollup_minutes",
-    "scrub_text",
     "session_connection",
     "stalled_after_s",
-    "stalled_jobs",
-    "status_path",
-    "table_health",
     "task",
-    "task_stats",
-    "worker_heartbeat_age",
-    "worker_heartbeats",
-    "workers",
 ]

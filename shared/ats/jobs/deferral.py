@@ -21,6 +21,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Job, JobDeferrer
 from procrastinate.manager import JobManager
 
+from ats.jobs.errors import JobError
 from ats.jobs.policy import TaskPolicy, policy_for
 
 # DjangoConnector resolves connections[alias] per call, i.e. per thread: one module-level
@@ -28,7 +29,7 @@ from ats.jobs.policy import TaskPolicy, policy_for
 _manager = JobManager(connector=DjangoConnector())
 
 
-class NotInTransaction(RuntimeError):
+class NotInTransaction(JobError, RuntimeError):
     pass
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ats.jobs.errors import JobError
 from ats.jobs.policy import POLICIES, TEST_ONLY, TaskPolicy, policy_for
 
 ExhaustionHandler = Callable[..., None]
@@ -18,7 +19,7 @@ ExhaustionHandler = Callable[..., None]
 _HANDLERS: dict[str, ExhaustionHandler] = {}
 
 
-class HandlerNotRegistered(LookupError):
+class HandlerNotRegistered(JobError, LookupError):
     """A policy row names an owner whose handler is not registered in this process."""
 
 

@@ -19,6 +19,8 @@ from procrastinate.contrib.django import app as procrastinate_app
 from procrastinate.contrib.django.django_connector import DjangoConnector
 from procrastinate.manager import JobManager
 
+from ats.errors import Refused
+from ats.jobs.errors import JobError
 from ats.jobs.policy import BUILTIN_QUEUE, BY_NAME, QUEUES
 from ats.jobs.queries import stalled_after_s
 
@@ -316,7 +318,8 @@ def job_row(job_id: int) -> dict[str, Any] | None:
     return rows[0] if rows else None
 
 
-class JobActionRefused(ValueError):
+# Keeps its builtin base (ValueError) so every `except ValueError` still catches it.
+class JobActionRefused(JobError, Refused, ValueError):
     pass
 
 

@@ -20,6 +20,7 @@ from procrastinate.jobs import Job
 from ats import deadline as deadline_mod
 from ats.config.env import ats_settings
 from ats.jobs import attempts
+from ats.jobs.errors import JobError
 from ats.jobs.handlers import exhaustion_handler
 from ats.jobs.policy import TaskPolicy, policy_for
 
@@ -28,7 +29,7 @@ logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class PermanentFailure(Exception):
+class PermanentFailure(JobError):
     """A failure that cannot change on retry (encrypted/corrupt file, unsupported type).
 
     Raised by task bodies after they have written the terminal domain state; the retry
@@ -41,7 +42,7 @@ class PermanentFailure(Exception):
         self.reason = reason
 
 
-class DeadlineExceeded(deadline_mod.DeadlineExceeded):
+class DeadlineExceeded(JobError, deadline_mod.DeadlineExceeded):
     """The attempt's wall budget (policy `timeout_s`) is spent."""
 
 

@@ -27,9 +27,10 @@ import psycopg
 from procrastinate.psycopg_connector import PsycopgConnector
 
 from ats.config import settings_db
+from ats.jobs.errors import JobError
 
 
-class PoolerConfigError(RuntimeError):
+class PoolerConfigError(JobError, RuntimeError):
     """A worker that would lose its guarantees behind the pooler refuses to start: a pooled
     worker-default without a direct URL (its LISTEN would lose every wake-up, silently), or
     a pooled worker-untrusted (its row-level security keys on the client address)."""

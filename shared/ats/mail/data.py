@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from ats import deadline as deadline_mod
+from ats.errors import AtsError
 
 # --------------------------------------------------------------------------- config
 
@@ -86,8 +87,12 @@ Deadline = deadline_mod.Deadline
 # --------------------------------------------------------------------------- errors
 
 
-class GraphError(Exception):
-    """Base of every error the mail channel raises on purpose."""
+class MailError(AtsError):
+    """Base of every error the mail module raises on purpose."""
+
+
+class GraphError(MailError):
+    """Base of every error the Graph mail channel raises on purpose."""
 
 
 class DeadlineExceeded(GraphError, deadline_mod.DeadlineExceeded):

@@ -33,7 +33,7 @@ from prometheus_client.registry import Collector
 from ats.ai import api as ai_api
 from ats.channels import api as channels_api
 from ats.intake import api as intake_api
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from ats.observability.data import DURATION_BUCKETS, TIME_TO_START_BUCKETS
 from ats.retention import api as retention_api
 from ats.scoring import api as scoring_api
@@ -42,7 +42,7 @@ from ats.selfid import api as selfid_api
 logger = logging.getLogger(__name__)
 
 OUTCOMES = {"succeeded": "succeeded", "failed": "failed", "deferred_for_retry": "retry", "aborted": "aborted"}
-KNOWN_QUEUES = (*jobs_api.QUEUES, jobs_api.BUILTIN_QUEUE)
+KNOWN_QUEUES = (*jobs_ops.QUEUES, jobs_ops.BUILTIN_QUEUE)
 # Per scrape, at most this many events are folded in; a backlog catches up over scrapes.
 EVENT_BATCH = 5000
 EVENT_BATCHES_PER_SCRAPE = 4
@@ -50,7 +50,7 @@ EVENT_BATCHES_PER_SCRAPE = 4
 
 def task_class(task_name: str) -> str:
     try:
-        return jobs_api.policy_for(task_name).task_class
+        return jobs_ops.policy_for(task_name).task_class
     except LookupError:
         return "unknown"
 
@@ -81,7 +81,7 @@ class AttemptTailer:
         self.last_id: int | None = None
         # Every policy row's series exists at 0 from the start: increase() over a series
         # that appears at 1 is 0, which would hide the first exhausted maintenance job.
-        for policy in jobs_api.POLICIES:
+        for policy in jobs_ops.POLICIES:
             self.attempts.labels(policy.queue, policy.task_class)
             for outcome in OUTCOMES.values():
                 self.outcomes.labels(policy.queue, policy.task_class, outcome)
@@ -89,11 +89,11 @@ class AttemptTailer:
     def poll(self) -> int:
         if self.last_id is None:
             # Start from now: history before the exporter started is not replayed.
-            self.last_id = jobs_api.last_event_id()
+            self.last_id = jobs_ops.last_event_id()
             return 0
         seen = 0
         for _ in range(EVENT_BATCHES_PER_SCRAPE):
-            events = jobs_api.attempt_events_since(self.last_id, limit=EVENT_BATCH)
+            events = jobs_ops.attempt_events_since(self.last_id, limit=EVENT_BATCH)
             for ev in events:
                 labels = (ev.queue, task_class(ev.task_name))
                 if ev.type == "started":
@@ -178,14 +178,14 @@ class DatabaseCollector(Collector):
         yield from self._intake()
 
     def _queues(self) -> Iterator[Metric]:
-        signals = jobs_api.queue_signals()
+        signals = jobs_ops.queue_signals()
         depth = _gauge("ats_queue_depth", "Jobs waiting (todo) per queue, scheduled retries included", ["queue"])
         running = _gauge("ats_queue_running", "Jobs running (doing) per queue", ["queue"])
         oldest = _gauge(
             "ats_queue_oldest_pending_age_seconds", "Seconds the oldest runnable todo job has waited", ["queue"]
         )
         paused = _gauge("ats_queue_paused", "1 while an operator has paused the queue (ats queue pause)", ["queue"])
-        paused_now = jobs_api.paused_queues()
+        paused_now = jobs_ops.paused_queues()
         for queue in sorted({*KNOWN_QUEUES, *signals}):
             s = signals.get(queue, {"todo": 0.0, "doing": 0.0, "oldest_s": 0.0})
             depth.add_metric([queue], s["todo"])
@@ -202,7 +202,7 @@ class DatabaseCollector(Collector):
         vacuum = _gauge(
             "ats_queue_table_last_vacuum_timestamp_seconds", "Last (auto)vacuum, Unix time; absent if never", ["table"]
         )
-        for t in jobs_api.table_health():
+        for t in jobs_ops.table_health():
             total = t["live"] + t["dead"]
             rows.add_metric([t["table"]], t["rows_estimate"])
             dead.add_metric([t["table"]], t["dead"] / total if total else 0.0)
@@ -253,8 +253,8 @@ class DatabaseCollector(Collector):
             yield st
 
     def _workers(self) -> Iterator[Metric]:
-        ages = jobs_api.worker_heartbeats()
-        stalled = jobs_api.stalled_after_s()
+        ages = jobs_ops.worker_heartbeats()
+        stalled = jobs_ops.stalled_after_s()
         live = _gauge("ats_worker_processes", "Worker processes with a live heartbeat (T2)")
         live.add_metric([], float(sum(1 for a in ages if a <= stalled)))
         yield live
@@ -309,7 +309,7 @@ class DatabaseCollector(Collector):
             "Worst delay over the last hour between a periodic run's due time and its start (T8)",
             ["task"],
         )
-        for task, seconds in jobs_api.periodic_start_lateness().items():
+        for task, seconds in jobs_ops.periodic_start_lateness().items():
             late.add_metric([task], max(seconds, 0.0))
         yield late
         stuck = _gauge(

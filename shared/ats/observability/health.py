@@ -18,7 +18,7 @@ from typing import Any
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 
-from ats.jobs import api as jobs_api
+from ats.jobs import worker_api as jobs_worker
 from ats.sandbox import api as sandbox_api
 
 
@@ -39,11 +39,11 @@ def worker_problems(name: str) -> list[str]:  # noqa: PLR0911 - one return per h
         cur.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", [name])
         if cur.fetchone()[0] == 0:
             return ["the worker holds no database connection"]
-    status: dict[str, Any] | None = jobs_api.read_status(jobs_api.status_path(name))
+    status: dict[str, Any] | None = jobs_worker.read_status(jobs_worker.status_path(name))
     if status is None:
         return ["the worker has not registered (no status file)"]
-    age = jobs_api.worker_heartbeat_age(int(status["worker_id"]))
-    limit = jobs_api.stalled_after_s()
+    age = jobs_worker.worker_heartbeat_age(int(status["worker_id"]))
+    limit = jobs_worker.stalled_after_s()
     if age is None:
         return [f"worker {status['worker_id']} is no longer registered (pruned as stalled?)"]
     if age > limit:

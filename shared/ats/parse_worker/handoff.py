@@ -12,8 +12,14 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 
+from ats.errors import AtsError, Refused
 
-class ReportRefused(Exception):
+
+class ParseWorkerError(AtsError):
+    """Base of the errors worker-untrusted's package raises on purpose."""
+
+
+class ReportRefused(ParseWorkerError, Refused):
     """ats_parse_submit() refused the report's content (check_violation): final for it."""
 
 

@@ -23,7 +23,9 @@ def _third_party(top: str) -> bool:
 
 def loaded_modules() -> dict[str, list[str]]:
     """`ats`: every `ats.*` module; `third_party`: top-level packages outside the stdlib."""
-    names = list(sys.modules)  # a snapshot: other threads may import meanwhile
+    # A snapshot (other threads may import meanwhile). A None entry blocks an import
+    # (ats.parse_worker.settings blocks rich): nothing was loaded under that name.
+    names = [name for name, module in list(sys.modules.items()) if module is not None]
     tops = {n.partition(".")[0] for n in names}
     return {
         "ats": sorted(n for n in names if n == "ats" or n.startswith("ats.")),

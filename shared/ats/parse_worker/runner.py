@@ -134,7 +134,7 @@ def _report_failure(report: Any, code: str, detail: str, result: Any) -> NoRetur
     raise jobs_api.PermanentFailure(code, detail or code)
 
 
-class SandboxFailure(Exception):
+class SandboxFailure(db.ParseWorkerError):
     def __init__(self, code: str, detail: str) -> None:
         super().__init__(f"{code}: {detail}")
         self.code = code

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from pathlib import Path
 
 from ats.config import env
@@ -19,6 +20,13 @@ from ats.config.settings_db import database_from_url
 if env.DEPLOYABLE != "untrusted":
     # Keeps the trusted settings' DEPLOYABLE branches (connection reuse, wake-up fix) right.
     raise RuntimeError("ats.parse_worker.settings is for ATS_DEPLOYABLE=untrusted only")
+
+# structlog imports rich (and through it pygments) whenever it is installed - the dev venv
+# has both - for its console renderer's tracebacks. The JSON lines this worker writes
+# never use them: ~3 MB of modules in a process held to a memory budget (issue 26). Set
+# before LOGGING is configured, which is when structlog is first imported.
+if os.environ.get("ATS_LOG_FORMAT", "json") != "console":
+    sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
 
 DEBUG = False
 # Django wants a key; nothing in this process signs anything. Random per process, so no

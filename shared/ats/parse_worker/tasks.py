@@ -11,6 +11,7 @@ sandbox child.
 from __future__ import annotations
 
 from ats.jobs import api as jobs_api
+from ats.jobs import worker_api as jobs_worker
 from ats.parse_worker import runner
 from ats.parse_worker.modules import loaded_modules
 
@@ -22,7 +23,7 @@ def parse_attachment(*, attachment_id: int, attempt_no: int, payload_version: in
 
 # `ats healthcheck --deployable untrusted` judges the zygotes through the worker's status
 # file; starting them at worker start makes a broken sandbox fail the probe at once.
-jobs_api.add_status_provider("sandbox", runner.sandbox_status)
-jobs_api.on_worker_start(runner.start_sandbox)
+jobs_worker.add_status_provider("sandbox", runner.sandbox_status)
+jobs_worker.on_worker_start(runner.start_sandbox)
 # What this process has imported, for the comparison with policy/modules.txt.
-jobs_api.add_status_provider("modules", loaded_modules)
+jobs_worker.add_status_provider("modules", loaded_modules)

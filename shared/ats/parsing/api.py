@@ -28,6 +28,7 @@ from .data import (
     ErrorCode,
     ParseError,
     ParseLimits,
+    ParsingError,
     WarningCode,
 )
 from .render import render_page
@@ -40,6 +41,7 @@ __all__ = [
     "ErrorCode",
     "ParseError",
     "ParseLimits",
+    "ParsingError",
     "WarningCode",
     "normalize_text",
     "parse_document",

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from ats.errors import AtsError
+
 # 2: blocks carry their lines (bbox, text, font size); DOCX answers carry `elements`
 # (paragraphs with style, table cells, headers/footers, text boxes in reading order).
 # 3: the first-page thumbnail is raw pixels (`thumbnail`: width, height, channels 1|3,
@@ -66,7 +68,11 @@ ERROR_CODES: Final = frozenset(code.value for code in ErrorCode)
 _DETAIL_MAX = 500
 
 
-class ParseError(Exception):
+class ParsingError(AtsError):
+    """Base of the errors the parsing module raises on purpose."""
+
+
+class ParseError(ParsingError):
     """A typed parse failure. ``code`` is always an ``ErrorCode`` member.
 
     ``args`` is ``(code, detail)`` so the exception pickles, and ``to_dict`` gives

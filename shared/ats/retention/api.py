@@ -7,6 +7,7 @@ from ats.retention.selectors import purge_halted_latest, retention_status
 from ats.retention.services import (
     ErasureRefused,
     PurgeHalted,
+    RetentionError,
     erasure_json,
     erasure_log_entries,
     erasure_replay,
@@ -24,6 +25,7 @@ __all__ = [
     "ErasureRefused",
     "PurgeHalted",
     "PurgeState",
+    "RetentionError",
     "erasure_json",
     "erasure_log_entries",
     "erasure_replay",

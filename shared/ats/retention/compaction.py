@@ -28,13 +28,15 @@ from typing import Any
 
 from django.db import DatabaseError, OperationalError, connection
 
+from ats.config.env import ats_settings
 from ats.jobs import api as jobs_api
 
 logger = logging.getLogger(__name__)
 
 BUDGET_S = 60.0  # the stated bound: compaction is done within 60 s of the commit
-SNAPSHOT_WAIT_S = 15.0  # then older snapshots are cancelled
-CANCEL_GRACE_S = 5.0  # then terminated
+# How long older snapshots are waited for before they are cancelled, and the cancelled
+# before they are terminated: settings.ATS COMPACTION_SNAPSHOT_WAIT_S (15 s) and
+# COMPACTION_CANCEL_GRACE_S (5 s).
 LOCK_TIMEOUT_MS = 5000  # a rewrite waits this long for its lock per try (readers queue behind it)
 
 
@@ -106,7 +108,8 @@ def _slots_holding(xid: str) -> list[str]:
 
 
 def _release_snapshots(xid: str, deadline: float) -> dict[str, Any]:
-    waited_until = min(deadline, time.monotonic() + SNAPSHOT_WAIT_S)
+    conf = ats_settings()
+    waited_until = min(deadline, time.monotonic() + conf["COMPACTION_SNAPSHOT_WAIT_S"])
     holders = _older_snapshots(xid)
     while holders and time.monotonic() < waited_until:
         time.sleep(0.2)
@@ -114,7 +117,7 @@ def _release_snapshots(xid: str, deadline: float) -> dict[str, Any]:
     cancelled: list[dict[str, Any]] = []
     terminated: list[dict[str, Any]] = []
     for action, bucket, grace in (
-        ("pg_cancel_backend", cancelled, CANCEL_GRACE_S),
+        ("pg_cancel_backend", cancelled, conf["COMPACTION_CANCEL_GRACE_S"]),
         ("pg_terminate_backend", terminated, 2.0),
     ):
         if not holders:

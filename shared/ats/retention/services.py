@@ -35,6 +35,7 @@ from ats.candidates import api as candidates_api
 from ats.channels import api as channels_api
 from ats.config import checkpoints
 from ats.config.env import ats_settings
+from ats.errors import AtsError, Refused
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
@@ -69,11 +70,16 @@ PURGE_COMPACT_EVERY = 25
 HELD_BACK_DAYS = int(os.environ.get("ATS_RETENTION_HELD_BACK_DAYS", "30"))
 
 
-class ErasureRefused(PermissionError):
+class RetentionError(AtsError):
+    """Base of the errors the retention module raises on purpose."""
+
+
+# Keeps its builtin base (PermissionError) so every `except PermissionError` still catches it.
+class ErasureRefused(RetentionError, Refused, PermissionError):
     pass
 
 
-class PurgeHalted(Exception):
+class PurgeHalted(RetentionError):
     """The purge stopped at its first unexplained failure (ADR 0004 §2, R6)."""
 
 
@@ -182,7 +188,7 @@ def erasure_log_entries() -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------------ erasure
 
 
-class _StepFailed(Exception):
+class _StepFailed(RetentionError):
     def __init__(self, step: str, exc: BaseException) -> None:
         super().__init__(f"step {step}: {type(exc).__name__}: {exc}")
         self.step = step

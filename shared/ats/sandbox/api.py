@@ -27,6 +27,7 @@ from ats.sandbox.data import (
     SandboxPolicy,
     SandboxResult,
 )
+from ats.sandbox.errors import SandboxError
 from ats.sandbox.forkserver import ForkServerSandbox, ZygoteError
 from ats.sandbox.inprocess import ALLOW_ENV, InProcessSandbox, SandboxRefused, refuse_in_untrusted_deployable
 from ats.sandbox.policy import load_policy, policy_dir, policy_hash
@@ -61,6 +62,7 @@ __all__ = [
     "ReportDeployment",
     "ReportRejected",
     "Sandbox",
+    "SandboxError",
     "SandboxPolicy",
     "SandboxRefused",
     "SandboxResult",

@@ -24,6 +24,7 @@ import ats
 from ats.parsing.data import ParseLimits
 from ats.sandbox import protocol
 from ats.sandbox.data import Failure, Layer, SandboxPolicy, SandboxResult
+from ats.sandbox.errors import SandboxError
 from ats.sandbox.hardening import layer_for_exit_code
 from ats.sandbox.pages import decode_render_answer, parse_render_request
 from ats.sandbox.policy import load_policy
@@ -39,7 +40,7 @@ _PASS_THROUGH_ENV = ("TESSDATA_PREFIX",)
 _OVERRIDABLE = ("cpu_soft_s", "cpu_hard_s", "wall_s", "address_space_budget_mb", "max_result_bytes")
 
 
-class ZygoteError(Exception):
+class ZygoteError(SandboxError):
     def __init__(self, message: str, hello: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.hello = hello or {}  # what a zygote that refused to start said about the host

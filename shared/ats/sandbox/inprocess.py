@@ -13,9 +13,11 @@ import os
 import time
 from typing import Any
 
+from ats.errors import Refused
 from ats.parsing.data import ParseError, ParseLimits
 from ats.sandbox import protocol
 from ats.sandbox.data import Failure, SandboxPolicy, SandboxResult
+from ats.sandbox.errors import SandboxError
 from ats.sandbox.pages import decode_render_answer, parse_render_request
 from ats.sandbox.policy import load_policy
 from ats.sandbox.validate import decode_answer
@@ -23,7 +25,7 @@ from ats.sandbox.validate import decode_answer
 ALLOW_ENV = "ATS_SANDBOX_ALLOW_INPROCESS"
 
 
-class SandboxRefused(RuntimeError):
+class SandboxRefused(SandboxError, Refused, RuntimeError):
     pass
 
 

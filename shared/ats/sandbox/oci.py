@@ -21,6 +21,8 @@ from typing import Any
 
 import pyseccomp as sc
 
+from ats.sandbox.errors import SandboxError
+
 _ARCHES = {
     "SCMP_ARCH_X86_64": sc.Arch.X86_64,
     "SCMP_ARCH_X86": sc.Arch.X86,
@@ -184,7 +186,7 @@ CHILD_NEVER_ALLOWED = frozenset(
 )
 
 
-class UnsafeProfile(ValueError):
+class UnsafeProfile(SandboxError, ValueError):
     """A child profile that would allow more than it says: refused at load time."""
 
 

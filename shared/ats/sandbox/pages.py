@@ -27,6 +27,9 @@ import operator
 import zlib
 from typing import Any, Final
 
+from ats.errors import Refused
+from ats.sandbox.errors import SandboxError
+
 __all__ = [
     "PAGE_LIMITS",
     "PageLimits",
@@ -54,7 +57,7 @@ class PageLimits:
 PAGE_LIMITS: Final = PageLimits()
 
 
-class PageRefused(Exception):
+class PageRefused(SandboxError, Refused):
     """A page hand-off that breaks a rule. ``code`` is one of CODES (typed, closed set)."""
 
     CODES: Final = frozenset(

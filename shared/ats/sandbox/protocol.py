@@ -13,11 +13,13 @@ import struct
 import time
 from typing import Any
 
+from ats.sandbox.errors import SandboxError
+
 LEN = struct.Struct(">Q")
 LEN_SIZE = LEN.size
 
 
-class ProtocolError(Exception):
+class ProtocolError(SandboxError):
     pass
 
 

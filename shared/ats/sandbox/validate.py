@@ -27,6 +27,7 @@ from typing import Any
 
 from ats.sandbox import protocol
 from ats.sandbox.data import CHILD_REPORTABLE, REPORT_CHECKS, Failure, Layer, required_layers
+from ats.sandbox.errors import SandboxError
 from ats.sandbox.thumbnail import encode_png, is_plain_png
 
 _DETAIL_MAX = 500
@@ -39,7 +40,7 @@ _PARAGRAPH_KEYS = frozenset({"part", "index", "text", "style"})
 _CELL_KEYS = frozenset({"part", "index", "text", "table", "row", "col"})
 
 
-class Invalid(Exception):
+class Invalid(SandboxError):
     pass
 
 
@@ -377,7 +378,7 @@ _INVISIBLE = re.compile(
 )
 
 
-class ReportRejected(Exception):
+class ReportRejected(SandboxError):
     """A stored report failed a check; ``check`` is a key of REPORT_CHECKS."""
 
     def __init__(self, check: str, detail: str) -> None:

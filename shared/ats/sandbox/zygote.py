@@ -27,6 +27,7 @@ import ctypes
 import gc
 import importlib
 import json
+import mmap
 import os
 import select
 import signal
@@ -74,6 +75,7 @@ class Zygote:
 
         self.parse_error_type = ParseError
         self.parse_limits = ParseLimits(**self.policy.parse)
+        interpreter_code = _code_mappings()
         self.parser = importlib.import_module(config.get("parser", "ats.parsing.api"))
         started = time.monotonic()
         self.parser.prewarm()
@@ -84,8 +86,10 @@ class Zygote:
         self.result_fd = -1
         self.spare: _Child | None = None
         # One answer buffer for the zygote's lifetime (cap + 1 byte to detect overflow),
-        # scrubbed after each document.
-        self.answer_buf = bytearray(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
+        # scrubbed after each document. Never forked, and resident only where an answer
+        # was written (see _private_buffer): a zeroed 4 MiB bytearray sat in every
+        # zygote and, copy-on-write, in its spare.
+        self.answer_buf = _private_buffer(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
         self.answer_dirty = 0  # bytes of answer_buf written since the last scrub
         # The parser supplies its own trusted warm-up documents (see the spare child below).
         self.warmup_samples = self.parser.warmup_documents() if config.get("warmup", True) else []
@@ -111,7 +115,15 @@ class Zygote:
         if no_landlock and not probes_enabled:
             raise RuntimeError("test_without_landlock requested but probes are not enabled")
         self.plan = hardening.prepare_zygote(without_landlock=no_landlock)
+        # The parser's native code (MuPDF, libxml2: ~20 MB) was paged in by the prewarm,
+        # but the zygote never runs it again: unmap those pages here and each spare maps
+        # back, from the page cache, only what its warm-up parse runs (minor faults, off
+        # the critical path). Nothing is lost: only never-written code pages are dropped.
+        _drop_code_pages(_code_mappings() - interpreter_code)
         gc.collect()
+        # What the collection and the set-up after prewarm freed, glibc would keep mapped:
+        # hand it back before the first fork, or the zygote and every spare carry it.
+        _release_freed_heap()
         gc.freeze()  # keep the pre-warmed heap out of the child's GC: fewer copy-on-write faults
         self.threads = len(os.listdir("/proc/self/task"))
 
@@ -329,18 +341,21 @@ class Zygote:
                 if length > self.max_document_bytes:
                     return  # the worker checks first: this is a bug, not a document
                 # Read straight into one buffer (no intermediate chunks left in the heap).
-                document = bytearray(length)
-                _read_into(in_fd, memoryview(document))
-                outcome, answer, pending = self.run_one(str(request["kind"]), memoryview(document))
+                document = _private_buffer(length)
+                view = memoryview(document)[:length]  # a mapping has at least one byte
+                _read_into(in_fd, view)
+                outcome, answer, pending = self.run_one(str(request["kind"]), view)
                 protocol.send_json(out_fd, outcome)
                 protocol.write_all(out_fd, protocol.LEN.pack(len(answer)))
                 protocol.write_all(out_fd, answer)
                 # Every later child is a fork of this process: no byte of this document
                 # or its answer may survive in our heap for the next spare to find.
+                del answer, view
                 _scrub(document)
-                _scrub(self.answer_buf, max(len(answer), self.answer_dirty))
+                _scrub(self.answer_buf, self.answer_dirty)
                 self.answer_dirty = 0
-                del document, answer
+                _unmap(document)
+                del document
                 if pending is not None:
                     self.reap(pending)  # overlaps with the worker validating the answer
                 if self.spare is None:
@@ -367,10 +382,66 @@ def _read_into(fd: int, view: memoryview) -> None:
         view = view[count:]
 
 
-def _scrub(buf: bytearray, length: int | None = None) -> None:
-    length = len(buf) if length is None else length
+def _code_mappings() -> set[tuple[int, int]]:
+    """(start, end) of every executable file mapping of this process none of whose pages
+    was ever written (a text relocation would have copied some: those stay mapped)."""
+    found: set[tuple[int, int]] = set()
+    current: tuple[int, int] | None = None
+    with open("/proc/self/smaps") as fh:
+        for line in fh:
+            fields = line.split()
+            if "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+                start, end = (int(x, 16) for x in fields[0].split("-"))
+                current = (start, end) if len(fields) >= 6 and fields[1] == "r-xp" and fields[5][:1] == "/" else None
+            elif current is not None and fields[0] == "Anonymous:":
+                if fields[1] == "0":
+                    found.add(current)
+                current = None
+    return found
+
+
+def _drop_code_pages(mappings: set[tuple[int, int]]) -> None:
+    """Unmap the resident pages of these code mappings: the next access maps them again
+    from the page cache (MADV_DONTNEED on a private file mapping re-reads the file, and
+    _code_mappings lists only mappings with no page of their own)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    for start, end in mappings:
+        libc.madvise(start, end - start, mmap.MADV_DONTNEED)
+
+
+def _release_freed_heap() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
+
+
+def _private_buffer(size: int) -> mmap.mmap:
+    """A zero-filled buffer of its own anonymous private mapping, excluded from fork.
+
+    Not a bytearray: that is zeroed (so resident) at once and lives in the heap every
+    later spare inherits. Here only the pages a document or answer touches are
+    resident, MADV_DONTFORK keeps the mapping out of every child (the spare never sees
+    these bytes, not even copy-on-write), and _scrub gives the pages back zeroed.
+    """
+    buf = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    buf.madvise(mmap.MADV_DONTFORK)
+    return buf
+
+
+def _scrub(buf: mmap.mmap, length: int | None = None) -> None:
+    """Zero the first `length` bytes (all by default) and release their pages: a private
+    anonymous page dropped with MADV_DONTNEED reads back as zeros."""
+    length = len(buf) if length is None else min(length, len(buf))
     if length:
-        ctypes.memset((ctypes.c_char * len(buf)).from_buffer(buf), 0, length)
+        ctypes.memset((ctypes.c_char * length).from_buffer(buf), 0, length)
+        buf.madvise(mmap.MADV_DONTNEED, 0, length)
+
+
+def _unmap(buf: mmap.mmap) -> None:
+    # A memoryview still exported (a bug) only delays the munmap to the buffer's
+    # collection; its bytes are scrubbed either way.
+    with contextlib.suppress(BufferError):
+        buf.close()
 
 
 @dataclass

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, TypeAlias
 
+from ats.errors import AtsError
+
 # --------------------------------------------------------------------------- file types
 
 
@@ -86,7 +88,11 @@ class UploadInspection:
 # --------------------------------------------------------------------------- ClamAV
 
 
-class ScannerUnavailable(Exception):
+class ScanningError(AtsError):
+    """Base of the errors the scanning module raises on purpose."""
+
+
+class ScannerUnavailable(ScanningError):
     """clamd could not be reached or dropped the connection without an answer
     (refused, socket file missing, timeout, reset). Transient: retry per policy."""
 

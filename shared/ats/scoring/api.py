@@ -28,6 +28,7 @@ from ats.scoring.selectors import (
 from ats.scoring.services import (
     DecisionRefused,
     NotAllowed,
+    ScoringError,
     UnknownSkill,
     application_apply,
     application_decide,
@@ -55,6 +56,7 @@ __all__ = [
     "LostApplication",
     "NotAllowed",
     "Outcome",
+    "ScoringError",
     "Stage",
     "UnknownSkill",
     "application_apply",

@@ -20,6 +20,7 @@ from rapidfuzz import fuzz, process
 from ats.audit import api as audit_api
 from ats.candidates import api as candidates_api
 from ats.config import checkpoints
+from ats.errors import AtsError, NotAllowed, Refused
 from ats.extraction import api as extraction_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
@@ -51,11 +52,12 @@ RESCORE = "scoring.rescore_requisition_version"
 ROUTE_DUPLICATE = "scoring.route_duplicate"
 
 
-class NotAllowed(PermissionError):
-    pass
+class ScoringError(AtsError):
+    """Base of the errors the scoring module raises on purpose."""
 
 
-class UnknownSkill(ValueError):
+# Keeps its builtin base (ValueError) so every `except ValueError` still catches it.
+class UnknownSkill(ScoringError, ValueError):
     """A requisition named a skill outside the vocabulary; the message lists close matches."""
 
 
@@ -277,7 +279,8 @@ def _audit(actor: Any, action: str, object_id: int, payload: dict[str, Any]) -> 
 # --- applications ------------------------------------------------------------------
 
 
-class DecisionRefused(ValueError):
+# Keeps its builtin base (ValueError) so every `except ValueError` still catches it.
+class DecisionRefused(ScoringError, Refused, ValueError):
     """A decision that cannot be recorded (same stage, no reason, unknown stage)."""
 
 
@@ -410,7 +413,7 @@ def application_apply(*, candidate_id: int, requisition_id: int, attachment_id: 
         return app
 
 
-class ScoringImpossible(Exception):
+class ScoringImpossible(ScoringError):
     """Scoring cannot succeed on retry (e.g. the candidate was erased)."""
 
     def __init__(self, code: str, reason: str) -> None:

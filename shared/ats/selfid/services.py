@@ -10,6 +10,7 @@ from django.core import signing
 from django.db import transaction
 
 from ats.audit import api as audit_api
+from ats.errors import NotAllowed
 from ats.iam import api as iam_api
 from ats.selfid import fairness
 from ats.selfid.models import FairnessReport, RaceEthnicity, SelfIdentification, Sex
@@ -18,10 +19,6 @@ logger = logging.getLogger(__name__)
 
 _SALT = "ats.selfid.form"
 LINK_MAX_AGE_S = 90 * 24 * 3600  # the acknowledgement's link works for 90 days
-
-
-class NotAllowed(PermissionError):
-    pass
 
 
 def selfid_token(*, candidate_id: int) -> str:

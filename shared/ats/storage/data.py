@@ -6,6 +6,8 @@ import dataclasses
 import datetime
 from enum import StrEnum
 
+from ats.errors import AtsError
+
 # The intake flow's two containers: bytes land in quarantine, a clean scan promotes
 # them to documents, infected/failed ones stay in quarantine for review and expiry.
 QUARANTINE_CONTAINER = "intake-quarantine"
@@ -29,7 +31,7 @@ class PromoteResult(StrEnum):
     ALREADY_PROMOTED = "already_promoted"  # retry after an earlier promote completed
 
 
-class StorageError(Exception):
+class StorageError(AtsError):
     """Base of all storage errors."""
 
 

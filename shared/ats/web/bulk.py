@@ -19,6 +19,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from ats import errors
 from ats.audit import api as audit_api
 from ats.candidates import api as candidates_api
 from ats.iam import api as iam_api
@@ -49,7 +50,7 @@ class Row:
     url: str
 
 
-class Refused(Exception):
+class Refused(errors.Refused):
     """The whole request is refused (nothing done): the reason is shown on the list page."""
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 
 from ats.iam import api as iam_api
@@ -27,3 +28,8 @@ def nav(request: HttpRequest) -> dict[str, Any]:
             "fairness": iam_api.can(user, "fairness.view"),
         }
     }
+
+
+def live(request: HttpRequest) -> dict[str, Any]:
+    """The in-place refresh interval of the live regions (settings.WEB_LIVE_REFRESH_S)."""
+    return {"live_refresh_s": int(settings.WEB_LIVE_REFRESH_S)}

@@ -20,7 +20,7 @@ from ats.audit import api as audit_api
 from ats.channels import api as channels_api
 from ats.iam import api as iam_api
 from ats.intake import api as intake_api
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from ats.observability import api as observability_api
 from ats.retention import api as retention_api
 from ats.scoring import api as scoring_api
@@ -40,21 +40,21 @@ DOCUMENT_RETRY: dict[str, str] = {
 @requires("ops.view")
 @require_GET
 def console(request: HttpRequest) -> HttpResponse:
-    caps = {q["queue"]: q for q in jobs_api.queue_list()}
+    caps = {q["queue"]: q for q in jobs_ops.queue_list()}
     queues = [{**q, "cap": caps[q["queue"]]["concurrency"], "paused": caps[q["queue"]]["paused"]}
-              for q in jobs_api.queue_overview()]  # fmt: skip
+              for q in jobs_ops.queue_overview()]  # fmt: skip
     return render(
         request,
         "ats/ops.html",
         {
             "queues": queues,
             "can_act": iam_api.can(request.user, "ops.act"),
-            "tasks": jobs_api.task_stats(),
-            "workers": jobs_api.workers(),
-            "stalled": jobs_api.stalled_jobs(),
-            "periodic": jobs_api.periodic_schedule(),
+            "tasks": jobs_ops.task_stats(),
+            "workers": jobs_ops.workers(),
+            "stalled": jobs_ops.stalled_jobs(),
+            "periodic": jobs_ops.periodic_schedule(),
             "lost": intake_api.latest_verification(),
-            "stalled_after_s": jobs_api.stalled_after_s(),
+            "stalled_after_s": jobs_ops.stalled_after_s(),
             "chart": _chart(request.GET.get("chart", ""), request.GET.get("range", "")),
             "alerts": observability_api.read_alerts(timeout_s=1.0),
             "attention": needs_attention(),
@@ -66,7 +66,7 @@ AUDIT_TASKS = {"audit.verify": "Audit hash-chain verification", "audit.export_ve
 
 
 def _next_run(task_name: str) -> Any:
-    return next((p["next_run_at"] for p in jobs_api.periodic_schedule() if p["task_name"] == task_name), None)
+    return next((p["next_run_at"] for p in jobs_ops.periodic_schedule() if p["task_name"] == task_name), None)
 
 
 def needs_attention() -> dict[str, Any]:
@@ -75,7 +75,7 @@ def needs_attention() -> dict[str, Any]:
     verification or export, batch rescores with failures, the AI breaker. Counts and ids
     only: operators see no personal data (errors pass through the traceback scrubber)."""
     channels = [
-        {**c, "last_error": jobs_api.scrub_text(c["last_error"] or c["status_reason"] or "")}
+        {**c, "last_error": jobs_ops.scrub_text(c["last_error"] or c["status_reason"] or "")}
         for c in channels_api.channel_list()
         if c["active"] and c["status"] == channels_api.ChannelStatus.DEGRADED
     ]
@@ -87,16 +87,16 @@ def needs_attention() -> dict[str, Any]:
             "run_id": run.run_id if run else None,
             "halted_at": status["halted_at"],
             "at": run.finished_at if run else None,
-            "error": jobs_api.scrub_text(run.error if run else ""),
+            "error": jobs_ops.scrub_text(run.error if run else ""),
             "job_id": run.job_id if run else None,
             "next_run_at": _next_run("retention.purge"),
         }
     audit = []
     for task_name, label in AUDIT_TASKS.items():
-        rows = jobs_api.job_search(jobs_api.JobFilter(task_name=task_name), limit=5)
+        rows = jobs_ops.job_search(jobs_ops.JobFilter(task_name=task_name), limit=5)
         last = next((r for r in rows if r["task_name"] == task_name and r["status"] in {"failed", "succeeded"}), None)
         if last and last["status"] == "failed":
-            detail = jobs_api.job_detail(last["id"]) or {}
+            detail = jobs_ops.job_detail(last["id"]) or {}
             log = detail.get("attempt_log") or [{}]
             audit.append(
                 {"label": label, "job_id": last["id"], "at": last["last_event_at"], "error": log[-1].get("error", "")}
@@ -122,7 +122,7 @@ def retention_resume(request: HttpRequest) -> HttpResponse:
         messages.error(request, "The retention purge is not halted; nothing to resume.")
         return HttpResponseRedirect(reverse("ops"), status=303)
     with transaction.atomic():
-        job_id = jobs_api.defer("retention.purge", payload={"timestamp": int(time.time())})
+        job_id = jobs_ops.defer("retention.purge", payload={"timestamp": int(time.time())})
         if job_id is None:
             messages.warning(request, "A retention purge job is already waiting or running; it resumes at the halt.")
             return HttpResponseRedirect(reverse("ops"), status=303)
@@ -144,21 +144,21 @@ def alerts(request: HttpRequest) -> HttpResponse:
     return render(request, "ats/ops_alerts.html", {"alerts": observability_api.read_alerts()})
 
 
-CHART_QUEUES = (*jobs_api.QUEUES, jobs_api.BUILTIN_QUEUE)
+CHART_QUEUES = (*jobs_ops.QUEUES, jobs_ops.BUILTIN_QUEUE)
 
 
 def _chart(queue: str, range_key: str) -> dict[str, Any]:
     """One queue's charts over one range, from the per-minute rollup (never the events)."""
     queue = queue if queue in CHART_QUEUES else "ingest"
-    range_key = range_key if range_key in jobs_api.CHART_RANGES else "24h"
-    series = jobs_api.chart_series(queue=queue, range_key=range_key)
+    range_key = range_key if range_key in jobs_ops.CHART_RANGES else "24h"
+    series = jobs_ops.chart_series(queue=queue, range_key=range_key)
     return {
         "queue": queue,
         "range": range_key,
         "label": series["label"],
         "charts": charts_svg.render(series),
         "queues": CHART_QUEUES,
-        "ranges": [(r.key, r.label) for r in jobs_api.CHART_RANGES.values()],
+        "ranges": [(r.key, r.label) for r in jobs_ops.CHART_RANGES.values()],
     }
 
 
@@ -172,15 +172,15 @@ def charts(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _filter(request: HttpRequest) -> jobs_api.JobFilter:
+def _filter(request: HttpRequest) -> jobs_ops.JobFilter:
     raw_id = request.GET.get("id", "").strip()
     raw_since = request.GET.get("since", "").strip()[:40]
     try:
-        since = jobs_api.parse_since(raw_since) if raw_since else None
+        since = jobs_ops.parse_since(raw_since) if raw_since else None
     except ValueError:
         since = None  # said on the page (jobs view), never silently a different filter
     key, _, value = request.GET.get("args", "").strip().partition("=")
-    return jobs_api.JobFilter(
+    return jobs_ops.JobFilter(
         job_id=int(raw_id) if raw_id.isdigit() else None,
         task_name=request.GET.get("task", "").strip()[:128],
         status=request.GET.get("status", "") if request.GET.get("status", "") in STATUSES else "",
@@ -208,10 +208,10 @@ def jobs(request: HttpRequest) -> HttpResponse:
         messages.error(request, f"Changed since {since_raw!r}: give a duration (15m, 1h, 2d) or a date; not applied.")
     raw_before = request.GET.get("before", "").strip()
     before = int(raw_before) if raw_before.isdigit() else None
-    rows = jobs_api.job_search(f, limit=PAGE_SIZE + 1, before_id=before)
+    rows = jobs_ops.job_search(f, limit=PAGE_SIZE + 1, before_id=before)
     more = len(rows) > PAGE_SIZE
     rows = rows[:PAGE_SIZE]
-    counts = jobs_api.job_status_counts(f)
+    counts = jobs_ops.job_status_counts(f)
     base = request.GET.copy()
     base.pop("before", None)
     base.pop("status", None)
@@ -242,7 +242,7 @@ def jobs(request: HttpRequest) -> HttpResponse:
             "first_href": link(status=f.status) if before is not None else None,
             "can_act": iam_api.can(request.user, "ops.act"),
             "since": since_raw,
-            "finished": jobs_api.FINISHED_STATUSES,
+            "finished": jobs_ops.FINISHED_STATUSES,
         },
     )
 
@@ -250,7 +250,7 @@ def jobs(request: HttpRequest) -> HttpResponse:
 @requires("ops.view")
 @require_GET
 def job(request: HttpRequest, job_id: int) -> HttpResponse:
-    detail = jobs_api.job_detail(job_id)
+    detail = jobs_ops.job_detail(job_id)
     if detail is None:
         raise Http404("no such job")
     attachment_id = (detail.get("args") or {}).get("attachment_id")
@@ -317,7 +317,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
                 "state_label": status["state_label"],
                 "terminal": status["terminal"],
                 "reason_code": status["reason_code"],
-                "reason": jobs_api.scrub_text(status["reason"] or ""),
+                "reason": jobs_ops.scrub_text(status["reason"] or ""),
                 "detected_type": status["detected_type"],
                 "virus_scan_status": status["virus_scan_status"],
             },
@@ -335,7 +335,7 @@ def queue_action(request: HttpRequest, queue: str, action: str) -> HttpResponse:
     back = HttpResponseRedirect(reverse("ops"), status=303)
     try:
         with transaction.atomic():
-            row = jobs_api.queue_set_paused(queue=queue, paused=action == "pause", actor=actor_label(request))
+            row = jobs_ops.queue_set_paused(queue=queue, paused=action == "pause", actor=actor_label(request))
             audit_api.audit_event_record(
                 actor=actor_label(request),
                 action=f"jobs.queue_{action}",
@@ -360,7 +360,7 @@ def _retry_through_domain(request: HttpRequest, detail: dict[str, Any], attachme
     the failure (terminal otherwise, or moved on) makes the retry a refusal, shown as one."""
     refusal = _retry_refusal(detail, attachment_id)
     if refusal:
-        raise jobs_api.JobActionRefused(refusal)
+        raise jobs_ops.JobActionRefused(refusal)
     action = DOCUMENT_RETRY[detail["task_name"]]
     if action == "retry_scan":
         intake_api.attachment_retry_scan(attachment_id=attachment_id, actor=request.user)
@@ -380,7 +380,7 @@ def _refuse_cancel_of_a_backing_job(detail: dict[str, Any], attachment_id: Any) 
     if att is None or intake_api.is_terminal(att.state):
         return
     if detail["task_name"] in intake_api.INFO[intake_api.State(att.state)].waits_for:
-        raise jobs_api.JobActionRefused(
+        raise jobs_ops.JobActionRefused(
             f"document {att.pk} ({att.state}) waits for this job; cancelling it would lose the document"
         )
 
@@ -406,20 +406,20 @@ def _bulk_targets(
     matching the filter. Delete acts on one finished status, named by the filter."""
     selected = data.get("scope") == "selected"
     if action == "delete":
-        status = filt["status"] if filt["status"] in jobs_api.FINISHED_STATUSES else ""
+        status = filt["status"] if filt["status"] in jobs_ops.FINISHED_STATUSES else ""
         if not status and not selected:
-            raise ValueError(f"Delete acts on finished jobs: pick one of {', '.join(jobs_api.FINISHED_STATUSES)}.")
+            raise ValueError(f"Delete acts on finished jobs: pick one of {', '.join(jobs_ops.FINISHED_STATUSES)}.")
     else:
         status = BULK_STATUS[action]
     if selected:
         ids = sorted({int(x) for x in data.getlist("ids") if str(x).isdigit()})[:1000]
         if not ids:
             raise ValueError("No job is ticked: tick the jobs to act on, or choose every job matching the filter.")
-        allowed = jobs_api.FINISHED_STATUSES if action == "delete" else (status,)
-        rows = [r for r in (jobs_api.job_row(i) for i in ids) if r is not None and r["status"] in allowed]
+        allowed = jobs_ops.FINISHED_STATUSES if action == "delete" else (status,)
+        rows = [r for r in (jobs_ops.job_row(i) for i in ids) if r is not None and r["status"] in allowed]
         return status, [(r["id"], r["task_name"], r["args"]) for r in rows], ids
-    since = jobs_api.parse_since(filt["since"]) if filt["since"] else None
-    matched = jobs_api.job_ids_matching(status=status, task_name=filt["task_name"], queue=filt["queue"], since=since)
+    since = jobs_ops.parse_since(filt["since"]) if filt["since"] else None
+    matched = jobs_ops.job_ids_matching(status=status, task_name=filt["task_name"], queue=filt["queue"], since=since)
     return status, matched, []
 
 
@@ -462,15 +462,15 @@ def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
                 with transaction.atomic():
                     if action == "cancel":
                         _refuse_cancel_of_a_backing_job(detail, attachment_id)
-                        jobs_api.job_cancel(job_id=job_id)
+                        jobs_ops.job_cancel(job_id=job_id)
                     elif action == "delete":
-                        jobs_api.job_delete(job_id=job_id)
+                        jobs_ops.job_delete(job_id=job_id)
                     elif attachment_id is not None and task_name in DOCUMENT_RETRY:
                         _retry_through_domain(request, detail, int(attachment_id))
                     else:
-                        jobs_api.job_retry(job_id=job_id)
+                        jobs_ops.job_retry(job_id=job_id)
                     done += 1
-            except (jobs_api.JobActionRefused, intake_api.ActionRefused, LookupError):
+            except (jobs_ops.JobActionRefused, intake_api.ActionRefused, LookupError):
                 continue
         audit_api.audit_event_record(
             actor=actor_label(request),
@@ -503,7 +503,7 @@ def jobs_bulk(request: HttpRequest, action: str) -> HttpResponse:
 @requires("ops.act")
 @require_POST
 def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponse:
-    detail = jobs_api.job_detail(job_id)
+    detail = jobs_ops.job_detail(job_id)
     if detail is None or action not in {"cancel", "retry"}:
         raise Http404("no such job or action")
     back = HttpResponseRedirect(reverse("ops-job", args=[job_id]), status=303)
@@ -512,14 +512,14 @@ def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponse:
         with transaction.atomic():  # the action and its audit row commit together
             if action == "cancel":
                 _refuse_cancel_of_a_backing_job(detail, attachment_id)
-                jobs_api.job_cancel(job_id=job_id)
+                jobs_ops.job_cancel(job_id=job_id)
                 note = f"Job {job_id} cancelled."
             elif attachment_id is not None and detail["task_name"] in DOCUMENT_RETRY:
                 if detail["status"] != "failed":
-                    raise jobs_api.JobActionRefused(f"job {job_id} is {detail['status']}; only a failed job is retried")
+                    raise jobs_ops.JobActionRefused(f"job {job_id} is {detail['status']}; only a failed job is retried")
                 note = _retry_through_domain(request, detail, int(attachment_id))
             else:
-                jobs_api.job_retry(job_id=job_id)
+                jobs_ops.job_retry(job_id=job_id)
                 note = f"Job {job_id} retried."
             audit_api.audit_event_record(
                 actor=actor_label(request),
@@ -528,7 +528,7 @@ def job_action(request: HttpRequest, job_id: int, action: str) -> HttpResponse:
                 object_id=job_id,
                 payload={"task_name": detail["task_name"], "outcome": note},
             )
-    except (jobs_api.JobActionRefused, intake_api.ActionRefused, LookupError) as exc:
+    except (jobs_ops.JobActionRefused, intake_api.ActionRefused, LookupError) as exc:
         messages.error(request, str(exc))
         return back
     messages.success(request, note)

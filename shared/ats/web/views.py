@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 
 from ats.candidates import api as candidates_api
 from ats.intake import api as intake_api
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from ats.scoring import api as scoring_api
 from ats.web.access import api_error, public, requires
 
@@ -36,7 +36,7 @@ def _iso(value: Any) -> str | None:
 @requires("jobs.view", api=True)
 @require_GET
 def api_job(request: HttpRequest, job_id: int) -> JsonResponse:
-    detail = jobs_api.job_detail(job_id)
+    detail = jobs_ops.job_detail(job_id)
     if detail is None:
         return api_error(404, "not_found", "not found")
     return JsonResponse(detail)

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from ats.intake import api as intake_api
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 
 
 class Command(BaseCommand):
@@ -20,7 +20,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         states = intake_api.state_counts()
-        queues = jobs_api.queue_stats()
+        queues = jobs_ops.queue_stats()
         if opts["json"]:
             sys.stdout.write(json.dumps({"documents": states, "queues": queues}) + "\n")
             return

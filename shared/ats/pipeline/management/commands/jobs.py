@@ -23,7 +23,7 @@ from django.db import transaction
 
 from ats.audit import api as audit_api
 from ats.intake import api as intake_api
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 
 # The document action that retries each document task's failure (as the console's).
 DOCUMENT_RETRY: dict[str, str] = {
@@ -41,7 +41,7 @@ def cli_actor() -> str:
 def _retry_one(job_id: int, task_name: str, args: dict[str, Any]) -> bool:
     attachment_id = args.get("attachment_id")
     if attachment_id is None or task_name not in DOCUMENT_RETRY:
-        jobs_api.job_retry(job_id=job_id)
+        jobs_ops.job_retry(job_id=job_id)
         return True
     att = intake_api.attachment_get(int(attachment_id))
     if att is None:
@@ -71,12 +71,12 @@ def _cancel_one(job_id: int, task_name: str, args: dict[str, Any]) -> bool:
             and task_name in intake_api.INFO[intake_api.State(att.state)].waits_for
         ):
             return False
-    jobs_api.job_cancel(job_id=job_id)
+    jobs_ops.job_cancel(job_id=job_id)
     return True
 
 
 def _delete_one(job_id: int, task_name: str, args: dict[str, Any]) -> bool:
-    jobs_api.job_delete(job_id=job_id)
+    jobs_ops.job_delete(job_id=job_id)
     return True
 
 
@@ -88,7 +88,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("action", choices=list(ACTIONS))
-        parser.add_argument("--status", required=True, choices=jobs_api.STATUSES)
+        parser.add_argument("--status", required=True, choices=jobs_ops.STATUSES)
         parser.add_argument("--task", default="")
         parser.add_argument("--queue", default="")
         parser.add_argument("--since", default="")
@@ -97,14 +97,14 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         action = opts["action"]
         try:
-            since = jobs_api.parse_since(opts["since"]) if opts["since"] else None
+            since = jobs_ops.parse_since(opts["since"]) if opts["since"] else None
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        if action == "delete" and opts["status"] not in jobs_api.FINISHED_STATUSES:
-            raise CommandError(f"delete --status: one of {', '.join(jobs_api.FINISHED_STATUSES)} (finished jobs only)")
+        if action == "delete" and opts["status"] not in jobs_ops.FINISHED_STATUSES:
+            raise CommandError(f"delete --status: one of {', '.join(jobs_ops.FINISHED_STATUSES)} (finished jobs only)")
         act, done_key = ACTIONS[action]
         with transaction.atomic():
-            matched = jobs_api.job_ids_matching(
+            matched = jobs_ops.job_ids_matching(
                 status=opts["status"], task_name=opts["task"], queue=opts["queue"], since=since
             )
             done = 0
@@ -112,7 +112,7 @@ class Command(BaseCommand):
                 try:
                     with transaction.atomic():
                         done += act(job_id, task_name, job_args)
-                except (jobs_api.JobActionRefused, intake_api.ActionRefused, LookupError):
+                except (jobs_ops.JobActionRefused, intake_api.ActionRefused, LookupError):
                     continue  # e.g. started meanwhile, or an identical job already waits
             result = {"matched": len(matched), done_key: done}
             audit_api.audit_event_record(

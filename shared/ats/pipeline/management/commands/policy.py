@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from ats.parse_worker import api as parse_worker_api
 
 
@@ -22,9 +22,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         parse_worker_api.import_tasks()  # worker-untrusted's tasks count too
-        registered = jobs_api.registered_task_names()
-        periodic = {p.task_name: p for p in jobs_api.PERIODIC}
-        for p in jobs_api.POLICIES:
+        registered = jobs_ops.registered_task_names()
+        periodic = {p.task_name: p for p in jobs_ops.PERIODIC}
+        for p in jobs_ops.POLICIES:
             row = p.as_json()
             # False marks a policy row whose task no module implements yet.
             row["task_registered"] = p.task_name in registered

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from ats.audit import api as audit_api
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 
 
 def cli_actor() -> str:
@@ -32,7 +32,7 @@ class Command(BaseCommand):
         paused = opts["action"] == "pause"
         try:
             with transaction.atomic():  # the switch and its audit row commit together
-                row = jobs_api.queue_set_paused(queue=opts["name"], paused=paused, actor=cli_actor())
+                row = jobs_ops.queue_set_paused(queue=opts["name"], paused=paused, actor=cli_actor())
                 audit_api.audit_event_record(
                     actor=cli_actor(),
                     action=f"jobs.queue_{opts['action']}",

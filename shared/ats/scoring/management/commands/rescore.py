@@ -15,7 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ats.iam import api as iam_api
-from ats.jobs import api as jobs_api
+from ats.jobs import ops_api as jobs_ops
 from ats.scoring import api as scoring_api
 
 CLI_ACTOR = iam_api.SystemActor("cli:system")
@@ -46,7 +46,7 @@ class Command(BaseCommand):
             run = scoring_api.rescore_run_for_job(job_id)
             if run is not None:
                 summary = {**scoring_api.rescore_summary(run), "job_id": job_id}
-            elif jobs_api.job_status(job_id) == "failed":
+            elif jobs_ops.job_status(job_id) == "failed":
                 summary["state"] = "failed"
                 break
             if not opts["wait"] or summary["state"] == "completed" or time.monotonic() >= deadline:

@@ -1,0 +1,9 @@
+"""The base of the errors the sandbox module raises on purpose (exported from its api.py)."""
+
+from __future__ import annotations
+
+from ats.errors import AtsError
+
+
+class SandboxError(AtsError):
+    """Base of the errors the sandbox module raises on purpose."""
