@@ -59,16 +59,20 @@ TARGETS: dict[str, tuple[str, float]] = {
 # skills 0.806, work history 0.742, years 0.983 - each rounded down to 0.05. Phones went
 # DOWN (precision 1.000 -> 0.883: numbers the baseline did not emit), so its floor is
 # lowered from 0.90 to 0.85 - a recorded regression to fix on the development half, not
-# a ratchet step (docs/extraction.md, held-out history). Held-out v3 (drawn 2026-12-02,
-# v2 moved to development) has not been measured: these floors are v2's, provisional until
-# the lead's one measurement of v3 sets them (a fresh set, harder TeX/Typst layouts).
+# a ratchet step (docs/extraction.md, held-out history). Then held-out v3 was drawn
+# (2026-12-02; all of v2 moved to development, its per-layout tables had been read).
+# Held-out v3, measured once on the merged change set (layout-4, 2026-12-02): name 0.969,
+# e-mail 0.963, phone 0.990, skills 0.681, work history 0.657, years 0.889 - each rounded
+# down to 0.05. Skills, work history and years sit below v2's floors because the set is
+# new and harder (32 TeX/Typst template documents), not because the extractor lost
+# ground on one set: the ratchet starts again from this set's measurement.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.80),
+    "name": ("exact", 0.95),
     "emails": ("f1", 0.95),
-    "phones": ("f1", 0.85),
-    "skills": ("f1", 0.80),
-    "work_history": ("f1", 0.70),
-    "years_experience": ("within1", 0.95),
+    "phones": ("f1", 0.95),
+    "skills": ("f1", 0.65),
+    "work_history": ("f1", 0.65),
+    "years_experience": ("within1", 0.85),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
@@ -517,9 +521,12 @@ def run(
             summary = summarise(rows)
             summary.pop("_tallies")
             for key, attr in (("layouts", "layout"), ("languages", "locale"), ("sources", "source")):
+                label = {id(r): _group(r, attr) for r in rows}
+                if half == "heldout":
+                    label = _pooled(rows, label)
                 groups = {}
-                for value in sorted({_group(r, attr) for r in rows}):
-                    s = summarise(r for r in rows if _group(r, attr) == value)
+                for value in sorted(set(label.values())):
+                    s = summarise(r for r in rows if label[id(r)] == value)
                     s.pop("_tallies")
                     groups[value] = s
                 summary[key] = groups
@@ -533,6 +540,22 @@ def run(
         report[name] = block
     report["passed"] = not report["extractor"]["heldout"]["floor_failures"] if "extractor" in report else None
     return report
+
+
+# A held-out group of one or two CVs tells which file missed (a row "latex_altacv | 1 |
+# e-mail 0.000" is that file's miss), and a read miss spends the file (docs/extraction.md).
+# So held-out groups under this size are pooled: a layout into its family ("latex",
+# "typst", "scan"), then whatever is still small into one row.
+MIN_HELDOUT_GROUP = 5
+POOLED = "(pooled: groups under 5 CVs)"
+
+
+def _pooled(rows: list[Result], label: dict[int, str]) -> dict[int, str]:
+    def size(lab: dict[int, str], value: str) -> int:
+        return sum(1 for v in lab.values() if v == value)
+
+    family = {k: (v if size(label, v) >= MIN_HELDOUT_GROUP else v.split("_", maxsplit=1)[0]) for k, v in label.items()}
+    return {k: (v if size(family, v) >= MIN_HELDOUT_GROUP else POOLED) for k, v in family.items()}
 
 
 def _group(result: Result, attr: str) -> str:
