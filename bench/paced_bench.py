@@ -187,6 +187,23 @@ def distinct_cv(i: int) -> bytes:
     return doc.tobytes(deflate=True, garbage=3)
 
 
+def stack_env(*, url: str, state: Path, clamd_port: int, code_root: Path | None = None) -> dict[str, str]:
+    """The environment every bench stack's processes share (this tree's code, the ephemeral
+    cluster with its parse role, local blobs and clamd)."""
+    from ats.config.env import with_user
+
+    return {
+        **os.environ,
+        "DATABASE_URL": url,
+        "ATS_PARSE_DATABASE_URL": with_user(url, "ats_parse"),
+        "PYTHONPATH": f"{(code_root or CODE_ROOT) / 'shared'}{os.pathsep}{REPO}",
+        "ATS_STATE_DIR": str(state),
+        "ATS_STORAGE_LOCAL_ROOT": str(state / "blobs"),
+        "ATS_CLAMD_HOST": "127.0.0.1",
+        "ATS_CLAMD_PORT": str(clamd_port),
+    }
+
+
 @contextlib.contextmanager
 def stack(
     *,
@@ -214,17 +231,8 @@ def stack(
         if pg_setup is not None:
             pg_setup(url)
         clamd = es.enter_context(ClamdLocal(state_dir=state / "clamd"))
-        from ats.config.env import with_user
-
         env = {
-            **os.environ,
-            "DATABASE_URL": url,
-            "ATS_PARSE_DATABASE_URL": with_user(url, "ats_parse"),
-            "PYTHONPATH": f"{CODE_ROOT / 'shared'}{os.pathsep}{REPO}",
-            "ATS_STATE_DIR": str(state),
-            "ATS_STORAGE_LOCAL_ROOT": str(state / "blobs"),
-            "ATS_CLAMD_HOST": "127.0.0.1",
-            "ATS_CLAMD_PORT": str(clamd.port),
+            **stack_env(url=url, state=state, clamd_port=clamd.port),
             "ATS_PROCRASTINATE_LOG_LEVEL": os.environ.get("ATS_PROCRASTINATE_LOG_LEVEL", "WARNING"),
             "DJANGO_SETTINGS_MODULE": "ats.config.settings",
             "ATS_WORKER_WAKEUP_FIX": "1" if fix else "0",

@@ -100,7 +100,6 @@ class Sampler(threading.Thread):
 def run(mode: str, count: int, interval: float) -> dict[str, Any]:
     from tests.chaos.driver import Web
 
-    from ats.config.env import with_user
     from ats.devtools import pg_local
     from ats.devtools.clamd_local import ClamdLocal
     from ats.devtools.pgbouncer_local import PgBouncerLocal
@@ -111,14 +110,7 @@ def run(mode: str, count: int, interval: float) -> dict[str, Any]:
         url = es.enter_context(pg_local.ephemeral())
         clamd = es.enter_context(ClamdLocal(state_dir=state / "clamd"))
         env = {
-            **os.environ,
-            "DATABASE_URL": url,
-            "ATS_PARSE_DATABASE_URL": with_user(url, "ats_parse"),
-            "PYTHONPATH": f"{REPO / 'shared'}{os.pathsep}{REPO}",
-            "ATS_STATE_DIR": str(state),
-            "ATS_STORAGE_LOCAL_ROOT": str(state / "blobs"),
-            "ATS_CLAMD_HOST": "127.0.0.1",
-            "ATS_CLAMD_PORT": str(clamd.port),
+            **paced_bench.stack_env(url=url, state=state, clamd_port=clamd.port, code_root=REPO),
             "ATS_LOG_LEVEL": "WARNING",
             "ATS_DEV_PLAIN_HTTP": "1",  # web on loopback http, as `just up` runs it
             "DJANGO_SETTINGS_MODULE": "ats.config.settings",
