@@ -85,12 +85,12 @@ def test_untrusted_worker_at_rest_fits_its_pss_budget(start_worker: Any) -> None
             return cur.fetchone()[0] == "succeeded"
 
     wait_for(parsed, 90, "the real worker to parse a document")
-    from ats.jobs import api as jobs_api
+    from ats.jobs import worker_api
 
     zygotes = wait_for(
         lambda: (
             len(
-                pids := ((jobs_api.read_status(jobs_api.status_path(w.name)) or {}).get("sandbox") or {}).get(
+                pids := ((worker_api.read_status(worker_api.status_path(w.name)) or {}).get("sandbox") or {}).get(
                     "zygote_pids"
                 )
                 or []

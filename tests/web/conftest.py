@@ -87,13 +87,13 @@ def _quiesce(floor: int, timeout: float = 120.0) -> None:
 
     from django.db import connection
 
-    from ats.jobs import api as jobs_api
+    from ats.jobs import ops_api as jobs_ops
     from ats.jobs.data import DEFAULT_QUEUES, UNTRUSTED_QUEUES
 
     served = sorted(set(DEFAULT_QUEUES) | set(UNTRUSTED_QUEUES))
     deadline = time.monotonic() + timeout
     while True:
-        unpaused = sorted(set(served) - jobs_api.paused_queues() - {"maintenance"})
+        unpaused = sorted(set(served) - jobs_ops.paused_queues() - {"maintenance"})
         with connection.cursor() as cur:
             cur.execute(
                 "SELECT count(*) FROM procrastinate_jobs WHERE id > %s AND queue_name <> 'maintenance' AND"
