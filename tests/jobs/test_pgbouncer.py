@@ -74,8 +74,11 @@ def _wait_terminal(attachment_id: int, timeout_s: float) -> dict[str, Any]:
 
 @pytest.mark.django_db(transaction=True)
 def test_web_and_tasks_through_pgbouncer_listen_and_fence_direct(
-    start_worker: Any, pooled_env: dict[str, str], stack_env: dict[str, str], pgbouncer: PgBouncerLocal
+    pgbouncer: PgBouncerLocal, pooled_env: dict[str, str], stack_env: dict[str, str], start_worker: Any
 ) -> None:
+    # PgBouncer first: fixtures tear down in reverse, so the workers stop while their
+    # pooler still answers (stopped the other way round, worker-default's stop waited
+    # out its 30 s timeout on a dead pooled connection).
     state = Path(stack_env["ATS_STATE_DIR"])
     [(first_job,)] = _rows("SELECT coalesce(max(id), 0) FROM procrastinate_jobs", [])
     default = start_worker("default", env=pooled_env)
