@@ -187,11 +187,13 @@ def test_the_erasure_vacuum_keeps_its_lock_timeout_on_one_backend_behind_the_poo
     assert session_pid not in pgbouncer.server_pids()
     with psycopg.connect(pgbouncer.url(direct), autocommit=True, prepare_threshold=None) as pooled:
         pooled.execute("CREATE TABLE IF NOT EXISTS ats_pgb_vacuum (x int)")
-        with psycopg.connect(direct) as holder:
-            holder.execute("LOCK TABLE ats_pgb_vacuum IN ACCESS SHARE MODE")
-            started = time.monotonic()
-            error = compaction._rewrite("ats_pgb_vacuum", time.monotonic() + 2)
-            assert error and "lock timeout" in error, error
-            assert time.monotonic() - started < 10
-        assert compaction._rewrite("ats_pgb_vacuum", time.monotonic() + 30) is None  # free: done
+        # The session connection compact() opens once for all its rewrites.
+        with jobs_api.session_connection() as session:
+            with psycopg.connect(direct) as holder:
+                holder.execute("LOCK TABLE ats_pgb_vacuum IN ACCESS SHARE MODE")
+                started = time.monotonic()
+                error = compaction._rewrite(session, "ats_pgb_vacuum", time.monotonic() + 2)
+                assert error and "lock timeout" in error, error
+                assert time.monotonic() - started < 10
+            assert compaction._rewrite(session, "ats_pgb_vacuum", time.monotonic() + 30) is None  # free: done
         pooled.execute("DROP TABLE ats_pgb_vacuum")

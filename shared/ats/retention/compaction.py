@@ -144,17 +144,17 @@ def _release_snapshots(xid: str, deadline: float) -> dict[str, Any]:
     }
 
 
-def _rewrite(rel: str, deadline: float) -> str | None:
+def _rewrite(conn: Any, rel: str, deadline: float) -> str | None:
     """VACUUM (FULL, ANALYZE) one table (+ TOAST + indexes); retried on lock timeouts
     until the deadline. None when done, else the last error. The SET, the VACUUM and the
     RESET share one backend: behind a transaction-mode pooler each would run on whichever
     server connection is free (the VACUUM unguarded, waiting for its lock with every reader
-    queued behind it, and the timeout left on another client's backend), so they take the
-    session path (jobs_api.session_connection)."""
+    queued behind it, and the timeout left on another client's backend), so `conn` is the
+    session path (jobs_api.session_connection, opened once by compact())."""
     error = None
     while time.monotonic() < deadline:
         try:
-            with jobs_api.session_connection() as conn, conn.cursor() as cur:
+            with conn.cursor() as cur:
                 cur.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
                 try:
                     cur.execute(f"VACUUM (FULL, ANALYZE) {rel}")
@@ -167,7 +167,7 @@ def _rewrite(rel: str, deadline: float) -> str | None:
     return error or "no time left in the compaction budget"
 
 
-def _clear_stats_of_empty(relations: list[str], deadline: float, failed: dict[str, str]) -> list[str]:
+def _clear_stats_of_empty(conn: Any, relations: list[str], deadline: float, failed: dict[str, str]) -> list[str]:
     """ANALYZE of a table with no rows left keeps its old statistics (PostgreSQL skips the
     update when it samples nothing), so the erased person's values stay in pg_statistic.
     Only the superuser may delete those rows; the table's owner drops them by re-declaring
@@ -179,7 +179,7 @@ def _clear_stats_of_empty(relations: list[str], deadline: float, failed: dict[st
             break
         try:
             # One backend for the SET lock_timeout and the ALTER it guards (see _rewrite).
-            with jobs_api.session_connection() as conn, conn.cursor() as cur:
+            with conn.cursor() as cur:
                 cur.execute(f"SELECT EXISTS (SELECT 1 FROM {rel})")
                 row = cur.fetchone()
                 if row is None or row[0]:
@@ -219,15 +219,17 @@ def compact(relations: list[str], *, xid: str, budget_s: float = BUDGET_S) -> di
     deadline = started + budget_s
     snapshots = _release_snapshots(xid, deadline)
     failed: dict[str, str] = {}
-    for rel in relations:
-        err = _rewrite(rel, deadline)
-        if err:
-            failed[rel] = err
-    stats_cleared = _clear_stats_of_empty(relations, deadline, failed)
-    # The ANALYZEs above replaced the tables' statistics rows; their old versions (with
-    # sampled values) are dead rows of pg_statistic until it is rewritten too. The
-    # database owner may do this (PostgreSQL 15: owners may vacuum non-shared catalogs).
-    stats_err = _rewrite("pg_catalog.pg_statistic", deadline)
+    # One session connection for every rewrite (the default one when nothing pools it).
+    with jobs_api.session_connection() as conn:
+        for rel in relations:
+            err = _rewrite(conn, rel, deadline)
+            if err:
+                failed[rel] = err
+        stats_cleared = _clear_stats_of_empty(conn, relations, deadline, failed)
+        # The ANALYZEs above replaced the tables' statistics rows; their old versions (with
+        # sampled values) are dead rows of pg_statistic until it is rewritten too. The
+        # database owner may do this (PostgreSQL 15: owners may vacuum non-shared catalogs).
+        stats_err = _rewrite(conn, "pg_catalog.pg_statistic", deadline)
     if stats_err:
         failed["pg_catalog.pg_statistic"] = stats_err
     seconds = round(time.monotonic() - started, 2)
