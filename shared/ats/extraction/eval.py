@@ -25,6 +25,7 @@ import re
 import sys
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -523,7 +524,7 @@ def run(
             for key, attr in (("layouts", "layout"), ("languages", "locale"), ("sources", "source")):
                 label = {id(r): _group(r, attr) for r in rows}
                 if half == "heldout":
-                    label = _pooled(rows, label)
+                    label = _pooled(label)
                 groups = {}
                 for value in sorted(set(label.values())):
                     s = summarise(r for r in rows if label[id(r)] == value)
@@ -550,12 +551,11 @@ MIN_HELDOUT_GROUP = 5
 POOLED = "(pooled: groups under 5 CVs)"
 
 
-def _pooled(rows: list[Result], label: dict[int, str]) -> dict[int, str]:
-    def size(lab: dict[int, str], value: str) -> int:
-        return sum(1 for v in lab.values() if v == value)
-
-    family = {k: (v if size(label, v) >= MIN_HELDOUT_GROUP else v.split("_", maxsplit=1)[0]) for k, v in label.items()}
-    return {k: (v if size(family, v) >= MIN_HELDOUT_GROUP else POOLED) for k, v in family.items()}
+def _pooled(label: dict[int, str]) -> dict[int, str]:
+    sizes = Counter(label.values())
+    family = {k: (v if sizes[v] >= MIN_HELDOUT_GROUP else v.split("_", maxsplit=1)[0]) for k, v in label.items()}
+    sizes = Counter(family.values())
+    return {k: (v if sizes[v] >= MIN_HELDOUT_GROUP else POOLED) for k, v in family.items()}
 
 
 def _group(result: Result, attr: str) -> str:
