@@ -73,12 +73,16 @@ Data shipped in this repository:
     example's source CVCTAN.tex is vendored beside its PDF);
   - JSON Resume documents: npm @jsonresume/schema 1.3.1 examples (MIT, (c) 2024 JSON
     Resume) and npm fresh-test-resumes 0.9.2 (MIT); their LICENSE.md files are beside them.
-  - held-out v3 (tests/extraction/heldout/files/): example CVs as their authors ship them
-    in public GitHub repositories (commit in each manifest row), each repository's licence
-    file vendored beside them: posquit0/Awesome-CV (LPPL-1.3c), liantze/AltaCV
+  - CVs as their authors committed them to public GitHub repositories (commit in each
+    manifest row), each repository's licence file vendored beside them. Held-out v3, now
+    in tests/extraction/corpus/real/: posquit0/Awesome-CV (LPPL-1.3c), liantze/AltaCV
     (LPPL-1.3), deedy/Deedy-Resume (Apache-2.0), sb2nov/resume (MIT), rendercv/rendercv
     (MIT), jankapunkt/latexcv (MIT), xdanaux/moderncv (LPPL-1.3c, stated in moderncv.cls),
-    zachscrivena/simple-resume-cv (Unlicense), skyzh/chicv (MIT).
+    zachscrivena/simple-resume-cv (Unlicense), skyzh/chicv (MIT). Held-out v4
+    (tests/extraction/heldout/files/): jakegut/resume (MIT), dnl-blkv/mcdowell-cv (MIT),
+    billryan/resume (MIT), santisoler/cv (BSD-3-Clause), huajh/awesome-latex-cv
+    (LPPL-1.3c), jskherman/imprecv (Apache-2.0), mintyfrankie/brilliant-CV (Apache-2.0),
+    stuxf/basic-typst-resume-template (Unlicense).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
