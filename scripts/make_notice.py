@@ -80,6 +80,7 @@ Data shipped in this repository:
     (MIT), jankapunkt/latexcv (MIT), xdanaux/moderncv (LPPL-1.3c, stated in moderncv.cls),
     zachscrivena/simple-resume-cv (Unlicense), skyzh/chicv (MIT). Held-out v4
     (tests/extraction/heldout/files/): jakegut/resume (MIT), dnl-blkv/mcdowell-cv (MIT),
+    badele/cv (MIT), jacekszubert/cv (CC0-1.0, stated in its README, vendored),
     billryan/resume (MIT), santisoler/cv (BSD-3-Clause), huajh/awesome-latex-cv
     (LPPL-1.3c), jskherman/imprecv (Apache-2.0), mintyfrankie/brilliant-CV (Apache-2.0),
     stuxf/basic-typst-resume-template (Unlicense).

@@ -370,7 +370,10 @@ def _built(half: str) -> tuple[tuple[Entry, Any], ...]:
                 row["id"], half, row["layout"], row["locale"], row["source"], row["group"], row["truth"],
                 _sha(data + str(row.get("scan_dpi")).encode()),
             )  # fmt: skip
-            out.append((entry, (data, row.get("scan_dpi"))))
+            # A real document is a PDF, or a DOCX as its author saved it (held-out v4); only
+            # PDFs are scanned.
+            kind = "docx" if row["file"].endswith(".docx") else "pdf"
+            out.append((entry, (kind, data, row.get("scan_dpi"))))
     for cv in generated(half):
         sha = v1._sha(v1.content_model(cv))
         out.append((Entry(cv.id, half, cv.layout, cv.locale, "generated", cv.id, _generated_truth(cv), sha), cv))
@@ -403,8 +406,8 @@ def documents(half: str | None = None) -> Iterator[tuple[Entry, str, bytes]]:
             if isinstance(how, v1.CV):
                 kind, data = v1.render(how)
             else:
-                data, dpi = how
-                kind, data = "pdf", (_scan_pdf(data, dpi) if dpi else data)
+                kind, data, dpi = how
+                data = _scan_pdf(data, dpi) if dpi else data
             yield entry, kind, data
 
 
