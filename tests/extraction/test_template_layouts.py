@@ -290,3 +290,19 @@ def test_a_word_hyphenated_over_two_lines_still_loses_its_hyphen() -> None:
     )
     entries = [fv.value for fv in extract(answer, as_of=AS_OF).fields["education_entries"]]
     assert "Education Nationale" in str(entries)
+
+
+def test_a_slash_between_job_words_keeps_one_title() -> None:
+    answer = _pdf(
+        HEAD,
+        [
+            _line(60, 120, "Oct 2001 – Feb 2002  Researcher / Independent Consultant"),
+            _line(60, 134, "Council of Europe, Budapest"),
+            _line(60, 156, "2003 – 2005  Data Engineer / Northwind Analytics"),
+        ],
+    )
+    history = [fv.value for fv in extract(answer, as_of=AS_OF).fields["work_history"]]
+    assert [(h["title"], h["employer"]) for h in history] == [
+        ("Researcher / Independent Consultant", "Council of Europe"),
+        ("Data Engineer", "Northwind Analytics"),
+    ]

@@ -185,12 +185,38 @@ def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
     out = []
-    for segment in _SEGMENTS.split(plain(text)):
+    for segment in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
         for raw in [segment] if is_place(segment) else _PARTS.split(segment):
-            part = raw.strip(" ,;:|()[]–—-·•")
+            part = raw.strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
             if sum(ch.isalpha() for ch in part) >= 2:
                 out.append(part)
     return out
+
+
+# "Researcher / Independent Consultant", "Developer / Team Lead": one title held two ways,
+# not a title and an employer - a slash between two job words does not split.
+_SLASH = "\x00"
+_SLASHED = re.compile(r"\s/\s")
+_CHUNK_END = re.compile(r"\s{2,}|[,|·•–—\t]")
+
+
+def _title_word(word: str) -> bool:
+    low = word.strip("()[],.;:").casefold()
+    return low in _TITLE_WORDS or low.endswith(_TITLE_SUFFIXES)
+
+
+def _keep_slashed_titles(text: str) -> str:
+    if " / " not in text:
+        return text
+    out, at = [], 0
+    for m in _SLASHED.finditer(text, 0, MAX_HEADER_CHARS * 3):
+        left = _CHUNK_END.split(text[at : m.start()])[-1].split()
+        end = _CHUNK_END.search(text, m.end(), m.end() + MAX_HEADER_CHARS)
+        right = text[m.end() : end.start() if end else m.end() + MAX_HEADER_CHARS].split()
+        keep = any(_title_word(w) for w in left) and any(_title_word(w) for w in right)
+        out.append(text[at : m.start()] + (_SLASH if keep else m.group(0)))
+        at = m.end()
+    return "".join(out) + text[at:]
 
 
 def _complete(texts: list[str]) -> bool:
