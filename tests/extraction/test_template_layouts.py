@@ -306,3 +306,23 @@ def test_a_slash_between_job_words_keeps_one_title() -> None:
         ("Researcher / Independent Consultant", "Council of Europe"),
         ("Data Engineer", "Northwind Analytics"),
     ]
+
+
+def test_the_employer_below_a_title_line_when_the_line_above_ends_the_previous_entry() -> None:
+    # Europass: "dates  Title", the employer right below it; the previous entry ends with
+    # a "Business or sector" line, set well above - entries are spaced apart.
+    answer = _pdf(
+        HEAD,
+        [
+            _line(60, 120, "March 2002 – July 2002  Internship"),
+            _line(150, 134, "European Commission"),
+            _line(150, 160, "Business or sector  European institution"),
+            _line(60, 190, "Oct 2001 – Feb 2002  Researcher / Independent Consultant"),
+            _line(150, 204, "Council of Europe, Budapest (Hungary)"),
+        ],
+    )
+    history = [fv.value for fv in extract(answer, as_of=AS_OF).fields["work_history"]]
+    assert [(h["title"], h["employer"]) for h in history] == [
+        ("Internship", "European Commission"),
+        ("Researcher / Independent Consultant", "Council of Europe"),
+    ]

@@ -281,12 +281,32 @@ def _with_places(lines: list[Line]) -> list[Line]:
     return out
 
 
+def _closer_below(pending: list[Line], anchor: Line, below: list[Line]) -> bool:
+    """Whether the header line right below a "Title  dates" anchor sits much closer to it
+    than the line above: templates space entries apart and set an entry's lines tight, so
+    Europass's "dates  Title" / "Employer, City" is one entry and the line above ("Business
+    or sector  ...") ends the previous one."""
+    if not pending or not below or not _is_header(below[0]) or not _parts(_without_dates(anchor.text)):
+        return False
+    prev, nxt = pending[-1], below[0]
+    if prev.bbox is None or anchor.bbox is None or nxt.bbox is None or not prev.page == anchor.page == nxt.page:
+        return False
+    gap_above = anchor.bbox[1] - prev.bbox[3]
+    gap_below = nxt.bbox[1] - anchor.bbox[3]
+    return gap_above > 2 * max(gap_below, 1.0) + 4
+
+
+def _without_dates(text: str) -> str:
+    ranges = date_ranges(text)
+    return _without(text, ranges[0].span) if ranges else text
+
+
 def _entries(lines: list[Line], section: str) -> list[_Entry]:
     body = _with_places([ln for ln in lines if ln.section == section and not ln.heading])
     out: list[_Entry] = []
     pending: list[Line] = []  # header-shaped lines since the last bullet or entry
     after_anchor: _Entry | None = None  # lines right below an anchor may still be its header
-    for line in body:
+    for k, line in enumerate(body):
         ranges = date_ranges(line.text) if len(out) < MAX_ENTRIES else []
         if not ranges and section == "education" and len(out) < MAX_ENTRIES:
             one = single_date(line.text)
@@ -296,7 +316,8 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
             entry = _Entry(line, ranges[0], [(line, own)])
             # The lines just above complete it, nearest first ("Employer  City" above
             # "Title  dates"; "Title" and "Employer" above a dates line).
-            for prev in reversed(pending[-2:]):
+            above = pending[-2:] if not _closer_below(pending, line, body[k + 1 : k + 2]) else []
+            for prev in reversed(above):
                 if _complete([t for _, t in entry.header]):
                     break
                 entry.header.insert(0, (prev, prev.text))
