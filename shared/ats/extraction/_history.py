@@ -14,23 +14,25 @@ MAX_DATE_LINE are never anchors, and at most MAX_ENTRIES entries are kept.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import date
 
 from ats.extraction import _lexicon as lex
-from ats.extraction._layout import Line
+from ats.extraction._layout import Line, is_place, plain
 from ats.extraction._rules import months_in_union
 from ats.extraction.data import Source
 
 MAX_DATE_LINE = 300
 MAX_ENTRIES = 40
 MAX_HEADER_CHARS = 120  # longer lines are descriptions, not "Title, Employer"
+MAX_HEADER_LINES = 5  # lines one entry is read from: keeps a run of header-shaped lines linear
 
 YM = tuple[int, int | None]  # (year, month or None)
 
 _DATE = re.compile(
-    r"\b((?:19|20)\d\d)-(0[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO)
+    r"\b((?:19|20)\d\d)[-./](0?[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO), 2019.03, 2019/3 (CJK CVs)
     r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
     r"|\b([^\W\d_]{3,12})\.?\s{0,2}((?:19|20)\d\d)\b"  # Mar 2019, März 2019, janvier 2022
     r"|\b((?:19|20)\d\d)\b"  # 2019
@@ -38,7 +40,8 @@ _DATE = re.compile(
 # What may stand between two dates of one range (stripped, case-folded).
 _SEPARATORS = frozenset(
     {"-", "–", "—", "−", "‒", "·", "•", "|", "/", "to", "bis", "à", "au", "a", "al", "tot", "do", "until", "till",
-     "through", "->", "→", "–>", "-->", "hasta", "fino a", "jusqu'à", "jusqu’à", "t/m", "til", "till date"}
+     "through", "->", "→", "–>", "-->", "hasta", "fino a", "jusqu'à", "jusqu’à", "t/m", "til", "till date", "--",
+     "---", "~", "thru", "– ", "bis zum", "tot en met"}
 )  # fmt: skip
 _PRESENT = sorted(
     {*lex.PRESENT_WORDS, "now", "current", "actual", "aujourd'hui", "heute", "date"}, key=len, reverse=True
@@ -163,23 +166,10 @@ _INSTITUTION_WORDS = frozenset(
      "academy", "akademie", "académie", "academia", "accademia", "polytechnic", "eth", "epfl", "tu", "kth",
      "hogeschool", "liceo", "colegio", "szkoła", "campus", "mit", "ucl", "lse", "insa", "hec", "essec"}
 )  # fmt: skip
-_REMOTE = frozenset({"remote", "remote-first", "hybrid", "homeoffice", "home office", "télétravail", "en remoto"})
 
 
 def _words(text: str) -> list[str]:
     return [w.strip("()[],.;:").casefold() for w in text.split()]
-
-
-def is_place(text: str) -> bool:
-    """A known city or country, "City, ST", "City, Country", or "Remote"."""
-    low = text.strip(" ()[]").casefold()
-    if not low or len(low) > 60:
-        return False
-    if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES:
-        return True
-    head, _, tail = low.partition(",")
-    tail = tail.strip()
-    return bool(tail) and (head.strip() in lex.CITIES or tail in lex.COUNTRIES or tail.upper() in lex.US_STATES)
 
 
 def _title_score(part: str) -> int:
@@ -188,13 +178,51 @@ def _title_score(part: str) -> int:
     return titles - 2 * sum(w in _ORG_WORDS for w in words)
 
 
+_SEGMENTS = re.compile(r"\s{2,}|\t|\s[|–—·•]\s|\s-\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
+
+
 def _parts(text: str) -> list[str]:
+    """A header's parts: split on wide separators, then on commas - except a place written
+    with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
     out = []
-    for raw in _PARTS.split(text):
-        part = raw.strip(" ,;:|()[]–—-·•")
-        if sum(ch.isalpha() for ch in part) >= 2:
-            out.append(part)
+    for segment in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
+        for raw in [segment] if is_place(segment) else _PARTS.split(segment):
+            part = raw.strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
+            if sum(ch.isalpha() for ch in part) >= 2:
+                out.append(part)
     return out
+
+
+# "Researcher / Independent Consultant", "Developer / Team Lead": one title held two ways,
+# not a title and an employer - a slash between two job words does not split.
+_SLASH = "\x00"
+_SLASHED = re.compile(r"\s/\s")
+_CHUNK_END = re.compile(r"\s{2,}|[,|·•–—\t]")
+
+
+def _title_word(word: str) -> bool:
+    low = word.strip("()[],.;:").casefold()
+    return low in _TITLE_WORDS or low.endswith(_TITLE_SUFFIXES)
+
+
+def _keep_slashed_titles(text: str) -> str:
+    if " / " not in text:
+        return text
+    out, at = [], 0
+    for m in _SLASHED.finditer(text, 0, MAX_HEADER_CHARS * 3):
+        left = _CHUNK_END.split(text[at : m.start()])[-1].split()
+        end = _CHUNK_END.search(text, m.end(), m.end() + MAX_HEADER_CHARS)
+        right = text[m.end() : end.start() if end else m.end() + MAX_HEADER_CHARS].split()
+        keep = any(_title_word(w) for w in left) and any(_title_word(w) for w in right)
+        out.append(text[at : m.start()] + (_SLASH if keep else m.group(0)))
+        at = m.end()
+    return "".join(out) + text[at:]
+
+
+def _complete(texts: list[str]) -> bool:
+    """Whether the texts name both a title and an employer."""
+    title, employer, _ = _split_job(texts)
+    return title is not None and employer is not None
 
 
 def _is_header(line: Line) -> bool:
@@ -233,22 +261,66 @@ def single_date(text: str) -> DateRange | None:
     return DateRange((year, month), (year, month), (start, end))
 
 
+def _with_places(lines: list[Line]) -> list[Line]:
+    """A place on a line of its own right after a header-shaped line is read with it:
+    templates set "Employer" left and "City, Country" flush right on one row, and the text
+    layer gives them as two lines ("Globex" / "London, UK")."""
+    out: list[Line] = []
+    for line in lines:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and is_place(line.text)
+            and not is_place(prev.text)
+            and _is_header(prev)
+            and len(prev.text) + len(line.text) <= MAX_HEADER_CHARS
+        ):
+            out[-1] = dataclasses.replace(prev, text=f"{prev.text}  {line.text}")
+            continue
+        out.append(line)
+    return out
+
+
+def _closer_below(pending: list[Line], anchor: Line, below: list[Line]) -> bool:
+    """Whether the header line right below a "Title  dates" anchor sits much closer to it
+    than the line above: templates space entries apart and set an entry's lines tight, so
+    Europass's "dates  Title" / "Employer, City" is one entry and the line above ("Business
+    or sector  ...") ends the previous one."""
+    if not pending or not below or not _is_header(below[0]) or not _parts(_without_dates(anchor.text)):
+        return False
+    prev, nxt = pending[-1], below[0]
+    if prev.bbox is None or anchor.bbox is None or nxt.bbox is None or not prev.page == anchor.page == nxt.page:
+        return False
+    gap_above = anchor.bbox[1] - prev.bbox[3]
+    gap_below = nxt.bbox[1] - anchor.bbox[3]
+    return gap_above > 2 * max(gap_below, 1.0) + 4
+
+
+def _without_dates(text: str) -> str:
+    ranges = date_ranges(text)
+    return _without(text, ranges[0].span) if ranges else text
+
+
 def _entries(lines: list[Line], section: str) -> list[_Entry]:
-    body = [ln for ln in lines if ln.section == section and not ln.heading]
+    body = _with_places([ln for ln in lines if ln.section == section and not ln.heading])
     out: list[_Entry] = []
     pending: list[Line] = []  # header-shaped lines since the last bullet or entry
     after_anchor: _Entry | None = None  # lines right below an anchor may still be its header
-    for line in body:
+    for k, line in enumerate(body):
         ranges = date_ranges(line.text) if len(out) < MAX_ENTRIES else []
         if not ranges and section == "education" and len(out) < MAX_ENTRIES:
             one = single_date(line.text)
             ranges = [one] if one else []
         if ranges:
-            entry = _Entry(line, ranges[0], [(line, _without(line.text, ranges[0].span))])
-            own = _parts(entry.header[0][1])
-            if len(own) < 2:
-                for prev in pending[-2:]:
-                    entry.header.insert(len(entry.header) - 1, (prev, prev.text))
+            own = "" if line.dates_beside_bullet else _without(line.text, ranges[0].span)
+            entry = _Entry(line, ranges[0], [(line, own)])
+            # The lines just above complete it, nearest first ("Employer  City" above
+            # "Title  dates"; "Title" and "Employer" above a dates line).
+            above = pending[-2:] if not _closer_below(pending, line, body[k + 1 : k + 2]) else []
+            for prev in reversed(above):
+                if _complete([t for _, t in entry.header]):
+                    break
+                entry.header.insert(0, (prev, prev.text))
             out.append(entry)
             pending, after_anchor = [], entry
             continue
@@ -256,7 +328,11 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
             pending, after_anchor = [], None
             continue
         aside = line.text.startswith("(") and line.text.rstrip(" .,").endswith(")")
-        if after_anchor is not None and (aside or sum(len(_parts(t)) for _, t in after_anchor.header) < 2):
+        if (
+            after_anchor is not None
+            and len(after_anchor.header) < MAX_HEADER_LINES
+            and (aside or not _complete([t for _, t in after_anchor.header]))
+        ):
             # "(IUFM Mérignac)" under "Juillet 2006  CAPES": an aside belongs to the entry above.
             after_anchor.header.append((line, line.text))
             continue
@@ -278,7 +354,12 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     """(title, employer, location) from an entry's header texts."""
     parts: list[str] = []
     employer_hint: str | None = None
+    beside_place: set[str] = set()  # "Northwind Analytics  Berlin": a place sits beside the employer
     for text in texts:
+        own = _parts(text)
+        named = [p for p in own if not is_place(p)]
+        if len(named) == 1 and len(own) == 2:
+            beside_place.add(named[0])
         at = _AT_WORDS.search(text)
         left = text[: at.start()] if at else ""
         if (
@@ -292,7 +373,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             employer_hint = _employer_of(tail[0]) if tail else None
             parts += [employer_hint, *tail[1:]] if employer_hint else tail
         else:
-            parts += _parts(text)
+            parts += own
     location = next((p for p in parts if is_place(p)), None)
     rest = [p for p in parts if p != location]
     if not rest:
@@ -301,8 +382,11 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
         employer: str | None = employer_hint
         title = next((p for p in rest if p != employer), None)
         return title, employer, location
-    scored = sorted(range(len(rest)), key=lambda k: (-_title_score(rest[k]), k))
-    title_i = scored[0] if _title_score(rest[scored[0]]) > 0 else 0
+    scored = sorted(range(len(rest)), key=lambda k: (-_title_score(rest[k]) + (rest[k] in beside_place), k))
+    if _title_score(rest[scored[0]]) > 0:
+        title_i = scored[0]
+    else:  # no cue but the place: the other part is the title; else "Title, Employer" order
+        title_i = next((k for k, p in enumerate(rest) if p not in beside_place), 0)
     title = rest[title_i]
     employer = next((p for k, p in enumerate(rest) if k != title_i), None)
     return title, employer, location

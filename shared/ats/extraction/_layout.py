@@ -51,6 +51,9 @@ class Line:
     # A DOCX line's box on the viewer's laid-out page (the answer's element `at`): only for
     # its provenance - the rules never see it, so a DOCX reads exactly as before.
     shown: tuple[int, tuple[float, float, float, float]] | None = None
+    # Dates set flush right level with an entry's first bullet (rendercv), joined to it:
+    # the bullet is the entry's description, not its "Title, Employer".
+    dates_beside_bullet: bool = False
 
     def source(self, rule: str, text: str | None = None) -> Source:
         page, bbox = self.page, self.bbox
@@ -258,7 +261,10 @@ def join_wrapped(lines: list[Line]) -> list[Line]:
             out.append(line)
             continue
         head = prev.text
-        if len(head) >= 2 and head.endswith("-") and head[-2].isalpha():
+        last = head.rsplit(maxsplit=1)[-1]
+        if head.endswith("-") and ("@" in last or "://" in last or last.startswith("www.")):
+            text = head + line.text  # "jane@example-" + "company.com": the hyphen is the address's
+        elif len(head) >= 2 and head.endswith("-") and head[-2].isalpha():
             text = head[:-1] + line.text  # "Na-" + "tionale"
         else:
             text = f"{head} {line.text}"
@@ -296,6 +302,33 @@ MAX_ROW_GAP = 320.0  # points between right-aligned dates and the line left of t
 MAX_COLUMN_GAP = 150.0  # points between a date column and the text right of it
 MAX_ROW_SCAN = 40  # lines of one row looked at per date cell: linear on a hostile page
 RIGHT_EDGE = 15.0  # right-aligned dates end this close to the page's rightmost text
+_BULLETS = tuple("•◦▪▫‣∙*●○■□➢➤►✓✔–—-")
+
+
+_REMOTE = frozenset({"remote", "remote-first", "hybrid", "homeoffice", "home office", "télétravail", "en remoto"})
+
+
+def plain(text: str) -> str:
+    """The text without icon glyphs: templates (AltaCV, Awesome-CV, rendercv) set a
+    calendar or map-pin icon from an icon font (private-use code points) or an emoji
+    before an entry's dates and place."""
+    if text.isascii():
+        return text
+    return "".join(" " if unicodedata.category(ch) in ("Co", "So") else ch for ch in text)
+
+
+def is_place(text: str) -> bool:
+    """A known city or country, "City, ST", "City, Country", or "Remote"."""
+    low = plain(text).strip(" ()[]").casefold()
+    if not low or len(low) > 60:
+        return False
+    if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES:
+        return True
+    head, _, tail = low.partition(",")
+    head, tail = head.strip(), tail.strip()
+    if not tail or "," in tail or len(head.split()) > 3:
+        return False  # "Engineer, Data Platform, Germany" is no place
+    return head in lex.CITIES or tail in lex.COUNTRIES or tail.upper() in lex.US_STATES
 
 
 def date_cell(text: str) -> bool:
@@ -368,6 +401,7 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
             page=line.page,
             bbox=(min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])),
             size=max(line.size, other.size),
+            dates_beside_bullet=date_cell(line.text) and other.text.startswith(_BULLETS),
         )
     if not joined:
         return lines

@@ -167,7 +167,7 @@ PRESENT_WORDS = (
     "present", "current", "currently", "now", "today", "to date", "ongoing", "heute", "bis heute",
     "jetzt", "aktuell", "dato", "aujourd'hui", "aujourd’hui", "présent", "à ce jour", "ce jour", "actualidad",
     "la actualidad", "actual", "presente", "hoy", "oggi", "ad oggi", "in corso", "heden", "nu", "obecnie",
-    "teraz", "nadal", "obecny",
+    "teraz", "nadal", "obecny", "至今", "现在", "現在", "현재",
 )  # fmt: skip
 SINCE_WORDS = ("since", "seit", "depuis", "desde", "dal", "dall'", "sinds", "od", "from")
 

@@ -814,6 +814,7 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     it ("PERSONAL INFORMATION Katie Smith"), a hyphenated break ("Minna von Barn-" /
     "helm"), a lost space ("JaneEyre"), given and family name stacked on two lines."""
     words = text.split()
+    yield from _spacing_repairs(text, words)
     for j in range(1, min(3, len(words) - 2) + 1):
         if heading_kind(" ".join(words[:j])):
             yield " ".join(words[j:])
@@ -833,6 +834,28 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
         yield f"{text[:cut]} {text[cut:]}"
     if following is not None and _stacked(lines[k], following):
         yield f"{text} {following.text}"
+
+
+def _spacing_repairs(text: str, words: list[str]) -> Iterator[str]:
+    """What letter-spacing and small caps do to a name in a PDF's text layer, undone:
+    "J A N E   D O E" (a space between letters, a wider one between words), "J ANE D OE"
+    (small caps: the capital and the smaller capitals are separate runs), and a headline
+    that sets the job title beside the name after a wide gap ("Jane Doe   Data Engineer")."""
+    if len(words) > 40:
+        return
+    wide = [seg.split() for seg in re.split(r"\s{2,}", text.strip())]
+    if len(wide) >= 2 and all(len(w) == 1 for seg in wide for w in seg):
+        yield " ".join("".join(seg) for seg in wide)
+    pairs = words[0::2], words[1::2]
+    if (
+        len(words) >= 4
+        and len(words) % 2 == 0
+        and all(len(w) == 1 and w.isupper() for w in pairs[0])
+        and all(len(w) >= 2 and w.isalpha() for w in pairs[1])
+    ):
+        yield " ".join(a + b for a, b in zip(*pairs, strict=True))
+    if len(wide) >= 2 and any(w.casefold() in lex.JOB_WORDS for seg in wide[1:] for w in seg):
+        yield " ".join(wide[0])
 
 
 def _stacked(line: Line, below: Line) -> bool:
