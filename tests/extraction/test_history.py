@@ -122,7 +122,7 @@ März 2019 bis heute
 
 def test_hostile_lines_stay_linear() -> None:
     text = "Experience\n" + ("2019 – " * 400_000) + "\n" + "Engineer, Acme 2019 - 2020\n" * 50_000
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     ex = extract({"text": text[:10_000_000]}, as_of=AS_OF)
-    assert time.perf_counter() - t0 < 5.0
+    assert time.process_time() - t0 < 5.0  # CPU seconds: the wall clock moves with the load
     assert len(ex.values("work_history")) <= 40
