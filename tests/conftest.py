@@ -304,8 +304,9 @@ _SLOW_MODULES = frozenset(
         "tests/skeleton/test_pg_local.py",
         "tests/skeleton/test_deployables.py",
         "tests/storage/test_backends.py",
-        # OCR of whole pages in the production sandbox: 5-7 CPU s a test.
+        # OCR of whole pages in the production sandbox: 2-7 CPU s a test.
         "tests/extraction/test_ocr_bands.py",
+        "tests/parsing/test_ocr_geometry.py",
     }
 )
 # Single tests of otherwise quick modules that run an external program or OCR for seconds
@@ -327,6 +328,9 @@ _SLOW_TESTS = frozenset(
         "tests/parsing/test_ocr_email.py::test_a_misread_address_is_read_again",
         "tests/parsing/test_ocr_email.py::test_without_the_re_read_the_address_is_wrong",
         "tests/parsing/test_ocr_email.py::test_the_e_mail_re_read_runs_inside_the_production_sandbox",
+        # Multi-page OCR against the page budget (4-8 CPU s each); the budget's own check stays.
+        "tests/parsing/test_ocr_budget.py::test_a_spent_budget_stops_further_pages_and_says_so",
+        "tests/parsing/test_ocr_budget.py::test_within_the_budget_every_page_is_read",
     }
 )
 # Fixtures that start real processes for the test: worker processes (a Python + Django
