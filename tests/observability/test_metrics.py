@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from typing import Any
 
 import pytest
 from django.db import connection
 
 from ats.devtools.pg_local import free_port
-from tests.jobs.helpers import defer, token, wait_status
+from tests.jobs.helpers import defer, token, wait_for, wait_status
 from tests.observability.conftest import families, samples, scrape, wait_scrape
 from tests.observability.docs import documented_metrics
 
@@ -48,10 +47,22 @@ def test_exporter_counts_attempts_per_queue_and_task_class(start_worker: Any, st
     for job_id in ok:
         wait_status(job_id, {"succeeded"})
     wait_status(failing, {"failed"}, timeout=60)
-    time.sleep(2.5)  # events settle before they are read (see attempt_events_since)
-    text = scrape(exporter.url)
-    got = samples(text)
     labels = 'queue="test",task_class="test"'
+
+    # The exporter counts an event once it is older than the settle window (see
+    # attempt_events_since): scrape until all five attempts are in, rather than sleeping
+    # "long enough" (which under load is not); the equalities below are then checked.
+    def all_attempts_counted() -> str | None:
+        text = scrape(exporter.url)
+        got = samples(text)
+        # An attempt is counted at its start and its outcome at its end (separate events).
+        ended = sum(v for k, v in got.items() if k.startswith("ats_job_attempt_outcomes_total{") and labels in k)
+        return text if got.get(f"ats_job_attempts_total{{{labels}}}", 0) >= 5 and ended >= 5 else None
+
+    text = wait_for(
+        all_attempts_counted, 30, "the exporter to count the five attempts and their outcomes", interval=0.5
+    )
+    got = samples(text)
     assert got[f"ats_job_attempts_total{{{labels}}}"] == 5  # 3 ok + 2 overrun attempts
     assert got[f'ats_job_attempt_outcomes_total{{outcome="succeeded",{labels}}}'] == 3
     assert got[f'ats_job_attempt_outcomes_total{{outcome="retry",{labels}}}'] == 1
