@@ -78,12 +78,14 @@ Data shipped in this repository:
     in tests/extraction/corpus/real/: posquit0/Awesome-CV (LPPL-1.3c), liantze/AltaCV
     (LPPL-1.3), deedy/Deedy-Resume (Apache-2.0), sb2nov/resume (MIT), rendercv/rendercv
     (MIT), jankapunkt/latexcv (MIT), xdanaux/moderncv (LPPL-1.3c, stated in moderncv.cls),
-    zachscrivena/simple-resume-cv (Unlicense), skyzh/chicv (MIT). Held-out v4
-    (tests/extraction/heldout/files/): jakegut/resume (MIT), dnl-blkv/mcdowell-cv (MIT),
-    badele/cv (MIT), jacekszubert/cv (CC0-1.0, stated in its README, vendored),
-    billryan/resume (MIT), santisoler/cv (BSD-3-Clause), huajh/awesome-latex-cv
-    (LPPL-1.3c), jskherman/imprecv (Apache-2.0), mintyfrankie/brilliant-CV (Apache-2.0),
-    stuxf/basic-typst-resume-template (Unlicense).
+    zachscrivena/simple-resume-cv (Unlicense), skyzh/chicv (MIT); from held-out v4, also
+    in tests/extraction/corpus/real/ now: jakegut/resume (MIT), dnl-blkv/mcdowell-cv (MIT),
+    billryan/resume (MIT). Held-out v5 (tests/extraction/heldout/files/): badele/cv (MIT),
+    jacekszubert/cv (CC0-1.0, stated in its README, vendored), santisoler/cv
+    (BSD-3-Clause), huajh/awesome-latex-cv (LPPL-1.3c), jskherman/imprecv (Apache-2.0),
+    mintyfrankie/brilliant-CV (Apache-2.0), stuxf/basic-typst-resume-template (Unlicense),
+    philipempl/modern-latex-cv (MIT), auino/europasscv-template (LPPL-1.3, stated in its
+    README, vendored, and in template/europecv2013.cls).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

@@ -14,9 +14,10 @@ Three sources, each entry labelled with which (``source``):
   formats per locale, title lines over names, all-caps names with diacritics, two
   columns, DOCX header/table, scans at 150/300 dpi.
 
-Held-out v4 (tests/extraction/heldout/, drawn 2026-12-02) is ``real_document`` CVs from
+Held-out v5 (tests/extraction/heldout/, drawn 2026-12-02) is ``real_document`` CVs from
 public GitHub repositories (its manifest names each file's commit and licence) plus
-generated CVs of a new seed; everything of held-out v2 and v3 is development now.
+generated CVs of a new seed; everything of held-out v2 and v3, and the three v4 groups seen
+while tuning, is development now.
 
 Split: by *group* (one author's content), never by file: every rendering or variant of one
 CV is in the same half, so the development half never shows a held-out CV's content.
