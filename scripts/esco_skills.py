@@ -39,7 +39,7 @@ from pathlib import Path
 
 WHEEL_SHA256 = "ec6e5daa7d3247634a7950faf33ad9d1ca47fa2d7a09b95677f25a6f91f77af0"
 SKILLS = Path(__file__).resolve().parents[1] / "shared" / "ats" / "extraction" / "skills.csv"
-COLUMNS = ["canonical", "category", "strict", "aliases", "esco"]
+COLUMNS = ["canonical", "category", "strict", "aliases", "esco", "source"]  # source: scripts/linguist_skills.py's rows
 
 _HEAD_DESC = re.compile(
     r"^(?P<head>.*?)\s(?P<desc>The (?:computer programs?|tool|software program|software|system|ICT tool|framework|"

@@ -60,6 +60,11 @@ Data shipped in this repository:
   scripts/esco_skills.py. Changes: only ESCO's software-tool and programming-language
   concepts are used, by name and id; ESCO's labels' qualifiers ("(computer programming)")
   are dropped and its descriptions are not copied.
+  Its rows whose `source` is `linguist` (programming languages and a few markup/data formats:
+  names and aliases) are taken from GitHub Linguist's lib/linguist/languages.yml
+  (github-linguist/linguist, commit b45dbe9b2825a43285bcd035861be91cc0a7299e, Copyright (c)
+  2017 GitHub, Inc., MIT licence), selected by scripts/linguist_skills.py; Debian's English
+  word list (wamerican 2020.12.07-2) decides which names are left out and is not shipped.
 - tests/extraction/corpus: the evaluation CVs are generated from fictional names, places
   and numbers by the project's own generator; AGPL-3.0-or-later.
 - tests/extraction/corpus/real/ and tests/extraction/heldout/files/: CVs written by

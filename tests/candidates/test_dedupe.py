@@ -144,3 +144,17 @@ def test_common_first_name_does_not_crowd_out_the_match(monkeypatch: pytest.Monk
     target = new(name="Maria Garcia Lopez", emails=("mgl@a.example",), location="Madrid")
     probe = new(name="María García López", emails=("maria@b.example",), location="Madrid")
     assert [m.other_id for m in dedupe.find_matches(probe)] == [target]
+
+
+def test_a_skill_spelled_two_ways_is_one_shared_skill() -> None:
+    from ats.candidates.dedupe import _skill_key
+
+    def value(wording: str, taxonomy_id: str | None) -> dict[str, Any]:
+        source: dict[str, Any] = {"text": wording, "rule": "skill.section"}
+        if taxonomy_id:
+            source["taxonomy_id"] = taxonomy_id
+        return {"value": wording, "sources": [source]}
+
+    assert _skill_key(value("k8s", "ats:kubernetes")) == _skill_key(value("Kubernetes", "ats:kubernetes"))
+    # Unlinked skills (or values stored before taxonomy ids) compare by their wording.
+    assert _skill_key(value("GnuCash", None)) == _skill_key(value("gnucash", None)) != _skill_key(value("Excel", None))

@@ -88,3 +88,19 @@ def test_contributions_always_add_up_to_a_0_100_score(
     assert r.score == sum(e["contribution"] for e in r.explanation)
     assert all(isinstance(e["contribution"], int) and 0 <= e["contribution"] <= e["max"] for e in r.explanation)
     assert sum(e["max"] for e in r.explanation) == 100
+
+
+def test_the_cvs_own_wording_matches_the_requisitions_skill_through_the_taxonomy() -> None:
+    linked = {"value": "Kube", "sources": [{"text": "Kube", "rule": "skill.section", "taxonomy_label": "Kubernetes"}]}
+    r = engine.score(
+        CRIT,
+        skills=[_v("Postgres"), _v("Python 3"), linked],
+        years_experience=[],
+        # Today's vocabulary resolves "Postgres" and "Python 3"; "Kube" only through the
+        # taxonomy entry the extractor linked it to (a spelling an older taxonomy had).
+        canonical={"postgres": "PostgreSQL", "python 3": "Python"},
+    )
+    status = {e["criterion"]: e["status"] for e in r.explanation}
+    assert status["must-have: Python"] == status["must-have: PostgreSQL"] == engine.FOUND
+    assert status["nice-to-have: Kubernetes"] == engine.FOUND
+    assert status["must-have: Docker"] == engine.MISSING

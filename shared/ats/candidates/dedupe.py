@@ -115,5 +115,12 @@ def _skills(ids: list[int]) -> dict[int, set[str]]:
     for cid, values in CandidateField.objects.filter(candidate_id__in=ids, field="skills").values_list(
         "candidate_id", "values"
     ):
-        out[cid] = {F.value_key(v["value"]) for v in values}
+        out[cid] = {_skill_key(v) for v in values}
     return out
+
+
+def _skill_key(value: dict[str, Any]) -> str:
+    """One skill however each CV spelled it: "k8s" and "Kubernetes" share their taxonomy id;
+    a skill the taxonomy does not know compares by its wording."""
+    linked = next((s["taxonomy_id"] for s in value.get("sources") or () if s.get("taxonomy_id")), None)
+    return linked or F.value_key(value["value"])

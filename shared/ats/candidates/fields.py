@@ -53,7 +53,7 @@ def provenance(
         **({"taxonomy_id": source["taxonomy_id"]} if source.get("taxonomy_id") else {}),
     }
     # The extractor's flags, only when it set them (older values keep their exact shape).
-    for key in ("placeholder", "region", "region_from"):
+    for key in ("taxonomy_label", "placeholder", "region", "region_from"):
         if source.get(key):
             out[key] = source[key]
     return out

@@ -30,6 +30,10 @@ def _skills(candidate: Any) -> str:
         for f in related.filter(field="skills"):
             for v in f.values or []:
                 values.append(str(v.get("value", v)) if isinstance(v, dict) else str(v))
+                # The CV's wording is the value ("k8s"); the taxonomy's name for it is
+                # indexed too, so a search for "Kubernetes" finds that candidate.
+                labels = {s.get("taxonomy_label") for s in v.get("sources") or ()} if isinstance(v, dict) else set()
+                values += sorted(label for label in labels if label and label.casefold() != values[-1].casefold())
     return " ".join(values)
 
 

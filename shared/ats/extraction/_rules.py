@@ -1033,20 +1033,90 @@ def _in_job_title(low: list[str], i: int, n: int) -> bool:
     )
 
 
-def _add_skill(out: Values, line: Line, rule: str, text: str, skill: lex.Skill) -> None:
-    out.add(skill.canonical, skill.canonical, replace(line.source(rule, text), taxonomy_id=skill.taxonomy_id))
+def _add_skill(out: Values, line: Line, rule: str, text: str, skill: lex.Skill, *, wording: dict[str, str]) -> None:
+    # The value is the CV's own wording (issue 25: "Kubernetes" as the CV printed it, not a
+    # taxonomy label); one concept is one value however many spellings the CV uses, keyed by
+    # its taxonomy id, and the skills list's wording wins over a mention in prose.
+    as_written = " ".join(text.split())
+    if rule == "skill.section":
+        wording.setdefault(skill.taxonomy_id, as_written)
+    source = replace(line.source(rule, text), taxonomy_id=skill.taxonomy_id, taxonomy_label=skill.canonical)
+    out.add(skill.taxonomy_id, as_written, source)
+
+
+_LIST_SEPARATOR = re.compile(r"\s*[,;|·•]\s*")
+_LIST_BULLET = re.compile(r"^\s*[•▪◦●∙‣*–-]\s+")
+_LIST_ITEM = re.compile(r"[^\W_][\w+#&./' -]{0,38}[\w+#)]?")
+_MAX_LIST_ITEMS = 40  # a hostile 10 MB "a, b, c, ..." line stays linear and bounded
+
+
+def _list_items(text: str) -> list[str]:
+    """The items of a skills list line that is evidently a list - a bullet, or items between
+    commas/semicolons - each short (1-4 words) and shaped like a name, not a sentence; []
+    for prose ("Creating pieces of Art and visiting galleries.")."""
+    bulleted = _LIST_BULLET.match(text) is not None
+    text = _LIST_BULLET.sub("", text, count=1)
+    labelled = label_of(text)
+    if labelled is not None and len(labelled[0].split()) <= 3:
+        text = labelled[1]  # "Languages: Go, Rust" - the label is a category, not a skill
+    parts = [p.strip() for p in _LIST_SEPARATOR.split(text, maxsplit=_MAX_LIST_ITEMS)[:_MAX_LIST_ITEMS]]
+    parts = [p for p in parts if p]
+    if not parts or (len(parts) < 2 and not bulleted):
+        return []
+    items = [p.rstrip(".") for p in parts]
+    shaped = [
+        it for it in items if len(it.split()) <= 4 and len(it) > 1 and _LIST_ITEM.fullmatch(it) and not it[0].isdigit()
+    ]
+    # One sentence-like part ("and running"), a closing full stop with spaces before it, or an
+    # item of many words means prose: nothing of the line is a list item then.
+    if len(shaped) < len(items) or (parts[-1].endswith(".") and " " in parts[-1]):
+        return []
+    return [it for it in shaped if not it.casefold().startswith(("and ", "or ", "und ", "et "))]
+
+
+def _open_ended(lines: list[Line], k: int) -> bool:
+    """Line k's list runs on into line k+1 ("..., Erasure" / "coding, S3" in a narrow column):
+    no separator at its end and the next skills line is no new bullet."""
+    if k + 1 >= len(lines) or lines[k + 1].section != "skills" or lines[k + 1].heading:
+        return False
+    return not re.search(r"[,;|·•]\s*$", lines[k].text) and not _LIST_BULLET.match(lines[k + 1].text)
+
+
+def _unlinked_items(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values) -> None:
+    """Skills list items no taxonomy entry names ("Erasure coding", "GnuCash"): kept in the
+    CV's wording with no taxonomy id (only inside a skills section, only in list shape). An
+    item a line break may have cut (last of a line running on, first of the line after) is
+    left out rather than guessed."""
+    line = lines[k]
+    items = _list_items(line.text)
+    if items and _open_ended(lines, k):
+        items = items[:-1]
+    if items and k > 0 and _open_ended(lines, k - 1) and _list_items(lines[k - 1].text):
+        items = items[1:]
+    for item in items:
+        low = [t.casefold() for t in _tokens(item)]
+        if not low or any(_longest_skill(low, i, vocab) for i in range(len(low))):
+            continue  # the taxonomy linked this item, or part of it
+        if any(piece.casefold() in vocab for tok in low if "/" in tok for piece in tok.split("/")):
+            continue
+        wording = " ".join(item.split())
+        out.add("text:" + wording.casefold(), wording, line.source("skill.list_item", item))
 
 
 def skills(lines: list[Line]) -> Values:
     """Skills of the vocabulary, in a skills list (any) or in running text (not the strict
-    ones, and not inside a job title), with the CV's own wording's canonical form."""
+    ones, and not inside a job title), in the CV's own wording (the skills list's where the
+    CV has one), the taxonomy entry it was linked to in each source."""
     vocab = lex.skills()
     out = Values()
+    wording: dict[str, str] = {}
     for k, line in enumerate(lines):
         read = _skill_tokens(lines, k)
         if read is None:
             continue
         in_section, tokens, own = read
+        if line.section == "skills":
+            _unlinked_items(lines, k, vocab, out)
         low = [t.casefold() for t in tokens]
         i = 0
         while i < own:
@@ -1056,16 +1126,19 @@ def skills(lines: list[Line]) -> Values:
                     for piece in tokens[i].split("/"):
                         skill = vocab.get(piece.casefold())
                         if skill is not None and (in_section or not skill.strict):
-                            _add_skill(out, line, "skill.section", piece, skill)
+                            rule = "skill.section" if in_section else "skill.text"  # prose is not a list
+                            _add_skill(out, line, rule, piece, skill, wording=wording)
                 i += 1
                 continue
             skill, n = found
             if in_section or not (skill.strict or _in_job_title(low, i, n)):
                 rule = "skill.section" if in_section else "skill.text"
-                _add_skill(out, line, rule, " ".join(tokens[i : i + n]), skill)
+                _add_skill(out, line, rule, " ".join(tokens[i : i + n]), skill, wording=wording)
                 i += n
             else:
                 i += 1
+    for key, value in out.items.items():
+        value.value = wording.get(key, value.value)
     return out
 
 

@@ -35,8 +35,11 @@ class Source:
     bbox: tuple[float, float, float, float] | None = None
     part: str | None = None
     index: int | None = None
-    # Skills: the taxonomy entry the CV's wording was linked to ("esco:<id>" or "ats:<name>").
+    # Skills: the taxonomy entry the CV's wording was linked to ("esco:<id>" or "ats:<name>")
+    # and that entry's canonical name ("Kubernetes" for a CV's "k8s"); the value itself is
+    # the CV's wording.
     taxonomy_id: str | None = None
+    taxonomy_label: str | None = None
     # A template's sample value ("Your Name Here", "john.doe@example.com", "123-456-7890"):
     # kept as read so the recruiter sees it, never used to match or merge people.
     placeholder: bool = False
@@ -50,7 +53,7 @@ class Source:
         d["bbox"] = list(self.bbox) if self.bbox is not None else None
         # Only when set: values stored before these keys existed keep their exact shape (only
         # skills have a taxonomy id; only phones a region).
-        for key in ("taxonomy_id", "placeholder", "region", "region_from"):
+        for key in ("taxonomy_id", "taxonomy_label", "placeholder", "region", "region_from"):
             if not d[key]:
                 del d[key]
         return d
@@ -66,6 +69,7 @@ class Source:
             part=d.get("part"),
             index=d.get("index"),
             taxonomy_id=d.get("taxonomy_id"),
+            taxonomy_label=d.get("taxonomy_label"),
             placeholder=bool(d.get("placeholder", False)),
             region=d.get("region"),
             region_from=d.get("region_from"),

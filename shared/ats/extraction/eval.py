@@ -97,11 +97,24 @@ def _url(url: str) -> str:
     return u.removeprefix("www.").rstrip("/")
 
 
+def _skill_key(value: Any) -> str:
+    """A skill is a concept: the CV's "k8s" and a label "Kubernetes" are one skill when the
+    taxonomy has both spellings of one entry (the field keeps the CV's wording; labels written
+    before that, the generator's, name the entry). Only whole spellings are resolved, so a
+    label is never matched by a part of it; a skill the taxonomy lacks compares by wording."""
+    from ats.extraction import _lexicon
+
+    skill = _lexicon.skills().get(norm(value))
+    return skill.taxonomy_id if skill is not None else norm(value)
+
+
 def _values(field_name: str, values: Iterable[Any]) -> set[str]:
     out = set()
     for v in values:
         if field_name == "links":
             out.add(f"{v['kind']}:{_url(v['url'])}")
+        elif field_name == "skills":
+            out.add(_skill_key(v))
         else:
             out.add(norm(v))
     return out

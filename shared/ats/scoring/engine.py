@@ -116,11 +116,16 @@ def _evidence(sources: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _skill_index(skills: Sequence[Mapping[str, Any]], canonical: Mapping[str, str]) -> dict[str, list[Any]]:
-    """Canonical skill name (case-folded) -> its sources."""
+    """Canonical skill name (case-folded) -> its sources.
+
+    Values are the CV's own wording ("k8s"): resolved through today's vocabulary first,
+    then through the taxonomy entry the extractor linked them to (`taxonomy_label` in their
+    sources), so a requisition's "Kubernetes" finds either spelling."""
     out: dict[str, list[Any]] = {}
     for v in skills:
         raw = " ".join(str(v.get("value", "")).split()).casefold()
-        name = canonical.get(raw, raw).casefold()
+        linked = next((s["taxonomy_label"] for s in v.get("sources") or () if s.get("taxonomy_label")), None)
+        name = canonical.get(raw, linked or raw).casefold()
         out.setdefault(name, []).extend(v.get("sources") or [])
     return out
 
