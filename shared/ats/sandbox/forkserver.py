@@ -125,7 +125,9 @@ class _Template:
         deadline = time.monotonic() + self.startup_timeout_s
         try:
             protocol.send_json(self.fd, {"kind": "fork"}, deadline)
-            if not select.select([self.fd], [], [], max(deadline - time.monotonic(), 0))[0]:
+            poller = select.poll()
+            poller.register(self.fd, select.POLLIN)
+            if not poller.poll(max(deadline - time.monotonic(), 0) * 1000):
                 raise TimeoutError
             message, fds, _, _ = socket.recv_fds(self.sock, protocol.LEN_SIZE, 2)
         except (OSError, TimeoutError) as exc:
@@ -183,9 +185,7 @@ class _Zygote:
         return self.faulted or self.documents >= recycle_after_documents
 
     def alive(self) -> bool:
-        if self.pidfd < 0:
-            return False
-        return not select.select([self.pidfd], [], [], 0)[0]  # readable once it has exited
+        return self.pidfd >= 0 and not self._wait_exit(0)
 
     def request(self, kind: str, data: bytes, *, deadline: float, max_answer: int) -> tuple[dict[str, Any], bytes]:
         protocol.send_json(self.in_fd, {"kind": kind}, deadline)
@@ -195,7 +195,12 @@ class _Zygote:
         return outcome, untrusted_answer
 
     def _wait_exit(self, timeout_s: float) -> bool:
-        return self.pidfd < 0 or bool(select.select([self.pidfd], [], [], timeout_s)[0])
+        """Whether it has exited (waiting up to timeout_s): a pidfd polls readable then."""
+        if self.pidfd < 0:
+            return True
+        poller = select.poll()
+        poller.register(self.pidfd, select.POLLIN)
+        return bool(poller.poll(timeout_s * 1000))
 
     def _release(self) -> None:
         self.sock.close()
