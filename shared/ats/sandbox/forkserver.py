@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import select
 import signal
 import socket
 import subprocess
@@ -55,8 +56,12 @@ def _memory_fault(outcome: dict[str, Any]) -> bool:
     return outcome.get("end") == "signaled" and outcome.get("signal") in _RECYCLE_SIGNALS
 
 
-class _Zygote:
-    """One ``python -m ats.sandbox.zygote`` process and the socket to it."""
+class _Template:
+    """One ``python -m ats.sandbox.zygote`` process - the template - and the socket to it.
+
+    It imports and pre-warms the parser once and forks the zygotes (one per parse slot),
+    so they share its pages copy-on-write. Fork requests are serialized by the caller.
+    """
 
     def __init__(self, config: dict[str, Any], *, probes: bool, startup_timeout_s: float) -> None:
         env = dict(_ZYGOTE_ENV)
@@ -73,10 +78,9 @@ class _Zygote:
         if probes:
             env[PROBES_ENV] = "1"
             argv.append("--test-probes")
-        # One AF_UNIX stream socket as the zygote's stdin and stdout, not two pipes: a pipe
-        # can be reopened through /proc/<zygote>/fd/0 (while the fresh zygote is still
-        # dumpable, any same-uid process could inject a config or read the documents);
-        # a socket cannot be opened that way (ENXIO).
+        # One AF_UNIX stream socket as the template's stdin and stdout, not two pipes: a
+        # pipe can be reopened through /proc/<pid>/fd/0 (while the fresh process is still
+        # dumpable, any same-uid process could inject a config); a socket cannot (ENXIO).
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.proc = subprocess.Popen(
@@ -86,7 +90,7 @@ class _Zygote:
                 env=env,
                 close_fds=True,
                 # Own session: a Ctrl-C or SIGTERM aimed at the worker's group does not hit
-                # the zygote mid-document; it exits on EOF when the worker goes away.
+                # it; it exits on EOF when the worker goes away.
                 start_new_session=True,
             )
         except BaseException:
@@ -94,35 +98,50 @@ class _Zygote:
             raise
         finally:
             theirs.close()
-        self.in_fd = self.out_fd = self.sock.fileno()
+        self.fd = self.sock.fileno()
         self.sock.setblocking(False)
+        self.startup_timeout_s = startup_timeout_s
+        self.replacing = False  # a replacement family is warming up in the background
         deadline = time.monotonic() + startup_timeout_s
         try:
-            protocol.send_json(self.in_fd, config, deadline)
-            self.hello: dict[str, Any] = protocol.recv_json(self.out_fd, _MAX_HELLO, deadline)
+            protocol.send_json(self.fd, config, deadline)
+            self.hello: dict[str, Any] = protocol.recv_json(self.fd, _MAX_HELLO, deadline)
         except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
             self.kill()
             raise ZygoteError(f"zygote did not start: {type(exc).__name__}") from exc
         if not self.hello.get("ok"):
             self.kill()
             raise ZygoteError(f"zygote refused to start: {self.hello.get('error')}", self.hello)
-        self.documents = 0  # served so far (the recycle count)
-        self.replacing = False  # a replacement is warming up in the background
-        self.retired = False  # replaced while busy: close instead of returning it to the pool
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def request(self, kind: str, data: bytes, *, deadline: float, max_answer: int) -> tuple[dict[str, Any], bytes]:
-        protocol.send_json(self.in_fd, {"kind": kind}, deadline)
-        protocol.write_all(self.in_fd, protocol.frame(data), deadline)
-        outcome = protocol.recv_json(self.out_fd, _MAX_OUTCOME, deadline)
-        untrusted_answer = protocol.read_frame(self.out_fd, max_answer, deadline)
-        return outcome, untrusted_answer
+    def fork_zygote(self) -> _Zygote:
+        """Ask for one more zygote; the template answers with its pid, socket and pidfd."""
+        deadline = time.monotonic() + self.startup_timeout_s
+        try:
+            protocol.send_json(self.fd, {"kind": "fork"}, deadline)
+            poller = select.poll()
+            poller.register(self.fd, select.POLLIN)
+            if not poller.poll(max(deadline - time.monotonic(), 0) * 1000):
+                raise TimeoutError
+            message, fds, _, _ = socket.recv_fds(self.sock, protocol.LEN_SIZE, 2)
+        except (OSError, TimeoutError) as exc:
+            self.kill()
+            raise ZygoteError(f"zygote did not start: {type(exc).__name__}") from exc
+        if len(message) != protocol.LEN_SIZE or len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            self.kill()
+            raise ZygoteError("zygote did not start: the template's answer was incomplete")
+        (pid,) = protocol.LEN.unpack(message)
+        return _Zygote(socket.socket(fileno=fds[0]), pid, fds[1], template=self, deadline=deadline)
 
     def kill(self) -> None:
-        # The zygote leads its own session; its children lead their own, and die by
-        # PDEATHSIG when the zygote does.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.kill()
@@ -131,12 +150,80 @@ class _Zygote:
 
     def close(self, timeout_s: float = 5.0) -> None:
         with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_WR)  # EOF: the zygote finishes the current child and exits
+            self.sock.shutdown(socket.SHUT_WR)  # EOF: the template exits (its zygotes do not)
         try:
             self.proc.wait(timeout_s)
         except subprocess.TimeoutExpired:
             self.kill()
         self.sock.close()
+
+
+class _Zygote:
+    """One zygote forked by a template, and the socket to it.
+
+    Not the worker's child (the template is its parent and the kernel reaps it): the
+    worker watches and kills it through its pidfd, which cannot name a reused pid.
+    """
+
+    def __init__(self, sock: socket.socket, pid: int, pidfd: int, *, template: _Template, deadline: float) -> None:
+        self.sock, self.pid, self.pidfd, self.template = sock, pid, pidfd, template
+        self.in_fd = self.out_fd = sock.fileno()
+        sock.setblocking(False)
+        try:
+            self.hello: dict[str, Any] = protocol.recv_json(self.out_fd, _MAX_HELLO, deadline)
+        except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
+            self.kill()
+            raise ZygoteError(f"zygote did not start: {type(exc).__name__}") from exc
+        if not self.hello.get("ok"):
+            self.kill()
+            raise ZygoteError(f"zygote refused to start: {self.hello.get('error')}", self.hello)
+        self.documents = 0  # served so far (the recycle count)
+        self.faulted = False  # a child of it died of a memory fault or SIGSYS
+        self.retired = False  # replaced while busy: close instead of returning it to the pool
+
+    def due(self, recycle_after_documents: int) -> bool:
+        return self.faulted or self.documents >= recycle_after_documents
+
+    def alive(self) -> bool:
+        return self.pidfd >= 0 and not self._wait_exit(0)
+
+    def request(self, kind: str, data: bytes, *, deadline: float, max_answer: int) -> tuple[dict[str, Any], bytes]:
+        protocol.send_json(self.in_fd, {"kind": kind}, deadline)
+        protocol.write_all(self.in_fd, protocol.frame(data), deadline)
+        outcome = protocol.recv_json(self.out_fd, _MAX_OUTCOME, deadline)
+        untrusted_answer = protocol.read_frame(self.out_fd, max_answer, deadline)
+        return outcome, untrusted_answer
+
+    def _wait_exit(self, timeout_s: float) -> bool:
+        """Whether it has exited (waiting up to timeout_s): a pidfd polls readable then."""
+        if self.pidfd < 0:
+            return True
+        poller = select.poll()
+        poller.register(self.pidfd, select.POLLIN)
+        return bool(poller.poll(timeout_s * 1000))
+
+    def _release(self) -> None:
+        self.sock.close()
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
+
+    def kill(self) -> None:
+        # The zygote leads its own session; its children lead their own, and die by
+        # PDEATHSIG when the zygote does.
+        if self.pidfd >= 0:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            self._wait_exit(5.0)
+        self._release()
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_WR)  # EOF: the zygote finishes the current child and exits
+        if not self._wait_exit(timeout_s):
+            self.kill()
+            return
+        self._release()
 
 
 class ForkServerSandbox:
@@ -182,29 +269,63 @@ class ForkServerSandbox:
         self.recycles = 0  # planned: replaced after N documents or a crashed child
         self._restarts_reported = 0
         self._restarts_lock = threading.Lock()
-        # Guards the hand-over between a recycled zygote and its replacement.
+        # The template the next zygote is forked from; its lock serializes starting it and
+        # fork requests, and is held until a new zygote is in _live (lock order: this one,
+        # then _lifecycle).
+        self._template: _Template | None = None
+        self._template_lock = threading.Lock()
+        # Guards the pool's hand-overs: which zygotes are in service (idle or busy), and
+        # the swap of a recycled family for its replacement.
         self._lifecycle = threading.Lock()
+        self._live: list[_Zygote] = []
         self._replacers: list[threading.Thread] = []
         self.last_hello: dict[str, Any] = {}
 
     # -- lifecycle -----------------------------------------------------------------------
+    #
+    # Zygotes forked from one template share its pages - and its address-space layout,
+    # heap shape and stack canary - so they are one family for recycling: a zygote due
+    # for recycling (recycle_after_documents served, or a child killed by a memory fault
+    # or SIGSYS; or an unplanned death) has its whole family replaced by zygotes of a
+    # fresh template (a new exec: new layout), off the critical path. Until the
+    # replacement is ready the old family keeps serving, as a single recycled zygote did.
 
-    def _spawn(self) -> _Zygote:
+    def _start_template(self) -> _Template:
         try:
-            zygote = _Zygote(self._config, probes=self._probes, startup_timeout_s=self._startup_timeout_s)
+            return _Template(self._config, probes=self._probes, startup_timeout_s=self._startup_timeout_s)
         except OSError as exc:  # e.g. EAGAIN from fork/exec: report, do not crash the worker
+            raise ZygoteError(f"cannot start the zygote: {exc}") from exc
+
+    def _fork(self, template: _Template) -> _Zygote:
+        """A zygote of `template`, in _live. Called with _template_lock held."""
+        try:
+            zygote = template.fork_zygote()
+        except OSError as exc:
             raise ZygoteError(f"cannot start the zygote: {exc}") from exc
         if zygote.hello.get("policy_hash") != self.policy.policy_hash:
             zygote.kill()  # the policy files changed under us: refuse to mix versions
             raise ZygoteError("policy files changed since the worker loaded them")
+        with self._lifecycle:
+            self._live.append(zygote)
         self.last_hello = zygote.hello
         return zygote
+
+    def _spawn(self) -> _Zygote:
+        with self._template_lock:
+            if self._template is None or not self._template.alive():
+                if self._template is not None:
+                    self._template.kill()
+                self._template = None
+                self._template = self._start_template()
+            return self._fork(self._template)
 
     def start(self) -> dict[str, Any]:
         """Start every zygote now (at worker start) instead of on the first document."""
         slots = [self._pool.get() for _ in range(self._pool.qsize())]
         try:
-            slots = [s if s is not None and s.alive() else self._spawn() for s in slots]
+            for i, slot in enumerate(slots):
+                if slot is None or not slot.alive():
+                    slots[i] = self._spawn()
         finally:
             for slot in slots:
                 self._pool.put(slot)
@@ -218,12 +339,14 @@ class ForkServerSandbox:
         """
         with self._pool.mutex:
             idle = list(self._pool.queue)
+        template = self._template
         return {
             "kind": self.name,
             "policy_dir": str(self.policy.policy_dir),
             "loaded_policy_hash": self.last_hello.get("policy_hash"),
             "loaded_profile_hash": self.loaded_profile_hash(),
-            "zygote_pids": [z.proc.pid for z in idle if z is not None],
+            "zygote_pids": [z.pid for z in idle if z is not None],
+            "template_pid": template.pid if template is not None else None,
             "unstarted": sum(1 for z in idle if z is None),
             "restarts": self.restarts,
             "recycles": self.recycles,
@@ -241,45 +364,77 @@ class ForkServerSandbox:
         """Whether a replacement zygote is still warming up (tests, shutdown)."""
         return any(t.is_alive() for t in self._replacers)
 
+    def _retire(self, zygote: _Zygote) -> None:
+        """Out of service for good (called under _lifecycle)."""
+        if zygote in self._live:
+            self._live.remove(zygote)
+        if zygote.due(self.policy.recycle_after_documents):
+            self.recycles += 1
+
     def _give_back(self, slot: _Zygote) -> None:
         with self._lifecycle:
             if not slot.retired:
                 self._pool.put(slot)
                 return
+            self._retire(slot)
         slot.close()  # its replacement took its place while it was busy
 
-    def _recycle(self, slot: _Zygote) -> None:
-        """Start a replacement in the background; the old zygote serves until it is ready."""
+    def _recycle(self, template: _Template) -> None:
+        """Replace `template`'s family in the background; it serves until that is ready."""
         with self._lifecycle:
-            if slot.replacing:
+            if template.replacing:
                 return
-            slot.replacing = True
+            template.replacing = True
             # Under the lock: two documents finishing at once on two zygotes must not drop
             # each other's thread from the list close() joins.
             self._replacers = [t for t in self._replacers if t.is_alive()]
-            thread = threading.Thread(target=self._replace, args=(slot,), name="zygote-recycle", daemon=True)
+            thread = threading.Thread(target=self._replace, args=(template,), name="zygote-recycle", daemon=True)
             self._replacers.append(thread)
         thread.start()
 
-    def _replace(self, old: _Zygote) -> None:
+    def _replace(self, old: _Template) -> None:
         try:
-            new = self._spawn()
+            new = self._start_template()
         except ZygoteError:
             with self._lifecycle:
-                old.replacing = False  # keep serving with the old one; retried on its next document
-                if old.retired:  # it died meanwhile and left its slot to us
-                    self._pool.put(None)
+                old.replacing = False  # keep serving with the old family; retried on its next document
             return
+        with self._template_lock:
+            if self._template is old or self._template is None or not self._template.alive():
+                current, self._template = self._template, new
+            else:  # `old` was already superseded (it died and a new one started): keep that one
+                current = None
+                new.close()
+                new = self._template
+            # From here no zygote of `old` is forked any more, and every one forked so far
+            # is in _live: replace them one for one, forked before the swap so each slot
+            # changes hands warm.
+            with self._lifecycle:
+                count = sum(1 for z in self._live if z.template is old)
+            fresh: list[_Zygote] = []
+            with contextlib.suppress(ZygoteError):
+                for _ in range(count):
+                    fresh.append(self._fork(new))
+        to_close: list[_Zygote] = []
         with self._lifecycle:
+            members = [z for z in self._live if z.template is old]
             with self._pool.mutex:
-                idle = old in self._pool.queue
-                if idle:
-                    self._pool.queue.remove(old)
-            old.retired = True
-            self._pool.put(new)
-            self.recycles += 1
-        if idle:
-            old.close()
+                for zygote in members:
+                    if zygote in self._pool.queue:
+                        self._pool.queue.remove(zygote)
+                        self._retire(zygote)
+                        to_close.append(zygote)
+                    else:
+                        zygote.retired = True  # busy: closed when given back (_give_back)
+            for _ in members:
+                self._pool.put(fresh.pop() if fresh else None)  # None: started on next use
+            for extra in fresh:  # a member died meanwhile (its slot was freed as None)
+                self._live.remove(extra)
+                to_close.append(extra)
+        for zygote in to_close:
+            zygote.close()
+        if current is not None:
+            current.close()
 
     def close(self) -> None:
         with self._lifecycle:
@@ -290,6 +445,10 @@ class ForkServerSandbox:
             slot = self._pool.get_nowait()
             if slot is not None:
                 slot.close()
+        with self._template_lock:
+            if self._template is not None:
+                self._template.close()
+                self._template = None
 
     def __enter__(self) -> ForkServerSandbox:
         return self
@@ -308,8 +467,7 @@ class ForkServerSandbox:
         try:
             if slot is None or not slot.alive():
                 if slot is not None:  # died between documents
-                    slot.kill()
-                    self.restarts += 1
+                    self._lost(slot)
                 slot = None
                 slot = self._spawn()
         except ZygoteError as exc:
@@ -328,23 +486,33 @@ class ForkServerSandbox:
             )
         except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
             # A zygote that does not answer in time or breaks the protocol is replaced.
-            slot.kill()
-            self.restarts += 1
-            with self._lifecycle:
-                if slot.replacing and not slot.retired:
-                    slot.retired = True  # the replacement warming up takes this slot
-                else:
-                    self._pool.put(None)
+            retired = self._lost(slot)
+            if not retired:
+                self._pool.put(None)
             failure = Failure.TIMEOUT_WALL if isinstance(exc, TimeoutError) else Failure.CRASHED
             return self._result(failure, f"zygote failed: {type(exc).__name__}", started=started, hello=slot.hello)
         slot.documents += 1
-        if slot.documents >= self.policy.recycle_after_documents or _memory_fault(outcome):
-            self._recycle(slot)
+        slot.faulted = slot.faulted or _memory_fault(outcome)
+        if slot.due(self.policy.recycle_after_documents):
+            self._recycle(slot.template)
         self._give_back(slot)
         try:
             return self._judge(kind, outcome, untrusted_answer, started, slot.hello)
         except Exception as exc:  # a bug here must cost one document, not the worker
             return self._result(Failure.CRASHED, f"sandbox bug: {type(exc).__name__}", started=started)
+
+    def _lost(self, slot: _Zygote) -> bool:
+        """An unplanned zygote death or hang: kill it, count a restart, and replace its
+        family (a zygote that died on its own may have been attacked: new layout). True
+        if it had been retired (its replacement already holds its slot)."""
+        slot.kill()
+        self.restarts += 1
+        with self._lifecycle:
+            if slot in self._live:
+                self._live.remove(slot)
+            retired = slot.retired
+        self._recycle(slot.template)
+        return retired
 
     def _judge(
         self, kind: str, outcome: dict[str, Any], untrusted_answer: bytes, started: float, hello: dict[str, Any]

@@ -1,15 +1,19 @@
 """The pre-warmed fork server: ``python -I -m ats.sandbox.zygote [--test-probes]``.
 
 Started by ForkServerSandbox as a fresh, single-threaded process (the worker has
-threads and an event loop; forking *it* could copy a held lock into the child). It
-imports and pre-warms the parser, freezes the heap, then serves one request at a time
-on the AF_UNIX socket the worker gave it as stdin and stdout (a socket, not pipes: see
-``_stream_pair``):
+threads and an event loop; forking *it* could copy a held lock into the child): the
+*template*. It imports and pre-warms the parser and freezes the heap once, then forks
+one *zygote* per parse slot when the worker asks - so every slot's zygote and every
+child shares one copy of the parser's pages (copy-on-write) instead of one per slot.
+Each zygote serves one request at a time on its own AF_UNIX socket (a socket, not
+pipes: see ``_stream_pair``):
 
-  worker -> zygote   config (JSON frame, once), then per document:
-                     request (JSON frame: kind) + document (raw frame)
-  zygote -> worker   hello (JSON frame, once), then per document:
-                     outcome (JSON frame, trusted) + the child's answer (raw frame, untrusted)
+  worker -> template  config (JSON frame, once), then {"kind": "fork"} per zygote
+  template -> worker  hello (JSON frame, once), then per fork: the zygote's pid (8 bytes)
+                      with its socket and a pidfd of it (SCM_RIGHTS)
+  worker -> zygote    per document: request (JSON frame: kind) + document (raw frame)
+  zygote -> worker    hello (JSON frame, once), then per document:
+                      outcome (JSON frame, trusted) + the child's answer (raw frame, untrusted)
 
 Children are forked one ahead ("the spare"): right after start and after each
 document, so fork, confinement (ats.sandbox.hardening) and a warm-up parse of trusted
@@ -65,10 +69,8 @@ class Zygote:
         self.limits = self.policy.child
         self.pid = os.getpid()
         self.worker_pid = os.getppid()
-        # Orphans (there should be none: children cannot fork) are reparented to us and
-        # reaped, so zombies never count against RLIMIT_NPROC of the sandbox uid.
-        prctl.set_child_subreaper(True)
-        # Same-uid children (container mode) cannot ptrace us or read /proc/<us>/*.
+        # Same-uid children (container mode) cannot ptrace us or read /proc/<us>/*
+        # (inherited by every zygote forked from this template).
         prctl.set_dumpable(False)
 
         from ats.parsing.data import ParseError, ParseLimits  # trusted data types only
@@ -85,11 +87,7 @@ class Zygote:
         self.probes: Any = None
         self.result_fd = -1
         self.spare: _Child | None = None
-        # One answer buffer for the zygote's lifetime (cap + 1 byte to detect overflow),
-        # scrubbed after each document. Never forked, and resident only where an answer
-        # was written (see _private_buffer): a zeroed 4 MiB bytearray sat in every
-        # zygote and, copy-on-write, in its spare.
-        self.answer_buf = _private_buffer(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
+        self.answer_buf: mmap.mmap  # each zygote's own (become_zygote)
         self.answer_dirty = 0  # bytes of answer_buf written since the last scrub
         # The parser supplies its own trusted warm-up documents (see the spare child below).
         self.warmup_samples = self.parser.warmup_documents() if config.get("warmup", True) else []
@@ -111,10 +109,10 @@ class Zygote:
         self.seccomp = oci.CompiledFilter(seccomp)
         # Test-only (like the probes): behave as on a kernel without Landlock, to prove the
         # sandbox then refuses to run rather than run without a file boundary.
-        no_landlock = bool(config.get("test_without_landlock"))
-        if no_landlock and not probes_enabled:
+        self.no_landlock = bool(config.get("test_without_landlock"))
+        if self.no_landlock and not probes_enabled:
             raise RuntimeError("test_without_landlock requested but probes are not enabled")
-        self.plan = hardening.prepare_zygote(without_landlock=no_landlock)
+        self.plan: hardening.Plan  # each zygote's own (become_zygote)
         # The parser's native code (MuPDF, libxml2: ~20 MB) was paged in by the prewarm,
         # but the zygote never runs it again: unmap those pages here and each spare maps
         # back, from the page cache, only what its warm-up parse runs (minor faults, off
@@ -126,6 +124,70 @@ class Zygote:
         _release_freed_heap()
         gc.freeze()  # keep the pre-warmed heap out of the child's GC: fewer copy-on-write faults
         self.threads = len(os.listdir("/proc/self/task"))
+
+    def become_zygote(self) -> None:
+        """In a fresh fork of the template: what each zygote must have of its own.
+
+        Everything above (the imported, pre-warmed parser, the compiled filter) is the
+        template's and shared copy-on-write by every zygote forked from it - one copy of
+        the parser's pages for all parse slots instead of one per slot. What must not be
+        shared is set up here, after the fork.
+        """
+        self.pid = os.getpid()
+        # Orphans (there should be none: children cannot fork) are reparented to us and
+        # reaped, so zombies never count against RLIMIT_NPROC of the sandbox uid. (Not
+        # inherited through fork: set in each zygote.)
+        prctl.set_child_subreaper(True)
+        prctl.set_dumpable(False)
+        # Each zygote its own empty network namespace, bounding set and securebits, as
+        # when each was exec'd on its own: two slots' children never share a namespace.
+        self.plan = hardening.prepare_zygote(without_landlock=self.no_landlock)
+        # One answer buffer for the zygote's lifetime (cap + 1 byte to detect overflow),
+        # scrubbed after each document. Never forked, and resident only where an answer
+        # was written (see _private_buffer): a zeroed 4 MiB bytearray sat in every
+        # zygote and, copy-on-write, in its spare.
+        self.answer_buf = _private_buffer(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
+        self.answer_dirty = 0
+        self.threads = len(os.listdir("/proc/self/task"))
+
+    def fork_zygote(self, in_fd: int, out_fd: int) -> None:
+        """Template side of a "fork" request: fork a zygote, hand the worker its socket.
+
+        The worker gets (over SCM_RIGHTS on our socket) its end of a fresh socket pair -
+        the new zygote's stdin/stdout equivalent - and a pidfd of the zygote (its parent
+        is this template, not the worker: the pidfd is how the worker watches and kills
+        it). The zygote then says hello on that socket, like an exec'd one did.
+        """
+        import socket
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:  # the new zygote: never returns into the template's loop
+            code = 1
+            try:
+                theirs.close()
+                os.close(in_fd)
+                os.close(out_fd)
+                os.setsid()  # its own session, as start_new_session gave an exec'd zygote
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # it reaps its own children
+                fd = ours.detach()
+                code = _zygote_main(self, fd)
+            finally:
+                os._exit(code)
+        ours.close()
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:  # it died (and was reaped) already: the worker sees no zygote
+            pidfd = -1
+        sock = socket.socket(fileno=os.dup(out_fd))
+        try:
+            fds = [theirs.fileno()] if pidfd < 0 else [theirs.fileno(), pidfd]
+            socket.send_fds(sock, [protocol.LEN.pack(pid)], fds)
+        finally:
+            sock.close()
+            theirs.close()
+            if pidfd >= 0:
+                os.close(pidfd)
 
     def _refusal(self) -> str | None:
         if self.threads != 1:
@@ -550,7 +612,30 @@ def _killpg(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+def _zygote_main(template: Zygote, fd: int) -> int:
+    """A zygote just forked from the template: set up its own part, say hello, serve."""
+    try:
+        template.become_zygote()
+        hello = template.hello()
+    except Exception as exc:  # report why instead of dying silently
+        protocol.send_json(fd, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+        return 1
+    protocol.send_json(fd, hello)
+    if not hello["ok"]:
+        return 1
+    with contextlib.suppress(BrokenPipeError, EOFError):  # the worker went away
+        template.serve(fd, fd)
+    return 0
+
+
 def main() -> int:
+    """The template: import and pre-warm once, then fork a zygote per worker request.
+
+    Every zygote of one template shares its pre-warmed pages (copy-on-write) - and so its
+    address-space layout, heap shape and stack canary: the worker recycles them together
+    (ats.sandbox.forkserver). The template itself never forks a document's child, never
+    reads a document, and serves only "fork" requests from the worker.
+    """
     # First thing: execve made us dumpable again; a same-uid process must not read our
     # memory or /proc files while we start (Zygote.__init__ repeats it for clarity).
     prctl.set_dumpable(False)
@@ -564,17 +649,22 @@ def main() -> int:
     os.close(null)
     try:
         config = protocol.recv_json(in_fd, _MAX_CONFIG)
-        zygote = Zygote(config, probes_enabled=probes_enabled)
-        hello = zygote.hello()
+        template = Zygote(config, probes_enabled=probes_enabled)
     except Exception as exc:  # report why instead of dying silently
         protocol.send_json(out_fd, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
         return 1
-    protocol.send_json(out_fd, hello)
-    if not hello["ok"]:
-        return 1
-    with contextlib.suppress(BrokenPipeError, EOFError):  # the worker went away
-        zygote.serve(in_fd, out_fd)
-    return 0
+    # Our zygotes are reaped by the kernel (the worker watches them through pidfds); each
+    # zygote restores SIGCHLD for its own children right after the fork.
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    protocol.send_json(out_fd, {"ok": True, "pid": os.getpid(), "policy_hash": template.policy.policy_hash})
+    while True:
+        try:
+            request = protocol.recv_json(in_fd, _MAX_REQUEST)
+        except (EOFError, OSError):
+            return 0  # the worker closed the socket or died
+        if request.get("kind") != "fork":
+            return 1  # only the worker writes here: anything else is a bug
+        template.fork_zygote(in_fd, out_fd)
 
 
 if __name__ == "__main__":
