@@ -93,8 +93,8 @@ def runtime_packages() -> list[str]:
         check=True, capture_output=True, text=True,
     ).stdout
     names = []
-    for line in out.splitlines():
-        line = line.strip()
+    for raw in out.splitlines():
+        line = raw.strip()
         if line and not line.startswith(("#", "-")):
             names.append(line.split("==")[0].split("[")[0].strip())
     return sorted(set(names), key=str.lower)
