@@ -90,7 +90,9 @@ def runtime_packages() -> list[str]:
     uv = shutil.which("uv") or "/opt/ats/tools/bin/uv"
     out = subprocess.run(
         [uv, "export", "--frozen", "--no-dev", "--no-hashes", "--no-emit-project", "--no-header"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     names = []
     for raw in out.splitlines():
