@@ -713,7 +713,9 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
     rejected: str | None = None
     checked: Any = None
     parsed: int | None = None
-    with transaction.atomic():
+    # No savepoint when the caller's transaction is open (the folded apply job): nothing
+    # catches a failure in here and goes on (issue 26, round trips per hop).
+    with transaction.atomic(savepoint=False):
         report = ParseResult.objects.select_for_update().filter(pk=parse_result_id).first()
         if report is None:
             return None
@@ -836,7 +838,7 @@ def parse_attempt_record_success(
 
     Returns the attachment id when the document moved to `parsed` (the candidate step is
     due), else None. `defer_candidate=False`: the caller runs that step itself."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # see parse_result_apply
         att = _locked(attachment_id)
         attempt = (
             ParseAttempt.objects.select_for_update().filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
