@@ -251,6 +251,10 @@ def stack(
 
         procs: dict[str, subprocess.Popen[bytes]] = {}
         commands = {d: ["worker", f"--deployable={d}"] for d in ("default", "untrusted")}
+        # Issue 26 item 2: more than one worker-default process (ADR §1's per-queue caps
+        # hold across processes: ats.jobs.concurrency). The first stays "default".
+        for extra in range(2, 1 + int(os.environ.get("ATS_BENCH_DEFAULT_WORKERS", "1"))):
+            commands[f"default{extra}"] = ["worker", "--deployable=default"]
         if web:
             commands["web"] = ["web"]
         for deployable, argv in commands.items():

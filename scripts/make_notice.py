@@ -102,11 +102,13 @@ def runtime_packages() -> list[str]:
     uv = shutil.which("uv") or "/opt/ats/tools/bin/uv"
     out = subprocess.run(
         [uv, "export", "--frozen", "--no-dev", "--no-hashes", "--no-emit-project", "--no-header"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     names = []
-    for line in out.splitlines():
-        line = line.strip()
+    for raw in out.splitlines():
+        line = raw.strip()
         if line and not line.startswith(("#", "-")):
             names.append(line.split("==")[0].split("[")[0].strip())
     return sorted(set(names), key=str.lower)

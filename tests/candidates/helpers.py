@@ -79,8 +79,12 @@ def dump() -> dict[str, list[Any]]:
 def dedupe_jobs(candidate_id: int) -> list[str]:
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT status::text FROM procrastinate_jobs WHERE task_name = 'candidates.dedupe'"
-            " AND (args->>'candidate_id')::bigint = %s ORDER BY id",
-            [candidate_id],
+            # A lone dedupe job, or the candidate step's batch of follow-ups (issue 26) that
+            # carries a dedupe step for this candidate.
+            "SELECT status::text FROM procrastinate_jobs WHERE (task_name = 'candidates.dedupe'"
+            " AND (args->>'candidate_id')::bigint = %s) OR (task_name = 'candidates.follow_ups'"
+            " AND args->'steps' @> jsonb_build_array(jsonb_build_array('candidates.dedupe',"
+            " jsonb_build_object('candidate_id', %s::bigint)))) ORDER BY id",
+            [candidate_id, candidate_id],
         )
         return [r[0] for r in cur.fetchall()]

@@ -64,6 +64,7 @@ def test_worker_default_has_every_trusted_task_and_not_parse() -> None:
         "intake.apply_parse_result",
         "candidates.create_from_attachment",
         "candidates.dedupe",
+        "candidates.follow_ups",
         "mail.poll_channel",
         "jobs.rescue_and_sweep",
         "intake.verify_documents",

@@ -68,7 +68,9 @@ def audit_event_record(
     details = {**moved, **chain.normalise(personal or {})}
     mac = chain.personal_hmac(hmac_key(), details)
     object_id = str(object_id)
-    with transaction.atomic(), connection.cursor() as cur:
+    # No savepoint of its own inside the caller's transaction (issue 26: two round trips
+    # per event): an event that fails fails the caller's unit of work, savepoint or not.
+    with transaction.atomic(savepoint=False), connection.cursor() as cur:
         # The lock that keeps the chain linear; held until the caller commits.
         cur.execute("SELECT last_seq, last_hash FROM audit_chain_head WHERE id = 1 FOR UPDATE")
         head = cur.fetchone()

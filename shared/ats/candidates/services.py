@@ -101,7 +101,9 @@ def candidate_apply_document(
     known document adds an extraction version to the candidate that holds the document.
     Idempotent per (attachment, parse attempt). Returns None for an erased candidate.
     """
-    with transaction.atomic():
+    # No savepoint inside the candidate step's transaction (issue 26: round trips per
+    # document); the step's own savepoint (ats.pipeline.tasks) is what a failure undoes.
+    with transaction.atomic(savepoint=False):
         candidate = _document_owner_locked(attachment_id)
         if candidate is None:
             candidate = Candidate.objects.create()

@@ -411,6 +411,7 @@ TASK_WORDS = {
     "intake.store_page_images": "Storing the page images",
     "candidates.create_from_attachment": "Creating the candidate",
     "candidates.dedupe": "Looking for duplicates",
+    "candidates.follow_ups": "Looking for duplicates and search indexing",
     "scoring.score_application": "Scoring",
     "scoring.rescore_application": "Re-scoring",
     "scoring.route_duplicate": "Routing to the existing application",

@@ -698,24 +698,31 @@ def report_deployment() -> Any:
     )
 
 
-def parse_result_apply(*, parse_result_id: int) -> None:
+def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) -> int | None:
     """Apply a reported parse outcome (trusted side), then drop the report. Idempotent.
 
     The report was written by the parse role - assume by an escaped child: it is
     re-checked in full (ats.sandbox.validate.check_report) before anything is applied,
     and only the checked values are stored. A report that fails ends the attempt
     `parse_failed` / `report_rejected`, naming the check.
+
+    Returns the attachment id when the document moved to `parsed` (else None).
+    `defer_candidate=False`: the caller runs the candidate step itself, in this same
+    transaction (ats.pipeline's `intake.apply_parse_result`), instead of a job.
     """
     rejected: str | None = None
     checked: Any = None
-    with transaction.atomic():
+    parsed: int | None = None
+    # No savepoint when the caller's transaction is open (the folded apply job): nothing
+    # catches a failure in here and goes on (issue 26, round trips per hop).
+    with transaction.atomic(savepoint=False):
         report = ParseResult.objects.select_for_update().filter(pk=parse_result_id).first()
         if report is None:
-            return
+            return None
         att = Attachment.objects.filter(pk=report.attachment_id).only("detected_type").first()
         if att is None:  # erased since: nothing to apply, nothing to check it against
             report.delete()
-            return
+            return None
         try:
             checked = sandbox_api.check_report(
                 ok=report.ok,
@@ -733,13 +740,14 @@ def parse_result_apply(*, parse_result_id: int) -> None:
             _record_report_rejected(report, exc)
         else:
             if checked.ok:
-                parse_attempt_record_success(
+                parsed = parse_attempt_record_success(
                     attachment_id=report.attachment_id,
                     attempt_no=report.attempt_no,
                     text=checked.text,
                     page_count=checked.page_count or 0,
                     result=checked.result,
                     policy_hash=checked.policy_hash,
+                    defer_candidate=defer_candidate,
                 )
             else:
                 parse_attempt_record_failure(
@@ -750,13 +758,30 @@ def parse_result_apply(*, parse_result_id: int) -> None:
                     policy_hash=checked.policy_hash,
                 )
         report.delete()
-    # Sandbox figures reach Prometheus here, in a trusted process, once the report is
-    # applied: worker-untrusted opens no port (docs/observability.md). A rejected
-    # report's figures are not believed: only the rejection is counted.
-    if rejected is not None:
-        observability_api.record_parse_report(ok=False, code=REPORT_REJECTED, sandbox=None, rejected_check=rejected)
-        return
-    observability_api.record_parse_report(ok=checked.ok, code=checked.code, sandbox=checked.result.get("sandbox"))
+        # Sandbox figures reach Prometheus here, in a trusted process, once the report is
+        # applied (on commit: the caller's transaction may go on with the candidate
+        # step): worker-untrusted opens no port (docs/observability.md). A rejected
+        # report's figures are not believed: only the rejection is counted.
+        if rejected is not None:
+            transaction.on_commit(
+                functools.partial(
+                    observability_api.record_parse_report,
+                    ok=False,
+                    code=REPORT_REJECTED,
+                    sandbox=None,
+                    rejected_check=rejected,
+                )
+            )
+        else:
+            transaction.on_commit(
+                functools.partial(
+                    observability_api.record_parse_report,
+                    ok=checked.ok,
+                    code=checked.code,
+                    sandbox=checked.result.get("sandbox"),
+                )
+            )
+    return parsed
 
 
 def _record_report_rejected(report: ParseResult, exc: Any) -> None:
@@ -800,16 +825,26 @@ def parse_result_apply_exhausted(*, parse_result_id: int, reason_code: str, reas
 
 
 def parse_attempt_record_success(
-    *, attachment_id: int, attempt_no: int, text: str, page_count: int, result: dict[str, Any], policy_hash: str
-) -> bool:
-    """Record a parse result and defer candidate creation in one transaction. Idempotent."""
-    with transaction.atomic():
+    *,
+    attachment_id: int,
+    attempt_no: int,
+    text: str,
+    page_count: int,
+    result: dict[str, Any],
+    policy_hash: str,
+    defer_candidate: bool = True,
+) -> int | None:
+    """Record a parse result and defer candidate creation in one transaction. Idempotent.
+
+    Returns the attachment id when the document moved to `parsed` (the candidate step is
+    due), else None. `defer_candidate=False`: the caller runs that step itself."""
+    with transaction.atomic(savepoint=False):  # see parse_result_apply
         att = _locked(attachment_id)
         attempt = (
             ParseAttempt.objects.select_for_update().filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
         )
         if att is None or attempt is None or attempt.state != ParseAttemptState.PENDING:
-            return False
+            return None
         attempt.state = ParseAttemptState.SUCCEEDED
         attempt.text = text
         attempt.page_count = page_count
@@ -832,8 +867,10 @@ def parse_attempt_record_success(
         if att.state == State.PROMOTED and att.parse_attempts_requested == attempt_no:
             _set_state(att, State.PARSED)
             _save(att)
-            jobs_api.defer(CANDIDATE, payload={"attachment_id": att.pk})
-        return True
+            if defer_candidate:
+                jobs_api.defer(CANDIDATE, payload={"attachment_id": att.pk})
+            return att.pk
+        return None
 
 
 def parse_attempt_record_failure(

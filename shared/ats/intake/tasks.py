@@ -32,9 +32,9 @@ def verify_documents(*, timestamp: int, payload_version: int) -> None:
     services.verification_run_record()
 
 
-@jobs_api.task("intake.apply_parse_result")
-def apply_parse_result(*, parse_result_id: int, payload_version: int) -> None:
-    services.parse_result_apply(parse_result_id=parse_result_id)
+# `intake.apply_parse_result` (deferred with each parse report) is registered by
+# ats.pipeline.tasks since issue 26: it applies the report AND runs the candidate step in
+# one transaction, which needs modules above intake. Same name, queue and payload.
 
 
 @jobs_api.task("intake.store_page_images")

@@ -7,7 +7,7 @@ Three audiences, three facades (issue 22): this one for the modules that own tas
 import contracts keep each audience on its own facade.
 """
 
-from ats.jobs.deferral import NotInTransaction, defer, defer_many
+from ats.jobs.deferral import FollowUps, NotInTransaction, defer, defer_many, follow_ups
 from ats.jobs.erasure import jobs_erase_references, jobs_referencing
 from ats.jobs.errors import JobError
 from ats.jobs.handlers import HandlerNotRegistered, register_exhaustion_handler
@@ -21,6 +21,8 @@ from ats.jobs.runtime import (
     PermanentFailure,
     current_attempt,
     db_budget,
+    defer_follow_ups_alone,
+    run_follow_ups,
     task,
 )
 from ats.jobs.session import session_connection
@@ -29,6 +31,7 @@ __all__ = [
     "Attempt",
     "Deadline",
     "DeadlineExceeded",
+    "FollowUps",
     "HandlerNotRegistered",
     "JobError",
     "JobRef",
@@ -40,7 +43,9 @@ __all__ = [
     "current_attempt",
     "db_budget",
     "defer",
+    "defer_follow_ups_alone",
     "defer_many",
+    "follow_ups",
     "job_events_for",
     "job_status",
     "jobs_by_payload_key",
@@ -49,6 +54,7 @@ __all__ = [
     "periodic_cron",
     "policy_for",
     "register_exhaustion_handler",
+    "run_follow_ups",
     "session_connection",
     "stalled_after_s",
     "task",

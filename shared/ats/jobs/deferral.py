@@ -9,8 +9,11 @@ thread keeps the job row in the caller's transaction everywhere.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import dataclasses
 import datetime
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -33,6 +36,55 @@ class NotInTransaction(JobError, RuntimeError):
     pass
 
 
+@dataclasses.dataclass
+class FollowUps:
+    """Follow-up jobs collected instead of deferred one by one (issue 26: jobs per document).
+
+    Inside `with follow_ups(*task_names) as batch:`, `defer()` of one of those tasks (no
+    delay) records `[task_name, payload]` here, once per distinct payload, and returns
+    None (as for a job already queued). `batch.defer(task, **ids)` then queues ONE job
+    carrying every step, in the caller's transaction; that task's body calls
+    `run_follow_ups(steps)`. Each step stays idempotent and re-reads its state, so running
+    them late or together changes nothing they decide.
+    """
+
+    task_names: frozenset[str]
+    steps: list[list[Any]] = dataclasses.field(default_factory=list)
+
+    def add(self, task_name: str, payload: Mapping[str, Any]) -> None:
+        step = [task_name, dict(payload)]
+        if step not in self.steps:
+            self.steps.append(step)
+
+    def defer(self, task_name: str, **ids: Any) -> int | None:
+        """Queue the batch as one `task_name` job (nothing when no step was collected)."""
+        if not self.steps:
+            return None
+        return defer(task_name, payload={**ids, "steps": self.steps})
+
+    def defer_alone(self) -> None:
+        """Queue every collected step as its own job, as if nothing had been collected."""
+        for task_name, payload in self.steps:
+            defer(task_name, payload=payload)
+
+
+_collecting: contextvars.ContextVar[FollowUps | None] = contextvars.ContextVar("ats_follow_ups", default=None)
+
+
+@contextlib.contextmanager
+def follow_ups(*task_names: str) -> Iterator[FollowUps]:
+    """Collect deferrals of `task_names` into one batch (see FollowUps). The caller
+    discards the batch when its own work rolls back (leave the block by the exception)."""
+    for name in task_names:
+        policy_for(name)  # an unknown task raises here, not when the batch runs
+    batch = FollowUps(frozenset(task_names))
+    token = _collecting.set(batch)
+    try:
+        yield batch
+    finally:
+        _collecting.reset(token)
+
+
 def defer(
     task_name: str, *, payload: Mapping[str, Any], delay_s: float | None = None, beside_running: bool = False
 ) -> int | None:
@@ -52,6 +104,10 @@ def defer(
             f"defer({task_name!r}) outside transaction.atomic(): enqueue in the transaction "
             "that creates the referenced row (ADR 0004 convention 2)"
         )
+    batch = _collecting.get()
+    if batch is not None and task_name in batch.task_names and not delay_s and not beside_running:
+        batch.add(task_name, payload)
+        return None
     policy = policy_for(task_name)
     scheduled_at: datetime.datetime | None = None
     if delay_s:

@@ -187,7 +187,10 @@ POLICIES: tuple[TaskPolicy, ...] = (
     ),
     TaskPolicy(
         # Deferred by ats_parse_submit() in SQL (policy/db-role.sql), which must use this
-        # row's queue and priority; a test holds the two together.
+        # row's queue and priority; a test holds the two together. Since issue 26 the job
+        # also runs the candidate step in its transaction (ats.pipeline.tasks); a candidate
+        # step that fails there is deferred alone as `candidates.create_from_attachment`
+        # (the row below), so its failure state is unchanged.
         task_name="intake.apply_parse_result",
         task_class="parse_result_apply",
         queue="ingest",
@@ -238,6 +241,25 @@ POLICIES: tuple[TaskPolicy, ...] = (
         exhaustion_owner="candidates",
         lock="dedupe:candidate:{candidate_id}",
         queueing_lock="dedupe:candidate:{candidate_id}",
+        adr_row=False,
+    ),
+    TaskPolicy(
+        # One job per candidate for what follows its creation or update (issue 26): the
+        # `candidates.dedupe` and `search.index` steps the candidate step would have
+        # deferred one by one, collected by ats.jobs.follow_ups. A step that fails runs
+        # again alone under its own row (so its failure state is its own); when the batch
+        # itself fails every attempt, every step is deferred alone. Dedupe's row: same
+        # queue, priority and per-candidate lock, so the batch and a lone dedupe of the
+        # same candidate never run side by side.
+        task_name="candidates.follow_ups",
+        task_class="candidate_follow_ups",
+        queue="ingest",
+        attempts=3,
+        backoff=Backoff(30, 5 * MIN),
+        timeout_s=2 * MIN,
+        on_exhaustion="every step deferred alone under its own row (dedupe, search.index)",
+        exhaustion_owner="pipeline",
+        lock="dedupe:candidate:{candidate_id}",
         adr_row=False,
     ),
     TaskPolicy(

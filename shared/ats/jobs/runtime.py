@@ -20,6 +20,7 @@ from procrastinate.jobs import Job
 from ats import deadline as deadline_mod
 from ats.config.env import ats_settings
 from ats.jobs import attempts
+from ats.jobs.deferral import defer
 from ats.jobs.errors import JobError
 from ats.jobs.handlers import exhaustion_handler
 from ats.jobs.policy import TaskPolicy, policy_for
@@ -72,6 +73,10 @@ class Attempt:
 
 
 _current: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar("ats_attempt", default=None)
+
+# task name -> the undecorated body, for a batch of follow-ups that runs several steps in
+# one job (run_follow_ups); each body still re-reads its own state (convention 5).
+_BODIES: dict[str, Callable[..., Any]] = {}
 
 
 def current_attempt() -> Attempt | None:
@@ -157,6 +162,8 @@ def task(task_name: str, *, periodic: str | None = None) -> Callable[[F], F]:
     policy = policy_for(task_name)
 
     def decorate(fn: F) -> F:
+        _BODIES[task_name] = fn
+
         @functools.wraps(fn)
         def run(context: JobContext, **payload: Any) -> Any:
             version = int(payload.pop("v", 1))
@@ -219,3 +226,34 @@ def task(task_name: str, *, periodic: str | None = None) -> Callable[[F], F]:
         return fn
 
     return decorate
+
+
+def run_follow_ups(steps: list[list[Any]]) -> list[str]:
+    """Run a batch of follow-up steps (`[task_name, payload]`, as `FollowUps` collected
+    them) one after the other in this job, each in its own transactions as its own job
+    would. A step that fails is deferred alone, under its own name, retries and
+    exhaustion handler (its failure state stays what it was), and the batch goes on.
+    Returns each step's outcome, `ok` or `deferred`."""
+    outcomes = []
+    for task_name, payload in steps:
+        policy = policy_for(task_name)
+        try:
+            body = _BODIES[task_name]
+            body(payload_version=policy.payload_version, **payload)
+        except Exception:
+            # Ids only in the log line (convention 4): the payloads hold nothing else.
+            logger.warning("follow-up %s %s failed in its batch: deferred alone", task_name, payload, exc_info=True)
+            with transaction.atomic():
+                defer(task_name, payload=payload)
+            outcomes.append("deferred")
+        else:
+            outcomes.append("ok")
+    return outcomes
+
+
+def defer_follow_ups_alone(steps: list[list[Any]]) -> None:
+    """A batch that ran out of attempts (the database itself failing, say): every step
+    becomes its own job again, so each ends in its own failure state if it fails too."""
+    with transaction.atomic():
+        for task_name, payload in steps:
+            defer(task_name, payload=payload)

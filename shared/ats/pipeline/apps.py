@@ -6,6 +6,9 @@ class PipelineConfig(AppConfig):
     label = "pipeline"
 
     def ready(self) -> None:
-        from ats.pipeline import receivers
+        from ats.jobs import api as jobs_api
+        from ats.pipeline import follow_ups, receivers
 
         receivers.connect()
+        # A batch of follow-ups that fails every attempt is split into its steps again.
+        jobs_api.register_exhaustion_handler(follow_ups.FOLLOW_UPS, follow_ups.follow_ups_exhausted)
