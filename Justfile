@@ -42,8 +42,8 @@ test-fast *ARGS:
 
 # ruff (lint + format check), mypy and import-linter
 lint:
-    {{VENV}}/bin/ruff check shared tests bench
-    {{VENV}}/bin/ruff format --check shared tests bench
+    {{VENV}}/bin/ruff check shared tests bench scripts
+    {{VENV}}/bin/ruff format --check shared tests bench scripts
     {{VENV}}/bin/mypy
     {{VENV}}/bin/lint-imports pyproject.toml
 
