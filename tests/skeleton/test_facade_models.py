@@ -51,7 +51,6 @@ RETURNS_MODELS_TODAY = frozenset(
         "candidates.document_record_extraction",
         "channels.channel_add",
         "channels.ledger_entries",
-        "iam.membership_set",
         "intake.attachment_discard",
         "intake.attachment_get",
         "intake.attachment_lock_without_candidate",
