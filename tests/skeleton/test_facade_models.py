@@ -78,7 +78,6 @@ RETURNS_MODELS_TODAY = frozenset(
         "scoring.requisition_create",
         "scoring.requisition_update",
         "scoring.rescore_run_for_job",
-        "selfid.fairness_latest",
     }
 )
 
