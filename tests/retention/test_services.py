@@ -69,8 +69,8 @@ def test_merged_people_are_erased_together_and_unmerge_is_refused() -> None:
     with pytest.raises(ValueError, match="cannot be undone: the person was erased"):
         candidates_api.candidate_unmerge(merge_id=journal.pk, actor=ADMIN)
     # Both e-mails are tombstoned (HMACs only: the values are nowhere in the table).
-    assert retention_api.tombstone_match(emails=["MONA@b.example "]) == erasure.pk
-    assert retention_api.tombstone_match(phones=["+44 1632 960999"]) == erasure.pk
+    assert retention_api.tombstone_match(emails=["MONA@b.example "]) == erasure.id
+    assert retention_api.tombstone_match(phones=["+44 1632 960999"]) == erasure.id
     assert retention_api.tombstone_match(emails=["someone@else.example"]) is None
 
 
@@ -174,7 +174,7 @@ def test_purge_erases_held_back_documents_after_the_grace_period() -> None:
     erasure = retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=ADMIN)
     later = web_helpers.parsed_ok("hera-again.pdf")
     with transaction.atomic():
-        assert intake_api.attachment_mark_erased_subject(attachment_id=later.pk, erasure_id=erasure.pk)
+        assert intake_api.attachment_mark_erased_subject(attachment_id=later.pk, erasure_id=erasure.id)
     key = later.storage_key
     retention_api.retention_purge()  # within the grace period: kept for a re-admit
     assert intake_api.Attachment.objects.get(pk=later.pk).filename == "hera-again.pdf"
@@ -187,7 +187,7 @@ def test_purge_erases_held_back_documents_after_the_grace_period() -> None:
     from ats.intake import adapters
 
     assert not adapters.blob_store().exists(a.storage_container, key)
-    [action] = RetentionAction.objects.filter(run=run, step="held_back_document")
+    [action] = RetentionAction.objects.filter(run_id=run.id, step="held_back_document")
     assert action.outcome == "done" and action.detail["attachment_id"] == later.pk
 
 
