@@ -66,14 +66,6 @@ RETURNS_MODELS_TODAY = frozenset(
         "intake.parse_attempts",
         "intake.raw_intake_attachments",
         "intake.verification_run_record",
-        "scoring.application_apply",
-        "scoring.application_decide",
-        "scoring.applications_for_document",
-        "scoring.candidate_ids_assigned_to",
-        "scoring.requisition_close",
-        "scoring.requisition_create",
-        "scoring.requisition_update",
-        "scoring.rescore_run_for_job",
     }
 )
 
