@@ -121,7 +121,7 @@ def test_mail_sender_metadata_and_ledger_are_erased_and_exported(tmp_path: Path)
             "from": "lena@mail.lena.example",
             "from_name": "Lena Ledger",
             "subject": "CV - Lena Ledger",
-            "channel_id": channel.pk,
+            "channel_id": channel.id,
             "requisition_id": None,
         },
     )
@@ -137,7 +137,7 @@ def test_mail_sender_metadata_and_ledger_are_erased_and_exported(tmp_path: Path)
         intake_api.Attachment.objects.get(pk=att.pk), name="Lena Ledger", emails=("lena@mail.lena.example",)
     )
     msg = MessageLedger.objects.create(
-        channel=channel, graph_message_id="AAMk-1", internet_message_id="<abc123@mail.lena.example>",
+        channel_id=channel.id, graph_message_id="AAMk-1", internet_message_id="<abc123@mail.lena.example>",
         raw_intake_id=raw.pk, outcome="ingested",
     )  # fmt: skip
     LedgerAttachment.objects.create(message=msg, graph_attachment_id="att-1", sha256=att.sha256 or "f" * 64,
@@ -159,7 +159,7 @@ def test_mail_sender_metadata_and_ledger_are_erased_and_exported(tmp_path: Path)
     retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=ADMIN)
     raw.refresh_from_db()
     msg.refresh_from_db()
-    assert raw.metadata == {"channel_id": channel.pk, "requisition_id": None} and raw.source_ref == "erased"
+    assert raw.metadata == {"channel_id": channel.id, "requisition_id": None} and raw.source_ref == "erased"
     assert msg.internet_message_id == "" and msg.graph_message_id == "AAMk-1"  # the exactly-once key stays
     assert LedgerAttachment.objects.get(message=msg).sha256 == ""
     a = intake_api.Attachment.objects.get(pk=att.pk)

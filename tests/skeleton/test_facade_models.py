@@ -49,8 +49,6 @@ RETURNS_MODELS_TODAY = frozenset(
         "candidates.candidates_visible_to",
         "candidates.document_attach_to_message_cv",
         "candidates.document_record_extraction",
-        "channels.channel_add",
-        "channels.ledger_entries",
         "intake.attachment_discard",
         "intake.attachment_get",
         "intake.attachment_lock_without_candidate",

@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ats.channels import hooks
+from ats.channels.data import ChannelSummary
 from ats.channels.models import (
     ChannelStatus,
     LedgerAttachment,
@@ -80,7 +81,7 @@ class PollSummary:
 # --------------------------------------------------------------------------- channels
 
 
-def channel_add(*, mailbox: str, folder: str = "inbox", phone_region: str | None = None) -> tuple[MailChannel, bool]:
+def channel_add(*, mailbox: str, folder: str = "inbox", phone_region: str | None = None) -> tuple[ChannelSummary, bool]:
     """Create the channel for a mailbox folder, or return the existing one. Idempotent.
 
     ``phone_region``: the region national phone numbers in CVs mailed here are read in
@@ -95,13 +96,25 @@ def channel_add(*, mailbox: str, folder: str = "inbox", phone_region: str | None
     if existing is None:
         try:
             with transaction.atomic():
-                return MailChannel.objects.create(mailbox=mailbox, folder=folder, phone_region=region or ""), True
+                created = MailChannel.objects.create(mailbox=mailbox, folder=folder, phone_region=region or "")
+            return _summary(created), True
         except IntegrityError:  # a concurrent channel_add won the unique constraint
             existing = MailChannel.objects.get(mailbox__iexact=mailbox, folder__iexact=folder)
     if region is not None and existing.phone_region != region:
         existing.phone_region = region
         existing.save(update_fields=["phone_region", "updated_at"])
-    return existing, False
+    return _summary(existing), False
+
+
+def _summary(channel: MailChannel) -> ChannelSummary:
+    return ChannelSummary(
+        id=channel.pk,
+        mailbox=channel.mailbox,
+        folder=channel.folder,
+        phone_region=channel.phone_region,
+        active=channel.active,
+        status=channel.status,
+    )
 
 
 def channel_poll_request(*, channel_id: int) -> int | None:
