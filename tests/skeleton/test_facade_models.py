@@ -49,21 +49,10 @@ RETURNS_MODELS_TODAY = frozenset(
         "candidates.candidates_visible_to",
         "candidates.document_attach_to_message_cv",
         "candidates.document_record_extraction",
-        "intake.attachment_discard",
         "intake.attachment_get",
-        "intake.attachment_lock_without_candidate",
-        "intake.attachment_readmit",
-        "intake.attachment_record_rejected",
-        "intake.attachment_release_after_review",
-        "intake.attachment_reparse",
-        "intake.attachment_rescan_raised_limits",
-        "intake.attachment_retry_candidate",
-        "intake.attachment_retry_scan",
         "intake.intake_receive",
         "intake.intake_receive_stored",
-        "intake.parse_attempts",
         "intake.raw_intake_attachments",
-        "intake.verification_run_record",
     }
 )
 

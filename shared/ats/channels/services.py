@@ -497,7 +497,7 @@ def is_inline_image(blob: mail_api.AttachmentBlob) -> bool:
 def _record_skipped(raw_intake_id: int, skipped: mail_api.SkippedAttachment) -> int:
     """The rejected document's id (the ledger names it)."""
     state, code, reason = _SKIPPED[skipped.reason]
-    rejected = intake_api.attachment_record_rejected(
+    return intake_api.attachment_record_rejected(
         raw_intake_id=raw_intake_id,
         filename=skipped.name or "unnamed",
         state=state,
@@ -505,7 +505,6 @@ def _record_skipped(raw_intake_id: int, skipped: mail_api.SkippedAttachment) -> 
         reason=reason + (f" ({skipped.detail})" if skipped.detail else ""),
         declared_content_type=skipped.odata_type,
     )
-    return int(rejected.pk)
 
 
 def _metadata(env: mail_api.MessageEnvelope, item: mail_api.IntakeItem, *, collapsed: int) -> dict[str, Any]:
