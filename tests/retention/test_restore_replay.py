@@ -75,8 +75,8 @@ def test_replay_of_a_person_the_backup_never_held_keeps_the_tombstone(stack_env:
     e = retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=iam_api.SystemActor("test:admin"))
     from ats.retention.models import Erasure, RetentionAction, Tombstone
 
-    RetentionAction.objects.filter(erasure=e).delete()
-    Tombstone.objects.filter(erasure=e).delete()
+    RetentionAction.objects.filter(erasure_id=e.id).delete()
+    Tombstone.objects.filter(erasure_id=e.id).delete()
     Erasure.objects.filter(pk=e.id).delete()
     assert retention_api.tombstone_match(emails=[p.email]) is None
     res = retention_api.erasure_replay()
