@@ -73,7 +73,7 @@ def seed(cvs: int) -> dict[str, Any]:
     apps = []
     for cid in candidate_ids:
         with transaction.atomic():
-            apps.append(scoring_api.application_apply(candidate_id=cid, requisition_id=req.requisition_id).pk)
+            apps.append(scoring_api.application_apply(candidate_id=cid, requisition_id=req.requisition_id).id)
     _wait_images_and_scores(attachments, apps)
     return {
         "candidate": candidate_ids[0],

@@ -61,18 +61,18 @@ def _jobs(run_id: int) -> int:
 def test_disabled_by_default_says_ai_unavailable_and_calls_nothing(fake: FakeProvider) -> None:
     user = iam_api.user_create(username="r1", password="x" * 12, role="recruiter")
     run = ai_api.ai_request(kind="explain_score", subject_id=_scored_application(), actor=user)
-    d = ai_api.ai_run_detail(run.pk, actor=user)
+    d = ai_api.ai_run_detail(run.id, actor=user)
     assert d is not None and d["state"] == "unavailable" and d["text"] is None and d["message"] == "AI unavailable"
-    assert _jobs(run.pk) == 0 and fake.requests == []
+    assert _jobs(run.id) == 0 and fake.requests == []
 
 
 def test_answer_is_stored_on_the_run_written_before_the_call(enabled: FakeProvider) -> None:
     user = iam_api.user_create(username="r2", password="x" * 12, role="recruiter")
     run = ai_api.ai_request(kind="explain_score", subject_id=_scored_application(), actor=user)
-    assert AiRun.objects.get(pk=run.pk).state == "pending" and _jobs(run.pk) == 1  # row + job, one transaction
-    assert ai_api.ai_run_detail(run.pk, actor=user)["text"] is None  # type: ignore[index]
-    assert ai_api.ai_run_execute(ai_run_id=run.pk) == "succeeded"
-    d = ai_api.ai_run_detail(run.pk, actor=user)
+    assert AiRun.objects.get(pk=run.id).state == "pending" and _jobs(run.id) == 1  # row + job, one transaction
+    assert ai_api.ai_run_detail(run.id, actor=user)["text"] is None  # type: ignore[index]
+    assert ai_api.ai_run_execute(ai_run_id=run.id) == "succeeded"
+    d = ai_api.ai_run_detail(run.id, actor=user)
     assert d is not None and d["text"] == "The score reflects Python found." and d["model"] == "test-model"
     [req] = enabled.requests
     assert req["path"] == "/v1/chat/completions" and req["auth"] == "Bearer sk-test"
@@ -81,7 +81,7 @@ def test_answer_is_stored_on_the_run_written_before_the_call(enabled: FakeProvid
     assert "must-have: Python" in prompt and "Zo" not in prompt and "ller" not in prompt  # no name sent
     # Only the person who asked sees the run.
     other = iam_api.user_create(username="r3", password="x" * 12, role="recruiter")
-    assert ai_api.ai_run_detail(run.pk, actor=other) is None
+    assert ai_api.ai_run_detail(run.id, actor=other) is None
 
 
 @pytest.mark.parametrize(("mode", "code"), [("slow", "timeout"), ("500", "server_error"), ("429", "rate_limited"),
@@ -93,21 +93,21 @@ def test_failures_never_become_text_and_open_the_breaker(enabled: FakeProvider, 
     runs = [ai_api.ai_request(kind="explain_score", subject_id=app, actor=user) for _ in range(4)]
     for run in runs[:2]:
         with pytest.raises(ProviderError) as err:
-            ai_api.ai_run_execute(ai_run_id=run.pk)
+            ai_api.ai_run_execute(ai_run_id=run.id)
         assert err.value.code == code
-        assert ai_api.ai_run_detail(run.pk, actor=user)["text"] is None  # type: ignore[index]
+        assert ai_api.ai_run_detail(run.id, actor=user)["text"] is None  # type: ignore[index]
     assert CircuitBreaker.objects.get().state == "closed"
     # The third consecutive failure opens the breaker: that run ends unavailable.
-    assert ai_api.ai_run_execute(ai_run_id=runs[2].pk) == "unavailable"
+    assert ai_api.ai_run_execute(ai_run_id=runs[2].id) == "unavailable"
     assert ai_api.breaker_status()["state"] == "open"
     calls = len(enabled.requests)
-    assert ai_api.ai_run_execute(ai_run_id=runs[3].pk) == "unavailable"
+    assert ai_api.ai_run_execute(ai_run_id=runs[3].id) == "unavailable"
     assert len(enabled.requests) == calls  # open: no call at all
-    d = ai_api.ai_run_detail(runs[3].pk, actor=user)
+    d = ai_api.ai_run_detail(runs[3].id, actor=user)
     assert d is not None and d["text"] is None and d["message"] == "AI unavailable"
     # Attempts exhausted on the first run: failed, "AI unavailable", still no text.
-    ai_api.ai_run_exhausted(ai_run_id=runs[0].pk, reason_code=code, reason="the provider failed")
-    d = ai_api.ai_run_detail(runs[0].pk, actor=user)
+    ai_api.ai_run_exhausted(ai_run_id=runs[0].id, reason_code=code, reason="the provider failed")
+    d = ai_api.ai_run_detail(runs[0].id, actor=user)
     assert d is not None and d["state"] == "failed" and d["text"] is None and d["message"] == "AI unavailable"
 
 
@@ -118,14 +118,14 @@ def test_probe_recovers_the_breaker(enabled: FakeProvider) -> None:
     for _ in range(3):
         run = ai_api.ai_request(kind="explain_score", subject_id=app, actor=user)
         with contextlib.suppress(ProviderError):
-            ai_api.ai_run_execute(ai_run_id=run.pk)
+            ai_api.ai_run_execute(ai_run_id=run.id)
     assert ai_api.breaker_status()["state"] == "open"
     assert ai_api.breaker_probe() == "open"  # still failing: stays open
     enabled.mode = "ok"
     assert ai_api.breaker_probe() == "closed"
     assert ai_api.breaker_status()["consecutive_failures"] == 0
     run = ai_api.ai_request(kind="explain_score", subject_id=app, actor=user)
-    assert ai_api.ai_run_execute(ai_run_id=run.pk) == "succeeded"
+    assert ai_api.ai_run_execute(ai_run_id=run.id) == "succeeded"
     calls = len(enabled.requests)
     assert ai_api.breaker_probe() == "closed" and len(enabled.requests) == calls  # closed: the probe calls nothing
 
@@ -134,16 +134,16 @@ def test_the_human_actors_permission_is_checked_inside_the_task(enabled: FakePro
     hm = iam_api.user_create(username="hm1", password="x" * 12, role="hiring_manager")
     app = _scored_application()  # its requisition is not assigned to hm
     run = ai_api.ai_request(kind="explain_score", subject_id=app, actor=hm)
-    assert ai_api.ai_run_execute(ai_run_id=run.pk) == "refused"
-    assert AiRun.objects.get(pk=run.pk).reason_code == "not_visible"
+    assert ai_api.ai_run_execute(ai_run_id=run.id) == "refused"
+    assert AiRun.objects.get(pk=run.id).reason_code == "not_visible"
     req_id = scoring_api.application_detail(app, actor=ACTOR)["requisition_id"]  # type: ignore[index]
     scoring_api.requisition_assign(requisition_id=req_id, user_id=hm.pk, actor=ACTOR)
     run = ai_api.ai_request(kind="explain_score", subject_id=app, actor=hm)
     # Deactivated between the request and the run: the task refuses.
     hm.is_active = False
     hm.save()
-    assert ai_api.ai_run_execute(ai_run_id=run.pk) == "refused"
-    assert AiRun.objects.get(pk=run.pk).reason_code == "not_allowed"
+    assert ai_api.ai_run_execute(ai_run_id=run.id) == "refused"
+    assert AiRun.objects.get(pk=run.id).reason_code == "not_allowed"
     assert enabled.requests == []  # nothing was sent for a refused run
     with pytest.raises(ai_api.NotAllowed):
         ai_api.ai_request(kind="explain_score", subject_id=app, actor=iam_api.SystemActor("cli:system"))
@@ -155,11 +155,11 @@ def test_through_a_worker_success_and_exhaustion(enabled: FakeProvider, start_wo
     user = iam_api.user_create(username="r6", password="x" * 12, role="recruiter")
     app = _scored_application()
     run = ai_api.ai_request(kind="explain_score", subject_id=app, actor=user)
-    d = wait_for(lambda: (x := ai_api.ai_run_detail(run.pk, actor=user)) and x["terminal"] and x, 30, "ai run done")
+    d = wait_for(lambda: (x := ai_api.ai_run_detail(run.id, actor=user)) and x["terminal"] and x, 30, "ai run done")
     assert d["state"] == "succeeded" and d["text"]
     enabled.mode = "500"
     run = ai_api.ai_request(kind="explain_score", subject_id=app, actor=user)
-    d = wait_for(lambda: (x := ai_api.ai_run_detail(run.pk, actor=user)) and x["terminal"] and x, 30, "ai run failed")
+    d = wait_for(lambda: (x := ai_api.ai_run_detail(run.id, actor=user)) and x["terminal"] and x, 30, "ai run failed")
     # Two attempts (the ADR's row), then the exhaustion handler: failed, no text.
     assert d["state"] == "failed" and d["text"] is None and d["message"] == "AI unavailable" and d["attempts"] == 2
     assert ai_api.breaker_status()["consecutive_failures"] == 2
@@ -173,17 +173,17 @@ def test_an_exhausted_invocation_opens_the_breaker_and_says_why(enabled: FakePro
     run = ai_api.ai_request(kind="explain_score", subject_id=app, actor=user)
     assert ai_api.breaker_status()["state"] == "closed" and ai_api.unavailable_reason() is None
     ai_api.ai_run_exhausted(
-        ai_run_id=run.pk, reason_code="server_error", reason="server_error: the provider failed (500)"
+        ai_run_id=run.id, reason_code="server_error", reason="server_error: the provider failed (500)"
     )
     assert ai_api.breaker_status()["state"] == "open"  # one exhausted run, below the failure threshold
-    d = ai_api.ai_run_detail(run.pk, actor=user)
+    d = ai_api.ai_run_detail(run.id, actor=user)
     assert d is not None and d["reason"] == "AI unavailable: provider error: server_error: the provider failed (500)"
     why = ai_api.unavailable_reason()
     assert why is not None and "switched off since " in why and "the provider failed (500)" in why
     # The next request fails fast, with that reason, and calls nothing.
     later = ai_api.ai_request(kind="explain_score", subject_id=app, actor=user)
-    assert ai_api.ai_run_execute(ai_run_id=later.pk) == "unavailable" and enabled.requests == []
-    assert "switched off since" in (ai_api.ai_run_detail(later.pk, actor=user) or {})["reason"]
+    assert ai_api.ai_run_execute(ai_run_id=later.id) == "unavailable" and enabled.requests == []
+    assert "switched off since" in (ai_api.ai_run_detail(later.id, actor=user) or {})["reason"]
 
 
 def test_not_configured_says_how_to_configure_an_openai_compatible_provider(fake: FakeProvider) -> None:
@@ -192,4 +192,4 @@ def test_not_configured_says_how_to_configure_an_openai_compatible_provider(fake
     assert "OpenAI-compatible" in why and "ATS_AI_BASE_URL" in why and "ATS_AI_MODEL" in why
     user = iam_api.user_create(username="r8", password="x" * 12, role="recruiter")
     run = ai_api.ai_request(kind="explain_score", subject_id=_scored_application(), actor=user)
-    assert "ATS_AI_BASE_URL" in (ai_api.ai_run_detail(run.pk, actor=user) or {})["reason"]
+    assert "ATS_AI_BASE_URL" in (ai_api.ai_run_detail(run.id, actor=user) or {})["reason"]

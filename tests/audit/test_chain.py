@@ -13,6 +13,7 @@ from django.db import DatabaseError, connection, transaction
 
 from ats.audit import api as audit_api
 from ats.audit import partitions
+from ats.audit.data import RecordedEvent
 from ats.audit.models import AuditEvent, AuditEventPersonal
 from tests.audit.conftest import as_dba, month_start
 
@@ -23,7 +24,7 @@ def record(n: int, **kw: Any) -> list[int]:
     return [
         audit_api.audit_event_record(
             actor="system:test", action="test.event", object_type="attachment", object_id=i, payload={"i": i}, **kw
-        ).pk
+        ).id
         for i in range(n)
     ]
 
@@ -216,14 +217,14 @@ def test_personal_details_stay_outside_the_chain_and_erasure_keeps_it_valid() ->
         payload={"filename": "Jane_Doe_CV.pdf", "channel": "upload"},
         personal={"email": "jane.doe@example.org", "phone": "+44 20 7946 0958"},
     )
-    stored = AuditEvent.objects.get(pk=event.pk)
+    stored = AuditEvent.objects.get(pk=event.id)
     assert stored.payload == {"channel": "upload"}
     assert "jane" not in json.dumps(stored.payload).lower() and len(stored.personal_hmac) == 64
-    details = AuditEventPersonal.objects.get(event_id=event.pk).details
+    details = AuditEventPersonal.objects.get(event_id=event.id).details
     assert details["email"] == "jane.doe@example.org" and details["filename"] == "Jane_Doe_CV.pdf"
     assert audit_api.audit_verify()["ok"]
     assert audit_api.audit_personal_erase(object_type="candidate", object_id=42) == 1
-    assert AuditEventPersonal.objects.get(event_id=event.pk).details is None
+    assert AuditEventPersonal.objects.get(event_id=event.id).details is None
     assert audit_api.audit_verify()["ok"]  # erasure does not break the chain
 
 
@@ -231,9 +232,9 @@ def test_altered_personal_details_are_caught() -> None:
     event = audit_api.audit_event_record(
         actor="user:3", action="a", object_type="candidate", object_id=1, personal={"name": "Jane Doe"}
     )
-    AuditEventPersonal.objects.filter(event_id=event.pk).update(details={"name": "John Roe"})
+    AuditEventPersonal.objects.filter(event_id=event.id).update(details={"name": "John Roe"})
     fb = audit_api.audit_verify()["first_broken"]
-    assert fb["event_id"] == event.pk and "HMAC" in fb["reason"]
+    assert fb["event_id"] == event.id and "HMAC" in fb["reason"]
 
 
 def test_missing_partition_is_created_on_demand() -> None:
@@ -277,7 +278,7 @@ def test_subject_key_is_read_once_for_an_objects_later_events() -> None:
     its first event creates the key, and every event of the object uses the same key."""
     from django.test.utils import CaptureQueriesContext
 
-    def digest_event() -> AuditEvent:
+    def digest_event() -> RecordedEvent:
         return audit_api.audit_event_record(
             actor="system:test",
             action="test.digest",

@@ -181,13 +181,13 @@ def test_create_candidate_by_hand() -> None:
         attachment_id=doc.pk, name="Ann Lee", email="Ann@Example.org", actor=RECRUITER
     )
     doc = helpers.reload(doc)
-    assert doc.state == "candidate_created" and doc.candidate_id == cand.pk
-    detail = candidates_api.candidate_detail(cand.pk, actor=RECRUITER)
+    assert doc.state == "candidate_created" and doc.candidate_id == cand.id
+    detail = candidates_api.candidate_detail(cand.id, actor=RECRUITER)
     assert detail is not None
     assert detail["name"] == "Ann Lee" and detail["emails"] == ["ann@example.org"]
     assert set(detail["edited_fields"]) == {"name", "emails"}
     assert "Python" in detail["skills"]  # the document's own extraction applies too
-    assert "candidate.created_by_hand" in _audit("candidate", cand.pk)
+    assert "candidate.created_by_hand" in _audit("candidate", cand.id)
 
 
 def test_discard_with_reason() -> None:

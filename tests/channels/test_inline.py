@@ -42,7 +42,7 @@ def test_signature_logo_never_becomes_a_document(graph: FakeGraph) -> None:
         ],
     )
     channel = channels_api.channel_add(mailbox=MAILBOX)[0]
-    assert channels_api.channel_poll(channel_id=channel.pk) is not None
+    assert channels_api.channel_poll(channel_id=channel.id) is not None
     assert _mail_documents() == ["Ada_CV.pdf", "Ada_cover_letter.pdf"]
     [raw] = intake_api.RawIntake.objects.filter(channel="mail")
     assert sorted(raw.metadata["inline"]) == ["image001.png", "outlook-logo"]
@@ -59,7 +59,7 @@ def test_inline_flagged_pdf_is_still_a_document_and_a_plain_image_too(graph: Fak
         ],
     )
     channel = channels_api.channel_add(mailbox=MAILBOX)[0]
-    channels_api.channel_poll(channel_id=channel.pk)
+    channels_api.channel_poll(channel_id=channel.id)
     assert _mail_documents() == ["scan.png", "x.pdf"]
 
 
@@ -70,6 +70,6 @@ def test_a_message_with_only_a_logo_makes_no_document(graph: FakeGraph) -> None:
         attachments=[FakeAttachment("logo.png", PNG, "image/png", is_inline=True)],
     )
     channel = channels_api.channel_add(mailbox=MAILBOX)[0]
-    channels_api.channel_poll(channel_id=channel.pk)
+    channels_api.channel_poll(channel_id=channel.id)
     assert _mail_documents() == []
-    assert [r.outcome for r in channels_api.ledger_entries(channel.pk)] == ["no_attachments"]
+    assert [r.outcome for r in channels_api.ledger_entries(channel.id)] == ["no_attachments"]

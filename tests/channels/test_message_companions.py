@@ -56,7 +56,7 @@ def test_cv_cover_letter_and_logo_make_one_candidate_with_two_documents(
     start_worker("default", env=graph_env)
     start_worker("untrusted", env=graph_env)
     channel = channels_api.channel_add(mailbox=MAILBOX)[0]
-    assert channels_api.channel_poll(channel_id=channel.pk) is not None
+    assert channels_api.channel_poll(channel_id=channel.id) is not None
 
     def settled() -> bool:
         atts = list(intake_api.Attachment.objects.filter(raw_intake__channel="mail"))

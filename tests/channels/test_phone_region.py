@@ -30,7 +30,7 @@ CV_TEXT = "Lucia Romero\nlucia.romero@gmail.com\nPhone 612 345 678\nExperience\n
 def test_channel_phone_region_is_validated_kept_and_cleared(capsys: pytest.CaptureFixture[str]) -> None:
     channel, created = channels_api.channel_add(mailbox="es@example.org", phone_region="es")
     assert created and channel.phone_region == "ES"
-    assert channels_api.channel_status(channel)["phone_region"] == "ES"
+    assert channels_api.channel_status(channel.id)["phone_region"] == "ES"
     # Re-adding without a region leaves it; "none" clears it.
     assert channels_api.channel_add(mailbox="es@example.org")[0].phone_region == "ES"
     assert channels_api.channel_add(mailbox="es@example.org", phone_region="none")[0].phone_region == ""
@@ -48,7 +48,7 @@ def test_mailbox_region_is_recorded_at_receipt(graph: FakeGraph) -> None:
         MAILBOX, subject="CV", attachments=[FakeAttachment("Lucia_CV.pdf", helpers.unique_pdf(), "application/pdf")]
     )
     channel = channels_api.channel_add(mailbox=MAILBOX, phone_region="ES")[0]
-    assert channels_api.channel_poll(channel_id=channel.pk) is not None
+    assert channels_api.channel_poll(channel_id=channel.id) is not None
     [raw] = intake_api.RawIntake.objects.filter(channel="mail")
     assert raw.metadata["phone_region"] == "ES"
 

@@ -11,6 +11,7 @@ from django.db import connection
 
 from ats.channels import api as channels_api
 from ats.channels import services as channels_services
+from ats.channels.models import MailChannel
 from ats.devtools.fake_graph import FakeAttachment, FakeGraph
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
@@ -60,7 +61,8 @@ def downloads(graph: FakeGraph, since: int = 0) -> list[str]:
 
 @pytest.fixture
 def channel(graph: FakeGraph) -> Any:
-    return channels_api.channel_add(mailbox=MAILBOX)[0]
+    # The model (tests may read it): the polls below move its delta link and error.
+    return MailChannel.objects.get(pk=channels_api.channel_add(mailbox=MAILBOX)[0].id)
 
 
 def test_pages_commit_once_and_the_delta_link_resumes(graph: FakeGraph, channel: Any) -> None:
@@ -123,8 +125,8 @@ def test_every_attachment_becomes_a_visible_row(
     assert all(by_name[n].reason and intake_api.is_terminal(by_name[n].state) for n in rejected)
     # Plain words only: no Graph type name ("not a fileAttachment") in a recruiter's reason.
     assert not [n for n in rejected if "fileAttachment" in by_name[n].reason or "graph" in by_name[n].reason]
-    assert {a.outcome for a in ledger[mixed].attachments.all()} == {"ingested", "rejected"}
-    assert ledger[mixed].attachments.count() == 4
+    assert {a.outcome for a in ledger[mixed].attachments} == {"ingested", "rejected"}
+    assert len(ledger[mixed].attachments) == 4
 
     # The same bytes attached twice are one document.
     [one] = intake_api.raw_intake_attachments(ledger[twice].raw_intake_id)
@@ -223,22 +225,21 @@ def test_schedule_queues_one_poll_per_active_channel(graph: FakeGraph) -> None:
     a = channels_api.channel_add(mailbox="a@contoso.example")[0]
     b = channels_api.channel_add(mailbox="B@contoso.example", folder="applications")[0]
     off = channels_api.channel_add(mailbox="off@contoso.example")[0]
-    off.active = False
-    off.save()
-    assert channels_api.channel_add(mailbox="A@CONTOSO.example")[0].pk == a.pk  # one channel per folder
-    assert channels_api.channel_schedule_polls() == [a.pk, b.pk]
+    MailChannel.objects.filter(pk=off.id).update(active=False)
+    assert channels_api.channel_add(mailbox="A@CONTOSO.example")[0].id == a.id  # one channel per folder
+    assert channels_api.channel_schedule_polls() == [a.id, b.id]
     assert channels_api.channel_schedule_polls() == []  # still waiting: no second poll
-    jobs = jobs_api.jobs_by_payload_key("channel_id", [a.pk, b.pk, off.pk])
+    jobs = jobs_api.jobs_by_payload_key("channel_id", [a.id, b.id, off.id])
     assert {k: [(j.task_name, j.status) for j in v] for k, v in jobs.items()} == {
-        a.pk: [("mail.poll_channel", "todo")],
-        b.pk: [("mail.poll_channel", "todo")],
+        a.id: [("mail.poll_channel", "todo")],
+        b.id: [("mail.poll_channel", "todo")],
     }
     # A running poll blocks a new one too (the queueing lock alone would let it through,
     # and the running poll's retry would then collide with it).
     with connection.cursor() as cur:
-        cur.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [jobs[a.pk][0].id])
+        cur.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", [jobs[a.id][0].id])
     assert channels_api.channel_schedule_polls() == []
-    assert channels_api.channel_poll_request(channel_id=a.pk) is None
+    assert channels_api.channel_poll_request(channel_id=a.id) is None
     with connection.cursor() as cur:  # no worker here will run them; keep the queue clean
         cur.execute("DELETE FROM procrastinate_jobs WHERE id = ANY(%s)", [[j.id for v in jobs.values() for j in v]])
 
@@ -252,7 +253,7 @@ def test_metrics_expose_channel_status() -> None:
 
     channel, _ = channels_api.channel_add(mailbox="ops@contoso.example")
     with transaction.atomic():  # as the exhaustion handler runs it
-        channels_api.channel_mark_degraded(channel_id=channel.pk, reason="Graph refused the credentials")
+        channels_api.channel_mark_degraded(channel_id=channel.id, reason="Graph refused the credentials")
     registry = CollectorRegistry()
     registry.register(DatabaseCollector())
     body = generate_latest(registry).decode()

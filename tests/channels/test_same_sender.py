@@ -86,7 +86,7 @@ def test_a_document_mailed_by_the_cvs_sender_within_the_window_joins_its_candida
     start_worker("default", env=graph_env)
     start_worker("untrusted", env=graph_env)
     channel = channels_api.channel_add(mailbox=MAILBOX)[0]
-    docs = _poll_and_settle(channel.pk, 3)
+    docs = _poll_and_settle(channel.id, 3)
     assert {n: a.state for n, a in docs.items()} == dict.fromkeys(docs, "no_candidate_details")
 
     # Poll 2: the CV, in its own message (Upper-case sender: addresses compare without case).
@@ -98,7 +98,7 @@ def test_a_document_mailed_by_the_cvs_sender_within_the_window_joins_its_candida
         received_at=now,
         attachments=[FakeAttachment("Ada_Example_CV.pdf", demo_cv_pdf(), "application/pdf")],
     )
-    docs = _poll_and_settle(channel.pk, 4)
+    docs = _poll_and_settle(channel.id, 4)
     cv, letter = docs["Ada_Example_CV.pdf"], docs["Cover_letter.pdf"]
     assert cv.state == "candidate_created" and cv.candidate_id is not None, cv.reason
     assert letter.state == "candidate_created" and letter.candidate_id == cv.candidate_id, letter.reason
@@ -121,7 +121,7 @@ def test_a_document_mailed_by_the_cvs_sender_within_the_window_joins_its_candida
         received_at=now + dt.timedelta(hours=5),
         attachments=[FakeAttachment("Certificate.pdf", CERTIFICATE, "application/pdf")],
     )
-    docs = _poll_and_settle(channel.pk, 5)
+    docs = _poll_and_settle(channel.id, 5)
     cert = docs["Certificate.pdf"]
     assert cert.state == "candidate_created" and cert.candidate_id == cv.candidate_id, cert.reason
     cert_membership = candidates_api.document_membership(cert.pk)

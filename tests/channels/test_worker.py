@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ats.channels import api as channels_api
+from ats.channels.models import MailChannel
 from ats.devtools.fake_graph import FakeGraph, seed_demo
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
@@ -58,7 +59,7 @@ def test_exhaustion_degrades_the_channel_and_the_schedule_recovers_it(
     graph: FakeGraph, graph_env: dict[str, str], start_worker: Any
 ) -> None:
     graph.add_message(MAILBOX, subject="CV", attachments=[])
-    channel = channels_api.channel_add(mailbox=MAILBOX)[0]
+    channel = MailChannel.objects.get(pk=channels_api.channel_add(mailbox=MAILBOX)[0].id)
     graph.inject(match="/messages/delta", status=500, times=10_000)
     # Only the schedule (every second here) queues polls: nothing is deferred by hand. At
     # that rate it also fires while a failing poll runs: without the in-flight check the

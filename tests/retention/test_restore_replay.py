@@ -52,14 +52,14 @@ def test_restore_an_older_dump_then_replay_the_erasure_log(tmp_path: Path, stack
         env = {**stack_env, "DATABASE_URL": restored_url}
         out = run_ats(env, "erase", "replay", "--json")
         assert out.returncode == 0, out.stderr
-        assert erasure.pk in json.loads(out.stdout)["replayed"]
+        assert erasure.id in json.loads(out.stdout)["replayed"]
         replayed = helpers.pg_dump(restored_url, tmp_path / "replayed.sql").read_bytes()
         assert helpers.found_in(replayed, p) == [], "the restored database still holds the person"
         # The tombstone is back too, and a second replay has nothing left to do.
         again = json.loads(run_ats(env, "erase", "replay", "--json").stdout)
-        assert erasure.pk in again["already_applied"] and erasure.pk not in again["replayed"]
+        assert erasure.id in again["already_applied"] and erasure.id not in again["replayed"]
         with psycopg.connect(restored_url) as conn:
-            n = conn.execute("SELECT count(*) FROM retention_tombstone WHERE erasure_id = %s", [erasure.pk]).fetchone()
+            n = conn.execute("SELECT count(*) FROM retention_tombstone WHERE erasure_id = %s", [erasure.id]).fetchone()
             assert n is not None and n[0] >= 2
     finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:
@@ -75,9 +75,9 @@ def test_replay_of_a_person_the_backup_never_held_keeps_the_tombstone(stack_env:
     e = retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=iam_api.SystemActor("test:admin"))
     from ats.retention.models import Erasure, RetentionAction, Tombstone
 
-    RetentionAction.objects.filter(erasure=e).delete()
-    Tombstone.objects.filter(erasure=e).delete()
-    Erasure.objects.filter(pk=e.pk).delete()
+    RetentionAction.objects.filter(erasure_id=e.id).delete()
+    Tombstone.objects.filter(erasure_id=e.id).delete()
+    Erasure.objects.filter(pk=e.id).delete()
     assert retention_api.tombstone_match(emails=[p.email]) is None
     res = retention_api.erasure_replay()
-    assert e.pk in res["replayed"] and retention_api.tombstone_match(emails=[p.email]) == e.pk
+    assert e.id in res["replayed"] and retention_api.tombstone_match(emails=[p.email]) == e.id

@@ -69,8 +69,8 @@ def test_merged_people_are_erased_together_and_unmerge_is_refused() -> None:
     with pytest.raises(ValueError, match="cannot be undone: the person was erased"):
         candidates_api.candidate_unmerge(merge_id=journal.pk, actor=ADMIN)
     # Both e-mails are tombstoned (HMACs only: the values are nowhere in the table).
-    assert retention_api.tombstone_match(emails=["MONA@b.example "]) == erasure.pk
-    assert retention_api.tombstone_match(phones=["+44 1632 960999"]) == erasure.pk
+    assert retention_api.tombstone_match(emails=["MONA@b.example "]) == erasure.id
+    assert retention_api.tombstone_match(phones=["+44 1632 960999"]) == erasure.id
     assert retention_api.tombstone_match(emails=["someone@else.example"]) is None
 
 
@@ -121,7 +121,7 @@ def test_mail_sender_metadata_and_ledger_are_erased_and_exported(tmp_path: Path)
             "from": "lena@mail.lena.example",
             "from_name": "Lena Ledger",
             "subject": "CV - Lena Ledger",
-            "channel_id": channel.pk,
+            "channel_id": channel.id,
             "requisition_id": None,
         },
     )
@@ -137,7 +137,7 @@ def test_mail_sender_metadata_and_ledger_are_erased_and_exported(tmp_path: Path)
         intake_api.Attachment.objects.get(pk=att.pk), name="Lena Ledger", emails=("lena@mail.lena.example",)
     )
     msg = MessageLedger.objects.create(
-        channel=channel, graph_message_id="AAMk-1", internet_message_id="<abc123@mail.lena.example>",
+        channel_id=channel.id, graph_message_id="AAMk-1", internet_message_id="<abc123@mail.lena.example>",
         raw_intake_id=raw.pk, outcome="ingested",
     )  # fmt: skip
     LedgerAttachment.objects.create(message=msg, graph_attachment_id="att-1", sha256=att.sha256 or "f" * 64,
@@ -159,7 +159,7 @@ def test_mail_sender_metadata_and_ledger_are_erased_and_exported(tmp_path: Path)
     retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=ADMIN)
     raw.refresh_from_db()
     msg.refresh_from_db()
-    assert raw.metadata == {"channel_id": channel.pk, "requisition_id": None} and raw.source_ref == "erased"
+    assert raw.metadata == {"channel_id": channel.id, "requisition_id": None} and raw.source_ref == "erased"
     assert msg.internet_message_id == "" and msg.graph_message_id == "AAMk-1"  # the exactly-once key stays
     assert LedgerAttachment.objects.get(message=msg).sha256 == ""
     a = intake_api.Attachment.objects.get(pk=att.pk)
@@ -174,7 +174,7 @@ def test_purge_erases_held_back_documents_after_the_grace_period() -> None:
     erasure = retention_api.subject_erase(candidate_id=cid, reason="art. 17", actor=ADMIN)
     later = web_helpers.parsed_ok("hera-again.pdf")
     with transaction.atomic():
-        assert intake_api.attachment_mark_erased_subject(attachment_id=later.pk, erasure_id=erasure.pk)
+        assert intake_api.attachment_mark_erased_subject(attachment_id=later.pk, erasure_id=erasure.id)
     key = later.storage_key
     retention_api.retention_purge()  # within the grace period: kept for a re-admit
     assert intake_api.Attachment.objects.get(pk=later.pk).filename == "hera-again.pdf"
@@ -187,7 +187,7 @@ def test_purge_erases_held_back_documents_after_the_grace_period() -> None:
     from ats.intake import adapters
 
     assert not adapters.blob_store().exists(a.storage_container, key)
-    [action] = RetentionAction.objects.filter(run=run, step="held_back_document")
+    [action] = RetentionAction.objects.filter(run_id=run.id, step="held_back_document")
     assert action.outcome == "done" and action.detail["attachment_id"] == later.pk
 
 

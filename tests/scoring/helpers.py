@@ -58,7 +58,7 @@ def requisition(
 def apply(candidate_id: int, requisition_id: int) -> int:
     with transaction.atomic():
         app = scoring_api.application_apply(candidate_id=candidate_id, requisition_id=requisition_id)
-    return int(app.pk)
+    return int(app.id)
 
 
 def count(table: str, where: str = "TRUE", params: list[Any] | None = None) -> int:

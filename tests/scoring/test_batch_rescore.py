@@ -47,7 +47,7 @@ def _population(requisition_id: int, version_id: int) -> list[int]:
 
 def test_500_applications_rescored_with_partial_failures(start_worker: Any) -> None:
     v1 = requisition(must="Python,PostgreSQL", nice="Kubernetes,Docker", min_years=3)
-    app_ids = _population(v1.requisition_id, v1.pk)
+    app_ids = _population(v1.requisition_id, v1.id)
     apps = dict(Application.objects.filter(pk__in=app_ids).values_list("pk", "candidate_id"))
     erased = app_ids[7::50]  # 10 erased candidates
     vanished = app_ids[13::100]  # 5 applications whose candidate row is gone
@@ -61,7 +61,7 @@ def test_500_applications_rescored_with_partial_failures(start_worker: Any) -> N
     v2 = scoring_api.requisition_update(requisition_id=v1.requisition_id, min_years=4, actor=ACTOR)
 
     def finished() -> RescoreRun | None:
-        return RescoreRun.objects.filter(requisition_version=v2, state="completed").first()
+        return RescoreRun.objects.filter(requisition_version_id=v2.id, state="completed").first()
 
     run = wait_for(finished, 240, "the rescore run completed", interval=0.5)
     s = scoring_api.rescore_summary(run)

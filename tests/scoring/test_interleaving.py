@@ -57,14 +57,14 @@ def _race(start_worker: Any, env: dict[str, str]) -> tuple[int, list[str]]:
     cid = candidate(skills=("Python", "PostgreSQL"), years=5)
     with transaction.atomic():  # both jobs committed together: one idle worker picks each
         app = scoring_api.application_apply(candidate_id=cid, requisition_id=v.requisition_id)
-        assert jobs_api.defer("scoring.score_application", payload={"application_id": app.pk}) is not None
+        assert jobs_api.defer("scoring.score_application", payload={"application_id": app.id}) is not None
 
     def done() -> list[Any] | None:
         with connection.cursor() as cur:
             cur.execute(
                 "SELECT status::text, worker_id FROM procrastinate_jobs WHERE task_name = 'scoring.score_application'"
                 " AND (args->>'application_id')::bigint = %s",
-                [app.pk],
+                [app.id],
             )
             rows = cur.fetchall()
         return rows if rows and all(s in ("succeeded", "failed") for s, _ in rows) else None
@@ -73,9 +73,9 @@ def _race(start_worker: Any, env: dict[str, str]) -> tuple[int, list[str]]:
     assert len({w for _, w in rows}) == 2, "each worker ran one job (a real race)"
     assert all(s == "succeeded" for s, _ in rows), [w.tail() for w in workers]
     with connection.cursor() as cur:
-        cur.execute("SELECT outcome FROM scoring_event WHERE application_id = %s ORDER BY id", [app.pk])
+        cur.execute("SELECT outcome FROM scoring_event WHERE application_id = %s ORDER BY id", [app.id])
         outcomes = [r[0] for r in cur.fetchall()]
-    return app.pk, outcomes
+    return app.id, outcomes
 
 
 def test_racing_score_jobs_constraint_and_lock(stack_env: Any, start_worker: Any) -> None:
@@ -142,14 +142,16 @@ def _two_triggers(start_worker: Any, *, lock: bool) -> tuple[list[tuple[Any, Any
                 candidate_id=candidate(skills=skills, years=4), requisition_id=v.requisition_id
             )
     with transaction.atomic():
-        ids = _coordinator_jobs(v.pk, lock=scoring_api_lock(v.pk) if lock else None)
+        ids = _coordinator_jobs(v.id, lock=scoring_api_lock(v.id) if lock else None)
     wait_for(lambda: len([e for _, e in _spans(ids) if e]) == 2, 60, "both coordinators finished")
-    runs = list(RescoreRun.objects.filter(requisition_version=v).order_by("pk"))
+    runs = list(RescoreRun.objects.filter(requisition_version_id=v.id).order_by("pk"))
     assert len(runs) == 2 and all(r.total == 3 for r in runs)
     wait_for(
-        lambda: all(r.state == "completed" for r in RescoreRun.objects.filter(requisition_version=v)), 60, "runs done"
+        lambda: all(r.state == "completed" for r in RescoreRun.objects.filter(requisition_version_id=v.id)),
+        60,
+        "runs done",
     )
-    return _spans(ids), v.pk
+    return _spans(ids), v.id
 
 
 def scoring_api_lock(version_id: int) -> str:

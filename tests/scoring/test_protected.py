@@ -101,8 +101,8 @@ def _score(pdf: bytes, requisition_id: int) -> tuple[int | None, str | None, dic
         )
         assert c is not None
         app = scoring_api.application_apply(candidate_id=c.pk, requisition_id=requisition_id)
-    scoring_api.application_score(application_id=app.pk)
-    d = scoring_api.application_detail(app.pk, actor=ACTOR)
+    scoring_api.application_score(application_id=app.id)
+    d = scoring_api.application_detail(app.id, actor=ACTOR)
     assert d is not None
     return d["score"], d["fingerprint"], {e["criterion"]: e["status"] for e in d["explanation"]}
 

@@ -44,13 +44,13 @@ def test_channel_set_requisition_routes_mail_received_afterwards(graph: FakeGrap
     v = requisition()
     channel = channels_api.channel_add(mailbox=MAILBOX)[0]
     call_command("channel", "set-requisition", MAILBOX, str(v.requisition_id), "--json")
-    assert json.loads(capsys.readouterr().out) == {"channel_id": channel.pk, "requisition_id": v.requisition_id}
-    assert scoring_api.channel_requisition_id(channel.pk) == v.requisition_id
+    assert json.loads(capsys.readouterr().out) == {"channel_id": channel.id, "requisition_id": v.requisition_id}
+    assert scoring_api.channel_requisition_id(channel.id) == v.requisition_id
     body = b"%PDF-1.7\n% " + secrets.token_hex(8).encode() + b"\n%%EOF\n"
     graph.add_message(MAILBOX, subject="Application", attachments=[FakeAttachment("cv.pdf", body, "application/pdf")])
-    assert channels_api.channel_poll(channel_id=channel.pk) is not None
+    assert channels_api.channel_poll(channel_id=channel.id) is not None
     [raw] = intake_api.RawIntake.objects.filter(channel="mail")
-    assert raw.metadata["requisition_id"] == v.requisition_id and raw.metadata["channel_id"] == channel.pk
+    assert raw.metadata["requisition_id"] == v.requisition_id and raw.metadata["channel_id"] == channel.id
     # Back to the talent pool: later mail carries no requisition.
-    call_command("channel", "set-requisition", str(channel.pk), "none")
-    assert scoring_api.channel_requisition_id(channel.pk) is None
+    call_command("channel", "set-requisition", str(channel.id), "none")
+    assert scoring_api.channel_requisition_id(channel.id) is None

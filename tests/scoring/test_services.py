@@ -28,17 +28,17 @@ def test_unknown_skill_is_an_error_listing_close_matches() -> None:
 
 def test_aliases_become_canonical_names_and_update_changes_only_what_is_given() -> None:
     v1 = requisition(must="python3,postgres", nice="", min_years=2, title="Backend engineer")
-    assert v1.version == 1 and v1.must_have == ["Python", "PostgreSQL"] and v1.min_years == 2
+    assert v1.version == 1 and v1.must_have == ("Python", "PostgreSQL") and v1.min_years == 2
     v2 = scoring_api.requisition_update(requisition_id=v1.requisition_id, nice_to_have=["Docker"], actor=ACTOR)
     assert (v2.version, v2.title, v2.must_have, v2.nice_to_have, v2.min_years) == (
         2,
         "Backend engineer",
-        ["Python", "PostgreSQL"],
-        ["Docker"],
+        ("Python", "PostgreSQL"),
+        ("Docker",),
         2,
     )
     # The new version's rescore is queued in the update's own transaction.
-    assert jobs("scoring.rescore_requisition_version", "requisition_version_id", v2.pk) == ["todo"]
+    assert jobs("scoring.rescore_requisition_version", "requisition_version_id", v2.id) == ["todo"]
     assert [r["version"] for r in scoring_api.requisition_list(actor=ACTOR)] == [2]
 
 
@@ -132,12 +132,12 @@ def test_coordinator_writes_summary_items_and_jobs_in_one_transaction() -> None:
     # procrastinate's table outlives other tests' flushes: count this test's jobs only.
     mine = "task_name = 'scoring.rescore_application' AND (args->>'application_id')::bigint = ANY(%s)"
     with transaction.atomic():
-        run = rescore_requisition_version(requisition_version_id=v.pk, job_id=None)
+        run = rescore_requisition_version(requisition_version_id=v.id, job_id=None)
         assert run is not None and count("procrastinate_jobs", mine, [apps]) == 3
         transaction.set_rollback(True)
     assert count("scoring_rescore_run") == 0
     assert count("procrastinate_jobs", mine, [apps]) == 0  # rolled back together
-    run = rescore_requisition_version(requisition_version_id=v.pk, job_id=None)
+    run = rescore_requisition_version(requisition_version_id=v.id, job_id=None)
     assert run is not None and run.total == 3
     assert count("procrastinate_jobs", mine, [apps]) == 3
     scoring_api.application_score(application_id=apps[0], run_id=run.pk)

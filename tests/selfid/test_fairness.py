@@ -50,11 +50,11 @@ def _seed(req: Any, sex: str, *, advanced: int, rejected: int, score: int = 60) 
         cid = _next_candidate[0]
         to = "screening" if i < advanced else "rejected"
         app = Application.objects.create(
-            candidate_id=cid, requisition_id=req.requisition_id, requisition_version=req, stage=to, state="scored"
+            candidate_id=cid, requisition_id=req.requisition_id, requisition_version_id=req.id, stage=to, state="scored"
         )
         result = AtsResult.objects.create(
             application=app,
-            requisition_version=req,
+            requisition_version_id=req.id,
             input_fingerprint=f"{cid:064d}",
             config_version="v-test",
             score=score,
@@ -70,7 +70,7 @@ def _seed(req: Any, sex: str, *, advanced: int, rejected: int, score: int = 60) 
             to_stage=to,
             reason="seeded",
             actor="test:recruiter",
-            requisition_version_id=req.pk,
+            requisition_version_id=req.id,
             score=score,
         )
         selfid_api.selfid_record(

@@ -36,7 +36,7 @@ def test_console_lists_what_needs_a_person_and_resumes_a_halted_purge(login: Any
 
     channel, _ = channels_api.channel_add(mailbox="jobs-attn@example.com")
     with transaction.atomic():
-        channels_api.channel_mark_degraded(channel_id=channel.pk, reason="graph said 401 for ann.smith@example.org")
+        channels_api.channel_mark_degraded(channel_id=channel.id, reason="graph said 401 for ann.smith@example.org")
     PurgeRun.objects.create(
         state=retention_api.PurgeState.HALTED, halted_at=4242, error="blob delete failed: ann.smith@example.org"
     )
@@ -69,4 +69,4 @@ def test_console_lists_what_needs_a_person_and_resumes_a_halted_purge(login: Any
     jobs_ops.job_cancel(job_id=purge_job)
 
     inbox = login("recruiter").get("/").content.decode()
-    assert f'id="channel-degraded-{channel.pk}"' in inbox and "jobs-attn@example.com" in inbox
+    assert f'id="channel-degraded-{channel.id}"' in inbox and "jobs-attn@example.com" in inbox

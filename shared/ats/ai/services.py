@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ats.ai import provider
+from ats.ai.data import AiRunRequested
 from ats.ai.models import TERMINAL, AiKind, AiRun, AiRunState, BreakerState, CircuitBreaker
 from ats.candidates import api as candidates_api
 from ats.errors import NotAllowed
@@ -146,7 +147,7 @@ def breaker_status() -> dict[str, Any]:
 # --- runs ------------------------------------------------------------------------------
 
 
-def ai_request(*, kind: str, subject_id: int, actor: Any) -> AiRun:
+def ai_request(*, kind: str, subject_id: int, actor: Any) -> AiRunRequested:
     """Ask for an AI answer on behalf of a signed-in human. The run row is written first;
     with the provider disabled it ends `unavailable` at once and nothing is queued."""
     if not getattr(actor, "is_authenticated", False) or getattr(actor, "is_system", False):
@@ -160,7 +161,7 @@ def ai_request(*, kind: str, subject_id: int, actor: Any) -> AiRun:
             _finish(run, AiRunState.UNAVAILABLE, code="disabled", reason=unavailable_reason() or UNAVAILABLE)
         else:
             jobs_api.defer(INVOKE, payload={"ai_run_id": run.pk})
-        return run
+        return AiRunRequested(id=run.pk, kind=run.kind, subject_id=run.subject_id, state=run.state)
 
 
 def _finish(run: AiRun, state: str, *, output: str = "", code: str = "", reason: str = "") -> None:

@@ -25,6 +25,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from ats.audit import adapters, chain, partitions
+from ats.audit.data import RecordedEvent
 from ats.audit.keys import hmac_key
 from ats.audit.models import (
     AuditChainHead,
@@ -56,7 +57,7 @@ def audit_event_record(
     object_id: Any,
     payload: dict[str, Any] | None = None,
     personal: dict[str, Any] | None = None,
-) -> AuditEvent:
+) -> RecordedEvent:
     """Append one chained event in the caller's transaction (or its own).
 
     `payload` holds ids and codes; personal details go in `personal` (kept in the
@@ -110,7 +111,7 @@ def audit_event_record(
             " WHERE id = 1",
             [seq, digest, event_id],
         )
-    event = AuditEvent(
+    return RecordedEvent(
         id=event_id,
         seq=seq,
         occurred_at=occurred_at,
@@ -123,8 +124,6 @@ def audit_event_record(
         prev_hash=last_hash,
         row_hash=digest,
     )
-    event._state.adding = False
-    return event
 
 
 def _subject_key(object_type: str, object_id: str, *, create: bool) -> bytes | None:

@@ -14,3 +14,21 @@ class CandidateActivity:
     candidate_id: int
     status: str
     updated_at: datetime.datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateRef:
+    """A candidate a write made or changed: its id and the name a message shows."""
+
+    id: int
+    display_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class DecidedChange:
+    """A proposed change a recruiter accepted or dismissed."""
+
+    change_id: int
+    candidate_id: int
+    field: str
+    status: str  # accepted | dismissed

@@ -97,11 +97,13 @@ def candidate_visible(candidate_id: int, *, actor: Any) -> bool:
     return candidates_visible_to(actor).filter(pk=candidate_id).exists()
 
 
-def candidate_documents_visible_to(actor: Any) -> QuerySet[CandidateDocument, int]:
-    """The attachment ids of the documents of the candidates `actor` may read (a subquery,
-    for document pages and viewers that serve hiring managers)."""
-    return CandidateDocument.objects.filter(candidate__in=candidates_visible_to(actor)).values_list(
-        "attachment_id", flat=True
+def candidate_documents_visible_to(actor: Any) -> list[int]:
+    """The attachment ids of the documents of the candidates `actor` may read (for
+    document pages and viewers that serve hiring managers)."""
+    return list(
+        CandidateDocument.objects.filter(candidate__in=candidates_visible_to(actor)).values_list(
+            "attachment_id", flat=True
+        )
     )
 
 

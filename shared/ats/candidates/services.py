@@ -21,6 +21,7 @@ from ats.audit import api as audit_api
 from ats.candidates import dedupe as dedupe_rules
 from ats.candidates import fields as F
 from ats.candidates import hooks
+from ats.candidates.data import CandidateRef, DecidedChange
 from ats.candidates.models import (
     PAIR_UNIQUE,
     PINNED_SOURCES,
@@ -319,7 +320,7 @@ def _decide(change_id: int, actor: Any) -> tuple[Candidate, ProposedChange]:
     return candidate, change
 
 
-def candidate_accept_change(*, change_id: int, actor: Any) -> CandidateField:
+def candidate_accept_change(*, change_id: int, actor: Any) -> DecidedChange:
     """Take a proposed value. The field stays recruiter-decided (pinned), now with the
     extraction's value and provenance."""
     _authorize(actor, "candidate.edit")
@@ -336,10 +337,10 @@ def candidate_accept_change(*, change_id: int, actor: Any) -> CandidateField:
         _refresh(candidate)
         _audit(actor, "candidate.change_accepted", candidate.pk, {"change_id": change.pk, "field": change.field})
         jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
-        return row
+        return DecidedChange(change_id=change.pk, candidate_id=candidate.pk, field=row.field, status=change.status)
 
 
-def candidate_dismiss_change(*, change_id: int, actor: Any) -> ProposedChange:
+def candidate_dismiss_change(*, change_id: int, actor: Any) -> DecidedChange:
     """Keep the recruiter's value; the same proposal is not made again."""
     _authorize(actor, "candidate.edit")
     with transaction.atomic():
@@ -347,7 +348,7 @@ def candidate_dismiss_change(*, change_id: int, actor: Any) -> ProposedChange:
         change.status = ChangeStatus.DISMISSED
         change.save()
         _audit(actor, "candidate.change_dismissed", candidate.pk, {"change_id": change.pk, "field": change.field})
-        return change
+        return DecidedChange(change_id=change.pk, candidate_id=candidate.pk, field=change.field, status=change.status)
 
 
 def _active(candidate_id: int) -> Candidate:
@@ -716,15 +717,14 @@ def candidate_dedupe_exhausted(*, candidate_id: int, reason_code: str, reason: s
 # --- the identity gate: documents without a candidate (issue 28) ---------------------
 
 
-def document_record_extraction(*, attachment_id: int, parse_attempt: int, extraction: Extraction) -> ExtractionRecord:
+def document_record_extraction(*, attachment_id: int, parse_attempt: int, extraction: Extraction) -> None:
     """Keep what was read from a document that made no candidate (`ats document show`'s
     `extraction`; attach / create-by-hand later apply this very record). Idempotent."""
-    record, _ = ExtractionRecord.objects.get_or_create(
+    ExtractionRecord.objects.get_or_create(
         attachment_id=attachment_id,
         parse_attempt=parse_attempt,
         defaults={"extractor_version": extraction.extractor_version[:64], "data": extraction.to_dict()},
     )
-    return record
 
 
 def _apply_newest_record(candidate: Candidate, attachment_id: int, *, keep_identity_as: str = "") -> None:
@@ -768,7 +768,7 @@ def candidate_attach_document(*, attachment_id: int, candidate_id: int, actor: A
 
 def candidate_create_for_document(
     *, attachment_id: int, name: str, email: str = "", phone: str = "", actor: Any
-) -> Candidate:
+) -> CandidateRef:
     """A recruiter creates the person by hand for a `no_candidate_details` document. The
     same identity rule applies: a name and an e-mail or a phone. The typed values are
     recruiter-edited fields (a later parse proposes, never overwrites)."""
@@ -812,7 +812,7 @@ def candidate_create_for_document(
             personal={"values": parsed},
         )
         _after_attach(attachment_id, candidate, actor, "created_by_hand")
-        return candidate
+        return CandidateRef(id=candidate.pk, display_name=candidate.display_name)
 
 
 def candidates_without_identity() -> list[dict[str, Any]]:
@@ -940,12 +940,12 @@ def _cv_owner(companions: list[Any]) -> tuple[int | None, str]:
     return owners.pop(), cvs[0].filename
 
 
-def document_attach_to_message_cv(*, attachment_id: int, text: str) -> Candidate | None:
+def document_attach_to_message_cv(*, attachment_id: int, text: str) -> int | None:
     """A document without identity (the candidate task holds its row lock): when a CV in
     the same message already made a candidate, it becomes that candidate's document;
     failing that (no CV in its message), a CV the same sender mailed within
-    SAME_SENDER_WINDOW. Locks document then candidate (the module's order). None: no
-    such CV (yet), or CVs of two people."""
+    SAME_SENDER_WINDOW. Locks document then candidate (the module's order). The
+    candidate's id; None: no such CV (yet), or CVs of two people."""
     in_message = intake_api.message_companions(attachment_id)
     candidate_id, cv_name = _cv_owner(in_message)
     how, reason = "same_message", _companion_reason(cv_name)
@@ -961,7 +961,7 @@ def document_attach_to_message_cv(*, attachment_id: int, text: str) -> Candidate
     if candidate is None or candidate.status != CandidateStatus.ACTIVE:
         return None
     _attach_companion(candidate, attachment_id, text, reason, how=how)
-    return candidate
+    return int(candidate.pk)
 
 
 def _collect(candidate_id: int, companions: list[Any], reason: str, how: str) -> list[int]:

@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ats.channels import hooks
+from ats.channels.data import ChannelSummary
 from ats.channels.models import (
     ChannelStatus,
     LedgerAttachment,
@@ -80,7 +81,7 @@ class PollSummary:
 # --------------------------------------------------------------------------- channels
 
 
-def channel_add(*, mailbox: str, folder: str = "inbox", phone_region: str | None = None) -> tuple[MailChannel, bool]:
+def channel_add(*, mailbox: str, folder: str = "inbox", phone_region: str | None = None) -> tuple[ChannelSummary, bool]:
     """Create the channel for a mailbox folder, or return the existing one. Idempotent.
 
     ``phone_region``: the region national phone numbers in CVs mailed here are read in
@@ -95,13 +96,25 @@ def channel_add(*, mailbox: str, folder: str = "inbox", phone_region: str | None
     if existing is None:
         try:
             with transaction.atomic():
-                return MailChannel.objects.create(mailbox=mailbox, folder=folder, phone_region=region or ""), True
+                created = MailChannel.objects.create(mailbox=mailbox, folder=folder, phone_region=region or "")
+            return _summary(created), True
         except IntegrityError:  # a concurrent channel_add won the unique constraint
             existing = MailChannel.objects.get(mailbox__iexact=mailbox, folder__iexact=folder)
     if region is not None and existing.phone_region != region:
         existing.phone_region = region
         existing.save(update_fields=["phone_region", "updated_at"])
-    return existing, False
+    return _summary(existing), False
+
+
+def _summary(channel: MailChannel) -> ChannelSummary:
+    return ChannelSummary(
+        id=channel.pk,
+        mailbox=channel.mailbox,
+        folder=channel.folder,
+        phone_region=channel.phone_region,
+        active=channel.active,
+        status=channel.status,
+    )
 
 
 def channel_poll_request(*, channel_id: int) -> int | None:
@@ -484,7 +497,7 @@ def is_inline_image(blob: mail_api.AttachmentBlob) -> bool:
 def _record_skipped(raw_intake_id: int, skipped: mail_api.SkippedAttachment) -> int:
     """The rejected document's id (the ledger names it)."""
     state, code, reason = _SKIPPED[skipped.reason]
-    rejected = intake_api.attachment_record_rejected(
+    return intake_api.attachment_record_rejected(
         raw_intake_id=raw_intake_id,
         filename=skipped.name or "unnamed",
         state=state,
@@ -492,7 +505,6 @@ def _record_skipped(raw_intake_id: int, skipped: mail_api.SkippedAttachment) -> 
         reason=reason + (f" ({skipped.detail})" if skipped.detail else ""),
         declared_content_type=skipped.odata_type,
     )
-    return int(rejected.pk)
 
 
 def _metadata(env: mail_api.MessageEnvelope, item: mail_api.IntakeItem, *, collapsed: int) -> dict[str, Any]:

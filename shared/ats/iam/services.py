@@ -13,6 +13,6 @@ def user_create(*, username: str, password: str, role: str, email: str = "") -> 
     return user
 
 
-def membership_set(*, user: Any, role: str) -> Membership:
-    membership, _ = Membership.objects.update_or_create(user=user, defaults={"role": Role(role)})
-    return membership
+def membership_set(*, user: Any, role: str) -> None:
+    """Give a user this role (their one membership, created or changed)."""
+    Membership.objects.update_or_create(user=user, defaults={"role": Role(role)})

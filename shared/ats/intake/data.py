@@ -33,3 +33,31 @@ class RawIntakeSummary:
     channel: str
     received_at: datetime.datetime
     metadata: dict[str, Any]  # the channel's receipt metadata (mail headers, inline parts...)
+
+
+@dataclass(frozen=True, slots=True)
+class ParseAttemptSummary:
+    """One parse attempt of a document, as the document page lists it (no extracted text
+    or structured result: those stay with intake and the candidate step)."""
+
+    id: int
+    attachment_id: int
+    attempt_no: int
+    state: str
+    error_code: str
+    reason: str
+    page_count: int | None
+    policy_hash: str  # the sandbox policy the attempt ran under
+    requested_at: datetime.datetime
+    finished_at: datetime.datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class VerificationRunSummary:
+    """One run of the lost-document detector: how many documents it found lost, and the
+    first 200 of them as `ats verify` prints them."""
+
+    id: int
+    ran_at: datetime.datetime
+    lost_count: int
+    lost: tuple[dict[str, Any], ...]

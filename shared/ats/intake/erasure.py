@@ -213,7 +213,7 @@ def attachment_mark_erased_subject(*, attachment_id: int, erasure_id: int) -> bo
     return True
 
 
-def attachment_readmit(*, attachment_id: int, actor_label: str, reason: str) -> Attachment:
+def attachment_readmit(*, attachment_id: int, actor_label: str, reason: str) -> None:
     """An admin re-admits a tombstoned sender: `erased_subject -> parsed` and the candidate
     step runs again, told to skip the tombstone check (payload `readmitted`)."""
     reason = (reason or "").strip()
@@ -241,7 +241,6 @@ def attachment_readmit(*, attachment_id: int, actor_label: str, reason: str) -> 
             payload={"job_id": job_id},
             personal={"reason": reason},
         )
-        return att
 
 
 def held_back_documents(*, older_than: Any) -> list[int]:

@@ -14,7 +14,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from ats.audit import api as audit_api
-from ats.intake.data import DocumentSummary, RawIntakeSummary
+from ats.intake.data import DocumentSummary, ParseAttemptSummary, RawIntakeSummary
 from ats.intake.models import (
     Attachment,
     Channel,
@@ -368,8 +368,24 @@ def submitter_addresses(attachment_ids: list[int]) -> dict[int, str]:
     return out
 
 
-def parse_attempts(attachment_id: int) -> list[ParseAttempt]:
-    return list(ParseAttempt.objects.filter(attachment_id=attachment_id).order_by("attempt_no"))
+def parse_attempts(attachment_id: int) -> list[ParseAttemptSummary]:
+    rows = ParseAttempt.objects.filter(attachment_id=attachment_id).defer("text", "result").order_by("attempt_no")
+    return [parse_attempt_summary(a) for a in rows]
+
+
+def parse_attempt_summary(a: ParseAttempt) -> ParseAttemptSummary:
+    return ParseAttemptSummary(
+        id=a.pk,
+        attachment_id=a.attachment_id,
+        attempt_no=a.attempt_no,
+        state=a.state,
+        error_code=a.error_code,
+        reason=a.reason,
+        page_count=a.page_count,
+        policy_hash=a.policy_hash,
+        requested_at=a.requested_at,
+        finished_at=a.finished_at,
+    )
 
 
 def attachment_thumbnail_png(attachment_id: int) -> bytes | None:

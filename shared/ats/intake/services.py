@@ -21,6 +21,7 @@ from ats.audit import api as audit_api
 from ats.config.env import ats_settings
 from ats.errors import Refused
 from ats.intake import adapters, selectors
+from ats.intake.data import ParseAttemptSummary, VerificationRunSummary
 from ats.intake.errors import IntakeError
 from ats.intake.models import (
     Attachment,
@@ -193,7 +194,7 @@ def attachment_record_rejected(
     reason: str,
     declared_content_type: str = "",
     size_bytes: int | None = None,
-) -> Attachment:
+) -> int:
     """Record a document a channel could not take in (an attached e-mail, a cloud link,
     a file over the size limit) directly in a terminal rejected state with its reason.
 
@@ -222,7 +223,7 @@ def attachment_record_rejected(
             object_id=att.pk,
             payload={"channel": raw.channel, "filename": att.filename, "reason_code": reason_code},
         )
-    return att
+    return int(att.pk)  # the new document's id (a channel's ledger names it)
 
 
 def _actor_label(actor: Any, channel: str) -> str:
@@ -439,10 +440,13 @@ def _locked_scan_incomplete(attachment_id: int, *, done: str, to: str) -> Attach
     return att
 
 
-def attachment_release_after_review(*, attachment_id: int, reason: str, actor: Any = None) -> ParseAttempt:
+def attachment_release_after_review(
+    *, attachment_id: int, reason: str, actor: Any = None
+) -> ParseAttemptSummary | None:
     """An admin reviewed a `scan_incomplete` file and releases it: it is promoted out of
     quarantine and read in the sandbox like any clean file (the sandbox, not clamd, is
-    what contains a hostile file). The reason and the admin are audited."""
+    what contains a hostile file). The reason and the admin are audited. None: the
+    trusted-side precheck rejected the file instead (the document shows why)."""
     reason = (reason or "").strip()
     if not reason:
         raise ActionRefused("a reason is required to release a file the scanner could not check completely")
@@ -453,15 +457,16 @@ def attachment_release_after_review(*, attachment_id: int, reason: str, actor: A
         if verdict.rejection is not None:
             state, code, why = verdict.rejection
             _move(att, state, reason_code=code, reason=why)
-            return _audit_release(att, actor, reason, None)
+            _audit_release(att, actor, reason)
+            return None
         adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)
         _move(att, State.PROMOTED, storage_container=DOCUMENTS)
         attempt = _handoff_to_parse(att, data)
-        _audit_release(att, actor, reason, attempt)
-        return attempt
+        _audit_release(att, actor, reason)
+        return selectors.parse_attempt_summary(attempt)
 
 
-def _audit_release(att: Attachment, actor: Any, reason: str, attempt: ParseAttempt | None) -> Any:
+def _audit_release(att: Attachment, actor: Any, reason: str) -> None:
     audit_api.audit_event_record(
         actor=_actor_label(actor, "cli"),
         action="intake.released_after_review",
@@ -469,10 +474,9 @@ def _audit_release(att: Attachment, actor: Any, reason: str, attempt: ParseAttem
         object_id=att.pk,
         payload={"reason": reason[:1000], "limit": att.scan_signature, "to_state": att.state},
     )
-    return attempt
 
 
-def attachment_rescan_raised_limits(*, attachment_id: int, actor: Any = None) -> Attachment:
+def attachment_rescan_raised_limits(*, attachment_id: int, actor: Any = None) -> None:
     """`scan_incomplete` -> `received` with an ingest job that scans with the second clamd
     (raised limits). Clean there -> read as usual; malware -> blocked; still over the
     raised limits -> scan_incomplete again."""
@@ -491,7 +495,6 @@ def attachment_rescan_raised_limits(*, attachment_id: int, actor: Any = None) ->
             object_id=att.pk,
             payload={"job_id": job_id, "limit": att.scan_signature},
         )
-        return att
 
 
 def _scan_evidence(att: Attachment, verdict: str, engine: str) -> dict[str, Any]:
@@ -540,7 +543,7 @@ def attachment_mark_scan_failed(*, attachment_id: int, reason: str) -> None:
     )
 
 
-def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt:
+def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttemptSummary:
     """A recruiter-requested re-parse: a new attempt number, bytes from `documents`."""
     with transaction.atomic():
         att = _locked(attachment_id)
@@ -562,10 +565,10 @@ def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt
             object_id=att.pk,
             payload={"attempt_no": attempt.attempt_no},
         )
-        return attempt
+        return selectors.parse_attempt_summary(attempt)
 
 
-def attachment_retry_scan(*, attachment_id: int, actor: Any = None) -> Attachment:
+def attachment_retry_scan(*, attachment_id: int, actor: Any = None) -> None:
     """`scan_failed` -> `received` with a fresh ingest job: the whole check runs again
     (checksum, type, malware scan), from the bytes still held in quarantine."""
     with transaction.atomic():
@@ -585,10 +588,9 @@ def attachment_retry_scan(*, attachment_id: int, actor: Any = None) -> Attachmen
             object_id=att.pk,
             payload={"job_id": job_id},
         )
-        return att
 
 
-def attachment_retry_candidate(*, attachment_id: int, actor: Any = None) -> Attachment:
+def attachment_retry_candidate(*, attachment_id: int, actor: Any = None) -> None:
     """`candidate_failed` -> `parsed` with a fresh candidate job (the latest successful
     parse attempt stays the input; no re-parse)."""
     with transaction.atomic():
@@ -611,10 +613,9 @@ def attachment_retry_candidate(*, attachment_id: int, actor: Any = None) -> Atta
             object_id=att.pk,
             payload={"job_id": job_id},
         )
-        return att
 
 
-def attachment_discard(*, attachment_id: int, reason: str, actor: Any = None) -> Attachment:
+def attachment_discard(*, attachment_id: int, reason: str, actor: Any = None) -> None:
     """Close a failed (or duplicate) document for good, with the recruiter's reason.
 
     Terminal: no job backs it, the lost-document detector counts it as resolved, and the
@@ -641,7 +642,6 @@ def attachment_discard(*, attachment_id: int, reason: str, actor: Any = None) ->
             object_id=att.pk,
             payload={"from_state": previous, "reason": reason[:1000]},
         )
-        return att
 
 
 REASONS: dict[str, str] = {
@@ -942,7 +942,7 @@ def attachment_mark_no_candidate_details(*, attachment_id: int, missing: list[st
     _move(att, State.NO_CANDIDATE_DETAILS, reason_code="no_candidate_details", reason=_no_identity_reason(missing))
 
 
-def attachment_lock_without_candidate(*, attachment_id: int) -> Attachment:
+def attachment_lock_without_candidate(*, attachment_id: int) -> None:
     """Lock a `no_candidate_details` document for attach / create-by-hand, else refuse."""
     att = _locked(attachment_id)
     if att is None:
@@ -952,7 +952,6 @@ def attachment_lock_without_candidate(*, attachment_id: int) -> Attachment:
             f"document {attachment_id} is {INFO[State(att.state)].label.lower()}; "
             "only a document without name or contact details can be attached to a candidate"
         )
-    return att
 
 
 def attachment_mark_attached(*, attachment_id: int, candidate_id: int, actor: Any = None, how: str) -> None:
@@ -1106,9 +1105,10 @@ def parse_jobs_settle_unreported(*, limit: int = 200) -> list[tuple[int, int]]:
     return settled
 
 
-def verification_run_record() -> VerificationRun:
+def verification_run_record() -> VerificationRunSummary:
     """Run the lost-document detector and keep its count (exposed on /metrics)."""
     from ats.intake.selectors import lost_documents
 
     lost = lost_documents()
-    return VerificationRun.objects.create(lost_count=len(lost), lost=[d.as_json() for d in lost[:200]])
+    run = VerificationRun.objects.create(lost_count=len(lost), lost=[d.as_json() for d in lost[:200]])
+    return VerificationRunSummary(id=run.pk, ran_at=run.ran_at, lost_count=run.lost_count, lost=tuple(run.lost))

@@ -40,6 +40,12 @@ from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.retention import compaction
+from ats.retention.data import (
+    ErasureSummary,
+    PurgeRunSummary,
+    PurgeVerificationResult,
+    SubjectRetention,
+)
 from ats.retention.models import (
     Erasure,
     ErasureOrigin,
@@ -203,7 +209,7 @@ def subject_erase(
     run: PurgeRun | None = None,
     erasure_id: int | None = None,
     batch: compaction.Batch | None = None,
-) -> Erasure:
+) -> ErasureSummary:
     """Erase one person everywhere, in one transaction; idempotent.
 
     A second call for the same person returns the first erasure (same id) after running
@@ -250,7 +256,16 @@ def subject_erase(
         logger.warning("erasure %s inside a caller's transaction: compaction left to the caller", erasure.pk)
     else:
         _compact(erasure, relations, xid)
-    return erasure
+    return ErasureSummary(
+        id=erasure.pk,
+        candidate_id=erasure.candidate_id,
+        candidate_ids=tuple(erasure.candidate_ids),
+        attachment_ids=tuple(erasure.attachment_ids),
+        origin=erasure.origin,
+        state=erasure.state,
+        steps=tuple(erasure.steps),
+        purged_blobs=tuple(erasure.purged_blobs),
+    )
 
 
 def _lock_for_erasure() -> None:
@@ -495,9 +510,9 @@ def _run_steps(
     return out
 
 
-def erasure_json(erasure: Erasure) -> dict[str, Any]:
+def erasure_json(erasure: ErasureSummary) -> dict[str, Any]:
     """The CLI contract: {candidate_id, erasure_id, steps}."""
-    return {"candidate_id": erasure.candidate_id, "erasure_id": erasure.pk, "steps": erasure.steps}
+    return {"candidate_id": erasure.candidate_id, "erasure_id": erasure.id, "steps": list(erasure.steps)}
 
 
 def erasure_replay() -> dict[str, Any]:
@@ -643,7 +658,7 @@ def retention_due_on_recompute() -> dict[str, int]:
 
 def retention_subject_set(
     *, candidate_id: int, legal_hold: bool | None = None, consent_until: datetime.date | None = None
-) -> RetentionSubject:
+) -> SubjectRetention:
     """Set a legal hold or a consent date (the due date follows at once)."""
     c = next(candidates_api.candidate_activity(candidate_ids=[candidate_id]), None)
     if c is None:
@@ -659,7 +674,13 @@ def retention_subject_set(
         last_activity=subj.last_activity_at, consent_until=subj.consent_until, legal_hold=subj.legal_hold
     )
     subj.save()
-    return subj
+    return SubjectRetention(
+        candidate_id=subj.candidate_id,
+        last_activity_at=subj.last_activity_at,
+        consent_until=subj.consent_until,
+        legal_hold=subj.legal_hold,
+        due_on=subj.due_on,
+    )
 
 
 # ------------------------------------------------------------------------------ the purge
@@ -671,7 +692,7 @@ def _due(today: datetime.date) -> list[int]:
     return [cid for cid in due.values_list("candidate_id", flat=True) if cid in active]
 
 
-def retention_purge(*, today: datetime.date | None = None, job_id: int | None = None) -> PurgeRun:
+def retention_purge(*, today: datetime.date | None = None, job_id: int | None = None) -> PurgeRunSummary:
     """The nightly purge: erase every subject whose retention ended, in candidate id order,
     one subject per transaction, halting at the first unexplained failure.
 
@@ -726,7 +747,16 @@ def retention_purge(*, today: datetime.date | None = None, job_id: int | None = 
     run.state = PurgeState.COMPLETED
     run.finished_at = timezone.now()
     run.save()
-    return run
+    return PurgeRunSummary(
+        id=run.pk,
+        state=run.state,
+        job_id=run.job_id,
+        due_count=run.due_count,
+        done_count=run.done_count,
+        resumed_from=run.resumed_from,
+        halted_at=run.halted_at,
+        error=run.error,
+    )
 
 
 def _compact_batch(run: PurgeRun, batch: compaction.Batch) -> None:
@@ -776,10 +806,11 @@ def _purge_held_back(run: PurgeRun, started: float, batch: compaction.Batch) -> 
             raise PurgeHalted(f"retention purge halted at held-back document {att_id}: {exc}") from exc
 
 
-def purge_verify() -> PurgeVerification:
+def purge_verify() -> PurgeVerificationResult:
     """Weekly: every blob key an erasure purged must be gone from the store (ADR 0003 R4)."""
     keys: list[str] = []
     for purged in Erasure.objects.values_list("purged_blobs", flat=True):
         keys.extend(purged or [])
     present = intake_api.blobs_exist(keys=sorted(set(keys)))
-    return PurgeVerification.objects.create(ok=not present, checked=len(set(keys)), still_present=present[:200])
+    row = PurgeVerification.objects.create(ok=not present, checked=len(set(keys)), still_present=present[:200])
+    return PurgeVerificationResult(id=row.pk, ok=row.ok, checked=row.checked, still_present=tuple(row.still_present))

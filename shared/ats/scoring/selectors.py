@@ -17,7 +17,7 @@ from django.utils import timezone
 from ats.iam import api as iam_api
 from ats.jobs import api as jobs_api
 from ats.scoring import engine
-from ats.scoring.data import ApplicationSummary
+from ats.scoring.data import ApplicationSummary, Decision, RequisitionVersionData
 from ats.scoring.models import (
     Application,
     ApplicationDecision,
@@ -57,14 +57,14 @@ def _iso(dt: Any) -> str | None:
     return dt.astimezone(tz=dt.tzinfo).isoformat().replace("+00:00", "Z") if dt else None
 
 
-def version_json(v: RequisitionVersion) -> dict[str, Any]:
+def version_json(v: RequisitionVersion | RequisitionVersionData) -> dict[str, Any]:
     from ats.scoring.services import _criteria  # one definition of a version's criteria
 
     criteria = _criteria(v)
     return {
         "id": v.requisition_id,
         "version": v.version,
-        "requisition_version_id": v.pk,
+        "requisition_version_id": v.id,
         "title": v.title,
         "must_have": list(v.must_have),
         "nice_to_have": list(v.nice_to_have),
@@ -162,9 +162,9 @@ def _app_json(app: Application, *, with_results: bool) -> dict[str, Any]:
     return out
 
 
-def decision_json(d: ApplicationDecision) -> dict[str, Any]:
+def decision_json(d: ApplicationDecision | Decision) -> dict[str, Any]:
     return {
-        "id": d.pk,
+        "id": d.id,
         "application_id": d.application_id,
         "from": d.from_stage,
         "to": d.to_stage,
@@ -308,8 +308,10 @@ def rescore_runs_without_summary(*, older_than_s: int = 15 * 60) -> int:
     )
 
 
-def rescore_run_for_job(job_id: int) -> RescoreRun | None:
-    return RescoreRun.objects.select_related("requisition_version").filter(job_id=job_id).first()
+def rescore_summary_for_job(job_id: int) -> dict[str, Any] | None:
+    """`rescore_summary` of the run this rescore job started (None until it starts one)."""
+    run = RescoreRun.objects.select_related("requisition_version").filter(job_id=job_id).first()
+    return rescore_summary(run) if run is not None else None
 
 
 @dataclasses.dataclass(frozen=True)

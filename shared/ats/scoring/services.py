@@ -26,6 +26,7 @@ from ats.iam import api as iam_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
 from ats.scoring import engine
+from ats.scoring.data import AppliedApplication, Decision, RequisitionVersionData
 from ats.scoring.models import (
     Application,
     ApplicationDecision,
@@ -133,7 +134,7 @@ def requisition_create(
     min_years: float | None = None,
     weights: dict[str, int] | None = None,
     actor: Any,
-) -> RequisitionVersion:
+) -> RequisitionVersionData:
     _authorize(actor, "requisition.edit")
     title = title.strip()
     if not title:
@@ -155,7 +156,22 @@ def requisition_create(
             created_by=iam_api.actor_label(actor),
         )
         _audit(actor, "requisition.created", req.pk, {"version": 1, "criteria": _criteria(version).values()})
-        return version
+        return _version_data(version)
+
+
+def _version_data(v: RequisitionVersion) -> RequisitionVersionData:
+    return RequisitionVersionData(
+        id=v.pk,
+        requisition_id=v.requisition_id,
+        version=v.version,
+        title=v.title,
+        must_have=tuple(v.must_have),
+        nice_to_have=tuple(v.nice_to_have),
+        min_years=v.min_years,
+        weights=dict(v.weights),
+        created_by=v.created_by,
+        created_at=v.created_at,
+    )
 
 
 _UNSET: Any = object()
@@ -170,7 +186,7 @@ def requisition_update(
     min_years: float | None = _UNSET,
     weights: dict[str, int] | None = None,
     actor: Any,
-) -> RequisitionVersion:
+) -> RequisitionVersionData:
     """A new version with only the given options changed; rescoring of every application
     is deferred in the same transaction (a no-op per application whose inputs did not change)."""
     _authorize(actor, "requisition.edit")
@@ -208,7 +224,7 @@ def requisition_update(
             {"version": version.version, "criteria": _criteria(version).values()},
         )
         jobs_api.defer(RESCORE, payload={"requisition_version_id": version.pk})
-        return version
+        return _version_data(version)
 
 
 def requisition_assign(*, requisition_id: int, user_id: int, actor: Any) -> None:
@@ -230,7 +246,7 @@ def requisition_unassign(*, requisition_id: int, user_id: int, actor: Any) -> bo
         return bool(deleted)
 
 
-def requisition_close(*, requisition_id: int, reopen: bool = False, actor: Any) -> Requisition:
+def requisition_close(*, requisition_id: int, reopen: bool = False, actor: Any) -> None:
     """Close (or reopen) a requisition. Closed: the upload page no longer offers it; its
     ranking, applications and decisions stay readable and decidable."""
     _authorize(actor, "requisition.edit")
@@ -243,7 +259,6 @@ def requisition_close(*, requisition_id: int, reopen: bool = False, actor: Any) 
         req.closed_at = None if reopen else timezone.now()
         req.save(update_fields=["closed_at", "updated_at"])
         _audit(actor, "requisition.reopened" if reopen else "requisition.closed", req.pk, {})
-        return req
 
 
 def channel_set_requisition(*, channel_id: int, requisition_id: int | None, actor: Any) -> None:
@@ -261,7 +276,7 @@ def channel_set_requisition(*, channel_id: int, requisition_id: int | None, acto
         _audit(actor, "channel.requisition_set", requisition_id or 0, {"channel_id": channel_id})
 
 
-def _criteria(version: RequisitionVersion) -> engine.Criteria:
+def _criteria(version: RequisitionVersion | RequisitionVersionData) -> engine.Criteria:
     return engine.Criteria(
         must_have=tuple(version.must_have),
         nice_to_have=tuple(version.nice_to_have),
@@ -293,7 +308,7 @@ def _decidable(actor: Any) -> Any:
     return qs
 
 
-def application_decide(*, application_id: int, to_stage: str, reason: str, actor: Any) -> ApplicationDecision:
+def application_decide(*, application_id: int, to_stage: str, reason: str, actor: Any) -> Decision:
     """A person moves an application to `to_stage`, with a reason.
 
     The decision row keeps what the person saw: the current result's score, fingerprint,
@@ -351,10 +366,25 @@ def application_decide(*, application_id: int, to_stage: str, reason: str, actor
             },
             personal={"reason": reason},
         )
-        return decision
+        return Decision(
+            id=decision.pk,
+            application_id=app.pk,
+            from_stage=decision.from_stage,
+            to_stage=decision.to_stage,
+            reason=decision.reason,
+            actor=decision.actor,
+            actor_user_id=decision.actor_user_id,
+            requisition_version_id=decision.requisition_version_id,
+            result_id=decision.result_id,
+            score=decision.score,
+            input_fingerprint=decision.input_fingerprint,
+            config_version=decision.config_version,
+            explanation=decision.explanation,
+            created_at=decision.created_at,
+        )
 
 
-def applications_for_document(*, attachment_id: int, candidate_id: int) -> list[Application]:
+def applications_for_document(*, attachment_id: int, candidate_id: int) -> list[AppliedApplication]:
     """The candidate step's hook: one application per requisition the document (or a
     byte-identical duplicate of it) was sent for. Runs in the candidate step's transaction,
     which holds the document's row lock - the duplicate router takes the same lock, so a
@@ -366,13 +396,13 @@ def applications_for_document(*, attachment_id: int, candidate_id: int) -> list[
     # A new document or re-parse may change the candidate's skills or years: the
     # candidate's other applications are scored again (a no-op where nothing they use changed).
     current = candidates_api.candidate_current_id(candidate_id)
-    others = Application.objects.filter(candidate_id=current).exclude(pk__in=[a.pk for a in routed])
+    others = Application.objects.filter(candidate_id=current).exclude(pk__in=[a.id for a in routed])
     for app_id in others.values_list("pk", flat=True):
         jobs_api.defer(SCORE, payload={"application_id": app_id})
     return routed
 
 
-def application_route_duplicate(*, attachment_id: int) -> Application | None:
+def application_route_duplicate(*, attachment_id: int) -> AppliedApplication | None:
     """A byte-identical duplicate sent for a requisition: the original's candidate applies."""
     with transaction.atomic():
         original = intake_api.original_candidate_for_update(attachment_id=attachment_id)
@@ -388,7 +418,9 @@ def application_route_duplicate(*, attachment_id: int) -> Application | None:
         return application_apply(candidate_id=original[1], requisition_id=req_id, attachment_id=attachment_id)
 
 
-def application_apply(*, candidate_id: int, requisition_id: int, attachment_id: int | None = None) -> Application:
+def application_apply(
+    *, candidate_id: int, requisition_id: int, attachment_id: int | None = None
+) -> AppliedApplication:
     """Create or refresh the application of (candidate, requisition) and defer its scoring."""
     with transaction.atomic():
         req = Requisition.objects.filter(pk=requisition_id).first()
@@ -410,7 +442,7 @@ def application_apply(*, candidate_id: int, requisition_id: int, attachment_id: 
         if attachment_id is not None:
             ApplicationDocument.objects.get_or_create(attachment_id=attachment_id, defaults={"application": app})
         jobs_api.defer(SCORE, payload={"application_id": app.pk})
-        return app
+        return AppliedApplication(id=app.pk, candidate_id=app.candidate_id, requisition_id=req.pk, state=app.state)
 
 
 class ScoringImpossible(ScoringError):

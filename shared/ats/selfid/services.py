@@ -13,6 +13,7 @@ from ats.audit import api as audit_api
 from ats.errors import NotAllowed
 from ats.iam import api as iam_api
 from ats.selfid import fairness
+from ats.selfid.data import StoredFairnessReport
 from ats.selfid.models import FairnessReport, RaceEthnicity, SelfIdentification, Sex
 
 logger = logging.getLogger(__name__)
@@ -115,5 +116,16 @@ def fairness_status() -> dict[str, Any]:
     return {"below_four_fifths": last.below_four_fifths if last else 0, "at": last.created_at if last else None}
 
 
-def fairness_latest() -> FairnessReport | None:
-    return FairnessReport.objects.order_by("-pk").first()
+def fairness_latest() -> StoredFairnessReport | None:
+    """The latest stored report (whole population or one requisition)."""
+    last = FairnessReport.objects.order_by("-pk").first()
+    if last is None:
+        return None
+    return StoredFairnessReport(
+        id=last.pk,
+        created_at=last.created_at,
+        requisition_id=last.requisition_id,
+        since=last.since,
+        report=last.report,
+        below_four_fifths=last.below_four_fifths,
+    )

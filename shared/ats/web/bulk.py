@@ -121,7 +121,7 @@ def _assign(user: Any, candidate_id: int | None, requisition: dict[str, Any]) ->
             actor=iam_api.actor_label(user),
             action="application.assigned",
             object_type="application",
-            object_id=app.pk,
+            object_id=app.id,
             payload={"candidate_id": current, "requisition_id": requisition["id"], "existed": existed, "via": "bulk"},
         )
     return None

@@ -40,7 +40,7 @@ def candidate_erase(request: HttpRequest, candidate_id: int) -> HttpResponse:
             else:
                 messages.success(
                     request,
-                    f"Candidate {erasure.candidate_id} erased (erasure {erasure.pk}): "
+                    f"Candidate {erasure.candidate_id} erased (erasure {erasure.id}): "
                     + ", ".join(f"{s['step']} {s.get('rows', 0)}" for s in erasure.steps),
                 )
                 return HttpResponseRedirect(reverse("candidate", args=[erasure.candidate_id]), status=303)

@@ -420,4 +420,4 @@ def application_explain(request: HttpRequest, application_id: int) -> HttpRespon
     except ai_api.NotAllowed as exc:
         messages.error(request, str(exc))
         return HttpResponseRedirect(back)
-    return HttpResponseRedirect(f"{back}?ai_run={run.pk}")
+    return HttpResponseRedirect(f"{back}?ai_run={run.id}")

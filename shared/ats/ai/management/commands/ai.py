@@ -48,15 +48,15 @@ class Command(BaseCommand):
         except PermissionError as exc:
             raise CommandError(str(exc)) from exc
         deadline = time.monotonic() + opts["timeout"]
-        detail = ai_api.ai_run_detail(run.pk, actor=user) or {}
+        detail = ai_api.ai_run_detail(run.id, actor=user) or {}
         while opts["wait"] and not detail.get("terminal") and time.monotonic() < deadline:
             time.sleep(0.2)
-            detail = ai_api.ai_run_detail(run.pk, actor=user) or {}
+            detail = ai_api.ai_run_detail(run.id, actor=user) or {}
         if opts["json"]:
             self.stdout.write(json.dumps(detail))
         else:
             self.stdout.write(
-                detail.get("text") or detail.get("message") or f"AI run {run.pk} is {detail.get('state')}"
+                detail.get("text") or detail.get("message") or f"AI run {run.id} is {detail.get('state')}"
             )
         self.stdout.flush()
         if detail.get("terminal") and detail.get("state") != ai_api.AiRunState.SUCCEEDED:

@@ -160,4 +160,4 @@ class Command(BaseCommand):
 
     def _dismiss(self, opts: dict[str, Any]) -> None:
         change = candidates_api.candidate_dismiss_change(change_id=opts["change_id"], actor=CLI_ACTOR)
-        self._out(opts, {"change_id": change.pk, "status": change.status}, f"dismissed: {change.field}")
+        self._out(opts, {"change_id": change.change_id, "status": change.status}, f"dismissed: {change.field}")

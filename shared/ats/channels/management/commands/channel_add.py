@@ -34,12 +34,12 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         # Otherwise the first poll waits for the schedule's next tick (up to 2 minutes).
-        job_id = channels_api.channel_poll_request(channel_id=channel.pk) if opts["poll"] else None
+        job_id = channels_api.channel_poll_request(channel_id=channel.id) if opts["poll"] else None
         if opts["json"]:
-            out = {**channels_api.channel_status(channel), "created": created, "poll_job_id": job_id}
+            out = {**channels_api.channel_status(channel.id), "created": created, "poll_job_id": job_id}
             sys.stdout.write(json.dumps(out) + "\n")
             return
         verb = "added" if created else "already exists"
-        sys.stdout.write(f"channel {channel.pk}: {channel.mailbox}/{channel.folder} {verb}\n")
+        sys.stdout.write(f"channel {channel.id}: {channel.mailbox}/{channel.folder} {verb}\n")
         if job_id is not None:
-            sys.stdout.write(f"channel {channel.pk}: poll queued as job {job_id}\n")
+            sys.stdout.write(f"channel {channel.id}: poll queued as job {job_id}\n")

@@ -18,5 +18,5 @@ class Command(BaseCommand):
         parser.add_argument("--reason", required=True, help="why (kept in the audit log and shown on the page)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        att = run_action(intake_api.attachment_discard, attachment_id=opts["attachment_id"], reason=opts["reason"])
-        self.stdout.write(f"attachment {att.pk}: discarded")
+        run_action(intake_api.attachment_discard, attachment_id=opts["attachment_id"], reason=opts["reason"])
+        self.stdout.write(f"attachment {opts['attachment_id']}: discarded")

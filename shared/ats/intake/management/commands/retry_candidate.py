@@ -17,5 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("attachment_id", type=int)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        att = run_action(intake_api.attachment_retry_candidate, attachment_id=opts["attachment_id"])
-        self.stdout.write(f"attachment {att.pk}: candidate creation queued again (state {att.state})")
+        run_action(intake_api.attachment_retry_candidate, attachment_id=opts["attachment_id"])
+        # The action moves the document to exactly this state, or raises.
+        state = intake_api.State.PARSED
+        self.stdout.write(f"attachment {opts['attachment_id']}: candidate creation queued again (state {state})")

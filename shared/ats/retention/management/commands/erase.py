@@ -85,12 +85,12 @@ class Command(BaseCommand):
 
     def _purge(self, opts: dict[str, Any]) -> None:
         run = retention_api.retention_purge()
-        data = {"run_id": run.pk, "state": run.state, "due": run.due_count, "done": run.done_count}
-        self._out(opts, data, f"purge run {run.pk}: {run.state}, {run.done_count}/{run.due_count} subjects")
+        data = {"run_id": run.id, "state": run.state, "due": run.due_count, "done": run.done_count}
+        self._out(opts, data, f"purge run {run.id}: {run.state}, {run.done_count}/{run.due_count} subjects")
 
     def _verify(self, opts: dict[str, Any]) -> None:
         v = retention_api.purge_verify()
-        data = {"ok": v.ok, "checked": v.checked, "still_present": v.still_present}
+        data = {"ok": v.ok, "checked": v.checked, "still_present": list(v.still_present)}
         self._out(opts, data, f"{'ok' if v.ok else 'FAILED'}: {v.checked} purged blobs checked")
         if not v.ok:
             raise CommandError(f"{len(v.still_present)} purged blobs still exist")

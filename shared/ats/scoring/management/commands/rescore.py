@@ -43,9 +43,9 @@ class Command(BaseCommand):
             "state": "queued",
         }
         while True:
-            run = scoring_api.rescore_run_for_job(job_id)
-            if run is not None:
-                summary = {**scoring_api.rescore_summary(run), "job_id": job_id}
+            started = scoring_api.rescore_summary_for_job(job_id)
+            if started is not None:
+                summary = {**started, "job_id": job_id}
             elif jobs_ops.job_status(job_id) == "failed":
                 summary["state"] = "failed"
                 break
