@@ -67,13 +67,18 @@ TARGETS: dict[str, tuple[str, float]] = {
 # down to 0.05. Skills, work history and years sit below v2's floors because the set is
 # new and harder (32 TeX/Typst template documents), not because the extractor lost
 # ground on one set: the ratchet starts again from this set's measurement.
+# Held-out v5 (v3 all moved to development, v4 drawn, three v4 groups seen and replaced),
+# measured once on the merged change set (layout-5+skills-3, 2026-12-02): name 0.859,
+# e-mail 0.972, phone 0.959, skills 0.783, work history 0.566, years 0.745 - each rounded
+# down to 0.05. Again a new set: its 32 real documents are 15 scans and LaTeX/Typst CVs
+# of real people (work history 0.141, years 0.200 on them), where v3's were templates.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.95),
+    "name": ("exact", 0.85),
     "emails": ("f1", 0.95),
     "phones": ("f1", 0.95),
-    "skills": ("f1", 0.65),
-    "work_history": ("f1", 0.65),
-    "years_experience": ("within1", 0.85),
+    "skills": ("f1", 0.75),
+    "work_history": ("f1", 0.55),
+    "years_experience": ("within1", 0.70),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
