@@ -110,6 +110,12 @@ def build(esco: dict[str, tuple[str, str]]) -> str:
         rows.append({"canonical": name, "category": "language" if language else "tool", "strict": _strict(name),
                      "aliases": "", "esco": esco_id})  # fmt: skip
         named.add(key)
+    return render_csv(comments, rows)
+
+
+def render_csv(comments: list[str], rows: list[dict[str, str]]) -> str:
+    """skills.csv's text: its comment lines, then the rows in COLUMNS order (also used by
+    scripts/linguist_skills.py, which writes the same file)."""
     out = io.StringIO()
     out.write("\n".join(comments) + "\n")
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")

@@ -29,17 +29,16 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import io
 import sys
 from pathlib import Path
 
 import yaml
+from esco_skills import render_csv  # scripts/ is sys.path[0] when run as a script
 
 LANGUAGES_SHA256 = "ab0dc079dc392c85957985ebbad391ef24118d81dce103e4832d8b3abdb11982"
 LINGUIST_COMMIT = "b45dbe9b2825a43285bcd035861be91cc0a7299e"
 WORDS_SHA256 = "9f513f1ceadb6a01c5485b7dbdfd5118dc66cd70b59cae2851292112d4066a32"
 SKILLS = Path(__file__).resolve().parents[1] / "shared" / "ats" / "extraction" / "skills.csv"
-COLUMNS = ["canonical", "category", "strict", "aliases", "esco", "source"]
 
 # One-word names that are English words but name the language in a CV's skills list.
 WORD_NAMES_KEPT = frozenset(
@@ -109,13 +108,7 @@ def build(languages: dict[str, dict[str, object]], words: frozenset[str]) -> str
                 aliases.append(str(alias))
         rows.append({"canonical": canonical, "category": "language" if kind == "programming" else "format",
                      "strict": "1", "aliases": "|".join(aliases), "esco": "", "source": "linguist"})  # fmt: skip
-    out = io.StringIO()
-    out.write("\n".join(comments) + "\n")
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({c: row.get(c) or "" for c in COLUMNS})
-    return out.getvalue()
+    return render_csv(comments, rows)
 
 
 def main(argv: list[str] | None = None) -> int:
