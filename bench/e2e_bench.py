@@ -58,6 +58,7 @@ WHY = {
     "web-worker": "gunicorn worker (4 threads): serves the UI and upload API",
     "default": "worker-default: procrastinate worker for every trusted queue (asyncio loop + 4 task threads)",
     "untrusted": "worker-untrusted: procrastinate worker for `parse` as the ats_parse role (2 task threads)",
+    "template": "sandbox template: pre-warms the parser once, forks every slot's zygote (shared copy-on-write)",
     "zygote": "sandbox zygote: pre-warmed fork server, one per parse slot (never parses itself)",
     "child": "sandbox child: forked one ahead (the spare), confined, parses exactly one document",
     "other": "helper process",
@@ -115,7 +116,13 @@ def census(procs: dict[str, Any]) -> dict[str, Any]:
             elif deployable == "web":
                 role = "web-worker"
             elif deployable == "untrusted":
-                role = "zygote" if depth == 1 else "child"
+                # Since h26mem2 one template forks the zygotes (worker -> template -> zygote
+                # -> child); the baseline release forks zygotes from the worker directly.
+                if depth == 1:
+                    grandkids = any(kids.get(k) for k in kids.get(pid, []))
+                    role = "template" if grandkids else "zygote"
+                else:  # a zygote under the template holds its spare child; a child forks nothing
+                    role = "zygote" if kids.get(pid) else "child"
             else:
                 role = "other"
             # `ats web` execs gunicorn: the master is the popen pid itself; a Python that

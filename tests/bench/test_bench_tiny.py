@@ -44,7 +44,7 @@ def test_e2e_bench_tiny_prints_the_table_and_writes_the_report(tmp_path: Path) -
         "sandbox child private",
         "per hop (paced)",
         "intake.parse_attachment",
-        "candidates.create_from_attachment",
+        "intake.apply_parse_result",
         "statements, jobs per document",
         "side by side with the baseline release",
         "statements per document",

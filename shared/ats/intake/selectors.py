@@ -369,7 +369,10 @@ def submitter_addresses(attachment_ids: list[int]) -> dict[int, str]:
 
 
 def parse_attempts(attachment_id: int) -> list[ParseAttemptSummary]:
-    rows = ParseAttempt.objects.filter(attachment_id=attachment_id).defer("text", "result").order_by("attempt_no")
+    # Only the summary's columns: the text and the result can be megabytes each.
+    fields = ("id", "attachment_id", "attempt_no", "state", "error_code", "reason", "page_count",
+              "policy_hash", "requested_at", "finished_at")  # fmt: skip
+    rows = ParseAttempt.objects.filter(attachment_id=attachment_id).only(*fields).order_by("attempt_no")
     return [parse_attempt_summary(a) for a in rows]
 
 

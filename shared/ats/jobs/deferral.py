@@ -42,7 +42,7 @@ class FollowUps:
 
     Inside `with follow_ups(*task_names) as batch:`, `defer()` of one of those tasks (no
     delay) records `[task_name, payload]` here, once per distinct payload, and returns
-    None (as for a job already queued). `batch.defer(task, **ids)` then queues ONE job
+    None (as for a job already queued). `batch.defer_as_one(task, **ids)` then queues ONE job
     carrying every step, in the caller's transaction; that task's body calls
     `run_follow_ups(steps)`. Each step stays idempotent and re-reads its state, so running
     them late or together changes nothing they decide.
@@ -56,7 +56,7 @@ class FollowUps:
         if step not in self.steps:
             self.steps.append(step)
 
-    def defer(self, task_name: str, **ids: Any) -> int | None:
+    def defer_as_one(self, task_name: str, **ids: Any) -> int | None:
         """Queue the batch as one `task_name` job (nothing when no step was collected)."""
         if not self.steps:
             return None

@@ -82,7 +82,7 @@ def _candidate_step_with_follow_ups(*, attachment_id: int, readmitted: bool) -> 
     with jobs_api.follow_ups(*FOLLOW_UP_STEPS) as batch:
         candidate_id = _candidate_step(attachment_id=attachment_id, readmitted=readmitted)
     if candidate_id is not None:
-        batch.defer(FOLLOW_UPS, candidate_id=candidate_id)
+        batch.defer_as_one(FOLLOW_UPS, candidate_id=candidate_id)
     else:
         batch.defer_alone()
 
