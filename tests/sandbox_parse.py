@@ -16,7 +16,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ats.sandbox.api import ForkServerSandbox
+    from ats.sandbox.api import ForkServerSandbox, SandboxResult
 
 _lock = threading.Lock()
 _shared: ForkServerSandbox | None = None
@@ -45,3 +45,28 @@ def parse_in_production_sandbox(kind: str, data: bytes) -> tuple[dict[str, Any],
     assert result.ok, (result.failure, result.detail)
     assert result.document is not None
     return dict(result.document), result.cpu_ms
+
+
+def submit_args(result: SandboxResult) -> dict[str, Any]:
+    """A sandbox outcome as the arguments ats.parse_worker.runner hands to ats_parse_submit()
+    (and so the columns of its intake_parse_result row)."""
+    if not result.ok:
+        return {
+            "ok": False,
+            "code": str(result.error_code),
+            "detail": result.error_detail,
+            "text": "",
+            "page_count": None,
+            "result": {"sandbox": result.to_dict()},
+            "policy_hash": result.policy_hash,
+        }
+    doc = dict(result.document or {})
+    return {
+        "ok": True,
+        "code": "",  # intake_parse_result stores coalesce(p_code, '')
+        "detail": "",
+        "text": doc["text"],
+        "page_count": doc["pages"],
+        "result": {**doc, "sandbox": result.to_dict()},
+        "policy_hash": result.policy_hash,
+    }

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
-from django.utils import timezone
 from procrastinate import JobContext
 from procrastinate.contrib.django import app
 from procrastinate.jobs import Job
@@ -27,8 +26,8 @@ from ats.intake.models import Attachment, ParseAttempt, ParseResult
 from ats.pipeline import follow_ups as follow_ups_mod
 from ats.pipeline import tasks as pipeline_tasks
 from tests import corpus
-from tests.parse_role.helpers import parse_job_for_new_document
-from tests.sandbox_parse import production_sandbox
+from tests.parse_role.helpers import stored_parse_result
+from tests.sandbox_parse import production_sandbox, submit_args
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,26 +36,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def report(django_db_blocker: Any) -> Iterator[dict[str, Any]]:
     result = production_sandbox().run("pdf", corpus.text_pdf())
     assert result.ok
-    doc = dict(result.document or {})
-    yield {
-        "ok": True,
-        "code": "",
-        "detail": "",
-        "text": doc["text"],
-        "page_count": doc["pages"],
-        "result": {**doc, "sandbox": result.to_dict()},
-        "policy_hash": result.policy_hash,
-    }
+    yield submit_args(result)
 
 
 def _stored_report(report: dict[str, Any]) -> tuple[int, int]:
-    att, parse_job = parse_job_for_new_document(corpus.text_pdf(), "pdf")
-    with connection.cursor() as cur:  # no untrusted worker here: the report below stands in for it
-        cur.execute("DELETE FROM procrastinate_jobs WHERE id = %s", [parse_job])
-    row = ParseResult.objects.create(
-        attachment_id=att, attempt_no=1, job_id=parse_job, received_at=timezone.now(), **copy.deepcopy(report)
-    )
-    return att, row.pk
+    return stored_parse_result(report, corpus.text_pdf())
 
 
 def _jobs(task_name: str, key: str, value: int) -> list[dict[str, Any]]:

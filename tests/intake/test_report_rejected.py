@@ -14,15 +14,14 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from django.utils import timezone
 from prometheus_client import REGISTRY
 
 from ats.audit import api as audit_api
 from ats.intake import services
 from ats.intake.models import Attachment, ParseAttempt, ParseResult
 from tests import corpus
-from tests.parse_role.helpers import parse_job_for_new_document
-from tests.sandbox_parse import production_sandbox
+from tests.parse_role.helpers import stored_parse_result
+from tests.sandbox_parse import production_sandbox, submit_args
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,38 +32,13 @@ def genuine(django_db_blocker: Any) -> Iterator[dict[str, Any]]:
     result = sandbox.run("pdf", corpus.text_pdf())
     failed = sandbox.run("pdf", corpus.encrypted_pdf())
     assert result.ok and not failed.ok
-    doc = dict(result.document or {})
-    yield {
-        "ok": {
-            "ok": True,
-            "code": "",
-            "detail": "",
-            "text": doc["text"],
-            "page_count": doc["pages"],
-            "result": {**doc, "sandbox": result.to_dict()},
-            "policy_hash": result.policy_hash,
-        },
-        "failed": {
-            "ok": False,
-            "code": str(failed.error_code),
-            "detail": failed.error_detail,
-            "text": "",
-            "page_count": None,
-            "result": {"sandbox": failed.to_dict()},
-            "policy_hash": failed.policy_hash,
-        },
-    }
+    yield {"ok": submit_args(result), "failed": submit_args(failed)}
 
 
 def _apply(report: dict[str, Any]) -> tuple[Attachment, ParseAttempt]:
-    att, parse_job = parse_job_for_new_document(corpus.text_pdf(), "pdf")
-    with connection.cursor() as cur:  # no untrusted worker here: the report below stands in for it
-        cur.execute("DELETE FROM procrastinate_jobs WHERE id = %s", [parse_job])
-    row = ParseResult.objects.create(
-        attachment_id=att, attempt_no=1, job_id=parse_job, received_at=timezone.now(), **report
-    )
-    services.parse_result_apply(parse_result_id=row.pk)
-    assert not ParseResult.objects.filter(pk=row.pk).exists()
+    att, row_id = stored_parse_result(report, corpus.text_pdf())
+    services.parse_result_apply(parse_result_id=row_id)
+    assert not ParseResult.objects.filter(pk=row_id).exists()
     return Attachment.objects.get(pk=att), ParseAttempt.objects.get(attachment_id=att, attempt_no=1)
 
 
@@ -156,13 +130,8 @@ def test_triage_shows_the_rejection_in_plain_words(genuine: dict[str, Any], clie
 def test_the_failed_job_sweep_leaves_a_reported_attempt_to_its_apply_job(genuine: dict[str, Any]) -> None:
     """A typed failure ends the parse job `failed` just after its report: the sweep of
     failed jobs may run before intake.apply_parse_result and must not write `exhausted`."""
-    att, parse_job = parse_job_for_new_document(corpus.encrypted_pdf(), "pdf")
-    with connection.cursor() as cur:
-        cur.execute("DELETE FROM procrastinate_jobs WHERE id = %s", [parse_job])
-    row = ParseResult.objects.create(
-        attachment_id=att, attempt_no=1, job_id=parse_job, received_at=timezone.now(), **genuine["failed"]
-    )
+    att, row_id = stored_parse_result(genuine["failed"], corpus.encrypted_pdf())
     services.parse_exhausted(attachment_id=att, attempt_no=1, reason_code="exhausted", reason="Every attempt failed.")
     assert ParseAttempt.objects.get(attachment_id=att, attempt_no=1).state == "pending"
-    services.parse_result_apply(parse_result_id=row.pk)
+    services.parse_result_apply(parse_result_id=row_id)
     assert Attachment.objects.get(pk=att).reason_code == "encrypted"

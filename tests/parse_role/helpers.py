@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from django.db import connection, transaction
@@ -28,6 +29,23 @@ def parse_job_for_new_document(data: bytes = b"%PDF-1.7", kind: str = "pdf") -> 
             [str(att.pk)],
         )
         return att.pk, cur.fetchone()[0]
+
+
+def stored_parse_result(report: dict[str, Any], data: bytes, kind: str = "pdf") -> tuple[int, int]:
+    """A new document whose parse job already reported `report` (the ats_parse_submit()
+    arguments): the job is gone - no untrusted worker here - and the report row waits for
+    intake.apply_parse_result. Returns (attachment id, report row id)."""
+    from django.utils import timezone
+
+    from ats.intake.models import ParseResult
+
+    att, parse_job = parse_job_for_new_document(data, kind)
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM procrastinate_jobs WHERE id = %s", [parse_job])
+    row = ParseResult.objects.create(
+        attachment_id=att, attempt_no=1, job_id=parse_job, received_at=timezone.now(), **copy.deepcopy(report)
+    )
+    return att, row.pk
 
 
 def fetch_as_role(conn: Any, parse_job: int, worker_id: int | None = None) -> int:

@@ -23,6 +23,7 @@ from ats.sandbox.api import (
     strip_invisible,
 )
 from tests import corpus
+from tests.sandbox_parse import submit_args
 
 pytestmark = pytest.mark.timeout(120)
 DEPLOYMENT = report_deployment(policy_dir())
@@ -30,27 +31,7 @@ DEPLOYMENT = report_deployment(policy_dir())
 
 def _report(sandbox: ForkServerSandbox, kind: str, data: bytes) -> dict[str, Any]:
     """The arguments ats.parse_worker.runner hands to ats_parse_submit()."""
-    result = sandbox.run(kind, data)
-    if not result.ok:
-        return {
-            "ok": False,
-            "code": result.error_code,
-            "detail": result.error_detail,
-            "text": "",
-            "page_count": None,
-            "result": {"sandbox": result.to_dict()},
-            "policy_hash": result.policy_hash,
-        }
-    doc = dict(result.document or {})
-    return {
-        "ok": True,
-        "code": "",  # intake_parse_result stores coalesce(p_code, '')
-        "detail": "",
-        "text": doc["text"],
-        "page_count": doc["pages"],
-        "result": {**doc, "sandbox": result.to_dict()},
-        "policy_hash": result.policy_hash,
-    }
+    return submit_args(sandbox.run(kind, data))
 
 
 @pytest.fixture(scope="module")
