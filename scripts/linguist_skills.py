@@ -29,11 +29,10 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import sys
 from pathlib import Path
 
 import yaml
-from esco_skills import render_csv  # scripts/ is sys.path[0] when run as a script
+from esco_skills import render_csv, write_or_check  # scripts/ is sys.path[0] when run as a script
 
 LANGUAGES_SHA256 = "ab0dc079dc392c85957985ebbad391ef24118d81dce103e4832d8b3abdb11982"
 LINGUIST_COMMIT = "b45dbe9b2825a43285bcd035861be91cc0a7299e"
@@ -120,13 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     languages = yaml.safe_load(_read(args.languages, LANGUAGES_SHA256))
     words = frozenset(_key(w) for w in _read(args.words, WORDS_SHA256).decode("utf-8").splitlines())
     new = build(languages, words)
-    if args.check:
-        same = new == SKILLS.read_text(encoding="utf-8")
-        print("skills.csv is up to date" if same else "skills.csv differs from what this script writes")
-        return 0 if same else 1
-    SKILLS.write_text(new, encoding="utf-8")
-    print(f"wrote {SKILLS}", file=sys.stderr)
-    return 0
+    return write_or_check(new, check=args.check)
 
 
 if __name__ == "__main__":
