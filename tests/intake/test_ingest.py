@@ -76,6 +76,24 @@ def test_redelivered_ingest_is_a_no_op() -> None:
     assert jobs_for(att.pk, "intake.parse_attachment") == ["todo"]
 
 
+def test_a_run_after_another_run_promoted_the_bytes_finishes_the_document() -> None:
+    """A run that promoted the bytes and then died (or is still finishing) leaves the
+    document in scanning with its bytes in documents: a second run reads them there,
+    ends the document promoted and hands it to parse once, instead of failing on the
+    missing quarantine copy (a CI run met this as a race with a live worker)."""
+    from ats.intake.models import Attachment
+
+    data = corpus.text_pdf()
+    att = receive("cv.pdf", data)
+    Attachment.objects.filter(pk=att.pk).update(state="scanning")
+    store = intake_api_store()
+    store.promote("intake-quarantine", att.storage_key, "documents")
+    done = ingest(att)
+    assert done.state == "promoted" and done.storage_container == "documents", done.reason
+    assert store.get("documents", att.storage_key) == data
+    assert jobs_for(att.pk, "intake.parse_attachment") == ["todo"]
+
+
 @pytest.mark.parametrize(
     ("name", "data"),
     [("cv.pdf", EICAR), ("cv.docx", make_docx(EICAR))],

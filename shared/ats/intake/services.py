@@ -314,8 +314,7 @@ def _ingest_check(attachment_id: int) -> tuple[str, bytes, Any] | None:
         if att is None:
             return None  # deleted or already handled: a redelivered job has nothing to do
         try:
-            # One byte over the limit is enough to know the file is too large.
-            data = adapters.blob_store().get(att.storage_container, att.storage_key, max_bytes=max_upload_bytes() + 1)
+            data = _read_for_check(att)
         except adapters.BlobTooLarge:
             _move(
                 att,
@@ -367,6 +366,25 @@ def _ingest_check(attachment_id: int) -> tuple[str, bytes, Any] | None:
             _set_state(att, State.SCANNING)
         _save(att, *checked)
         return att.storage_key, data, verdict
+
+
+def _read_for_check(att: Attachment) -> bytes:
+    """The attachment's bytes, one byte over the limit at most (enough to know it is too large).
+
+    A second run of this step (a redelivered or stalled-then-retried job, racing the first)
+    can find the quarantine copy gone: the first run, past its scan, promoted it to
+    documents at the same key (promote copies, then deletes). The bytes are the same
+    there; this run goes on, its promote reports ALREADY_PROMOTED and its final
+    transition finds the state moved on. Only a run already in ``scanning`` reads there:
+    a ``received`` document has never been promoted.
+    """
+    store, cap = adapters.blob_store(), max_upload_bytes() + 1
+    try:
+        return store.get(att.storage_container, att.storage_key, max_bytes=cap)
+    except adapters.BlobNotFound:
+        if att.state != State.SCANNING or att.storage_container != QUARANTINE:
+            raise
+        return store.get(DOCUMENTS, att.storage_key, max_bytes=cap)
 
 
 def _ingest_block_malware(attachment_id: int, scan: Any) -> None:
