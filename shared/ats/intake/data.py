@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,3 +62,25 @@ class VerificationRunSummary:
     ran_at: datetime.datetime
     lost_count: int
     lost: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ParseReportFigures:
+    """What an applied parse report tells the metrics (`observability_api.record_parse_report`'s
+    arguments). A rejected report's own figures are not believed: `sandbox` is None and
+    `rejected_check` names the check it failed."""
+
+    ok: bool
+    code: str
+    sandbox: Mapping[str, Any] | None
+    rejected_check: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParseReportApplied:
+    """The answer of `parse_result_apply`: the document, when it moved to `parsed` (the
+    candidate step is due), and the report's figures, for the caller to record once its
+    transaction has committed (None when there was no report to apply)."""
+
+    parsed_attachment_id: int | None
+    figures: ParseReportFigures | None
