@@ -21,7 +21,13 @@ from ats.audit import api as audit_api
 from ats.config.env import ats_settings
 from ats.errors import Refused
 from ats.intake import adapters, selectors
-from ats.intake.data import ParseAttemptSummary, ParseReportApplied, ParseReportFigures, VerificationRunSummary
+from ats.intake.data import (
+    ParseAttemptSummary,
+    ParseReportApplied,
+    ParseReportFigures,
+    RawIntakeSummary,
+    VerificationRunSummary,
+)
 from ats.intake.errors import IntakeError
 from ats.intake.models import (
     Attachment,
@@ -117,7 +123,7 @@ def intake_receive(
     source_ref: str = "",
     actor: Any = None,
     metadata: dict[str, Any] | None = None,
-) -> RawIntake:
+) -> RawIntakeSummary:
     """The one entry point of every channel: store bytes in quarantine, then commit the
     raw_intake, its attachments and their ingest jobs together.
 
@@ -140,7 +146,7 @@ def intake_receive_stored(
     source_ref: str = "",
     actor: Any = None,
     metadata: dict[str, Any] | None = None,
-) -> RawIntake:
+) -> RawIntakeSummary:
     """`intake_receive` for files already streamed into quarantine (the web upload): the
     raw_intake, its attachments, their ingest jobs and audit entries in one transaction.
     The ingest job re-reads, re-hashes and re-types the bytes (nothing a channel says about
@@ -177,7 +183,7 @@ def intake_receive_stored(
                     "source_sha256": selectors.source_sha256(raw),
                 },
             )
-    return raw
+    return selectors.raw_intake_summary(raw)
 
 
 # Terminal rejections a channel can record for a document whose bytes it never received.

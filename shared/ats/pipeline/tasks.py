@@ -143,11 +143,11 @@ def _candidate_step(*, attachment_id: int, readmitted: bool) -> int | None:
             reason="The candidate this document belongs to was erased.",
         )
         return None
-    intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.pk)
+    intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.id)
     candidates_api.document_set_kind(attachment_id=attachment_id, text=doc.text, has_identity=True)
     # Documents of the same message read before this CV wait in no_candidate_details.
-    candidates_api.candidate_collect_message_companions(attachment_id=attachment_id, candidate_id=candidate.pk)
+    candidates_api.candidate_collect_message_companions(attachment_id=attachment_id, candidate_id=candidate.id)
     # The application step: one application per requisition the document (or a
     # byte-identical duplicate) was sent for; none = talent pool.
-    scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.pk)
-    return int(candidate.pk)
+    scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.id)
+    return candidate.id
