@@ -40,7 +40,7 @@ def new(**kw: Any) -> tuple[int, int]:
     att = attachment_id()
     c = candidates_api.candidate_apply_document(attachment_id=att, parse_attempt=1, extraction=extraction(**kw))
     assert c is not None
-    return c.pk, att
+    return c.id, att
 
 
 def ok(res: Any) -> Any:

@@ -23,7 +23,7 @@ def new(**kw: Any) -> int:
         attachment_id=attachment_id(), parse_attempt=1, extraction=extraction(**kw)
     )
     assert c is not None
-    return c.pk
+    return c.id
 
 
 def dups(cid: int) -> list[dict[str, Any]]:
@@ -123,9 +123,9 @@ def test_jobs_for_erased_or_missing_candidates_are_logged_no_ops(caplog: pytest.
         attachment_id=att, parse_attempt=1, extraction=extraction(name="Gone Person", emails=("g@x.example",))
     )
     assert c is not None
-    candidates_api.Candidate.objects.filter(pk=c.pk).update(status="erased")
+    candidates_api.Candidate.objects.filter(pk=c.id).update(status="erased")
     with caplog.at_level("INFO", logger="ats.candidates"):
-        assert candidates_api.candidate_dedupe(candidate_id=c.pk) == [f"noop: candidate {c.pk} is erased"]
+        assert candidates_api.candidate_dedupe(candidate_id=c.id) == [f"noop: candidate {c.id} is erased"]
         assert candidates_api.candidate_dedupe(candidate_id=-1) == ["noop: candidate -1 is missing"]
         # A re-parse of an erased candidate's document does not bring the data back.
         again = candidates_api.candidate_apply_document(

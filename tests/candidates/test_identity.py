@@ -131,15 +131,15 @@ def test_attach_to_existing_candidate() -> None:
         attachment_id=logo.pk, candidate_id=person.candidate_id, actor=RECRUITER
     )
     logo = helpers.reload(logo)
-    assert logo.state == "candidate_created" and logo.candidate_id == person.candidate_id == cand.pk
-    detail = candidates_api.candidate_detail(cand.pk, actor=RECRUITER)
+    assert logo.state == "candidate_created" and logo.candidate_id == person.candidate_id == cand.id
+    detail = candidates_api.candidate_detail(cand.id, actor=RECRUITER)
     assert detail is not None and sorted(detail["documents"]) == sorted([person.pk, logo.pk])
     assert detail["name"] == "Jane Doe"  # the certificate added no identity of its own
     assert "intake.attached_to_candidate" in _audit("attachment", logo.pk)
-    assert "candidate.document_attached" in _audit("candidate", cand.pk)
+    assert "candidate.document_attached" in _audit("candidate", cand.id)
     # Once attached it is no longer attachable (state-checked under the row lock).
     with pytest.raises(intake_api.ActionRefused):
-        candidates_api.candidate_attach_document(attachment_id=logo.pk, candidate_id=cand.pk, actor=RECRUITER)
+        candidates_api.candidate_attach_document(attachment_id=logo.pk, candidate_id=cand.id, actor=RECRUITER)
 
 
 def test_an_attached_document_with_a_name_of_its_own_never_renames_the_person() -> None:
@@ -151,12 +151,12 @@ def test_an_attached_document_with_a_name_of_its_own_never_renames_the_person() 
     cand = candidates_api.candidate_attach_document(
         attachment_id=other.pk, candidate_id=person.candidate_id, actor=RECRUITER
     )
-    detail = candidates_api.candidate_detail(cand.pk, actor=RECRUITER)
+    detail = candidates_api.candidate_detail(cand.id, actor=RECRUITER)
     assert detail is not None
     assert detail["name"] == "Jane Doe" and detail["emails"] == ["jane.doe@example.com"]
     from ats.candidates.models import ProposedChange
 
-    proposed = ProposedChange.objects.filter(candidate_id=cand.pk, field="name")
+    proposed = ProposedChange.objects.filter(candidate_id=cand.id, field="name")
     assert [c.values[0]["value"] for c in proposed] == ["Hello World"]
 
 

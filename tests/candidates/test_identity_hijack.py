@@ -37,7 +37,7 @@ def _document(*, sender: str = "", uploader_email: str | None = None) -> int:
 def new(att: int, attempt: int = 1, **kw: Any) -> int:
     c = candidates_api.candidate_apply_document(attachment_id=att, parse_attempt=attempt, extraction=extraction(**kw))
     assert c is not None
-    return c.pk
+    return c.id
 
 
 def detail(cid: int) -> dict[str, Any]:

@@ -72,7 +72,7 @@ def _arrive_together(**same: Any) -> tuple[int, int]:
             extraction=extraction(name="Jane Doe", emails=("jane.doe@home.example",), **same),
         )
     assert a is not None and b is not None
-    return a.pk, b.pk
+    return a.id, b.id
 
 
 def _run(start_worker: Any, env: dict[str, str], **same: Any) -> tuple[int, int, list[Any]]:
@@ -135,7 +135,7 @@ def test_same_contact_email_gives_one_candidate(start_worker: Any) -> None:
                 ),
             )
             assert c is not None
-            ids.append(c.pk)
+            ids.append(c.id)
     workers = [start_worker("default", extra=["--concurrency=1"], env=env) for _ in range(2)]
     a, b = ids
     wait_for(lambda: CandidateMerge.objects.filter(survivor_id=a, merged_id=b).exists(), 60, "the automatic merge")

@@ -24,7 +24,7 @@ def new(att: int | None = None, attempt: int = 1, **kw: Any) -> int:
         attachment_id=att or attachment_id(), parse_attempt=attempt, extraction=extraction(**kw)
     )
     assert c is not None
-    return c.pk
+    return c.id
 
 
 def test_merge_then_unmerge_restores_every_row() -> None:
@@ -52,12 +52,12 @@ def test_merge_then_unmerge_restores_every_row() -> None:
 
     with connection.cursor() as cur:  # as if the workers had run every check so far
         cur.execute("UPDATE procrastinate_jobs SET status = 'succeeded' WHERE task_name = 'candidates.dedupe'")
-    candidates_api.candidate_unmerge(merge_id=journal.pk, actor=RECRUITER)
+    candidates_api.candidate_unmerge(merge_id=journal.id, actor=RECRUITER)
     assert dump() == before  # every row of every table, column for column
     # Pairs found after the merge went with the restore: both are checked again.
     assert dedupe_jobs(a)[-1] == "todo" and dedupe_jobs(b)[-1] == "todo"
     with pytest.raises(ValueError, match="already undone"):
-        candidates_api.candidate_unmerge(merge_id=journal.pk, actor=RECRUITER)
+        candidates_api.candidate_unmerge(merge_id=journal.id, actor=RECRUITER)
 
 
 def test_unmerge_refused_after_the_survivor_changed() -> None:
@@ -66,7 +66,7 @@ def test_unmerge_refused_after_the_survivor_changed() -> None:
     journal = candidates_api.candidate_merge(survivor_id=a, merged_id=b, actor=RECRUITER)
     candidates_api.candidate_edit_field(candidate_id=a, field="name", value="Ann B. Lee", actor=RECRUITER)
     with pytest.raises(ValueError, match="changed after merge"):
-        candidates_api.candidate_unmerge(merge_id=journal.pk, actor=RECRUITER)
+        candidates_api.candidate_unmerge(merge_id=journal.id, actor=RECRUITER)
 
 
 def test_merge_refuses_inactive_and_self() -> None:
@@ -99,7 +99,7 @@ def test_a_into_b_and_b_into_a_at_once_neither_deadlock_nor_cross(monkeypatch: p
     def merge(label: str, survivor: int, merged: int) -> None:
         try:
             barrier.wait(10)
-            results[label] = candidates_api.candidate_merge(survivor_id=survivor, merged_id=merged, actor=RECRUITER).pk
+            results[label] = candidates_api.candidate_merge(survivor_id=survivor, merged_id=merged, actor=RECRUITER).id
         except Exception as exc:
             results[label] = exc
         finally:

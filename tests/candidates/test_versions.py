@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from ats.candidates import api as candidates_api
-from ats.candidates.models import ExtractionRecord
+from ats.candidates.models import Candidate, ExtractionRecord
 from ats.iam import api as iam_api
 from tests.candidates.helpers import VIEWER, attachment_id, dedupe_jobs, extraction
 
@@ -16,10 +16,10 @@ RECRUITER = iam_api.SystemActor("test:recruiter")
 PROV_KEYS = {"attachment_id", "parse_attempt", "page", "bbox", "part", "index", "text", "rule", "extractor_version"}
 
 
-def apply(att: int, attempt: int, ext: object) -> candidates_api.Candidate:
+def apply(att: int, attempt: int, ext: object) -> Candidate:
     c = candidates_api.candidate_apply_document(attachment_id=att, parse_attempt=attempt, extraction=ext)  # type: ignore[arg-type]
     assert c is not None
-    return c
+    return Candidate.objects.get(pk=c.id)  # the row: these tests read its columns
 
 
 def test_new_document_makes_a_candidate_with_provenance_for_every_value() -> None:

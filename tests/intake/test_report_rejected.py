@@ -19,6 +19,7 @@ from prometheus_client import REGISTRY
 from ats.audit import api as audit_api
 from ats.intake import services
 from ats.intake.models import Attachment, ParseAttempt, ParseResult
+from ats.pipeline import tasks as pipeline_tasks
 from tests import corpus
 from tests.parse_role.helpers import stored_parse_result
 from tests.sandbox_parse import production_sandbox, submit_args
@@ -35,9 +36,15 @@ def genuine(django_db_blocker: Any) -> Iterator[dict[str, Any]]:
     yield {"ok": submit_args(result), "failed": submit_args(failed)}
 
 
-def _apply(report: dict[str, Any]) -> tuple[Attachment, ParseAttempt]:
+def _apply(report: dict[str, Any], *, as_the_job: bool = False) -> tuple[Attachment, ParseAttempt]:
+    """Through the service (the candidate step deferred as a job), or as production's
+    `intake.apply_parse_result` job does it - the one that records the metrics, after its
+    transaction has committed."""
     att, row_id = stored_parse_result(report, corpus.text_pdf())
-    services.parse_result_apply(parse_result_id=row_id)
+    if as_the_job:
+        pipeline_tasks.apply_parse_result(parse_result_id=row_id, payload_version=1)
+    else:
+        services.parse_result_apply(parse_result_id=row_id)
     assert not ParseResult.objects.filter(pk=row_id).exists()
     return Attachment.objects.get(pk=att), ParseAttempt.objects.get(attachment_id=att, attempt_no=1)
 
@@ -71,7 +78,7 @@ def test_forged_report_ends_parse_failed_report_rejected_visible_counted_audited
         _metric("ats_sandbox_reports_rejected_total", {"check": "page_count"}),
         _metric("ats_sandbox_reports_total", {"code": "report_rejected"}),
     )
-    att, attempt = _apply(report)
+    att, attempt = _apply(report, as_the_job=True)
     assert (att.state, att.reason_code, attempt.state, attempt.error_code) == (
         "parse_failed",
         "report_rejected",
@@ -94,10 +101,33 @@ def test_forged_report_ends_parse_failed_report_rejected_visible_counted_audited
 def test_made_up_failure_code_never_becomes_a_label_or_text(genuine: dict[str, Any]) -> None:
     report = copy.deepcopy(genuine["failed"])
     report["code"] = "click_here_now"
-    att, attempt = _apply(report)
+    att, attempt = _apply(report, as_the_job=True)
     assert (att.reason_code, attempt.error_code) == ("report_rejected", "report_rejected")
     assert "click_here_now" not in att.reason and "(failure code)" in att.reason
     assert REGISTRY.get_sample_value("ats_sandbox_reports_total", {"code": "click_here_now"}) is None
+
+
+def test_the_service_hands_out_the_figures_and_counts_nothing_itself(genuine: dict[str, Any]) -> None:
+    """The metrics are the committing caller's to record (no transaction.on_commit, ADR
+    R1): the service answers with the figures, a rejected report's without its own."""
+    forged = copy.deepcopy(genuine["ok"])
+    forged["page_count"] = forged["result"]["pages"] = 999
+    before = _metric("ats_sandbox_reports_total", {"code": "report_rejected"})
+    _, row_id = stored_parse_result(forged, corpus.text_pdf())
+    applied = services.parse_result_apply(parse_result_id=row_id)
+    assert applied.parsed_attachment_id is None and applied.figures is not None
+    assert (applied.figures.ok, applied.figures.code, applied.figures.sandbox, applied.figures.rejected_check) == (
+        False,
+        "report_rejected",
+        None,
+        "page_count",
+    )
+    assert _metric("ats_sandbox_reports_total", {"code": "report_rejected"}) == before
+    att, row_id = stored_parse_result(copy.deepcopy(genuine["ok"]), corpus.text_pdf())
+    applied = services.parse_result_apply(parse_result_id=row_id)
+    assert applied.parsed_attachment_id == att and applied.figures is not None and applied.figures.ok
+    assert applied.figures.sandbox == genuine["ok"]["result"]["sandbox"]
+    assert services.parse_result_apply(parse_result_id=row_id).figures is None  # applied once
 
 
 def test_invisible_characters_never_reach_extraction(genuine: dict[str, Any]) -> None:

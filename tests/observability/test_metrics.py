@@ -4,13 +4,18 @@ and worker-untrusted listens on no port."""
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import shutil
 import subprocess
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from ats.devtools.pg_local import free_port
 from tests.jobs.helpers import defer, token, wait_for, wait_status
@@ -75,7 +80,14 @@ def test_exporter_counts_attempts_per_queue_and_task_class(start_worker: Any, st
     assert 'ats_queue_depth{queue="maintenance"}' in got  # every known queue is reported, empty or not
     assert got["ats_worker_processes"] >= 1
     assert 0 < got["ats_db_connections"] < got["ats_db_max_connections"]
-    assert got["ats_exporter_scrape_duration_seconds"] < 2.0
+    # The exporter reports its own scrape cost: a finite, positive figure, and no more than
+    # the wall time of the request that carried it (its database work runs inside that
+    # request). A fixed ceiling (once < 2 s) measured the machine's load, not the exporter;
+    # the cost over many jobs is the next test's, by query plan.
+    started = time.perf_counter()
+    cost = samples(scrape(exporter.url))["ats_exporter_scrape_duration_seconds"]
+    request_s = time.perf_counter() - started
+    assert math.isfinite(cost) and 0 < cost <= request_s, (cost, request_s)
     promtool_check_metrics(text)
     missing = {m.name for m in documented_metrics("exporter") if not m.optional} - families(text)
     assert not missing, f"documented but not exported by the exporter: {sorted(missing)}"
@@ -108,21 +120,45 @@ def test_bearer_token_guards_the_endpoint(start_exporter: Any) -> None:
     assert "ats_queue_depth" in scrape(exporter.url, token="s3cret-token")
 
 
+def _seq_scans(plan: dict[str, Any]) -> Iterator[str]:
+    if plan.get("Node Type") == "Seq Scan":
+        yield plan["Relation Name"]
+    for child in plan.get("Plans", []):
+        yield from _seq_scans(child)
+
+
 def test_scrape_cost_stays_small_with_many_jobs(start_exporter: Any) -> None:
-    """The scrape reads todo/doing through a partial index and walks new events by id."""
+    """The scrape reads todo/doing through a partial index and walks new events by id:
+    with 20k finished jobs no query of a scrape scans procrastinate_jobs. Proved by the
+    plans of the queries a scrape runs (exact), not by a wall-time ceiling (once < 0.5 s,
+    which a loaded machine can break and a missing index can pass on a fast one); the
+    live scrape's cost is printed for the record."""
+    from ats.monitoring.collector import DatabaseCollector
+
     with connection.cursor() as cur:
         cur.execute(
             "INSERT INTO procrastinate_jobs (queue_name, task_name, args, status)"
             " SELECT 'score', 'tests.batch_item', '{}'::jsonb, 'succeeded' FROM generate_series(1, 20000)"
         )
         cur.execute("ANALYZE procrastinate_jobs")
-    exporter = start_exporter()
-    wait_scrape(exporter.url, exporter.proc)
-    costs = [samples(scrape(exporter.url))["ats_exporter_scrape_duration_seconds"] for _ in range(5)]
-    with connection.cursor() as cur:
-        cur.execute("DELETE FROM procrastinate_jobs WHERE task_name = 'tests.batch_item' AND status = 'succeeded'")
-    print(f"scrape cost over 20k finished jobs: median {sorted(costs)[2] * 1000:.1f} ms")
-    assert sorted(costs)[2] < 0.5
+    try:
+        with CaptureQueriesContext(connection) as ctx:
+            list(DatabaseCollector().collect())
+        on_jobs = [q["sql"] for q in ctx.captured_queries if "procrastinate_jobs" in q["sql"]]
+        assert on_jobs, "the scrape read no job figures at all"
+        with connection.cursor() as cur:
+            for sql in on_jobs:
+                cur.execute(f"EXPLAIN (FORMAT JSON) {sql}")
+                plan = cur.fetchone()[0]
+                plan = json.loads(plan) if isinstance(plan, str) else plan
+                assert "procrastinate_jobs" not in set(_seq_scans(plan[0]["Plan"])), sql
+        exporter = start_exporter()
+        wait_scrape(exporter.url, exporter.proc)
+        costs = [samples(scrape(exporter.url))["ats_exporter_scrape_duration_seconds"] for _ in range(5)]
+        print(f"scrape cost over 20k finished jobs: median {sorted(costs)[2] * 1000:.1f} ms")
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("DELETE FROM procrastinate_jobs WHERE task_name = 'tests.batch_item' AND status = 'succeeded'")
 
 
 def test_web_serves_metrics_only_on_the_exporter_port(stack_env: dict[str, str], tmp_path: Any) -> None:

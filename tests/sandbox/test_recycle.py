@@ -39,6 +39,10 @@ def _wait_for_new_zygote(sandbox: ForkServerSandbox, old: int, timeout_s: float 
     raise AssertionError(f"zygote {old} was not replaced: {sandbox.status()}")
 
 
+def _zygote_of(result: Any) -> int:
+    return int(json.loads(result.document["text"])["zygote_pid"])
+
+
 def test_limits_toml_sets_the_recycle_count(policy: SandboxPolicy) -> None:
     assert policy.recycle_after_documents == 500
 
@@ -47,15 +51,16 @@ def test_recycled_after_n_documents_off_the_critical_path(short_policy: Any) -> 
     policy = dataclasses.replace(short_policy, recycle_after_documents=3)
     with probe_sandbox(policy) as sandbox:
         first = int(sandbox.start()["pid"])
-        walls = [sandbox.run("probe:identity", b"") for _ in range(3)]
-        assert all(r.ok for r in walls)
+        served = [sandbox.run("probe:zygote", b"") for _ in range(3)]
+        assert all(r.ok for r in served)
+        # The recycling document did not wait for a zygote start: the old zygote answered
+        # it, and only then was its replacement started (in the background). Who answered
+        # is exact; the wall time it took (once asserted < 500 ms) is load-dependent.
+        assert [_zygote_of(r) for r in served] == [first] * 3
         second = _wait_for_new_zygote(sandbox, first)
-        after = sandbox.run("probe:identity", b"")
-        assert after.ok and sandbox.status()["zygote_pids"] == [second]
+        after = sandbox.run("probe:zygote", b"")
+        assert after.ok and _zygote_of(after) == second and sandbox.status()["zygote_pids"] == [second]
         assert sandbox.restarts == 0 and sandbox.recycles == 1 and after.zygote_restarts == 0
-        # The recycling document did not wait for a zygote start (~1 s): it was answered
-        # by the old zygote while the new one warmed up.
-        assert walls[-1].wall_ms < 500, walls[-1].wall_ms
 
 
 @pytest.mark.parametrize(("probe", "failure"), [("segfault", Failure.CRASHED), ("execve", Failure.SECCOMP_VIOLATION)])
@@ -73,8 +78,13 @@ def test_an_ordinary_failure_does_not_recycle(short_policy: Any) -> None:
     with probe_sandbox(short_policy) as sandbox:
         first = int(sandbox.start()["pid"])
         assert sandbox.run("probe:memory_bomb", b"").failure == Failure.MEMORY
-        time.sleep(1.5)
-        assert sandbox.status()["zygote_pids"] == [first] and sandbox.recycles == 0
+        # run() decides on recycling before it returns (a due zygote's replacement thread
+        # is started by then), so no sleep is needed to see that none was started; the next
+        # document, answered by the same zygote, shows that it also survived.
+        assert not sandbox.replacing() and sandbox.recycles == 0
+        after = sandbox.run("probe:zygote", b"")
+        assert after.ok and _zygote_of(after) == first, (after.failure, after.detail)
+        assert sandbox.status()["zygote_pids"] == [first] and sandbox.recycles == 0 and sandbox.restarts == 0
 
 
 def test_recycling_under_concurrency_keeps_the_pool_size(short_policy: Any) -> None:

@@ -40,7 +40,7 @@ def candidate(
         attachment_id=attachment_id(), parse_attempt=1, extraction=Extraction(extractor_version="t-1", fields=fields)
     )
     assert c is not None
-    return int(c.pk)
+    return c.id
 
 
 def requisition(

@@ -100,7 +100,7 @@ def _score(pdf: bytes, requisition_id: int) -> tuple[int | None, str | None, dic
             attachment_id=attachment_id(), parse_attempt=1, extraction=extraction, text=answer["text"]
         )
         assert c is not None
-        app = scoring_api.application_apply(candidate_id=c.pk, requisition_id=requisition_id)
+        app = scoring_api.application_apply(candidate_id=c.id, requisition_id=requisition_id)
     scoring_api.application_score(application_id=app.id)
     d = scoring_api.application_detail(app.id, actor=ACTOR)
     assert d is not None

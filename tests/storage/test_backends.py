@@ -103,9 +103,12 @@ def test_azure_repr_does_not_leak_the_account_key(azurite: AzuriteLocal) -> None
 # --------------------------------------------------------------------------- harness
 
 
-def test_azurite_harness_started_quickly(azurite: AzuriteLocal) -> None:
+def test_azurite_harness_reports_its_startup(azurite: AzuriteLocal) -> None:
+    # The start-up time is reported, not bounded: a ceiling (once < 10 s) measured the
+    # machine's load (issue 22 item 8); `running` is the event that matters.
     assert azurite.running
-    assert azurite.startup_seconds is not None and azurite.startup_seconds < 10
+    assert azurite.startup_seconds is not None and azurite.startup_seconds > 0
+    print(f"azurite started in {azurite.startup_seconds:.1f} s")
 
 
 def test_azurite_cli_runs_in_the_foreground(tmp_path: Path) -> None:

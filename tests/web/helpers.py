@@ -52,10 +52,11 @@ def received(name: str = "cv.pdf", data: bytes | None = None, *, actor: Any = No
         files=[intake_api.IncomingFile(name, unique_pdf() if data is None else data)],
         actor=actor,
     )
-    return intake_api.raw_intake_attachments(raw.pk)[0]
+    return reload(intake_api.raw_intake_attachments(raw.pk)[0])  # the row: tests read its columns
 
 
-def reload(att: intake_api.Attachment) -> intake_api.Attachment:
+def reload(att: Any) -> intake_api.Attachment:
+    """The row, from a row or the facade's frozen `Document`."""
     return intake_api.Attachment.objects.get(pk=att.pk)
 
 
@@ -147,9 +148,9 @@ def candidate_from(att: intake_api.Attachment, *, attempt: int = 1, **fields: An
             attachment_id=att.pk, parse_attempt=attempt, extraction=extraction(**fields)
         )
         assert cand is not None
-        services.attachment_mark_candidate_created(attachment_id=att.pk, candidate_id=cand.pk)
+        services.attachment_mark_candidate_created(attachment_id=att.pk, candidate_id=cand.id)
     settle_jobs(att.pk, CANDIDATE)
-    return cand.pk
+    return cand.id
 
 
 def audit_candidate(candidate_id: int) -> list[tuple[str, str]]:

@@ -292,8 +292,8 @@ def _from_text(text: str) -> int:
             attachment_id=att.pk, parse_attempt=1, extraction=extract({"text": text}, as_of=datetime.date(2026, 12, 1))
         )
         assert cand is not None
-        services.attachment_mark_candidate_created(attachment_id=att.pk, candidate_id=cand.pk)
-    return cand.pk
+        services.attachment_mark_candidate_created(attachment_id=att.pk, candidate_id=cand.id)
+    return cand.id
 
 
 def test_work_history_section_shows_roles_and_the_years_they_add_up_to(login: Any) -> None:
@@ -347,7 +347,7 @@ def test_template_placeholders_are_shown_as_such(login: Any) -> None:
     att = helpers.parsed_ok("template.pdf")
     c = candidates_api.candidate_apply_document(attachment_id=att.pk, parse_attempt=1, extraction=sample)
     assert c is not None
-    page = login("recruiter").get(f"/candidates/{c.pk}").content.decode()
+    page = login("recruiter").get(f"/candidates/{c.id}").content.decode()
     marker = (
         '<span class="placeholder" title="A template\'s sample value: never used to match or merge candidates">'
         "(template placeholder)</span>"

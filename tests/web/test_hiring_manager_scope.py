@@ -2,8 +2,10 @@
 assigned to them - list, search, the candidate page, /api/candidates/<id> - and an
 out-of-scope candidate answers exactly what an unknown one does (404), never 200.
 
-The scope is one selector, `candidates_api.candidates_visible_to(actor)`; these tests go
-through the web (pages and API) and the facade both."""
+The scope is one selector, `ats.candidates.selectors.candidates_visible_to(actor)` (a
+queryset, the candidates module's own: other modules read through `candidate_list`,
+`candidate_visible`, `candidate_detail`, ... built on it); these tests go through the web
+(pages and API), the facade and that selector."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 
 from ats.candidates import api as candidates_api
+from ats.candidates import selectors as candidate_selectors
 from ats.scoring import api as scoring_api
 from tests.scoring import helpers as sh
 
@@ -79,9 +82,9 @@ def test_assigned_hiring_manager_sees_only_their_requisitions_candidates(
 
 def test_the_one_selector_is_the_scope(users: dict[str, Any], world: dict[str, int]) -> None:
     hm = users["hiring_manager"]
-    assert list(candidates_api.candidates_visible_to(hm)) == []
+    assert list(candidate_selectors.candidates_visible_to(hm)) == []
     _assign(users, world["mine"])
-    assert [c.pk for c in candidates_api.candidates_visible_to(hm)] == [world["inside"]]
+    assert [c.pk for c in candidate_selectors.candidates_visible_to(hm)] == [world["inside"]]
     assert candidates_api.candidate_visible(world["inside"], actor=hm)
     assert not candidates_api.candidate_visible(world["outside"], actor=hm)
     assert candidates_api.candidate_detail(world["outside"], actor=hm) is None
@@ -90,13 +93,13 @@ def test_the_one_selector_is_the_scope(users: dict[str, Any], world: dict[str, i
     assert docs == set(candidates_api.candidate_detail(world["inside"], actor=hm)["documents"])  # type: ignore[index]
     # Recruiters and admins keep the whole pool.
     for role in ("recruiter", "admin"):
-        assert {c.pk for c in candidates_api.candidates_visible_to(users[role])} >= {
+        assert {c.pk for c in candidate_selectors.candidates_visible_to(users[role])} >= {
             world["inside"],
             world["outside"],
             world["pool"],
         }
     with pytest.raises(candidates_api.NotAllowed):
-        candidates_api.candidates_visible_to(users["operator"])
+        candidate_selectors.candidates_visible_to(users["operator"])
 
 
 def test_a_merge_keeps_the_survivor_in_scope(users: dict[str, Any], world: dict[str, int]) -> None:
@@ -104,5 +107,5 @@ def test_a_merge_keeps_the_survivor_in_scope(users: dict[str, Any], world: dict[
     stays readable to the hiring manager of that requisition."""
     _assign(users, world["mine"])
     candidates_api.candidate_merge(survivor_id=world["pool"], merged_id=world["inside"], actor=sh.ACTOR, reason="t")
-    visible = {c.pk for c in candidates_api.candidates_visible_to(users["hiring_manager"])}
+    visible = {c.pk for c in candidate_selectors.candidates_visible_to(users["hiring_manager"])}
     assert world["pool"] in visible and world["outside"] not in visible

@@ -320,7 +320,9 @@ def test_inbox_rows_and_document_timeline_name_people(login: Any, named: dict[st
 def intake_sender(att: Any) -> str:
     from ats.intake import api as intake_api
 
-    return intake_api.attachment_sender(intake_api.Attachment.objects.select_related("raw_intake").get(pk=att.pk))
+    doc = intake_api.attachment_get(att.pk)
+    assert doc is not None
+    return doc.sender
 
 
 def test_merge_messages_and_status_name_the_people(login: Any, named: dict[str, Any]) -> None:

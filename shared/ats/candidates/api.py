@@ -26,7 +26,6 @@ from ats.candidates.selectors import (
     candidate_people,
     candidate_scoring_inputs,
     candidate_visible,
-    candidates_visible_to,
     document_extraction,
     document_membership,
 )
@@ -88,7 +87,6 @@ __all__ = [
     "candidate_turn_back",
     "candidate_unmerge",
     "candidate_visible",
-    "candidates_visible_to",
     "candidates_without_identity",
     "document_attach_to_message_cv",
     "document_attached",

@@ -32,3 +32,13 @@ class DecidedChange:
     candidate_id: int
     field: str
     status: str  # accepted | dismissed
+
+
+@dataclass(frozen=True, slots=True)
+class MergeRecord:
+    """A merge (or its undoing): the journal entry's id and the two candidates, what the
+    merge page's message and `ats candidate merge|unmerge --json` read."""
+
+    id: int  # the merge journal entry: `ats candidate unmerge ID` takes it
+    survivor_id: int
+    merged_id: int

@@ -21,7 +21,7 @@ from ats.audit import api as audit_api
 from ats.candidates import dedupe as dedupe_rules
 from ats.candidates import fields as F
 from ats.candidates import hooks
-from ats.candidates.data import CandidateRef, DecidedChange
+from ats.candidates.data import CandidateRef, DecidedChange, MergeRecord
 from ats.candidates.models import (
     PAIR_UNIQUE,
     PINNED_SOURCES,
@@ -95,12 +95,13 @@ def lock_with_documents(*ids: int) -> dict[int, Candidate]:
 
 def candidate_apply_document(
     *, attachment_id: int, parse_attempt: int, extraction: Extraction, text: str = ""
-) -> Candidate | None:
+) -> CandidateRef | None:
     """Record one parse attempt's extraction for its document and refresh the candidate.
 
     A new document makes a new candidate (dedupe then pairs or merges it); a re-parse of a
     known document adds an extraction version to the candidate that holds the document.
-    Idempotent per (attachment, parse attempt). Returns None for an erased candidate.
+    Idempotent per (attachment, parse attempt). Returns the candidate's id and name (the
+    candidate step marks the document with it), None for an erased candidate.
     """
     # No savepoint inside the candidate step's transaction (issue 26: round trips per
     # document); the step's own savepoint (ats.pipeline.tasks) is what a failure undoes.
@@ -126,7 +127,7 @@ def candidate_apply_document(
             candidate.document_text = text
         _recompute(candidate, new_record=record if created else None)
         jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
-        return candidate
+        return CandidateRef(id=candidate.pk, display_name=candidate.display_name)
 
 
 def document_has_candidate(*, attachment_id: int) -> bool:
@@ -282,8 +283,10 @@ def _recruiter_values(name: str, values: list[Any], actor: Any, *, raw: str) -> 
     ]
 
 
-def candidate_edit_field(*, candidate_id: int, field: str, value: str, actor: Any) -> CandidateField:
-    """Set a field by hand; it is recruiter-edited from now on (never overwritten by a parse)."""
+def candidate_edit_field(*, candidate_id: int, field: str, value: str, actor: Any) -> None:
+    """Set a field by hand; it is recruiter-edited from now on (never overwritten by a parse).
+    Answers nothing: the page and `ats candidate edit` read the field back through
+    `candidate_detail`, as shown (normalised), not as stored."""
     _authorize(actor, "candidate.edit")
     if field not in F.ALL_FIELDS:
         raise ValueError(f"unknown field {field!r}; one of {', '.join(F.ALL_FIELDS)}")
@@ -304,7 +307,6 @@ def candidate_edit_field(*, candidate_id: int, field: str, value: str, actor: An
         # The value is personal (a name, an e-mail): erasable side table, never the chain.
         _audit(actor, "candidate.field_edited", candidate.pk, {"field": field}, personal={"value": parsed})
         jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
-        return row
 
 
 def _decide(change_id: int, actor: Any) -> tuple[Candidate, ProposedChange]:
@@ -424,14 +426,15 @@ def _restore(snap: dict[str, Any], ids: list[int]) -> None:
 
 def candidate_merge(
     *, survivor_id: int, merged_id: int, actor: Any, automatic: bool = False, reason: str = ""
-) -> CandidateMerge:
+) -> MergeRecord:
     """Merge `merged_id` into `survivor_id` (the survivor keeps its id). One journal entry.
 
     Documents move to the survivor, whose fields are re-derived over all documents; the
     survivor's edits win, the merged candidate's edits fill fields the survivor never
     edited. The pair between the two is marked merged; the merged candidate's other pairs
     are dropped (dedupe of the survivor finds them again). Raises CandidateNotActive when
-    either side was merged away or erased meanwhile.
+    either side was merged away or erased meanwhile. Answers the journal entry's id and
+    the two candidates (`candidate_unmerge` takes that id).
     """
     _authorize(actor, "candidate.merge")
     if survivor_id == merged_id:
@@ -473,7 +476,7 @@ def candidate_merge(
             {"merge_id": journal.pk, "merged": merged.pk, "automatic": automatic, "reason": reason},
         )
         jobs_api.defer(DEDUPE, payload={"candidate_id": survivor.pk})
-        return journal
+        return _merge_record(journal)
 
 
 def _lock_active_pair(survivor_id: int, merged_id: int) -> tuple[Candidate, Candidate]:
@@ -521,7 +524,7 @@ def _settle_pairs(survivor_id: int, merged_id: int, *, merged: Candidate) -> Non
     others.exclude(candidate_low_id=low, candidate_high_id=high).delete()
 
 
-def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
+def candidate_unmerge(*, merge_id: int, actor: Any) -> MergeRecord:
     """Undo a merge exactly: every row of both candidates as it was before the merge.
 
     Refused when the survivor changed after the merge (a new document, an edit, a later
@@ -561,7 +564,11 @@ def candidate_unmerge(*, merge_id: int, actor: Any) -> CandidateMerge:
         # Never re-merges these two automatically (the journal remembers the unmerge).
         for cid in (survivor.pk, merged.pk):
             jobs_api.defer(DEDUPE, payload={"candidate_id": cid})
-        return journal
+        return _merge_record(journal)
+
+
+def _merge_record(journal: CandidateMerge) -> MergeRecord:
+    return MergeRecord(id=journal.pk, survivor_id=journal.survivor_id, merged_id=journal.merged_id)
 
 
 # --- duplicate detection ----------------------------------------------------------
@@ -654,7 +661,7 @@ def _record_pair(candidate_id: int, match: dedupe_rules.Match) -> str:
                 journal = candidate_merge(
                     survivor_id=low, merged_id=high, actor=SYSTEM_DEDUPE, automatic=True, reason=why
                 )
-                return f"merged: {high} into {low} (merge {journal.pk})"
+                return f"merged: {high} into {low} (merge {journal.id})"
             if verdict == "review" and REVIEW_NOTE not in pair.reason:
                 # Said on the pair, for the recruiter who reviews it.
                 pair.reason = f"{pair.reason}; {REVIEW_NOTE}: {why}"
@@ -752,7 +759,7 @@ def _after_attach(attachment_id: int, candidate: Candidate, actor: Any, how: str
     hooks.document_attached.send(sender=Candidate, attachment_id=attachment_id, candidate_id=candidate.pk)
 
 
-def candidate_attach_document(*, attachment_id: int, candidate_id: int, actor: Any) -> Candidate:
+def candidate_attach_document(*, attachment_id: int, candidate_id: int, actor: Any) -> CandidateRef:
     """A recruiter attaches a `no_candidate_details` document to an existing candidate:
     it becomes one of their documents, its extraction a new version of theirs."""
     _authorize(actor, "candidate.edit")
@@ -763,7 +770,7 @@ def candidate_attach_document(*, attachment_id: int, candidate_id: int, actor: A
         _apply_newest_record(candidate, attachment_id, keep_identity_as=iam_api.actor_label(actor))
         _audit(actor, "candidate.document_attached", candidate.pk, {"attachment_id": attachment_id})
         _after_attach(attachment_id, candidate, actor, "attached")
-        return candidate
+        return CandidateRef(id=candidate.pk, display_name=candidate.display_name)
 
 
 def candidate_create_for_document(
@@ -1004,10 +1011,10 @@ def candidate_collect_message_companions(*, attachment_id: int, candidate_id: in
     return collected
 
 
-def candidate_detach_document(*, attachment_id: int, actor: Any) -> Candidate:
+def candidate_detach_document(*, attachment_id: int, actor: Any) -> CandidateRef:
     """Undo an attachment: the document leaves the candidate and is `no_candidate_details`
     again (attach it elsewhere, create a person, or discard it). Refused for a candidate's
-    only document."""
+    only document. Answers the candidate it left."""
     from ats.candidates import identity
 
     _authorize(actor, "candidate.edit")
@@ -1031,4 +1038,4 @@ def candidate_detach_document(*, attachment_id: int, actor: Any) -> Candidate:
         _recompute(candidate)
         _audit(actor, "candidate.document_detached", candidate.pk, {"attachment_id": attachment_id})
         jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
-        return candidate
+        return CandidateRef(id=candidate.pk, display_name=candidate.display_name)

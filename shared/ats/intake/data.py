@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,37 @@ class DocumentSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class Document:
+    """One inbound document (an `intake_attachment` row) with its receipt, as the web
+    pages, the `ats document`/`jobs` commands and retention read it (`attachment_get`,
+    `raw_intake_attachments`). Takes the place of the ORM row on the facade."""
+
+    id: int
+    raw_intake_id: int
+    filename: str
+    size_bytes: int | None
+    sha256: str
+    detected_type: str
+    state: str
+    reason_code: str
+    reason: str
+    virus_scan_status: str
+    scan_signature: str
+    scan_engine: str
+    duplicate_of_id: int | None
+    candidate_id: int | None
+    channel: str  # the receipt's: mail, upload, cli
+    channel_label: str
+    received_at: datetime.datetime
+    sender: str  # who handed it in, as screens name them (mail From, the uploader, the CLI)
+
+    @property
+    def pk(self) -> int:
+        """Templates and the viewer name a document by `pk`, as they did the row."""
+        return self.id
+
+
+@dataclass(frozen=True, slots=True)
 class RawIntakeSummary:
     """One receipt (an upload, a mail message, a CLI ingest) as the job status API shows it."""
 
@@ -33,6 +65,12 @@ class RawIntakeSummary:
     channel: str
     received_at: datetime.datetime
     metadata: dict[str, Any]  # the channel's receipt metadata (mail headers, inline parts...)
+
+    @property
+    def pk(self) -> int:
+        """A receipt is named by `pk` where a write hands it back (`intake_receive`), as
+        the row was; `id` is the same number."""
+        return self.id
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,3 +99,25 @@ class VerificationRunSummary:
     ran_at: datetime.datetime
     lost_count: int
     lost: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ParseReportFigures:
+    """What an applied parse report tells the metrics (`observability_api.record_parse_report`'s
+    arguments). A rejected report's own figures are not believed: `sandbox` is None and
+    `rejected_check` names the check it failed."""
+
+    ok: bool
+    code: str
+    sandbox: Mapping[str, Any] | None
+    rejected_check: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParseReportApplied:
+    """The answer of `parse_result_apply`: the document, when it moved to `parsed` (the
+    candidate step is due), and the report's figures, for the caller to record once its
+    transaction has committed (None when there was no report to apply)."""
+
+    parsed_attachment_id: int | None
+    figures: ParseReportFigures | None

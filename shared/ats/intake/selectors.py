@@ -14,7 +14,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from ats.audit import api as audit_api
-from ats.intake.data import DocumentSummary, ParseAttemptSummary, RawIntakeSummary
+from ats.intake.data import Document, DocumentSummary, ParseAttemptSummary, RawIntakeSummary
 from ats.intake.models import (
     Attachment,
     Channel,
@@ -70,17 +70,19 @@ def _channel_region(att: Attachment) -> str | None:
     return settings.UPLOAD_PHONE_REGION if raw.channel == Channel.UPLOAD else None
 
 
-def _original_of(att: Attachment) -> Attachment | None:
+def _original_of(att: Attachment | Document) -> Attachment | None:
     """The document a byte-identical duplicate repeats (the chain ends at a non-duplicate)."""
-    original = att
+    original: Attachment | None = None
+    next_id = att.duplicate_of_id
     for _ in range(10):
-        if original.duplicate_of_id is None:
+        if next_id is None:
             break
-        original = Attachment.objects.get(pk=original.duplicate_of_id)
-    return original if original.pk != att.pk else None
+        original = Attachment.objects.get(pk=next_id)
+        next_id = original.duplicate_of_id
+    return original if original is not None and original.pk != att.pk else None
 
 
-def attachment_status(att: Attachment) -> dict[str, Any]:
+def attachment_status(att: Attachment | Document) -> dict[str, Any]:
     candidate_id = att.candidate_id
     awaiting_original = False
     if att.state == State.DUPLICATE and (original := _original_of(att)) is not None:
@@ -130,15 +132,44 @@ def original_candidate_for_update(*, attachment_id: int) -> tuple[int, int | Non
     return original.pk, original.candidate_id
 
 
-def raw_intake_attachments(raw_intake_id: int) -> list[Attachment]:
-    return list(Attachment.objects.filter(raw_intake_id=raw_intake_id).order_by("pk"))
+def raw_intake_attachments(raw_intake_id: int) -> list[Document]:
+    """A receipt's documents, oldest first, as frozen data."""
+    rows = Attachment.objects.filter(raw_intake_id=raw_intake_id).order_by("pk")
+    return [document_of(a) for a in rows.select_related("raw_intake", "raw_intake__received_by")]
 
 
 def raw_intake_get(raw_intake_id: int) -> RawIntakeSummary | None:
     raw = RawIntake.objects.filter(pk=raw_intake_id).first()
-    if raw is None:
-        return None
+    return None if raw is None else raw_intake_summary(raw)
+
+
+def raw_intake_summary(raw: RawIntake) -> RawIntakeSummary:
     return RawIntakeSummary(id=raw.pk, channel=raw.channel, received_at=raw.received_at, metadata=raw.metadata)
+
+
+def document_of(att: Attachment) -> Document:
+    """The frozen view of a row whose raw_intake (and its received_by) is loaded."""
+    raw = att.raw_intake
+    return Document(
+        id=att.pk,
+        raw_intake_id=att.raw_intake_id,
+        filename=att.filename,
+        size_bytes=att.size_bytes,
+        sha256=att.sha256,
+        detected_type=att.detected_type,
+        state=att.state,
+        reason_code=att.reason_code,
+        reason=att.reason,
+        virus_scan_status=att.virus_scan_status,
+        scan_signature=att.scan_signature,
+        scan_engine=att.scan_engine,
+        duplicate_of_id=att.duplicate_of_id,
+        candidate_id=att.candidate_id,
+        channel=raw.channel,
+        channel_label=raw.get_channel_display(),
+        received_at=raw.received_at,
+        sender=_sender(raw),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -323,8 +354,9 @@ def allowed_actions(state: str, reason_code: str = "") -> list[str]:
     return names
 
 
-def attachment_get(attachment_id: int) -> Attachment | None:
-    return Attachment.objects.select_related("raw_intake", "raw_intake__received_by").filter(pk=attachment_id).first()
+def attachment_get(attachment_id: int) -> Document | None:
+    att = Attachment.objects.select_related("raw_intake", "raw_intake__received_by").filter(pk=attachment_id).first()
+    return None if att is None else document_of(att)
 
 
 def document_summaries(attachment_ids: list[int]) -> dict[int, DocumentSummary]:
@@ -344,10 +376,6 @@ def document_summaries(attachment_ids: list[int]) -> dict[int, DocumentSummary]:
         )
         for a in rows
     }
-
-
-def attachment_sender(att: Attachment) -> str:
-    return _sender(att.raw_intake)
 
 
 def submitter_addresses(attachment_ids: list[int]) -> dict[int, str]:

@@ -21,7 +21,13 @@ from ats.audit import api as audit_api
 from ats.config.env import ats_settings
 from ats.errors import Refused
 from ats.intake import adapters, selectors
-from ats.intake.data import ParseAttemptSummary, VerificationRunSummary
+from ats.intake.data import (
+    ParseAttemptSummary,
+    ParseReportApplied,
+    ParseReportFigures,
+    RawIntakeSummary,
+    VerificationRunSummary,
+)
 from ats.intake.errors import IntakeError
 from ats.intake.models import (
     Attachment,
@@ -36,7 +42,6 @@ from ats.intake.models import (
 )
 from ats.intake.states import CANDIDATE, DISCARDABLE, INFO, INGEST, PARSE, State, check_transition
 from ats.jobs import api as jobs_api
-from ats.observability import api as observability_api
 from ats.sandbox import api as sandbox_api
 
 logger = logging.getLogger(__name__)
@@ -118,7 +123,7 @@ def intake_receive(
     source_ref: str = "",
     actor: Any = None,
     metadata: dict[str, Any] | None = None,
-) -> RawIntake:
+) -> RawIntakeSummary:
     """The one entry point of every channel: store bytes in quarantine, then commit the
     raw_intake, its attachments and their ingest jobs together.
 
@@ -141,7 +146,7 @@ def intake_receive_stored(
     source_ref: str = "",
     actor: Any = None,
     metadata: dict[str, Any] | None = None,
-) -> RawIntake:
+) -> RawIntakeSummary:
     """`intake_receive` for files already streamed into quarantine (the web upload): the
     raw_intake, its attachments, their ingest jobs and audit entries in one transaction.
     The ingest job re-reads, re-hashes and re-types the bytes (nothing a channel says about
@@ -178,7 +183,7 @@ def intake_receive_stored(
                     "source_sha256": selectors.source_sha256(raw),
                 },
             )
-    return raw
+    return selectors.raw_intake_summary(raw)
 
 
 # Terminal rejections a channel can record for a document whose bytes it never received.
@@ -716,7 +721,7 @@ def report_deployment() -> Any:
     )
 
 
-def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) -> int | None:
+def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) -> ParseReportApplied:
     """Apply a reported parse outcome (trusted side), then drop the report. Idempotent.
 
     The report was written by the parse role - assume by an escaped child: it is
@@ -724,9 +729,12 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
     and only the checked values are stored. A report that fails ends the attempt
     `parse_failed` / `report_rejected`, naming the check.
 
-    Returns the attachment id when the document moved to `parsed` (else None).
+    Returns the attachment id when the document moved to `parsed` (else None) and the
+    report's figures for the metrics. The caller records them once its transaction has
+    committed (ats.pipeline's `intake.apply_parse_result`, after its atomic block): a
+    rolled-back apply is not counted, and no `transaction.on_commit` is needed (ADR R1).
     `defer_candidate=False`: the caller runs the candidate step itself, in this same
-    transaction (ats.pipeline's `intake.apply_parse_result`), instead of a job.
+    transaction, instead of a job.
     """
     rejected: str | None = None
     checked: Any = None
@@ -736,11 +744,11 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
     with transaction.atomic(savepoint=False):
         report = ParseResult.objects.select_for_update().filter(pk=parse_result_id).first()
         if report is None:
-            return None
+            return ParseReportApplied(parsed_attachment_id=None, figures=None)
         att = Attachment.objects.filter(pk=report.attachment_id).only("detected_type").first()
         if att is None:  # erased since: nothing to apply, nothing to check it against
             report.delete()
-            return None
+            return ParseReportApplied(parsed_attachment_id=None, figures=None)
         try:
             checked = sandbox_api.check_report(
                 ok=report.ok,
@@ -776,30 +784,14 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
                     policy_hash=checked.policy_hash,
                 )
         report.delete()
-        # Sandbox figures reach Prometheus here, in a trusted process, once the report is
-        # applied (on commit: the caller's transaction may go on with the candidate
-        # step): worker-untrusted opens no port (docs/observability.md). A rejected
-        # report's figures are not believed: only the rejection is counted.
-        if rejected is not None:
-            transaction.on_commit(
-                functools.partial(
-                    observability_api.record_parse_report,
-                    ok=False,
-                    code=REPORT_REJECTED,
-                    sandbox=None,
-                    rejected_check=rejected,
-                )
-            )
-        else:
-            transaction.on_commit(
-                functools.partial(
-                    observability_api.record_parse_report,
-                    ok=checked.ok,
-                    code=checked.code,
-                    sandbox=checked.result.get("sandbox"),
-                )
-            )
-    return parsed
+    # Sandbox figures reach Prometheus from a trusted process (worker-untrusted opens no
+    # port, docs/observability.md), recorded by the caller after its commit. A rejected
+    # report's figures are not believed: only the rejection is counted.
+    if rejected is not None:
+        figures = ParseReportFigures(ok=False, code=REPORT_REJECTED, sandbox=None, rejected_check=rejected)
+    else:
+        figures = ParseReportFigures(ok=checked.ok, code=checked.code, sandbox=checked.result.get("sandbox"))
+    return ParseReportApplied(parsed_attachment_id=parsed, figures=figures)
 
 
 def _record_report_rejected(report: ParseResult, exc: Any) -> None:

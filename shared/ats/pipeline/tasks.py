@@ -30,6 +30,7 @@ from ats.candidates import api as candidates_api
 from ats.extraction import api as extraction_api
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from ats.observability import api as observability_api
 from ats.pipeline.follow_ups import FOLLOW_UP_STEPS, FOLLOW_UPS, known_steps
 from ats.retention import api as retention_api
 from ats.scoring import api as scoring_api
@@ -44,21 +45,27 @@ def apply_parse_result(*, parse_result_id: int, payload_version: int) -> None:
     with transaction.atomic(), jobs_api.db_budget():
         # A rejected or failed report ends the attempt (and the document) `parse_failed`
         # with its reason here, as before; only a document now `parsed` goes on.
-        attachment_id = intake_api.parse_result_apply(parse_result_id=parse_result_id, defer_candidate=False)
-        if attachment_id is None:
-            return
-        try:
-            with transaction.atomic():  # a savepoint: a failing step must not undo the parse
-                _candidate_step_with_follow_ups(attachment_id=attachment_id, readmitted=False)
-        except Exception:
-            # The step's own job takes over: its attempts, backoff and exhaustion
-            # handler (`candidate_failed` with the reason) are unchanged.
-            logger.warning(
-                "candidate step of attachment %s failed inside apply_parse_result: deferred alone",
-                attachment_id,
-                exc_info=True,
-            )
-            jobs_api.defer(CANDIDATE, payload={"attachment_id": attachment_id})
+        applied = intake_api.parse_result_apply(parse_result_id=parse_result_id, defer_candidate=False)
+        attachment_id = applied.parsed_attachment_id
+        if attachment_id is not None:
+            try:
+                with transaction.atomic():  # a savepoint: a failing step must not undo the parse
+                    _candidate_step_with_follow_ups(attachment_id=attachment_id, readmitted=False)
+            except Exception:
+                # The step's own job takes over: its attempts, backoff and exhaustion
+                # handler (`candidate_failed` with the reason) are unchanged.
+                logger.warning(
+                    "candidate step of attachment %s failed inside apply_parse_result: deferred alone",
+                    attachment_id,
+                    exc_info=True,
+                )
+                jobs_api.defer(CANDIDATE, payload={"attachment_id": attachment_id})
+    # Committed: the report's figures count now (a rolled-back apply raised past here and
+    # counts nothing; its retry counts once). Recorded after the block rather than with
+    # transaction.on_commit, which ADR R1 keeps out of the code base.
+    if applied.figures is not None:
+        f = applied.figures
+        observability_api.record_parse_report(ok=f.ok, code=f.code, sandbox=f.sandbox, rejected_check=f.rejected_check)
 
 
 @jobs_api.task(CANDIDATE)
@@ -136,11 +143,11 @@ def _candidate_step(*, attachment_id: int, readmitted: bool) -> int | None:
             reason="The candidate this document belongs to was erased.",
         )
         return None
-    intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.pk)
+    intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.id)
     candidates_api.document_set_kind(attachment_id=attachment_id, text=doc.text, has_identity=True)
     # Documents of the same message read before this CV wait in no_candidate_details.
-    candidates_api.candidate_collect_message_companions(attachment_id=attachment_id, candidate_id=candidate.pk)
+    candidates_api.candidate_collect_message_companions(attachment_id=attachment_id, candidate_id=candidate.id)
     # The application step: one application per requisition the document (or a
     # byte-identical duplicate) was sent for; none = talent pool.
-    scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.pk)
-    return int(candidate.pk)
+    scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.id)
+    return candidate.id

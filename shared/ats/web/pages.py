@@ -232,7 +232,7 @@ def document(request: HttpRequest, attachment_id: int) -> HttpResponse:
             "status": status,
             # The person the document became (merges followed), for the page to name and link.
             "candidate": next(iter(person.values()), None),
-            "sender": intake_api.attachment_sender(att),
+            "sender": att.sender,
             "attempts": attempts,
             "timeline": timeline,
             "viewer": shown,

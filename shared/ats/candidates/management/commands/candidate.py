@@ -138,13 +138,13 @@ class Command(BaseCommand):
 
     def _merge(self, opts: dict[str, Any]) -> None:
         journal = candidates_api.candidate_merge(survivor_id=opts["a"], merged_id=opts["b"], actor=CLI_ACTOR)
-        data = {"merge_id": journal.pk, "survivor": journal.survivor_id, "merged": journal.merged_id}
-        self._out(opts, data, f"merge {journal.pk}: candidate {journal.merged_id} merged into {journal.survivor_id}")
+        data = {"merge_id": journal.id, "survivor": journal.survivor_id, "merged": journal.merged_id}
+        self._out(opts, data, f"merge {journal.id}: candidate {journal.merged_id} merged into {journal.survivor_id}")
 
     def _unmerge(self, opts: dict[str, Any]) -> None:
         journal = candidates_api.candidate_unmerge(merge_id=opts["merge_id"], actor=CLI_ACTOR)
-        data = {"merge_id": journal.pk, "survivor": journal.survivor_id, "restored": journal.merged_id}
-        self._out(opts, data, f"merge {journal.pk} undone: candidate {journal.merged_id} restored")
+        data = {"merge_id": journal.id, "survivor": journal.survivor_id, "restored": journal.merged_id}
+        self._out(opts, data, f"merge {journal.id} undone: candidate {journal.merged_id} restored")
 
     def _edit(self, opts: dict[str, Any]) -> None:
         candidates_api.candidate_edit_field(

@@ -19,7 +19,7 @@ def document_show(attachment_id: int) -> dict[str, Any] | None:
         return None
     return {
         **intake_api.attachment_status(att),
-        "sender": intake_api.attachment_sender(att),
+        "sender": att.sender,
         "actions": intake_api.allowed_actions(att.state),
         "extraction": candidates_api.document_extraction(att.pk),
     }
