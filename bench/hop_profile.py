@@ -53,7 +53,11 @@ class LockWaits(threading.Thread):
     def run(self) -> None:
         import psycopg
 
-        with psycopg.connect(self.url, autocommit=True) as conn:
+        from ats.config.env import with_user
+
+        # As postgres (the ephemeral cluster trusts it): pg_stat_statements is read without
+        # that role's statements, so the sampling does not count as the documents' work.
+        with psycopg.connect(with_user(self.url, "postgres"), autocommit=True) as conn:
             while not self.stop.is_set():
                 rows = conn.execute(
                     "SELECT query, EXTRACT(EPOCH FROM clock_timestamp() - state_change) FROM pg_stat_activity"

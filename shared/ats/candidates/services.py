@@ -1033,11 +1033,12 @@ def candidate_collect_message_companions(*, attachment_id: int, candidate_id: in
     and so do those the same sender mailed within SAME_SENDER_WINDOW (in other messages).
     Rows another transaction holds are skipped, never waited for (the candidate is
     locked here); such a document stays `no_candidate_details`, with its actions."""
-    cv_name = next((a.filename for a in [intake_api.attachment_get(attachment_id)] if a is not None), "the CV")
-    collected = _collect(
-        candidate_id, intake_api.message_companions(attachment_id), _companion_reason(cv_name), "same_message"
-    )
+    same_message = intake_api.message_companions(attachment_id)
     sender, by_sender = intake_api.sender_companions(attachment_id)
+    if not same_message and not by_sender:
+        return []  # most CVs come alone: the CV's own row is not read for nothing (issue 26)
+    cv_name = next((a.filename for a in [intake_api.attachment_get(attachment_id)] if a is not None), "the CV")
+    collected = _collect(candidate_id, same_message, _companion_reason(cv_name), "same_message")
     if by_sender:
         collected += _collect(candidate_id, by_sender, _sender_reason(cv_name, sender), "same_sender")
     return collected
