@@ -19,6 +19,7 @@ Never gated; the machine may be shared: compare the two trees of one run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -82,6 +83,44 @@ class LockWaits(threading.Thread):
         }
 
 
+def _tree(pid: int) -> list[int]:
+    """The process and its descendants (through /proc/<pid>/task/*/children)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            with contextlib.suppress(OSError):  # the thread or process ended meanwhile
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+def cpu_seconds(root_pids: list[int]) -> float:
+    """CPU time (user + system) of these process trees, reaped children included (a
+    process's cutime/cstime holds the children it waited for: sandbox children, backends
+    that ended). Load inflates wall time, not this."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for root in root_pids:
+        for pid in _tree(root):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    return total / ticks
+
+
+def postmaster_pid(url: str) -> int:
+    import psycopg
+
+    from ats.config.env import with_user
+
+    with psycopg.connect(with_user(url, "postgres"), autocommit=True) as conn:
+        datadir = conn.execute("SHOW data_directory").fetchone()[0]
+    return int((Path(datadir) / "postmaster.pid").read_text().split()[0])
+
+
 def hops(directory: Path) -> dict[str, dict[str, list[float]]]:
     """Every worker's counters, summed per task (statements outside a task left out)."""
     total: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0.0]))
@@ -139,8 +178,18 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         waits.start()
         sampler = e2e.Sampler({d: procs[d] for d in ("default", "untrusted")}, every_s=5)
         stmts = e2e.StatementCounter(st["env"]["DATABASE_URL"])
+        roots = {
+            "worker-default": [procs["default"].pid],
+            "worker-untrusted": [procs["untrusted"].pid],
+            "postgres": [postmaster_pid(st["env"]["DATABASE_URL"])],
+        }
+        cpu_before = {k: cpu_seconds(v) for k, v in roots.items()}
         report["backlog"] = e2e.backlog(args.backlog, docs, sampler, stmts, settle_s=120 + args.backlog)
         settle()  # the follow-ups and page images still queued after the last score
+        cpu = {k: cpu_seconds(v) - cpu_before[k] for k, v in roots.items()}
+        n_docs = max(report["backlog"]["candidates"], 1)
+        # Includes the idle periodic work and the bench's own queries (postgres) meanwhile.
+        report["cpu_ms_per_document"] = {k: round(v * 1000 / n_docs, 1) for k, v in cpu.items()}
         waits.stop.set()
         waits.join()
         time.sleep(1)  # the workers' last counters reach their files
@@ -184,6 +233,7 @@ def summary(label: str, r: dict[str, Any]) -> str:
         f" {bl['statements_per_document']} statements and {bl['jobs_per_document']} jobs per document"
         f" (load {r['load_before']} -> {r['load_after']})",
         "   per role per document: " + ", ".join(f"{k} {v / n:.1f}" for k, v in roles.items()),
+        "   CPU ms per document: " + ", ".join(f"{k} {v}" for k, v in r.get("cpu_ms_per_document", {}).items()),
         f"   {'task':<40} {'jobs':>5} {'stmts/job':>10} {'sql ms/job':>11}",
     ]
     for task, h in sorted(r["hops"].items()):
