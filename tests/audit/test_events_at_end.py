@@ -93,6 +93,16 @@ def test_a_rolled_back_savepoint_takes_its_kept_events_with_it() -> None:
     assert audit_api.audit_verify()["ok"]
 
 
+def test_a_savepoint_marked_for_rollback_drops_its_kept_events() -> None:
+    with transaction.atomic(), audit_api.audit_events_at_end():
+        _event("outer")
+        with transaction.atomic(), audit_api.audit_events_at_end():
+            _event("inner, rolled back")
+            transaction.set_rollback(True)
+    assert list(AuditEvent.objects.values_list("action", flat=True)) == ["outer"]
+    assert audit_api.audit_verify()["ok"]
+
+
 def test_an_event_in_a_savepoint_opened_inside_the_block_is_written_at_once() -> None:
     # Nothing tells the block that such a savepoint rolled back: the event is appended
     # inside it (the old way), so the rollback takes it, as before.

@@ -227,9 +227,11 @@ def audit_events_at_end() -> Iterator[None]:
         raise
     finally:
         frames.pop()
+    if connection.needs_rollback:
+        return  # set_rollback(True): the atomic block around this one rolls back what it kept
     if frames:
         frames[-1].events.extend(frame.events)
-    elif not connection.needs_rollback:
+    else:
         for event in frame.events:
             _append(event)
 
