@@ -212,8 +212,9 @@ def audit_events_at_end() -> Iterator[None]:
     Use it directly inside `transaction.atomic()`; nested inside another such block (a
     savepoint's), its events join the outer block's when it ends normally and are dropped
     when it raises (the savepoint rolls back). Events recorded in a savepoint opened
-    inside the block are written at once (see _Frame.may_keep). The chain is the same:
-    the same function appends each event, in recording order, under the same lock.
+    inside the block are written at once (see _Frame.may_keep), so they precede the kept
+    ones in the chain; the rest are appended in recording order. The chain is the same:
+    the same function appends each event under the same lock, all in one transaction.
     """
     if not connection.in_atomic_block:
         raise RuntimeError("audit_events_at_end() must be used inside transaction.atomic()")
