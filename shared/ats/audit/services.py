@@ -3,25 +3,29 @@
 Chaining scheme (docs/compliance.md): every row is chained *at write time*. The writer
 locks the single chain-head row (`SELECT ... FOR UPDATE`), reads the tail's seq and
 hash, takes its timestamp from `clock_timestamp()` while holding the lock, inserts the
-row and moves the head - all in the caller's transaction. Concurrent writers queue on the
-head row, so each one links to the tail the previous one *committed*; a writer that rolls
-back takes its row and its head move with it. The chain therefore never forks and `seq`
-is gapless, and `occurred_at` grows with `seq`, so a month is closed for good once the
-head lock has been taken after the month ended.
+row and moves the head - all in the caller's transaction, in one round trip
+(ats_audit_insert_v1(), migration audit.0005). Concurrent writers queue on the head row,
+so each one links to the tail the previous one *committed*; a writer that rolls back
+takes its row and its head move with it. The chain therefore never forks and `seq` is
+gapless, and `occurred_at` grows with `seq`, so a month is closed for good once the head
+lock has been taken after the month ended. Under `audit_events_at_end()` a transaction's
+events are appended at its end, so it holds the head lock only from there to its commit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import hashlib
 import json
 import logging
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any
 
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from ats.audit import adapters, chain, partitions
@@ -57,73 +61,180 @@ def audit_event_record(
     object_id: Any,
     payload: dict[str, Any] | None = None,
     personal: dict[str, Any] | None = None,
-) -> RecordedEvent:
+) -> RecordedEvent | None:
     """Append one chained event in the caller's transaction (or its own).
 
     `payload` holds ids and codes; personal details go in `personal` (kept in the
     erasable side table, covered by the chain only through an HMAC). Payload keys that
     name personal data (chain.PERSONAL_KEYS, e.g. `filename`) are moved there too.
+
+    Under `audit_events_at_end()` the event is kept and appended when that block ends,
+    and None is returned (its seq and hash do not exist yet); otherwise the appended event.
     """
     payload = _keyed_digests(chain.normalise(payload or {}), object_type, str(object_id))
     kept, moved = chain.split_personal(payload)
     details = {**moved, **chain.normalise(personal or {})}
-    mac = chain.personal_hmac(hmac_key(), details)
-    object_id = str(object_id)
-    # No savepoint of its own inside the caller's transaction (issue 26: two round trips
-    # per event): an event that fails fails the caller's unit of work, savepoint or not.
+    event = _Pending(
+        actor=actor,
+        action=action,
+        object_type=object_type,
+        object_id=str(object_id),
+        payload=kept,
+        personal_hmac=chain.personal_hmac(hmac_key(), details),
+        details=details,
+    )
+    frame = _frames()[-1] if _frames() else None
+    if frame is not None and frame.may_keep():
+        frame.events.append(event)
+        return None
+    return _append(event)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Pending:
+    """An event with everything but its place in the chain (seq, time, links)."""
+
+    actor: str
+    action: str
+    object_type: str
+    object_id: str
+    payload: dict[str, Any]
+    personal_hmac: str
+    details: dict[str, Any]
+
+
+_APPEND = (
+    "SELECT missing, event_id, seq, occurred_at, prev_hash, row_hash"
+    " FROM ats_audit_insert_v1(%s, %s, %s, %s, %s, %s, %s::jsonb)"
+)
+
+
+def _append(event: _Pending) -> RecordedEvent:
+    """One round trip (ats_audit_insert_v1, migration audit.0005): lock the head, read the
+    clock, insert the row (and its personal details), move the head - in the caller's
+    transaction, the head lock held until it commits."""
+    params = [
+        event.actor,
+        event.action,
+        event.object_type,
+        event.object_id,
+        chain.canonical_json(event.payload),
+        event.personal_hmac,
+        chain.canonical_json(event.details) if event.details else None,
+    ]
     with transaction.atomic(savepoint=False), connection.cursor() as cur:
-        # The lock that keeps the chain linear; held until the caller commits.
-        cur.execute("SELECT last_seq, last_hash FROM audit_chain_head WHERE id = 1 FOR UPDATE")
-        head = cur.fetchone()
-        if head is None:
-            # Only the very first event creates the head (issue 26: it was an INSERT ... ON
-            # CONFLICT on every event, a round trip each). Concurrent first writers agree
-            # through the conflict clause, then lock the one row like everyone else.
-            cur.execute(
-                "INSERT INTO audit_chain_head (id, last_seq, last_hash, updated_at) VALUES (1, 0, %s, now())"
-                " ON CONFLICT (id) DO NOTHING",
-                [chain.GENESIS],
-            )
-            cur.execute("SELECT last_seq, last_hash FROM audit_chain_head WHERE id = 1 FOR UPDATE")
-            head = cur.fetchone()
-        last_seq, last_hash = head
-        # The timestamp is read after the lock is granted, so it grows with seq.
-        cur.execute("SELECT clock_timestamp()")
-        occurred_at = cur.fetchone()[0]
-        seq = last_seq + 1
-        digest = chain.row_hash(
-            seq=seq,
-            occurred_at=occurred_at,
-            actor=actor,
-            action=action,
-            object_type=object_type,
-            object_id=object_id,
-            payload=kept,
-            personal_hmac=mac,
-            prev_hash=last_hash,
-        )
-        params = [seq, occurred_at, actor, action, object_type, object_id, chain.canonical_json(kept), mac, last_hash]
-        event_id = _insert(cur, [*params, digest], occurred_at)
-        if details:
-            AuditEventPersonal.objects.create(event_id=event_id, occurred_at=occurred_at, details=details)
-        cur.execute(
-            "UPDATE audit_chain_head SET last_seq = %s, last_hash = %s, last_event_id = %s, updated_at = now()"
-            " WHERE id = 1",
-            [seq, digest, event_id],
-        )
+        for _ in range(3):  # at most: create the head, create the partition, append
+            cur.execute(_APPEND, params)
+            missing, event_id, seq, occurred_at, prev_hash, digest = cur.fetchone()
+            if missing is None:
+                break
+            if missing == "head":
+                # Only the very first event creates the head. Concurrent first writers agree
+                # through the conflict clause, then lock the one row like everyone else.
+                cur.execute(
+                    "INSERT INTO audit_chain_head (id, last_seq, last_hash, updated_at) VALUES (1, 0, %s, now())"
+                    " ON CONFLICT (id) DO NOTHING",
+                    [chain.GENESIS],
+                )
+            else:
+                # The monthly job creates partitions ahead; if it has not run, the write still succeeds.
+                logger.warning("audit partition for %s missing: created on demand", partitions.month_of(occurred_at))
+                partitions.create(partitions.month_of(occurred_at))
+        else:  # pragma: no cover - each missing piece is created once above
+            raise AuditError(f"audit event not appended: {missing} still missing")
+    # The function hashes in SQL; the chain is defined by chain.row_hash. A difference
+    # fails this unit of work rather than commit a link `audit verify` would reject.
+    expected = chain.row_hash(
+        seq=seq,
+        occurred_at=occurred_at,
+        actor=event.actor,
+        action=event.action,
+        object_type=event.object_type,
+        object_id=event.object_id,
+        payload=event.payload,
+        personal_hmac=event.personal_hmac,
+        prev_hash=prev_hash,
+    )
+    if digest != expected:
+        raise AuditError(f"ats_audit_insert_v1 hashed seq {seq} as {digest}, the chain's form gives {expected}")
     return RecordedEvent(
         id=event_id,
         seq=seq,
         occurred_at=occurred_at,
-        actor=actor,
-        action=action,
-        object_type=object_type,
-        object_id=object_id,
-        payload=kept,
-        personal_hmac=mac,
-        prev_hash=last_hash,
+        actor=event.actor,
+        action=event.action,
+        object_type=event.object_type,
+        object_id=event.object_id,
+        payload=event.payload,
+        personal_hmac=event.personal_hmac,
+        prev_hash=prev_hash,
         row_hash=digest,
     )
+
+
+# ------------------------------------------------------------------ events at the end
+
+
+class _Frame:
+    def __init__(self) -> None:
+        self.events: list[_Pending] = []
+        self.savepoints = _open_savepoints()
+
+    def may_keep(self) -> bool:
+        """An event may wait for the end only in the transaction state the block began
+        in: inside a savepoint opened since, a rollback to it (caught further in) must
+        take the event with it, and a kept event would not go - so it is written now,
+        the way it always was (correct, just with the head lock taken early)."""
+        return connection.in_atomic_block and _open_savepoints() == self.savepoints
+
+
+def _open_savepoints() -> tuple[str, ...]:
+    return tuple(sid for sid in connection.savepoint_ids if sid)
+
+
+_local = threading.local()
+
+
+def _frames() -> list[_Frame]:
+    frames = getattr(_local, "frames", None)
+    if frames is None:
+        frames = _local.frames = []
+    return frames
+
+
+@contextlib.contextmanager
+def audit_events_at_end() -> Iterator[None]:
+    """Keep the audit events recorded in this block and append them when it ends, under
+    ONE take of the chain head's lock, right before the caller commits (issue 26).
+
+    Each event otherwise locks the head when it is recorded - early in a long unit of
+    work - and every other writer of the chain then waits for that whole unit to commit.
+    Use it directly inside `transaction.atomic()`; nested inside another such block (a
+    savepoint's), its events join the outer block's when it ends normally and are dropped
+    when it raises (the savepoint rolls back). Events recorded in a savepoint opened
+    inside the block are written at once (see _Frame.may_keep), so they precede the kept
+    ones in the chain; the rest are appended in recording order. The chain is the same:
+    the same function appends each event under the same lock, all in one transaction.
+    """
+    if not connection.in_atomic_block:
+        raise RuntimeError("audit_events_at_end() must be used inside transaction.atomic()")
+    frames = _frames()
+    frame = _Frame()
+    frames.append(frame)
+    try:
+        yield
+    except BaseException:
+        frame.events.clear()  # the transaction or savepoint they belong to rolls back
+        raise
+    finally:
+        frames.pop()
+    if connection.needs_rollback:
+        return  # set_rollback(True): the atomic block around this one rolls back what it kept
+    if frames:
+        frames[-1].events.extend(frame.events)
+    else:
+        for event in frame.events:
+            _append(event)
 
 
 def _subject_key(object_type: str, object_id: str, *, create: bool) -> bytes | None:
@@ -160,27 +271,6 @@ def audit_keyed_digest(*, object_type: str, object_id: Any, value: str) -> str |
     re-computed now with the recorded one); None once the object's key is erased."""
     key = _subject_key(object_type, str(object_id), create=False)
     return chain.keyed_digest(key, value) if key is not None and value else None
-
-
-_INSERT = (
-    "INSERT INTO audit_event (seq, occurred_at, actor, action, object_type, object_id, payload, personal_hmac,"
-    " prev_hash, row_hash) VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s) RETURNING id"
-)
-
-
-def _insert(cur: Any, params: list[Any], occurred_at: datetime.datetime) -> int:
-    try:
-        with transaction.atomic():  # savepoint: a missing partition must not abort the caller
-            cur.execute(_INSERT, params)
-            return int(cur.fetchone()[0])
-    except DatabaseError as exc:
-        if "no partition" not in str(exc):
-            raise
-    # The monthly job creates partitions ahead; if it has not run, the write still succeeds.
-    logger.warning("audit partition for %s missing: created on demand", partitions.month_of(occurred_at))
-    partitions.create(partitions.month_of(occurred_at))
-    cur.execute(_INSERT, params)
-    return int(cur.fetchone()[0])
 
 
 def audit_personal_erase(

@@ -114,20 +114,56 @@ def candidate_apply_document(
             # Documents move to the survivor on merge, so only erasure lands here.
             logger.info("document %s belongs to %s candidate %s: no-op", attachment_id, candidate.status, candidate.pk)
             return None
-        record, created = ExtractionRecord.objects.get_or_create(
+        record, created = _extraction_record(
             attachment_id=attachment_id,
             parse_attempt=parse_attempt,
-            defaults={"extractor_version": extraction.extractor_version[:64], "data": extraction.to_dict()},
+            extraction=extraction,
+            candidate_version=candidate.extraction_version + 1,
         )
         if created:
-            candidate.extraction_version += 1
-            record.candidate_version = candidate.extraction_version
-            record.save(update_fields=["candidate_version"])
+            candidate.extraction_version = record.candidate_version
         if text:
             candidate.document_text = text
         _recompute(candidate, new_record=record if created else None)
         jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
         return CandidateRef(id=candidate.pk, display_name=candidate.display_name)
+
+
+def _extraction_record(
+    *, attachment_id: int, parse_attempt: int, extraction: Extraction, candidate_version: int = 0
+) -> tuple[ExtractionRecord, bool]:
+    """The (document, parse attempt)'s extraction record, inserted if new; (record, created).
+
+    One INSERT ... ON CONFLICT DO NOTHING RETURNING (issue 26): get_or_create took a
+    SELECT, a SAVEPOINT, the INSERT and a RELEASE, and the candidate step then an UPDATE
+    for the version it became - five round trips for one row, now one. A redelivered job
+    (the row exists) reads it back: the rare path.
+    """
+    data = extraction.to_dict()
+    version = extraction.extractor_version[:64]
+    with connection.cursor() as cur:
+        cur.execute(
+            "INSERT INTO candidates_extraction"
+            " (attachment_id, parse_attempt, extractor_version, data, candidate_version, created_at)"
+            " VALUES (%s, %s, %s, %s::jsonb, %s, now())"
+            " ON CONFLICT (attachment_id, parse_attempt) DO NOTHING RETURNING id, created_at",
+            [attachment_id, parse_attempt, version, json.dumps(data), candidate_version],
+        )
+        row = cur.fetchone()
+    if row is None:
+        return ExtractionRecord.objects.get(attachment_id=attachment_id, parse_attempt=parse_attempt), False
+    record = ExtractionRecord(
+        id=row[0],
+        attachment_id=attachment_id,
+        parse_attempt=parse_attempt,
+        extractor_version=version,
+        data=data,
+        candidate_version=candidate_version,
+        created_at=row[1],
+    )
+    record._state.adding = False  # a stored row, as get_or_create would hand it out
+    record._state.db = "default"
+    return record, True
 
 
 def document_has_candidate(*, attachment_id: int) -> bool:
@@ -727,11 +763,7 @@ def candidate_dedupe_exhausted(*, candidate_id: int, reason_code: str, reason: s
 def document_record_extraction(*, attachment_id: int, parse_attempt: int, extraction: Extraction) -> None:
     """Keep what was read from a document that made no candidate (`ats document show`'s
     `extraction`; attach / create-by-hand later apply this very record). Idempotent."""
-    ExtractionRecord.objects.get_or_create(
-        attachment_id=attachment_id,
-        parse_attempt=parse_attempt,
-        defaults={"extractor_version": extraction.extractor_version[:64], "data": extraction.to_dict()},
-    )
+    _extraction_record(attachment_id=attachment_id, parse_attempt=parse_attempt, extraction=extraction)
 
 
 def _apply_newest_record(candidate: Candidate, attachment_id: int, *, keep_identity_as: str = "") -> None:
@@ -1001,11 +1033,12 @@ def candidate_collect_message_companions(*, attachment_id: int, candidate_id: in
     and so do those the same sender mailed within SAME_SENDER_WINDOW (in other messages).
     Rows another transaction holds are skipped, never waited for (the candidate is
     locked here); such a document stays `no_candidate_details`, with its actions."""
-    cv_name = next((a.filename for a in [intake_api.attachment_get(attachment_id)] if a is not None), "the CV")
-    collected = _collect(
-        candidate_id, intake_api.message_companions(attachment_id), _companion_reason(cv_name), "same_message"
-    )
+    same_message = intake_api.message_companions(attachment_id)
     sender, by_sender = intake_api.sender_companions(attachment_id)
+    if not same_message and not by_sender:
+        return []  # most CVs come alone: the CV's own row is not read for nothing (issue 26)
+    cv_name = next((a.filename for a in [intake_api.attachment_get(attachment_id)] if a is not None), "the CV")
+    collected = _collect(candidate_id, same_message, _companion_reason(cv_name), "same_message")
     if by_sender:
         collected += _collect(candidate_id, by_sender, _sender_reason(cv_name, sender), "same_sender")
     return collected

@@ -148,7 +148,8 @@ def page_images_store(*, attachment_id: int, attempt_no: int) -> str:
     # after it (a crash in between leaves unreferenced blobs under the document's prefix,
     # which erasure deletes by prefix).
     with transaction.atomic():
-        locked = Attachment.objects.select_for_update().filter(pk=attachment_id).first()
+        # FOR NO KEY UPDATE, as every pipeline step's lock of the document (intake.services._locked).
+        locked = Attachment.objects.select_for_update(no_key=True).filter(pk=attachment_id).first()
         if locked is None or locked.parse_attempts_requested != attempt_no or locked.state == State.ERASED_SUBJECT:
             handoffs.delete()
             old, outcome = new_keys, "stale"  # superseded while we encoded: drop ours

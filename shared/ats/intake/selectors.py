@@ -44,7 +44,9 @@ class ParsedDocument:
 
 def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
     """Lock a `parsed` attachment and return its latest successful parse, else None."""
-    att = Attachment.objects.select_for_update().filter(pk=attachment_id, state=State.PARSED).first()
+    # FOR NO KEY UPDATE, as intake.services._locked: the candidate step's rows that point
+    # at the document (candidate documents, fields) need not wait on the lock's holder.
+    att = Attachment.objects.select_for_update(no_key=True).filter(pk=attachment_id, state=State.PARSED).first()
     if att is None:
         return None
     attempt = (

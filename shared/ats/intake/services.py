@@ -240,7 +240,13 @@ def _actor_label(actor: Any, channel: str) -> str:
 
 
 def _locked(attachment_id: int) -> Attachment | None:
-    return Attachment.objects.select_for_update().filter(pk=attachment_id).first()
+    # FOR NO KEY UPDATE (issue 26): it serialises every writer of the document (this lock
+    # conflicts with itself and with FOR UPDATE) but not the foreign-key checks of rows
+    # inserted under it (FOR KEY SHARE), which FOR UPDATE made wait for the whole unit of
+    # work: parse attempts, page hand-offs, candidate documents. Safe because nothing
+    # holding it deletes the row or changes its key (the id; no other unique column).
+    # Erasure, which blanks and deletes, locks FOR UPDATE (erasure.py, attachments_lock).
+    return Attachment.objects.select_for_update(no_key=True).filter(pk=attachment_id).first()
 
 
 def _locked_in(attachment_id: int, *states: State) -> Attachment | None:

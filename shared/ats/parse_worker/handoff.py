@@ -10,7 +10,7 @@ import dataclasses
 import json
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection
 
 from ats.errors import AtsError, Refused
 
@@ -51,16 +51,21 @@ def result_submit(
     page_count: int | None,
     result: dict[str, Any],
     policy_hash: str,
+    result_json: str | None = None,
 ) -> bool:
     """Report a parse outcome through ats_parse_submit() (the role's only write).
 
     The function checks that this worker holds the job, validates the report, records it
     and defers `intake.apply_parse_result` in this transaction. False when this attempt
-    was already reported.
+    was already reported. `result_json`: `result` already encoded by the caller (the
+    runner encodes the report once, to check its size, and sends that text).
     """
     try:
-        with transaction.atomic(), connection.cursor() as cur:
-            args = [job_id, attachment_id, attempt_no, ok, code, detail, text, page_count, json.dumps(result)]
+        # One statement is its own transaction (autocommit): BEGIN/COMMIT around it were two
+        # round trips more per report, and atomicity is the function's, not the block's.
+        with connection.cursor() as cur:
+            args = [job_id, attachment_id, attempt_no, ok, code, detail, text, page_count]
+            args.append(json.dumps(result) if result_json is None else result_json)
             cur.execute("SELECT ats_parse_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)", [*args, policy_hash])
             return bool(cur.fetchone()[0])
     except IntegrityError as exc:  # check_violation: the content, not the moment, is wrong
@@ -78,18 +83,27 @@ def page_submit(
     unit_width: float,
     unit_height: float,
     data: bytes,
+    last: bool = False,
 ) -> bool:
     """One rendered page through ats_parse_page_submit() (policy/page-images.sql): its own
-    row and byte limit, one short statement, never part of the parse report."""
-    with transaction.atomic(), connection.cursor() as cur:
-        cur.execute(
-            "SELECT ats_parse_page_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [job_id, attachment_id, attempt_no, page_no, width, height, unit_width, unit_height, data],
-        )
+    row and byte limit, one short statement, never part of the parse report.
+
+    `last`: the document's last page - the same statement then calls
+    ats_parse_pages_done() too, in the same (implicit) transaction: one round trip, and
+    the trusted step is deferred exactly when the last page is in (issue 26). If it
+    fails, the page is not in and nothing is deferred; the caller then reports pages_done
+    alone, as after any page that failed."""
+    args: list[Any] = [job_id, attachment_id, attempt_no, page_no, width, height, unit_width, unit_height, data]
+    sql = "SELECT ats_parse_page_submit(%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    if last:
+        sql += ", ats_parse_pages_done(%s, %s, %s)"
+        args += [job_id, attachment_id, attempt_no]
+    with connection.cursor() as cur:  # one statement: its own transaction (autocommit)
+        cur.execute(sql, args)
         return bool(cur.fetchone()[0])
 
 
 def pages_done(*, job_id: int, attachment_id: int, attempt_no: int) -> None:
     """Every page is in: ats_parse_pages_done() defers the trusted step that checks and stores them."""
-    with transaction.atomic(), connection.cursor() as cur:
+    with connection.cursor() as cur:  # one statement: its own transaction (autocommit)
         cur.execute("SELECT ats_parse_pages_done(%s, %s, %s)", [job_id, attachment_id, attempt_no])

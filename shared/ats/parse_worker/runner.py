@@ -90,7 +90,9 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
         try:
             # The validator already held the answer to limits.toml; the size of the whole
             # report is checked here too, so only a disagreement reaches the SQL check.
-            size = len(json.dumps(payload, ensure_ascii=False).encode())  # as Postgres prints it: UTF-8
+            # Encoded once (issue 26): this text is what ats_parse_submit() receives too.
+            body = json.dumps(payload, ensure_ascii=False)
+            size = len(body.encode())  # as Postgres prints it: UTF-8
             if size > _limits().max_result_bytes:
                 raise db.ReportRefused(f"result out of range: {size} bytes > {_limits().max_result_bytes}")
             report(
@@ -100,6 +102,7 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
                 text=str(doc.get("text", "")),
                 page_count=int(doc.get("pages", 0)),
                 result=payload,
+                result_json=body,
                 policy_hash=result.policy_hash,
             )
         except db.ReportRefused as exc:
@@ -146,13 +149,14 @@ def _render_pages(*, job_id: int, attachment_id: int, attempt_no: int, handoff: 
     A page that does not render (or does not fit its row) is skipped: the viewer then
     says that page is missing. The trusted step runs in any case (ats_parse_pages_done).
     """
-    total, page = 1, 1
+    total, page, done = 1, 1, False
     try:
         while page <= total:
             result = _sandbox().run(sandbox_data.render_request(handoff.kind, page), bytes(handoff.data))
             if result.ok and result.document:
                 doc = result.document
                 total = int(doc["pages"]) if page == 1 else total
+                last = page == total
                 db.page_submit(
                     job_id=job_id,
                     attachment_id=attachment_id,
@@ -163,11 +167,14 @@ def _render_pages(*, job_id: int, attachment_id: int, attempt_no: int, handoff: 
                     unit_width=float(doc["unit_width"]),
                     unit_height=float(doc["unit_height"]),
                     data=bytes(doc["data"]),
+                    last=last,  # the last page and pages_done in one statement
                 )
+                done = last
             else:
                 logger.warning("page %s of attachment %s not rendered: %s", page, attachment_id, result.error_code)
             page += 1
     except Exception:
         # The parse has succeeded; a missing page image must not turn it into a retry.
         logger.exception("page images of attachment %s stopped at page %s", attachment_id, page)
-    db.pages_done(job_id=job_id, attachment_id=attachment_id, attempt_no=attempt_no)
+    if not done:  # the last page was not handed off (or failed): the trusted step is due anyway
+        db.pages_done(job_id=job_id, attachment_id=attachment_id, attempt_no=attempt_no)

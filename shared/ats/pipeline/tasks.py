@@ -26,6 +26,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from ats.audit import api as audit_api
 from ats.candidates import api as candidates_api
 from ats.extraction import api as extraction_api
 from ats.intake import api as intake_api
@@ -42,14 +43,17 @@ CANDIDATE = "candidates.create_from_attachment"
 
 @jobs_api.task("intake.apply_parse_result")
 def apply_parse_result(*, parse_result_id: int, payload_version: int) -> None:
-    with transaction.atomic(), jobs_api.db_budget():
+    # Audit events at the end (issue 26): the chain head is locked from just before the
+    # commit, not from the first event on, so other writers of the chain wait less.
+    with transaction.atomic(), jobs_api.db_budget(), audit_api.audit_events_at_end():
         # A rejected or failed report ends the attempt (and the document) `parse_failed`
         # with its reason here, as before; only a document now `parsed` goes on.
         applied = intake_api.parse_result_apply(parse_result_id=parse_result_id, defer_candidate=False)
         attachment_id = applied.parsed_attachment_id
         if attachment_id is not None:
             try:
-                with transaction.atomic():  # a savepoint: a failing step must not undo the parse
+                # A savepoint: a failing step must not undo the parse; its kept audit events go with it.
+                with transaction.atomic(), audit_api.audit_events_at_end():
                     _candidate_step_with_follow_ups(attachment_id=attachment_id, readmitted=False)
             except Exception:
                 # The step's own job takes over: its attempts, backoff and exhaustion
@@ -72,7 +76,7 @@ def apply_parse_result(*, parse_result_id: int, payload_version: int) -> None:
 def create_from_attachment(*, attachment_id: int, payload_version: int, readmitted: bool = False) -> None:
     # Alone: a retry of a failed candidate step, a re-admission, a fallback from the
     # folded path above, or a job queued before the upgrade.
-    with transaction.atomic(), jobs_api.db_budget():
+    with transaction.atomic(), jobs_api.db_budget(), audit_api.audit_events_at_end():
         _candidate_step_with_follow_ups(attachment_id=attachment_id, readmitted=readmitted)
 
 
