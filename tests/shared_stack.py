@@ -37,9 +37,9 @@ def _last_job_id() -> int:
         return int(cur.fetchone()[0])
 
 
-def quiesce(floor: int, timeout: float = 120.0) -> None:
+def quiesce(floor: int, timeout: float = 120.0, workers: dict[str, Any] | None = None) -> None:
     """Until no job deferred after `floor` is running, or due on a queue the stack serves
-    (maintenance's periodic runs aside)."""
+    (maintenance's periodic runs aside). On failure the workers' log tails say why."""
     from django.db import connection
 
     from ats.jobs import ops_api as jobs_ops
@@ -59,7 +59,9 @@ def quiesce(floor: int, timeout: float = 120.0) -> None:
             busy = cur.fetchone()[0]
         if not busy:
             return
-        assert time.monotonic() < deadline, f"{busy} jobs still running or due {timeout:.0f} s after the test"
+        if time.monotonic() >= deadline:
+            tails = "\n".join(f"--- {w.name}:\n{w.tail()}" for w in (workers or {}).values())
+            raise AssertionError(f"{busy} jobs still running or due {timeout:.0f} s after the test\n{tails}")
         time.sleep(0.2)
 
 
@@ -91,6 +93,6 @@ def module_stack_fixtures() -> tuple[Callable[..., Any], Callable[..., Any]]:
             assert w.proc.poll() is None, f"the module's {w.name} died: {w.tail()}"
         floor = _last_job_id()
         yield _module_stack
-        quiesce(floor)
+        quiesce(floor, workers=_module_stack)
 
     return _module_stack, stack
