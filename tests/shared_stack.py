@@ -6,7 +6,9 @@ A module opts in with
     _module_stack, stack = module_stack_fixtures()
 
 which overrides `tests/conftest.py`'s per-test `stack` in that module only (same name, so
-the test signatures and the `slow` marker stay as they are). Each boot of the pair is a
+the test signatures and the `slow` marker stay as they are). The pair lives from the
+module's first `stack` test to the module's end: a module whose other tests expect no
+worker must keep them before its `stack` tests. Each boot of the pair is a
 Python + Django start twice, the untrusted one warming its sandbox: 5-8 CPU s and 10-30 s
 of wall under load, paid once per module instead of once per test.
 
