@@ -1,5 +1,10 @@
 """Export to the immutable archive (real Azurite) and the `ats audit` CLI contract,
-including a SIGKILL in the middle of an export and of a verification."""
+including a SIGKILL in the middle of an export and of a verification.
+
+`ats audit verify`'s exit code and JSON are checked through a real process (0 and 1); the
+processes killed mid-run are real. What follows a kill - the re-run that must find
+nothing lost - and the human-readable report run in-process (run_ats_in_process): the
+same command and output without a Python + Django start each."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from ats.audit import api as audit_api
 from ats.audit import chain, partitions
 from ats.audit.models import AuditExport, AuditVerification
 from tests.audit.conftest import as_dba, month_start
+from tests.conftest import run_ats_in_process
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -160,7 +166,7 @@ def test_cli_verify_contract_and_exit_code(stack_env: dict[str, str], seed_histo
         "event_id": ids[1],
         "reason": "seq 1 missing before this row (deleted)",
     }
-    human = _ats(stack_env, "audit", "verify")
+    human = run_ats_in_process("audit", "verify")
     assert human.returncode == 1 and f"event {ids[1]}" in human.stdout
 
 
@@ -174,7 +180,8 @@ def test_sigkill_during_export_loses_nothing(
     env = _env(stack_env, azurite, container, ATS_TEST_PAUSE_AT="export-after-put:60")
     _kill_when_paused(env, "audit", "export", "--month", f"{month_start(1):%Y-%m}")
     assert not AuditExport.objects.exists()  # killed after the upload, before the record
-    res = _ats(_env(stack_env, azurite, container), "audit", "export", "--month", f"{month_start(1):%Y-%m}", "--json")
+    # archive_on_azurite points this process at the same Azurite container.
+    res = run_ats_in_process("audit", "export", "--month", f"{month_start(1):%Y-%m}", "--json")
     assert res.returncode == 0, res.stderr
     (exp,) = json.loads(res.stdout)["exports"]
     assert exp["status"] == "unchanged" and exp["rows"] == 3  # the same bytes were already archived
@@ -189,7 +196,7 @@ def test_sigkill_during_verification_loses_nothing(stack_env: dict[str, str], se
     seed_history([month_start(1)] * 3)
     _kill_when_paused({**stack_env, "ATS_TEST_PAUSE_AT": "verify-row:60"}, "audit", "verify", "--json")
     assert not AuditVerification.objects.exists()
-    res = _ats(stack_env, "audit", "verify", "--json")
+    res = run_ats_in_process("audit", "verify", "--json")
     assert res.returncode == 0 and json.loads(res.stdout)["ok"] is True
     assert AuditVerification.objects.get().ok is True
 

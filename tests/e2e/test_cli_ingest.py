@@ -1,6 +1,11 @@
 """The whole chain through real processes: `ats ingest --wait --json` -> worker-default
 (ingest: checksum, magic bytes, clamd) -> worker-untrusted (sandboxed parse, as the
-least-privilege role) -> worker-default (apply result, candidate)."""
+least-privilege role) -> worker-default (apply result, candidate).
+
+The module's tests share one pair of workers (tests/shared_stack.py): none stops, kills
+or reconfigures them. `ingest --wait` always runs as a real process (what these tests
+prove); of the follow-up commands one `intake-verify` and one `reparse` still do (their
+exit code and output are the contract), the rest run in-process (run_ats_in_process)."""
 
 from __future__ import annotations
 
@@ -13,8 +18,12 @@ import pytest
 from ats.intake import api as intake_api
 from tests import corpus
 from tests.candidates.helpers import VIEWER
+from tests.conftest import run_ats_in_process
+from tests.shared_stack import module_stack_fixtures
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+_module_stack, stack = module_stack_fixtures()
 
 
 def _ingest(ats_cli: Any, *paths: Path) -> list[dict[str, Any]]:
@@ -77,7 +86,7 @@ def test_hostile_or_broken_documents_fail_with_their_typed_reason(
         assert att.reason_code == code and att.reason
         attempt = att.parse_attempts.get()
         assert attempt.state == "failed" and attempt.error_code == code
-    verify = ats_cli("intake-verify", "--json")
+    verify = run_ats_in_process("intake-verify", "--json")
     assert verify.returncode == 0, verify.stdout
     assert stack["untrusted"].proc.poll() is None  # the worker never dies from a document
 
@@ -121,4 +130,4 @@ def test_deterministic_failure_is_not_retried_and_can_be_reparsed(stack: Any, at
     )
     att = intake_api.Attachment.objects.get(pk=att_id)
     assert att.state == "parse_failed" and att.reason_code == "encrypted"
-    assert ats_cli("reparse", str(att_id) + "999").returncode != 0  # unknown document: a clear error
+    assert run_ats_in_process("reparse", str(att_id) + "999").returncode != 0  # unknown document: a clear error

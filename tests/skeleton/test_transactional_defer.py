@@ -11,6 +11,11 @@ from django.db import connection, transaction
 from ats.audit.models import AuditEvent
 from ats.intake import api as intake_api
 from ats.jobs import api as jobs_api
+from tests.shared_stack import module_stack_fixtures
+
+# The two real-worker cases share one pair of workers (tests/shared_stack.py). They are the
+# module's last tests, so no worker-less test here runs while the pair is up.
+_module_stack, stack = module_stack_fixtures()
 
 
 def _jobs_for(key: str, value: int) -> int:
