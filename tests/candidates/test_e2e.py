@@ -1,7 +1,13 @@
 """Through real processes: `ats ingest --wait --json` -> workers -> `ats candidate show`;
 a byte-identical duplicate reports the original's candidate; a second CV of the same
 person gets a duplicate pair; a re-parse after a recruiter edit keeps the edit and
-records a proposed change."""
+records a proposed change.
+
+`ingest --wait` and the first `candidate show` go through the real `ats` process; the
+later shows (several in waiting loops), merges, edits and the re-parse request run the
+same commands in the test process (run_ats_in_process), without a Python + Django start
+each. tests/candidates/test_cli.py::test_show_json_contract requires the real process's
+`candidate show --json` to equal the in-process one."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import pytest
 from ats.intake import api as intake_api
 from tests import corpus
 from tests.candidates.helpers import dedupe_jobs
+from tests.conftest import run_ats_in_process
 from tests.jobs.helpers import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -25,8 +32,8 @@ def _ingest(ats_cli: Any, *paths: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in res.stdout.splitlines()]
 
 
-def _show(ats_cli: Any, cid: int) -> dict[str, Any]:
-    res = ats_cli("candidate", "show", str(cid), "--json")
+def _show(cid: int, ats: Any = run_ats_in_process) -> dict[str, Any]:
+    res = ats("candidate", "show", str(cid), "--json")
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout)
 
@@ -42,7 +49,7 @@ def test_ingest_show_duplicate_pair_and_reparse(stack: Any, ats_cli: Any, tmp_pa
     assert original["candidate_id"] and duplicate["candidate_id"] == original["candidate_id"]
     cid = original["candidate_id"]
 
-    d = _show(ats_cli, cid)
+    d = _show(cid, ats_cli)
     assert d["name"] == corpus.CANDIDATE_NAME and d["emails"] == [corpus.CANDIDATE_EMAIL]
     assert d["documents"] == [original["attachment_id"]] and d["extraction_version"] == 1
     for field in ("name", "emails"):
@@ -54,13 +61,13 @@ def test_ingest_show_duplicate_pair_and_reparse(stack: Any, ats_cli: Any, tmp_pa
     if other == cid:
         # The automatic merge (below) already ran before `--wait` read the document: its
         # candidate is the merged-away side of that merge.
-        [m] = [m for m in _show(ats_cli, cid)["merges"] if m["automatic"] and not m["undone"]]
+        [m] = [m for m in _show(cid)["merges"] if m["automatic"] and not m["undone"]]
         other = m["merged"]
     assert row["state"] == "candidate_created" and other and other != cid
     # The shared phone makes a same-person pair. The fixture's "Jane Doe" at an example.com
     # address is a template's sample (issue 25): flagged, so the e-mail is no match key and
     # no ground for an automatic merge - the pair names only the phone.
-    dup = wait_for(lambda: _show(ats_cli, cid)["duplicates"], 30, "the duplicate pair")
+    dup = wait_for(lambda: _show(cid)["duplicates"], 30, "the duplicate pair")
     assert [(x["other_candidate_id"], x["kind"]) for x in dup] == [(other, "same_person")]
     assert "+442079460958" in dup[0]["reason"] and corpus.CANDIDATE_EMAIL not in dup[0]["reason"]
     assert dup[0]["status"] == "open"
@@ -69,32 +76,30 @@ def test_ingest_show_duplicate_pair_and_reparse(stack: Any, ats_cli: Any, tmp_pa
     def holder(att: int) -> int | None:
         return intake_api.Attachment.objects.get(pk=att).candidate_id
 
-    merges = _show(ats_cli, cid)["merges"]
+    merges = _show(cid)["merges"]
     if merges:
         merge_id = merges[0]["merge_id"]
     else:
-        res = ats_cli("candidate", "merge", str(cid), str(other), "--json")
+        res = run_ats_in_process("candidate", "merge", str(cid), str(other), "--json")
         assert res.returncode == 0, res.stderr
         merge_id = json.loads(res.stdout)["merge_id"]
-    assert holder(row["attachment_id"]) == cid and len(_show(ats_cli, cid)["documents"]) == 2
-    res = ats_cli("candidate", "unmerge", str(merge_id))
+    assert holder(row["attachment_id"]) == cid and len(_show(cid)["documents"]) == 2
+    res = run_ats_in_process("candidate", "unmerge", str(merge_id))
     assert res.returncode == 0, res.stderr
     assert holder(row["attachment_id"]) == other and holder(original["attachment_id"]) == cid
-    assert _show(ats_cli, other)["documents"] == [row["attachment_id"]]
+    assert _show(other)["documents"] == [row["attachment_id"]]
 
-    res = ats_cli("candidate", "edit", str(cid), "--field", "name", "--value", "Jane Q. Doe")
+    res = run_ats_in_process("candidate", "edit", str(cid), "--field", "name", "--value", "Jane Q. Doe")
     assert res.returncode == 0, res.stderr
-    res = ats_cli("reparse", str(original["attachment_id"]))
+    res = run_ats_in_process("reparse", str(original["attachment_id"]))
     assert res.returncode == 0, res.stderr
-    d = wait_for(
-        lambda: (x := _show(ats_cli, cid))["extraction_version"] == 2 and x, 60, "the re-parse's extraction version"
-    )
+    d = wait_for(lambda: (x := _show(cid))["extraction_version"] == 2 and x, 60, "the re-parse's extraction version")
     assert d["name"] == "Jane Q. Doe" and d["edited_fields"] == ["name"]
     [change] = d["proposed_changes"]
     assert change["field"] == "name" and change["value"] == corpus.CANDIDATE_NAME
     assert change["provenance"][0]["parse_attempt"] == 2
     assert d["provenance"]["emails"][0]["parse_attempt"] == 2  # unedited fields follow the newest parse
-    verify = ats_cli("intake-verify", "--json")
+    verify = run_ats_in_process("intake-verify", "--json")
     assert verify.returncode == 0 and json.loads(verify.stdout)["lost"] == 0
 
 
@@ -124,7 +129,7 @@ def test_template_placeholders_never_merge_through_ingest(stack: Any, ats_cli: A
     # Each new candidate's dedupe job has run (not merely not yet run) before counting pairs.
     wait_for(lambda: all((jobs := dedupe_jobs(c)) and set(jobs) == {"succeeded"} for c in ids), 60, "the dedupe jobs")
     for cid in ids:
-        d = _show(ats_cli, cid)
+        d = _show(cid)
         assert d["name"] in {"Sam Taylor", "Kim Lee"} and d["emails"] == ["john.doe@example.com"]
         assert isinstance(d["phones"], list) and "+441234567890" in d["phones"]
         assert all(p["placeholder"] is True for p in d["provenance"]["emails"])

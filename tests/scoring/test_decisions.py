@@ -14,6 +14,7 @@ from django.db import connection
 from ats.iam import api as iam_api
 from ats.scoring import api as scoring_api
 from ats.scoring.models import Application, ApplicationDecision
+from tests.conftest import run_ats_in_process
 from tests.scoring import helpers as sh
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -117,6 +118,9 @@ def test_hiring_manager_decides_only_on_assigned_requisitions(people: dict[str, 
 
 
 def test_cli_decide_contract(ats_cli: Any, people: dict[str, Any], scored: dict[str, int]) -> None:
+    # A decision and a refused one through the real `ats` process (exit codes, JSON and
+    # stderr are the contract); the read-back and the hiring manager's refusal run the
+    # same commands in the test process.
     res = ats_cli(
         "application", "decide", str(scored["app"]), "--to", "rejected", "--reason", "no PostgreSQL", "--json"
     )
@@ -125,11 +129,11 @@ def test_cli_decide_contract(ats_cli: Any, people: dict[str, Any], scored: dict[
     assert out["application_id"] == scored["app"] and out["stage"] == "rejected"
     assert out["decision"]["reason"] == "no PostgreSQL" and out["decision"]["from"] == "new"
     assert len(out["decision"]["fingerprint"]) == 64 and isinstance(out["decision"]["score"], int)
-    shown = ats_cli("application", "show", str(scored["app"]), "--json")
+    shown = run_ats_in_process("application", "show", str(scored["app"]), "--json")
     assert json.loads(shown.stdout)["stage"] == "rejected"
     bad = ats_cli("application", "decide", str(scored["app"]), "--to", "rejected", "--reason", "again", "--json")
     assert bad.returncode != 0 and "already at rejected" in bad.stderr
-    hm = ats_cli(
+    hm = run_ats_in_process(
         "application", "decide", str(scored["app"]), "--to", "new", "--reason", "x", "--user", "hiring_manager-d"
     )
     assert hm.returncode != 0 and "does not exist" in hm.stderr  # not assigned: as if absent
