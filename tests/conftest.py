@@ -225,6 +225,17 @@ def stack(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[dict[st
     stop_all(started)
 
 
+def start_side_by_side(start_worker: Callable[..., Worker], count: int, *args: Any, **kw: Any) -> list[Worker]:
+    """`count` workers of one kind (start_worker's arguments), all launched before any is
+    waited for: each boots Python, Django and procrastinate (1-2 s quiet, many under load),
+    which one after the other added up in every test that needs two. Call it where the
+    test may touch the database (it waits for each worker's registration there)."""
+    workers = [start_worker(*args, **{**kw, "wait": False}) for _ in range(count)]
+    for w in workers:
+        w.wait_registered()
+    return workers
+
+
 def run_ats(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*ATS, *args], env=env, cwd=REPO, text=True, capture_output=True, timeout=timeout)
 

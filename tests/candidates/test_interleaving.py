@@ -21,6 +21,7 @@ from django.db import connection, transaction
 from ats.candidates import api as candidates_api
 from ats.candidates.models import PAIR_UNIQUE, CandidateMerge, DuplicatePair
 from tests.candidates.helpers import VIEWER, attachment_id, extraction
+from tests.conftest import start_side_by_side
 from tests.jobs.helpers import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -76,7 +77,7 @@ def _arrive_together(**same: Any) -> tuple[int, int]:
 
 
 def _run(start_worker: Any, env: dict[str, str], **same: Any) -> tuple[int, int, list[Any]]:
-    workers = [start_worker("default", extra=["--concurrency=1"], env=env) for _ in range(2)]
+    workers = start_side_by_side(start_worker, 2, "default", extra=["--concurrency=1"], env=env)
     a, b = _arrive_together(**same)
     wait_for(
         lambda: [s for _, s, _ in _dedupe_jobs([a, b])] == ["succeeded", "succeeded"],
@@ -136,7 +137,7 @@ def test_same_contact_email_gives_one_candidate(start_worker: Any) -> None:
             )
             assert c is not None
             ids.append(c.id)
-    workers = [start_worker("default", extra=["--concurrency=1"], env=env) for _ in range(2)]
+    workers = start_side_by_side(start_worker, 2, "default", extra=["--concurrency=1"], env=env)
     a, b = ids
     wait_for(lambda: CandidateMerge.objects.filter(survivor_id=a, merged_id=b).exists(), 60, "the automatic merge")
     wait_for(

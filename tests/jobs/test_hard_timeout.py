@@ -17,6 +17,7 @@ import pytest
 from django.db import connection
 
 from ats.jobs.watchdog import EXIT_OVERRUN
+from tests.conftest import FAST_ENV
 from tests.jobs.helpers import defer, job, token, wait_for, wait_status
 from tests.testapp.models import Effect, Marker
 
@@ -40,6 +41,17 @@ def _rescues_after(floor: int) -> int:
             [floor],
         )
         return int(cur.fetchone()[0])
+
+
+def _heartbeat_age_s(worker_id: int) -> float:
+    """How old the worker row's heartbeat is by the database's clock (the one the next
+    worker's start-up prune compares with); gone rows count as infinitely old."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT extract(epoch FROM now() - last_heartbeat) FROM procrastinate_workers WHERE id = %s", [worker_id]
+        )
+        row = cur.fetchone()
+    return float("inf") if row is None else float(row[0])
 
 
 def effects(tok: int) -> list[Effect]:
@@ -84,7 +96,9 @@ def test_overrun_ends_its_process_after_the_neighbour_finishes_and_the_job_has_o
 def test_a_job_that_overruns_every_attempt_ends_in_its_domain_state(start_worker: Any) -> None:
     tok = token()
     spin = defer("tests.spin_overrun", token=tok, spin_s=60, spin_attempts=2)
-    start_worker("default", extra=["--queues=maintenance"], env=WATCHDOG_ENV)
+    # The rescuer boots beside the first overrunning worker (nothing needs it before that
+    # worker's exit).
+    start_worker("default", extra=["--queues=maintenance"], env=WATCHDOG_ENV, wait=False)
     for _ in range(2):
         w = start_worker("default", extra=["--queues=test"], env=WATCHDOG_ENV)
         assert w.proc.wait(40) == EXIT_OVERRUN
@@ -114,7 +128,11 @@ def test_a_frozen_workers_job_is_not_run_again_until_its_process_is_dead(
     w1.signal(signal.SIGSTOP)
     try:
         if row_pruned:
-            time.sleep(6)  # heartbeat stale (4 s): the next worker's start deletes the row
+            # The next worker's start deletes rows whose heartbeat is older than the stalled
+            # timeout: wait until the frozen worker's is (was a fixed 6 s sleep).
+            frozen = job(job_id)["worker_id"]
+            stalled_s = float(FAST_ENV["ATS_STALLED_WORKER_TIMEOUT_S"])
+            wait_for(lambda: _heartbeat_age_s(frozen) > stalled_s, 30, "the frozen worker's heartbeat to go stale")
         w2 = start_worker("default", extra=["--queues=test,maintenance"], env=WATCHDOG_ENV)
         # Several rescue runs with the heartbeat stale: the first that fences the job, then
         # two more after it. Counted, not slept for - under load a 10 s sleep saw fewer.

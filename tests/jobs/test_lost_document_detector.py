@@ -1,5 +1,9 @@
 """The lost-document detector cannot be fooled: each way a document can be lost makes
-`ats intake-verify` exit 1 naming it, and the sweep/rescue turns it into a domain state."""
+`ats intake-verify` exit 1 naming it, and the sweep/rescue turns it into a domain state.
+
+The command runs in the test process (run_ats_in_process: the same management command,
+stdout and exit code, without a Python + Django start per call); one test sends it
+through the real `ats` process, whose exit code and JSON are what scripts read."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from django.db import connection, transaction
 
 from ats.intake import api as intake_api
 from ats.jobs import maintenance
+from tests.conftest import run_ats_in_process
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,28 +32,28 @@ def _new_document(mutate_job_sql: str | None = None) -> int:
     return att.pk
 
 
-def _verify(ats_cli: Any) -> tuple[int, dict[str, Any]]:
-    res = ats_cli("intake-verify", "--json")
+def _verify(ats: Any = run_ats_in_process) -> tuple[int, dict[str, Any]]:
+    res = ats("intake-verify", "--json")
     return res.returncode, json.loads(res.stdout)
 
 
-def test_a_document_with_its_job_is_safe(ats_cli: Any) -> None:
+def test_a_document_with_its_job_is_safe() -> None:
     _new_document(
         "UPDATE procrastinate_jobs SET scheduled_at = now() + interval '1 hour' WHERE args->>'attachment_id' = %s"
     )
-    code, out = _verify(ats_cli)
+    code, out = _verify()
     assert (code, out["lost"]) == (0, 0)
 
 
 def test_deleted_job_row_is_reported(ats_cli: Any) -> None:
     att = _new_document("DELETE FROM procrastinate_jobs WHERE args->>'attachment_id' = %s")
-    code, out = _verify(ats_cli)
+    code, out = _verify(ats_cli)  # the real process: exit 1 and the JSON on stdout
     assert code == 1
     assert [d["attachment_id"] for d in out["documents"]] == [att]
     assert "no such job exists" in out["documents"][0]["why"]
 
 
-def test_job_of_a_dead_worker_is_reported_until_rescued(ats_cli: Any) -> None:
+def test_job_of_a_dead_worker_is_reported_until_rescued() -> None:
     with connection.cursor() as cur:
         cur.execute(
             "INSERT INTO procrastinate_workers (last_heartbeat) VALUES (now() - interval '1 hour') RETURNING id"
@@ -58,24 +63,24 @@ def test_job_of_a_dead_worker_is_reported_until_rescued(ats_cli: Any) -> None:
         f"UPDATE procrastinate_jobs SET status = 'doing', worker_id = {int(dead_worker)} "
         "WHERE args->>'attachment_id' = %s"
     )
-    code, out = _verify(ats_cli)
+    code, out = _verify()
     assert code == 1 and out["documents"][0]["attachment_id"] == att
     assert "heartbeat" in out["documents"][0]["why"]
     report = maintenance.rescue_stalled_jobs()
     assert report.rescued  # back to todo, attempt counted
-    assert _verify(ats_cli)[0] == 0
+    assert _verify()[0] == 0
 
 
-def test_failed_job_without_domain_state_is_reported_until_swept(ats_cli: Any) -> None:
+def test_failed_job_without_domain_state_is_reported_until_swept() -> None:
     att = _new_document("UPDATE procrastinate_jobs SET status = 'failed' WHERE args->>'attachment_id' = %s")
-    code, out = _verify(ats_cli)
+    code, out = _verify()
     assert code == 1 and out["documents"][0]["attachment_id"] == att
     assert "never resolved" in out["documents"][0]["why"]
     swept = maintenance.sweep_failed_jobs()
     assert swept
     doc = intake_api.Attachment.objects.get(pk=att)
     assert doc.state == "scan_failed" and doc.reason  # the ingest policy's exhaustion state
-    assert _verify(ats_cli)[0] == 0
+    assert _verify()[0] == 0
     assert maintenance.sweep_failed_jobs() == []  # idempotent: swept once
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.db import connection
 
 from ats.audit.models import AuditEvent
+from tests.conftest import Worker, _starter, stop_all
 from tests.jobs.helpers import defer, job, token, wait_for, wait_status
 from tests.testapp.models import Marker
 
@@ -22,18 +24,6 @@ TEST_AND_MAINTENANCE = ["--queues=test,maintenance"]
 
 def marker(tok: int) -> Marker | None:
     return Marker.objects.filter(token=tok).first()
-
-
-def test_overrunning_attempt_commits_nothing_and_is_exhausted(start_worker: Any) -> None:
-    start_worker("default", extra=TEST_ONLY)
-    tok = token()
-    job_id = defer("tests.overrun", token=tok)
-    final = wait_status(job_id, {"failed"}, timeout=30)
-    assert final["attempts"] == 2  # both attempts of the policy ran
-    # Each attempt wrote before overrunning: statement_timeout from the budget aborted
-    # the transaction, so nothing of either attempt is committed.
-    assert AuditEvent.objects.filter(action="test.overrun", object_id=str(tok)).count() == 0
-    assert marker(tok) is not None and marker(tok).state == "exhausted:error"  # type: ignore[union-attr]
 
 
 def test_sigkilled_worker_job_is_rescued_and_completes_once(start_worker: Any) -> None:
@@ -62,7 +52,9 @@ def test_job_that_kills_its_worker_every_time_ends_in_its_domain_state(start_wor
     job_id = defer("tests.kill_own_worker", token=tok)
     # Attempt 1 kills a worker; the rescue (on a maintenance-only worker) retries it;
     # attempt 2 kills the next; the rescue then exhausts it into the domain state.
-    rescuer = start_worker("default", extra=["--queues=maintenance"])
+    # The rescuer boots beside the first poison worker (nothing needs it before that
+    # worker's death).
+    rescuer = start_worker("default", extra=["--queues=maintenance"], wait=False)
     for _ in range(2):
         # Not waiting for registration: the poison job may take it down before that.
         w = start_worker("default", extra=TEST_ONLY, wait=False)
@@ -73,21 +65,6 @@ def test_job_that_kills_its_worker_every_time_ends_in_its_domain_state(start_wor
     m = wait_for(lambda: (m := marker(tok)) and m.state.startswith("exhausted") and m, 10, "exhaustion state")
     assert "Traceback" not in rescuer.tail()
     assert m.state == "exhausted:worker_lost" and m.runs == 2
-
-
-@pytest.mark.parametrize("locked", [True, False])
-def test_lock_serialises_execution_of_one_entity(start_worker: Any, locked: bool) -> None:
-    """With `lock`, two jobs of one entity never overlap even on a worker with free slots.
-    The unlocked control shows the same jobs DO overlap, so the lock is what prevents it."""
-    start_worker("default", extra=[*TEST_ONLY, "--concurrency=4"])
-    task = "tests.locked_interval" if locked else "tests.unlocked_interval"
-    toks = [token(), token()]
-    ids = [defer(task, token=t, entity=42, seconds=1.5) for t in toks]
-    for i in ids:
-        wait_status(i, {"succeeded"}, timeout=30)
-    a, b = sorted((marker(t) for t in toks), key=lambda m: m.started_at)  # type: ignore[union-attr, return-value]
-    overlap = a.finished_at > b.started_at
-    assert overlap is (not locked)
 
 
 def test_interactive_work_is_not_starved_by_a_batch(start_worker: Any) -> None:
@@ -136,15 +113,22 @@ def _started_after(first_batch_job: int, job_id: int | None) -> int:
 
 
 def test_sigterm_lets_the_in_flight_job_finish(start_worker: Any) -> None:
-    w = start_worker("default", extra=TEST_ONLY)
+    # At INFO, procrastinate logs the start of the drain (below).
+    w = start_worker("default", extra=TEST_ONLY, env={"ATS_PROCRASTINATE_LOG_LEVEL": "INFO"})
     tok = token()
-    job_id = defer("tests.slow_marker", token=tok, seconds=2)
+    job_id = defer("tests.slow_marker", token=tok, seconds=3)
     wait_for(lambda: job(job_id)["status"] == "doing", 20, "job to start")
     w.signal(signal.SIGTERM)
+    # A fetch already on its way when the signal lands still runs the job it returns (the
+    # job is `doing` by then, upstream's loop and ats.jobs.wakeup's alike): deferring right
+    # after the signal raced it and failed 2 runs in 6 on a loaded machine. What SIGTERM
+    # must do is stop fetching while the in-flight job drains: defer once the fetch loop
+    # has ended (the drain's first line, logged while that job still runs).
+    wait_for(lambda: "Waiting for job to finish" in w.tail(20000), 20, "the drain to begin")
     later = defer("tests.slow_marker", token=token(), seconds=0)
     assert w.proc.wait(30) == 0
     assert job(job_id)["status"] == "succeeded"
-    assert job(later)["status"] == "todo"  # it stopped fetching at once
+    assert job(later)["status"] == "todo"  # nothing fetched while draining
 
 
 def test_job_cut_off_past_the_grace_is_retried_later(start_worker: Any) -> None:
@@ -202,27 +186,68 @@ def _exists(job_id: int) -> bool:
 
 
 def test_healthcheck_follows_the_worker(start_worker: Any, ats_cli: Any) -> None:
+    from ats.observability import api as observability_api
+
     w = start_worker("default", extra=TEST_ONLY)
-    assert ats_cli("healthcheck", "--deployable=default", f"--name={w.name}").returncode == 0
+    # Healthy, by the probe's own checks in the test process (its status file follows
+    # registration); the probe process (exit code, stderr) checks the stopped worker.
+    wait_for(lambda: observability_api.health_problems("default", w.name) == [], 20, "healthy")
     w.stop()
     res = ats_cli("healthcheck", "--deployable=default", f"--name={w.name}")
     assert res.returncode == 1 and "no database connection" in res.stderr
 
 
-def test_request_during_a_run_is_coalesced_so_its_retry_cannot_collide(start_worker: Any) -> None:
-    """procrastinate's queueing lock is unique among todo jobs only: a twin queued beside
-    a running job made that job's retry collide and stay `doing` forever. defer()
-    coalesces such a request into the run."""
-    from django.db import transaction
+@pytest.fixture(scope="class")
+def test_queue_worker(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[Worker]:
+    """One worker on the test queue for the class below, whose tests neither kill, freeze,
+    stop nor configure it: a boot and a stop (seconds each under load) instead of four.
+    Each test waits until its own jobs end, so the next starts on an idle worker, as it
+    did on a fresh one (a fresh worker would also have fetched the same leftover jobs:
+    the flush between tests leaves procrastinate's tables alone)."""
+    started: list[Worker] = []
+    yield _starter(stack_env, django_db_blocker, started)("default", extra=TEST_ONLY)
+    stop_all(started)
 
-    from ats.jobs import api as jobs_api
 
-    w = start_worker("default", extra=["--queues=test"])
-    entity = token()
-    first = defer("tests.dedupe_like", entity=entity, seconds=1.5, fail_first=True)
-    wait_for(lambda: job(first)["status"] == "doing", 20, "first run")
-    with transaction.atomic():
-        assert jobs_api.defer("tests.dedupe_like", payload={"entity": entity, "seconds": 0, "fail_first": True}) is None
-    final = wait_status(first, {"succeeded", "failed"}, timeout=30)
-    assert (final["status"], final["attempts"]) == ("succeeded", 2)  # failed once, retried, done
-    assert "UniqueViolation" not in w.tail()
+class TestOnASharedWorker:
+    def test_overrunning_attempt_commits_nothing_and_is_exhausted(self, test_queue_worker: Worker) -> None:
+        tok = token()
+        job_id = defer("tests.overrun", token=tok)
+        final = wait_status(job_id, {"failed"}, timeout=30)
+        assert final["attempts"] == 2  # both attempts of the policy ran
+        # Each attempt wrote before overrunning: statement_timeout from the budget aborted
+        # the transaction, so nothing of either attempt is committed.
+        assert AuditEvent.objects.filter(action="test.overrun", object_id=str(tok)).count() == 0
+        assert marker(tok) is not None and marker(tok).state == "exhausted:error"  # type: ignore[union-attr]
+
+    @pytest.mark.parametrize("locked", [True, False])
+    def test_lock_serialises_execution_of_one_entity(self, test_queue_worker: Worker, locked: bool) -> None:
+        """With `lock`, two jobs of one entity never overlap even on a worker with free slots
+        (its concurrency is 4). The unlocked control shows the same jobs DO overlap, so the
+        lock is what prevents it."""
+        task = "tests.locked_interval" if locked else "tests.unlocked_interval"
+        toks = [token(), token()]
+        ids = [defer(task, token=t, entity=42, seconds=1.5) for t in toks]
+        for i in ids:
+            wait_status(i, {"succeeded"}, timeout=30)
+        a, b = sorted((marker(t) for t in toks), key=lambda m: m.started_at)  # type: ignore[union-attr, return-value]
+        overlap = a.finished_at > b.started_at
+        assert overlap is (not locked)
+
+    def test_request_during_a_run_is_coalesced_so_its_retry_cannot_collide(self, test_queue_worker: Worker) -> None:
+        """procrastinate's queueing lock is unique among todo jobs only: a twin queued beside
+        a running job made that job's retry collide and stay `doing` forever. defer()
+        coalesces such a request into the run."""
+        from django.db import transaction
+
+        from ats.jobs import api as jobs_api
+
+        entity = token()
+        first = defer("tests.dedupe_like", entity=entity, seconds=1.5, fail_first=True)
+        wait_for(lambda: job(first)["status"] == "doing", 20, "first run")
+        with transaction.atomic():
+            payload = {"entity": entity, "seconds": 0, "fail_first": True}
+            assert jobs_api.defer("tests.dedupe_like", payload=payload) is None
+        final = wait_status(first, {"succeeded", "failed"}, timeout=30)
+        assert (final["status"], final["attempts"]) == ("succeeded", 2)  # failed once, retried, done
+        assert "UniqueViolation" not in test_queue_worker.tail(20000)

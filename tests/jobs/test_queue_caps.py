@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from tests.conftest import run_ats_in_process, start_side_by_side
 from tests.jobs.helpers import defer, job, token, wait_for, wait_status
 from tests.testapp.models import Marker
 
@@ -29,7 +30,7 @@ def _overlaps(intervals: list[tuple[Any, Any]]) -> int:
 
 
 def _run_maintenance_batch(start_worker: Any, env: dict[str, str]) -> tuple[list[tuple[Any, Any]], set[int]]:
-    workers = [start_worker("default", extra=MAINTENANCE, env=env) for _ in range(2)]
+    workers = start_side_by_side(start_worker, 2, "default", extra=MAINTENANCE, env=env)
     toks = [token() for _ in range(4)]
     ids = [defer("tests.maintenance_interval", token=t, seconds=0.8) for t in toks]
     for i in ids:
@@ -85,6 +86,8 @@ def test_paused_queue_waits_and_drains_on_resume(start_worker: Any, ats_cli: Any
     start_worker("default", extra=MAINTENANCE)
     first = defer("tests.maintenance_interval", token=token(), seconds=2.0)
     wait_status(first, {"doing"}, timeout=30)
+    # Paused through the real `ats` process (its exit code and JSON are the contract); the
+    # listing and the resume run the same commands in the test process.
     out = ats_cli("queue", "pause", "maintenance", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["paused"] is True
@@ -93,10 +96,10 @@ def test_paused_queue_waits_and_drains_on_resume(start_worker: Any, ats_cli: Any
     wait_status(first, {"succeeded"}, timeout=30)
     time.sleep(1.5)  # three polling intervals (0.5 s) with nothing fetched
     assert {job(i)["status"] for i in later} == {"todo"}
-    shown = {q["queue"]: q for q in json.loads(ats_cli("queues", "--json").stdout)}
+    shown = {q["queue"]: q for q in json.loads(run_ats_in_process("queues", "--json").stdout)}
     assert shown["maintenance"]["paused"] is True
     assert shown["maintenance"]["waiting"] >= 3
-    out = ats_cli("queue", "resume", "maintenance", "--json")
+    out = run_ats_in_process("queue", "resume", "maintenance", "--json")
     assert out.returncode == 0, out.stderr
     for i in later:
         wait_status(i, {"succeeded"}, timeout=30)
@@ -124,7 +127,8 @@ def test_a_killed_attempt_is_closed_as_lost(start_worker: Any) -> None:
     from ats.jobs import ops_api as jobs_ops
 
     job_id = defer("tests.kill_own_worker", token=token())
-    start_worker("default", extra=["--queues=maintenance"])  # the rescuer
+    # The rescuer, booting beside the first poison worker (nothing needs it before then).
+    start_worker("default", extra=["--queues=maintenance"], wait=False)
     for _ in range(2):
         w = start_worker("default", extra=["--queues=test"], wait=False)
         w.proc.wait(30)  # SIGKILLed by its own job: no end is ever recorded by it

@@ -15,7 +15,7 @@ from ats.candidates.models import Candidate, CandidateField, CandidateStatus
 from ats.jobs import ops_api as jobs_ops
 from ats.scoring import api as scoring_api
 from ats.scoring.models import Application, AtsResult, RescoreRun
-from tests.conftest import run_ats_in_process
+from tests.conftest import run_ats_in_process, start_side_by_side
 from tests.jobs.helpers import wait_for
 from tests.scoring.helpers import ACTOR, requisition
 
@@ -56,8 +56,7 @@ def test_500_applications_rescored_with_partial_failures(start_worker: Any) -> N
         cur.execute("UPDATE scoring_application SET candidate_id = -candidate_id WHERE id = ANY(%s)", [vanished])
     failing = set(erased) | set(vanished)
 
-    for _ in range(2):
-        start_worker("default", extra=["--concurrency=2"])
+    start_side_by_side(start_worker, 2, "default", extra=["--concurrency=2"])
     v2 = scoring_api.requisition_update(requisition_id=v1.requisition_id, min_years=4, actor=ACTOR)
 
     def finished() -> RescoreRun | None:

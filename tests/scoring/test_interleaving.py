@@ -25,6 +25,7 @@ from django.db import connection, transaction
 from ats.jobs import api as jobs_api
 from ats.scoring import api as scoring_api
 from ats.scoring.models import RESULT_UNIQUE, AtsResult, RescoreRun
+from tests.conftest import start_side_by_side
 from tests.jobs.helpers import wait_for
 from tests.scoring.helpers import candidate, count, requisition
 
@@ -52,7 +53,7 @@ def constraint_removed() -> Iterator[None]:
 
 
 def _race(start_worker: Any, env: dict[str, str]) -> tuple[int, list[str]]:
-    workers = [start_worker("default", extra=["--concurrency=1"], env=env) for _ in range(2)]
+    workers = start_side_by_side(start_worker, 2, "default", extra=["--concurrency=1"], env=env)
     v = requisition()
     cid = candidate(skills=("Python", "PostgreSQL"), years=5)
     with transaction.atomic():  # both jobs committed together: one idle worker picks each
@@ -134,7 +135,7 @@ def _spans(job_ids: list[int]) -> list[tuple[Any, Any]]:
 
 def _two_triggers(start_worker: Any, *, lock: bool) -> tuple[list[tuple[Any, Any]], int]:
     env = {"ATS_TEST_RESCORE_PAUSE_S": PAUSE_S}
-    [start_worker("default", extra=["--concurrency=1"], env=env) for _ in range(2)]
+    start_side_by_side(start_worker, 2, "default", extra=["--concurrency=1"], env=env)
     v = requisition()
     for skills in (("Python",), ("PostgreSQL", "Kubernetes"), ()):
         with transaction.atomic():
