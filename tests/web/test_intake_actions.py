@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from ats.intake import api as intake_api
+from tests.conftest import run_ats_in_process as ats_cli
 from tests.web import helpers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -85,8 +86,10 @@ def test_every_advertised_action_has_code_behind_it() -> None:
         assert "discard" in intake_api.allowed_actions(state)
 
 
-@pytest.mark.slow
-def test_cli_twins(ats_cli: Any) -> None:
+# The twins run the management commands in-process (docs/testing.md, "Calling the ats CLI
+# from a test"): what they prove is what each command does to the rows, not the process;
+# two `ats` subprocesses a test were 5-10 CPU s of Django starts.
+def test_cli_twins() -> None:
     failed = helpers.scan_failed()
     res = ats_cli("retry-scan", str(failed.pk))
     assert res.returncode == 0, res.stderr
@@ -110,8 +113,7 @@ def test_cli_twins(ats_cli: Any) -> None:
     assert res.returncode == 1 and "only a failed scan can be retried" in res.stderr
 
 
-@pytest.mark.slow
-def test_user_add_creates_a_login_with_a_role_and_changes_it(ats_cli: Any) -> None:
+def test_user_add_creates_a_login_with_a_role_and_changes_it() -> None:
     from django.contrib.auth import get_user_model
 
     from ats.iam import api as iam_api
