@@ -1,5 +1,5 @@
 """Issue 23 items 3-5 in the web (Django test client; the browser journeys are in
-test_browser.py): requisitions created, edited (rescore status with its failures by
+journeys/test_browser.py): requisitions created, edited (rescore status with its failures by
 name), closed and assigned in the web; the points shown are the explanation's; people's
 decisions on the application and candidate pages and in bulk, with the actor's name;
 names instead of numbers (ranking, merge journal, upload outcome JSON); a merged-away

@@ -1,7 +1,7 @@
 """The CV viewer's views and rules, without workers: page images stored through the
 trusted side's own path (hand-off rows -> ats.intake.pages), then read as each role.
 
-Browser journeys: tests/web/test_viewer_browser.py; the real pipeline and the forged
+Browser journeys: tests/web/journeys/test_viewer_browser.py; the real pipeline and the forged
 probe: tests/parse_role/test_page_images.py.
 """
 
