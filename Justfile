@@ -80,7 +80,7 @@ reset: down
 
 # Write the main pages (triage, document, candidate, upload, ops, jobs, the CV viewer) to docs/screenshots/ from a seeded test stack
 screenshots: bootstrap
-    ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" {{PY}} -m pytest tests/web/test_browser.py tests/web/test_viewer_browser.py tests/web/test_browser_ops.py -q -p no:cacheprovider
+    ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" {{PY}} -m pytest tests/web/journeys/test_browser.py tests/web/journeys/test_viewer_browser.py tests/web/test_browser_ops.py -q -p no:cacheprovider
 
 # Extraction accuracy per field, layout, language and source, extractor beside the naive baseline (exit 1 below a floor the suite enforces; --half development while tuning: docs/extraction.md)
 eval-extraction *ARGS: bootstrap

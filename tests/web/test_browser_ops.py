@@ -23,13 +23,19 @@ from tests.web.browser import MARKS, PHONE, SHOTS, login
 pytestmark = MARKS
 
 
-@pytest.fixture
-def web(stack_env: dict[str, str], users: dict[str, Any], state_dir: Path) -> Iterator[str]:
-    # No workers: the console reads tables; the rollup is run in-process below.
+@pytest.fixture(scope="module")
+def _ops_web(stack_env: dict[str, str], state_dir: Path) -> Iterator[str]:
+    # No workers: the console reads tables; the rollup is run in-process below. One
+    # gunicorn for the module (it holds no row between requests); users and rows per test.
     from ats.devtools.pg_local import free_port
 
     with harness.web_server(stack_env, free_port(), state_dir / "web-ops.log") as base:
         yield base
+
+
+@pytest.fixture
+def web(_ops_web: str, users: dict[str, Any]) -> str:
+    return _ops_web
 
 
 def _axe(page: Any, name: str) -> None:

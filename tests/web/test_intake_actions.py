@@ -7,9 +7,13 @@ from typing import Any
 import pytest
 
 from ats.intake import api as intake_api
+from tests.conftest import run_ats_in_process as ats_cli
 from tests.web import helpers
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Rolled back, not flushed, after each test (a flush of every table was ~0.45 CPU s a test):
+# nothing here needs a commit - no other connection, thread or process reads the rows, and
+# the code defers nothing to on_commit (ADR R1); deferred constraints are still checked.
+pytestmark = pytest.mark.django_db
 
 
 def test_retry_scan_puts_a_scan_failed_document_back_with_a_fresh_ingest_job(users: dict[str, Any]) -> None:
@@ -85,8 +89,10 @@ def test_every_advertised_action_has_code_behind_it() -> None:
         assert "discard" in intake_api.allowed_actions(state)
 
 
-@pytest.mark.slow
-def test_cli_twins(ats_cli: Any) -> None:
+# The twins run the management commands in-process (docs/testing.md, "Calling the ats CLI
+# from a test"): what they prove is what each command does to the rows, not the process;
+# two `ats` subprocesses a test were 5-10 CPU s of Django starts.
+def test_cli_twins() -> None:
     failed = helpers.scan_failed()
     res = ats_cli("retry-scan", str(failed.pk))
     assert res.returncode == 0, res.stderr
@@ -110,8 +116,7 @@ def test_cli_twins(ats_cli: Any) -> None:
     assert res.returncode == 1 and "only a failed scan can be retried" in res.stderr
 
 
-@pytest.mark.slow
-def test_user_add_creates_a_login_with_a_role_and_changes_it(ats_cli: Any) -> None:
+def test_user_add_creates_a_login_with_a_role_and_changes_it() -> None:
     from django.contrib.auth import get_user_model
 
     from ats.iam import api as iam_api

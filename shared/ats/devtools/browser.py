@@ -1,5 +1,5 @@
 """Real-browser harness: gunicorn on loopback, Debian's chromium driven by Playwright,
-axe-core from node_modules. Used by tests/web/test_browser.py and `just screenshots`.
+axe-core from node_modules. Used by the browser journeys (tests/web/journeys/) and `just screenshots`.
 
 Playwright cannot download its own browser builds here, so it is pointed at the system
 chromium (`apt-get install chromium`); as root chromium needs --no-sandbox.
@@ -76,15 +76,20 @@ def web_server(env: dict[str, str], port: int, log: Path) -> Iterator[str]:
                 proc.wait(5)
 
 
+def launch(pw: Any) -> Any:
+    """Debian's chromium through a running Playwright (`sync_playwright()`)."""
+    executable = chromium_path()
+    if executable is None:
+        raise RuntimeError("no chromium: apt-get install chromium (scripts/bootstrap.sh does)")
+    return pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+
+
 @contextlib.contextmanager
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
-    executable = chromium_path()
-    if executable is None:
-        raise RuntimeError("no chromium: apt-get install chromium (scripts/bootstrap.sh does)")
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        b = launch(pw)
         try:
             yield b
         finally:
