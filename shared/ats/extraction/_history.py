@@ -423,7 +423,7 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
             for prev in reversed(above):
                 # "Employer  City" right above "Title, Department  dates" (a Spanish template,
                 # Awesome-CV) is the entry's employer even when the dates' line has two parts.
-                employer_row = prev is above[-1] and prev.place_row and len(_parts(prev.text)) == 2
+                employer_row = prev.place_row and len(_parts(prev.text)) == 2
                 if _complete([t for _, t in entry.header]) and not employer_row:
                     break
                 entry.header.insert(0, (prev, prev.text))
@@ -517,6 +517,10 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
         return title, employer, location
     scored = sorted(range(len(rest)), key=lambda k: (-_title_score(rest[k]) + (rest[k] in beside_place), k))
     if _title_score(rest[scored[0]]) > 0:
+        title_i = scored[0]
+    elif len({_title_score(p) for p in rest}) > 1:
+        # No title word, but one part names an organisation ("University of Bremen" beside
+        # "Scientific Employee / Software Development"): the other is the title (layout-6).
         title_i = scored[0]
     else:  # no cue but the place: the other part is the title; else "Title, Employer" order
         title_i = next((k for k, p in enumerate(rest) if p not in beside_place), 0)

@@ -77,8 +77,13 @@ class Line:
         return self.section in ("top", "contact", "header")
 
 
+# TeX's ligature glyphs ("ﬁrewall", "Pontiﬁcia", "openoﬃce"): the letters they stand for
+# (layout-6). Only these: NFKC would also fold superscripts and full-width forms.
+_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
+
+
 def _clean(text: str) -> str:
-    return unicodedata.normalize("NFC", text[:MAX_LINE_CHARS]).strip()
+    return unicodedata.normalize("NFC", text[:MAX_LINE_CHARS]).translate(_LIGATURES).strip()
 
 
 def _fold(text: str) -> str:

@@ -45,6 +45,10 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # TeX classes' and Europass's own headings for the same list
         "computer skills", "computer knowledge", "computer knowledges", "digital skills", "digital competences",
         "digital competence", "software skills", "programming skills", "software",
+        # layout-6: Spanish and Portuguese lists ("Tecnologías", "Conocimientos en computación")
+        "tecnologías", "tecnologias", "herramientas", "conocimientos informáticos", "conocimientos técnicos",
+        "conocimientos en computación", "ferramentas", "competências", "competências técnicas", "conhecimentos",
+        "habilidades técnicas",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
