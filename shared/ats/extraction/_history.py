@@ -37,13 +37,13 @@ _DATE = re.compile(
     r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
     r"|\b([^\W\d_]{3,12})\.?\s{0,2}((?:18|19|20)\d\d)\b"  # Mar 2019, März 2019, janvier 2022
     r"|\b((?:18|19|20)\d\d)\b"  # 2019; 18xx too (layout-6: TeX classes' examples are 19th-century lives)
-    r"|\b([^\W\d_]{3,9})\.?\s?['’‘](\d\d)\b"  # Nov’22, Sept'15 (layout-6; a month name only, see _tokens)
+    r"|\b([^\W\d_]{3,9})\.?\s?['’‘]{1,2}(\d\d)\b"  # Nov’22, Sept'15, OCR's Nov'’22 (layout-6; month names only)
 )
 # What may stand between two dates of one range (stripped, case-folded).
 _SEPARATORS = frozenset(
     {"-", "–", "—", "−", "‒", "·", "•", "|", "/", "to", "bis", "à", "au", "a", "al", "tot", "do", "until", "till",
      "through", "->", "→", "–>", "-->", "hasta", "fino a", "jusqu'à", "jusqu’à", "t/m", "til", "till date", "--",
-     "---", "~", "thru", "– ", "bis zum", "tot en met", "exp.", "exp", "expected"}
+     "---", "~", "thru", "– ", "bis zum", "tot en met", "exp.", "exp", "expected", "—-", "-—", "–-", "-–"}
 )  # fmt: skip
 _PRESENT = sorted(
     {*lex.PRESENT_WORDS, "now", "current", "actual", "aujourd'hui", "heute", "date"}, key=len, reverse=True
@@ -324,7 +324,7 @@ def single_date(text: str) -> DateRange | None:
 
 
 _LEADING_DATE_SEP = re.compile(
-    r"\s{0,3}(?:[-–—|·:]\s{0,3}|\(\d{1,2}\s{0,2}[^\W\d_]{2,10}\)\s{2,})(?=[^\W\d_])"  # "2008 (1 mes)  Profesor"
+    r"\s{0,3}(?:[-–—]\s{0,3}|\(\d{1,2}\s{0,2}[^\W\d_]{2,10}\)\s{2,})(?=[^\W\d_])"  # "2008 (1 mes)  Profesor"
 )
 
 
@@ -334,8 +334,11 @@ def _leading_date(text: str) -> DateRange | None:
     then words: "2019 Award for ..." in running text is no role, and a year in a date column
     beside a project ("1996  Laboratoire ... . Simulation de ...", esieecv) is not read as one."""
     one = single_date(text)
-    if one is None or one.span[0] != 0 or not _LEADING_DATE_SEP.match(text, one.span[1]):
+    if one is None or one.span[0] != 0:
         return None
+    sep = _LEADING_DATE_SEP.match(text, one.span[1])
+    if sep is None or is_place(text[sep.end() :]):
+        return None  # Deedy's education column, "Dec 2014 | Ithaca, NY": a degree's date and place
     return one
 
 
@@ -352,11 +355,16 @@ def _with_places(lines: list[Line]) -> list[Line]:
             head = prev
             if prev.text.startswith(_BULLET) and _same_row(prev, line):
                 head = dataclasses.replace(prev, text=prev.text.lstrip("".join(_BULLET) + " "))
+            elif _OCR_BULLET.match(prev.text) and _same_row(prev, line):
+                head = dataclasses.replace(prev, text=prev.text[2:])  # the bullet OCR'd as "e Google"
             if _is_header(head) and len(head.text) + len(line.text) <= MAX_HEADER_CHARS:
                 out[-1] = dataclasses.replace(head, text=f"{head.text}  {line.text}", place_row=True)
                 continue
         out.append(line)
     return out
+
+
+_OCR_BULLET = re.compile(r"[eo°»]\s(?=[A-Z])")
 
 
 def _same_row(a: Line, b: Line) -> bool:
