@@ -264,3 +264,41 @@ def test_19th_century_roles_add_no_years() -> None:
 def test_years_from_the_roles_of_a_cv_without_an_experience_heading() -> None:
     (years,) = _extraction("agonzalezro-en").values("years_experience")
     assert abs(years - 17.1) <= 1.0
+
+
+def test_languages_and_technologies_is_a_skills_list() -> None:
+    lines = _lines("mcdowell-beaulieu")
+    assert any(ln.text == "Languages and Technologies" and ln.heading == "skills" for ln in lines)
+    skills = {s.casefold() for s in _extraction("mcdowell-beaulieu").values("skills")}
+    assert {"java", "dropwizard", "kubernetes", "grafana", "jira"} <= skills
+
+
+@pytest.mark.parametrize(
+    ("heading", "kind"),
+    [
+        ("Languages and Technologies", "skills"),
+        ("Languages & Tools", "skills"),
+        ("Programming Languages", "skills"),
+        ("Languages", "languages"),
+        ("Other Experience", "other"),
+        ("Honors & Awards", "other"),
+        ("Work", "experience"),
+        ("Tecnologías", "skills"),
+    ],
+)
+def test_headings_of_real_cvs(heading: str, kind: str) -> None:
+    assert _layout.heading_kind(heading) == kind
+
+
+def test_roles_under_other_experience_are_not_work_history() -> None:
+    roles = _roles("jakes-resume-fantino")
+    assert [r[1] for r in roles] == ["Viasat Inc.", "Ocean Aero Inc.", "Qualcomm Inc."]
+
+
+def test_an_answer_cut_by_the_ocr_time_budget_is_recognised() -> None:
+    # eval.parse_answer never caches such an answer: what it lacks depends on the load
+    from ats.extraction.eval import _budget_cut
+
+    assert _budget_cut({"warnings": ["ocr_time_budget: 1 scanned pages not OCRed (wall time budget of 40 s spent)"]})
+    assert not _budget_cut({"warnings": ["something else"]})
+    assert not _budget_cut({})

@@ -232,7 +232,7 @@ _ENTRY_LABEL = re.compile(
 def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
-    out = []
+    out: list[str] = []
     for labelled in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
         segment = _ENTRY_LABEL.sub("", labelled)
         for raw in [segment] if is_place(segment) else _PARTS.split(segment):

@@ -113,8 +113,12 @@ def heading_kind(text: str) -> str | None:
         return None
     kind = _HEADING_KIND.get(key)
     if kind is None:
-        first = _HEADING_SPLIT.split(key, maxsplit=1)[0].strip()
-        kind = _HEADING_KIND.get(first)
+        parts = [p.strip() for p in _HEADING_SPLIT.split(key, maxsplit=3)]
+        kind = _HEADING_KIND.get(parts[0])
+        # "Languages and Technologies", "Languages & Tools": programming languages, a skills
+        # list (layout-6; it read as spoken languages, and its skills were not looked for)
+        if kind == "languages" and any(_HEADING_KIND.get(p) == "skills" for p in parts[1:]):
+            kind = "skills"
     if kind is None:
         folded = _fold(key)
         kind = _FOLDED_KIND.get(folded)

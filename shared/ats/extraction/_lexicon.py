@@ -48,7 +48,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # layout-6: Spanish and Portuguese lists ("Tecnologías", "Conocimientos en computación")
         "tecnologías", "tecnologias", "herramientas", "conocimientos informáticos", "conocimientos técnicos",
         "conocimientos en computación", "ferramentas", "competências", "competências técnicas", "conhecimentos",
-        "habilidades técnicas",
+        "habilidades técnicas", "programming languages", "frameworks", "frameworks and libraries",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
@@ -78,6 +78,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "honors", "honours", "honors and awards", "achievements", "other interesting information", "distinciones",
         "otras distinciones", "cursos", "publicaciones", "premios", "projetos", "certificações", "publicações",
         "extracurricular activity", "extracurricular activities", "activities", "leadership and activities",
+        "other experience", "volunteer experience", "leadership experience", "leadership",
     ),
 }  # fmt: skip
 
