@@ -85,7 +85,11 @@ Data shipped in this repository:
     (MIT), jankapunkt/latexcv (MIT), xdanaux/moderncv (LPPL-1.3c, stated in moderncv.cls),
     zachscrivena/simple-resume-cv (Unlicense), skyzh/chicv (MIT); from held-out v4, also
     in tests/extraction/corpus/real/ now: jakegut/resume (MIT), dnl-blkv/mcdowell-cv (MIT),
-    billryan/resume (MIT). Held-out v5 (tests/extraction/heldout/files/): badele/cv (MIT),
+    billryan/resume (MIT); added in development by change set h28extract:
+    agonzalezro/Curriculum-Vitae (its author's CV: the current English PDF under WTFPL, the
+    2012 Spanish PDF under GPL-2.0, the licence at that commit; both licence files vendored),
+    nemediano/latexPlantillaUnam (MIT; its two Spanish CV templates' example PDFs).
+    Held-out v5 (tests/extraction/heldout/files/): badele/cv (MIT),
     jacekszubert/cv (CC0-1.0, stated in its README, vendored), santisoler/cv
     (BSD-3-Clause), huajh/awesome-latex-cv (LPPL-1.3c), jskherman/imprecv (Apache-2.0),
     mintyfrankie/brilliant-CV (Apache-2.0), stuxf/basic-typst-resume-template (Unlicense),

@@ -10,7 +10,7 @@ Linear: every line is read at most a fixed number of times, lines longer than
 MAX_DATE_LINE are never anchors, and at most MAX_ENTRIES entries are kept.
 """
 
-# ruff: noqa: RUF001, RUF002 (CV text has typographic dashes, quotes and colons: the rules must read them)
+# ruff: noqa: RUF001, RUF002, RUF003 (CV text has typographic dashes, quotes and colons: the rules must read them)
 
 from __future__ import annotations
 
@@ -30,18 +30,20 @@ MAX_HEADER_CHARS = 120  # longer lines are descriptions, not "Title, Employer"
 MAX_HEADER_LINES = 5  # lines one entry is read from: keeps a run of header-shaped lines linear
 
 YM = tuple[int, int | None]  # (year, month or None)
+TWO_DIGIT_PIVOT = 50  # "Nov’22" is 2022, "Sep’98" 1998
 
 _DATE = re.compile(
-    r"\b((?:19|20)\d\d)[-./](0?[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO), 2019.03, 2019/3 (CJK CVs)
+    r"\b((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09
     r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
-    r"|\b([^\W\d_]{3,12})\.?\s{0,2}((?:19|20)\d\d)\b"  # Mar 2019, März 2019, janvier 2022
-    r"|\b((?:19|20)\d\d)\b"  # 2019
+    r"|\b([^\W\d_]{3,12})\.?\s{0,2}((?:18|19|20)\d\d)\b"  # Mar 2019, März 2019, janvier 2022
+    r"|\b((?:18|19|20)\d\d)\b"  # 2019; 18xx too (layout-6: TeX classes' examples are 19th-century lives)
+    r"|\b([^\W\d_]{3,9})\.?\s?['’‘]{1,2}(\d\d)\b"  # Nov’22, Sept'15, OCR's Nov'’22 (layout-6; month names only)
 )
 # What may stand between two dates of one range (stripped, case-folded).
 _SEPARATORS = frozenset(
     {"-", "–", "—", "−", "‒", "·", "•", "|", "/", "to", "bis", "à", "au", "a", "al", "tot", "do", "until", "till",
      "through", "->", "→", "–>", "-->", "hasta", "fino a", "jusqu'à", "jusqu’à", "t/m", "til", "till date", "--",
-     "---", "~", "thru", "– ", "bis zum", "tot en met"}
+     "---", "~", "thru", "– ", "bis zum", "tot en met", "exp.", "exp", "expected", "—-", "-—", "–-", "-–"}
 )  # fmt: skip
 _PRESENT = sorted(
     {*lex.PRESENT_WORDS, "now", "current", "actual", "aujourd'hui", "heute", "date"}, key=len, reverse=True
@@ -50,6 +52,10 @@ _PRESENT_RE = re.compile(
     r"\s{0,3}(?:" + "|".join(re.escape(s) for s in sorted(_SEPARATORS, key=len, reverse=True)) + r")\s{0,3}"
     r"(?:" + "|".join(re.escape(w) for w in _PRESENT) + r")(?![^\W\d_])",
     re.IGNORECASE,
+)
+# Awesome-CV's "Nov. 2011 PRESENT": its text layer lost the dash (after a month date only).
+_PRESENT_BARE_RE = re.compile(
+    r"\s{1,3}(?:" + "|".join(re.escape(w) for w in _PRESENT) + r")(?![^\W\d_])", re.IGNORECASE
 )
 _SINCE_RE = re.compile(
     r"(?<![^\W\d_])(?:" + "|".join(re.escape(w) for w in lex.SINCE_WORDS) + r")\s{0,3}$", re.IGNORECASE
@@ -76,9 +82,24 @@ def _tokens(text: str) -> list[tuple[int, int, int, int | None]]:
         elif m.group(7):
             month_no = lex.MONTHS.get(m.group(6).casefold().rstrip("."))
             out.append((m.start() if month_no else m.start(7), m.end(), int(m.group(7)), month_no))
-        else:
+        elif m.group(8):
             out.append((m.start(), m.end(), int(m.group(8)), None))
+        else:
+            month_no = lex.MONTHS.get(m.group(9).casefold().rstrip("."))
+            if month_no:  # "Rock'n'roll'99" is no date: only a month name before the apostrophe
+                yy = int(m.group(10))
+                out.append((m.start(), m.end(), (2000 if yy < TWO_DIGIT_PIVOT else 1900) + yy, month_no))
     return out
+
+
+def _joins(between: str, first_month: int | None, second_month: int | None) -> bool:
+    """Whether the text between two dates makes them one range: a separator, or - between
+    two month dates only - nothing but a space (Awesome-CV's "Sep. 2023 Mar. 2024": the text
+    layer lost its dash; two bare years side by side are a list, not a range)."""
+    sep = between.strip().casefold()
+    if sep in _SEPARATORS:
+        return True
+    return not sep and bool(first_month and second_month) and len(between) <= 3
 
 
 def date_ranges(text: str) -> list[DateRange]:
@@ -91,13 +112,13 @@ def date_ranges(text: str) -> list[DateRange]:
     i = 0
     while i < len(tokens):
         s0, e0, y0, m0 = tokens[i]
-        if i + 1 < len(tokens) and text[e0 : tokens[i + 1][0]].strip().casefold() in _SEPARATORS:
+        if i + 1 < len(tokens) and _joins(text[e0 : tokens[i + 1][0]], m0, tokens[i + 1][3]):
             _, e1, y1, m1 = tokens[i + 1]
             if (y1, m1 or 12) >= (y0, m0 or 1):
                 out.append(DateRange((y0, m0), (y1, m1), (s0, e1)))
                 i += 2
                 continue
-        present = _PRESENT_RE.match(text, e0)
+        present = _PRESENT_RE.match(text, e0) or (_PRESENT_BARE_RE.match(text, e0) if m0 else None)
         if present:
             out.append(DateRange((y0, m0), None, (s0, present.end())))
         else:
@@ -157,7 +178,12 @@ _TITLE_WORDS = frozenset(
      "geschäftsführer", "geschäftsführerin", "mitarbeiter", "mitarbeiterin", "referent", "referentin",
      "sachbearbeiter", "sachbearbeiterin", "responsable", "directeur", "directrice", "gerente", "director",
      "direttore", "responsabile", "medewerker", "specjalista", "kierownik", "dyrektor", "architekt",
-     "tech", "engineering", "sre", "ux", "ui", "scrum", "master", "support", "devops"}
+     "tech", "engineering", "sre", "ux", "ui", "scrum", "master", "support", "devops",
+     # layout-6: Spanish, Portuguese and French titles of the development half's real CVs' kind
+     "profesor", "profesora", "professeur", "docente", "ayudante", "asistente",
+     "investigador", "investigadora", "becaria", "consultor", "consultora", "técnico", "técnica", "fundador",
+     "fundadora", "coordinador", "coordinadora", "desenvolvedor", "desenvolvedora", "engenheiro", "engenheira",
+     "estagiário", "estagiária", "cofounder", "lehrer", "lehrerin", "dozent", "dozentin", "employee"}
 )  # fmt: skip
 _INSTITUTION_WORDS = frozenset(
     {"university", "universität", "universitat", "université", "universidad", "università", "universiteit",
@@ -172,25 +198,61 @@ def _words(text: str) -> list[str]:
     return [w.strip("()[],.;:").casefold() for w in text.split()]
 
 
+# The nouns a title ends (English) or starts (Romance languages) with: "Software Engineer",
+# "Ingeniero de software". "Software", "Data", "Cloud" are job words too, but as modifiers.
+_TITLE_HEADS = frozenset(
+    {"engineer", "developer", "manager", "scientist", "analyst", "consultant", "designer", "architect", "lead",
+     "director", "specialist", "administrator", "accountant", "officer", "assistant", "intern", "coordinator",
+     "technician", "programmer", "researcher", "professor", "lecturer", "teacher", "founder", "co-founder",
+     "cofounder", "ceo", "cto", "owner", "president", "advisor", "editor", "writer", "tester", "operator",
+     "supervisor", "executive", "trainee", "apprentice", "student", "head", "employee", "ingeniero", "ingeniera",
+     "desarrollador", "desarrolladora", "programador", "analista", "profesor", "profesora", "becario", "becaria",
+     "ayudante", "asistente", "investigador", "investigadora", "ingénieur", "développeur", "chef", "ingegnere",
+     "sviluppatore", "engenheiro", "desenvolvedor", "programista", "inżynier", "kierownik", "ontwikkelaar"}
+)  # fmt: skip
+
+
 def _title_score(part: str) -> int:
     words = _words(part)
     titles = sum(w in _TITLE_WORDS or w.endswith(_TITLE_SUFFIXES) for w in words)
-    return titles - 2 * sum(w in _ORG_WORDS for w in words)
+    head = 2 if words and (words[-1] in _TITLE_HEADS or words[0] in _TITLE_HEADS) else 0
+    return titles + head - 2 * sum(w in _ORG_WORDS for w in words)
 
 
 _SEGMENTS = re.compile(r"\s{2,}|\t|\s[|–—·•]\s|\s-\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
 
 
+# AltaCV's "Date: July 2012 – Ongoing  Location: Sunnyvale, CA" (its icons' text): labels, not parts.
+_ENTRY_LABEL = re.compile(
+    r"^\s{0,3}(?:dates?|period|when|location|place|where|ort|zeitraum|lieu|période|lugar|periodo|fecha)\s{0,2}:\s{0,3}",
+    re.IGNORECASE,
+)
+
+
 def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
-    out = []
-    for segment in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
+    out: list[str] = []
+    for labelled in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
+        segment = _ENTRY_LABEL.sub("", labelled)
         for raw in [segment] if is_place(segment) else _PARTS.split(segment):
             part = raw.strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
-            if sum(ch.isalpha() for ch in part) >= 2:
+            part = _FOOTNOTE.sub("", part)  # "Fundación Caja Duero1": a footnote mark (moderncv)
+            if part.count("(") > part.count(")"):
+                part += ")"  # "Danggeun Pay Inc. (KarrotPay)": the strip took its own bracket
+            if out and _LEGAL_FORM.fullmatch(part):
+                out[-1] = f"{out[-1]}, {part}"  # "Omnious. Co., Ltd.": a legal form is no part of its own
+            elif sum(ch.isalpha() for ch in part) >= 2:
                 out.append(part)
     return out
+
+
+_FOOTNOTE = re.compile(r"(?<=[^\W\d_.]{4})[1-9]$|(?<=[A-Z]\.)[1-9]$")  # not "Auth0"
+_LEGAL_FORM = re.compile(
+    r"(?:ltd|inc|llc|llp|plc|corp|co|gmbh|ag|sa|s\.a|sas|sarl|srl|s\.r\.l|spa|s\.p\.a|bv|b\.v|nv|n\.v|s\.l|sl|"
+    r"oy|ab|a/s|kg|pty ltd|pvt ltd)\.?",
+    re.IGNORECASE,
+)
 
 
 # "Researcher / Independent Consultant", "Developer / Team Lead": one title held two ways,
@@ -261,24 +323,54 @@ def single_date(text: str) -> DateRange | None:
     return DateRange((year, month), (year, month), (start, end))
 
 
+_LEADING_DATE_SEP = re.compile(
+    r"\s{0,3}(?:[-–—]\s{0,3}|\(\d{1,2}\s{0,2}[^\W\d_]{2,10}\)\s{2,})(?=[^\W\d_])"  # "2008 (1 mes)  Profesor"
+)
+
+
+def _leading_date(text: str) -> DateRange | None:
+    """A role dated by its start alone, first on its line: "2016 / 09 - University of Bremen"
+    (latexcv), "2011 / 11 - Getoq Consulting" (layout-6). Only a date followed by a dash and
+    then words: "2019 Award for ..." in running text is no role, and a year in a date column
+    beside a project ("1996  Laboratoire ... . Simulation de ...", esieecv) is not read as one."""
+    one = single_date(text)
+    if one is None or one.span[0] != 0:
+        return None
+    sep = _LEADING_DATE_SEP.match(text, one.span[1])
+    if sep is None or is_place(text[sep.end() :]):
+        return None  # Deedy's education column, "Dec 2014 | Ithaca, NY": a degree's date and place
+    return one
+
+
 def _with_places(lines: list[Line]) -> list[Line]:
     """A place on a line of its own right after a header-shaped line is read with it:
     templates set "Employer" left and "City, Country" flush right on one row, and the text
-    layer gives them as two lines ("Globex" / "London, UK")."""
+    layer gives them as two lines ("Globex" / "London, UK"). sb2nov's template sets a bullet
+    before the employer ("• Google" / "Mountain View, CA" on its row): with the place on its
+    row, that bullet opens an entry, not a description (layout-6)."""
     out: list[Line] = []
     for line in lines:
         prev = out[-1] if out else None
-        if (
-            prev is not None
-            and is_place(line.text)
-            and not is_place(prev.text)
-            and _is_header(prev)
-            and len(prev.text) + len(line.text) <= MAX_HEADER_CHARS
-        ):
-            out[-1] = dataclasses.replace(prev, text=f"{prev.text}  {line.text}")
-            continue
+        if prev is not None and is_place(line.text) and not is_place(prev.text):
+            head = prev
+            if prev.text.startswith(_BULLET) and _same_row(prev, line):
+                head = dataclasses.replace(prev, text=prev.text.lstrip("".join(_BULLET) + " "))
+            elif _OCR_BULLET.match(prev.text) and _same_row(prev, line):
+                head = dataclasses.replace(prev, text=prev.text[2:])  # the bullet OCR'd as "e Google"
+            if _is_header(head) and len(head.text) + len(line.text) <= MAX_HEADER_CHARS:
+                out[-1] = dataclasses.replace(head, text=f"{head.text}  {line.text}", place_row=True)
+                continue
         out.append(line)
     return out
+
+
+_OCR_BULLET = re.compile(r"[eo°»]\s(?=[A-Z])")
+
+
+def _same_row(a: Line, b: Line) -> bool:
+    if a.bbox is None or b.bbox is None or a.page != b.page:
+        return False
+    return abs(a.bbox[1] - b.bbox[1]) < 0.4 * max(a.bbox[3] - a.bbox[1], 1.0) and b.bbox[0] > a.bbox[2]
 
 
 def _closer_below(pending: list[Line], anchor: Line, below: list[Line]) -> bool:
@@ -296,6 +388,22 @@ def _closer_below(pending: list[Line], anchor: Line, below: list[Line]) -> bool:
     return gap_above > 2 * max(gap_below, 1.0) + 4
 
 
+def _without_all(text: str, ranges: list[DateRange]) -> str:
+    """The line without its dates: "Agosto 2015 - Mayo 2016, Agosto 2016 - Mayo 2017" is one
+    role held twice, none of it a title or employer (layout-6)."""
+    for r in sorted(ranges, key=lambda r: r.span[0], reverse=True):
+        text = _without(text, r.span)
+    return text
+
+
+def _spanning(ranges: list[DateRange]) -> DateRange:
+    """One role's dates when its line holds several ranges back to back ("2015 - 2016, 2016 -
+    2017"): from the first start to the last end."""
+    if len(ranges) == 1 or ranges[0].end is None:
+        return ranges[0]
+    return DateRange(ranges[0].start, ranges[-1].end, ranges[0].span)
+
+
 def _without_dates(text: str) -> str:
     ranges = date_ranges(text)
     return _without(text, ranges[0].span) if ranges else text
@@ -311,14 +419,20 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
         if not ranges and section == "education" and len(out) < MAX_ENTRIES:
             one = single_date(line.text)
             ranges = [one] if one else []
+        elif not ranges and len(out) < MAX_ENTRIES and _is_header(line):
+            one = _leading_date(line.text)
+            ranges = [one] if one else []
         if ranges:
-            own = "" if line.dates_beside_bullet else _without(line.text, ranges[0].span)
-            entry = _Entry(line, ranges[0], [(line, own)])
+            own = "" if line.dates_beside_bullet else _without_all(line.text, ranges)
+            entry = _Entry(line, _spanning(ranges), [(line, own)])
             # The lines just above complete it, nearest first ("Employer  City" above
             # "Title  dates"; "Title" and "Employer" above a dates line).
             above = pending[-2:] if not _closer_below(pending, line, body[k + 1 : k + 2]) else []
             for prev in reversed(above):
-                if _complete([t for _, t in entry.header]):
+                # "Employer  City" right above "Title, Department  dates" (a Spanish template,
+                # Awesome-CV) is the entry's employer even when the dates' line has two parts.
+                employer_row = prev.place_row and len(_parts(prev.text)) == 2
+                if _complete([t for _, t in entry.header]) and not employer_row:
                     break
                 entry.header.insert(0, (prev, prev.text))
             out.append(entry)
@@ -350,11 +464,36 @@ def _employer_of(text: str) -> str:
     return _IN_PLACE.sub("", _ARTICLE.sub("", text)).strip() or text
 
 
+def _whole_employer_lines(groups: list[list[str]]) -> list[str]:
+    """The header lines' parts, in order - but when one line is a title alone ("Enseignant
+    vacataire en Mathématiques"), a line of several parts none of which is a title is one
+    employer written with commas ("ONAC, Lycées privés hors contrat ACADIS & DWIGHT MOODY"),
+    not a title and an employer (layout-6)."""
+    lines = [g for g in groups if g]
+    title_line = any(len(g) == 1 and _title_score(g[0]) > 0 for g in lines) or bool(lines and len(lines[0]) == 1)
+    out: list[str] = []
+    for g in groups:
+        named = [p for p in g if not is_place(p)]
+        # ... but "Council of Europe, Budapest": a one-word part after a comma is a place
+        # the lexicon does not know, not more of the employer's name (an acronym is: a unit).
+        if (
+            title_line
+            and len(named) > 1
+            and all(_title_score(p) <= 0 for p in named)
+            and all(len(p.split()) > 1 or p.isupper() for p in named[1:])  # "..., MND": an acronym
+        ):
+            out += [", ".join(named), *(p for p in g if is_place(p))]
+        else:
+            out += g
+    return out
+
+
 def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     """(title, employer, location) from an entry's header texts."""
-    parts: list[str] = []
     employer_hint: str | None = None
     beside_place: set[str] = set()  # "Northwind Analytics  Berlin": a place sits beside the employer
+    alone = sum(1 for text in texts if text.strip()) == 1
+    groups: list[list[str]] = []  # each plain header line's parts
     for text in texts:
         own = _parts(text)
         named = [p for p in own if not is_place(p)]
@@ -366,14 +505,16 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             at
             and "," not in left
             and len(left.split()) <= 6
-            and (at.group(1).casefold() in _STRONG_AT or _title_score(left) > 0)
+            # "Becario en desarrollo de Software" under "Nvidia Corporation": a weak "at" word
+            # ("en", "w") is a field of work when another line names the employer (layout-6).
+            and (at.group(1).casefold() in _STRONG_AT or (_title_score(left) > 0 and alone))
         ):
-            parts += _parts(text[: at.start()])
             tail = _parts(text[at.end() :].strip())
             employer_hint = _employer_of(tail[0]) if tail else None
-            parts += [employer_hint, *tail[1:]] if employer_hint else tail
+            groups.append(_parts(text[: at.start()]) + ([employer_hint, *tail[1:]] if employer_hint else tail))
         else:
-            parts += own
+            groups.append(own)
+    parts = _whole_employer_lines(groups)
     location = next((p for p in parts if is_place(p)), None)
     rest = [p for p in parts if p != location]
     if not rest:
@@ -384,6 +525,10 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
         return title, employer, location
     scored = sorted(range(len(rest)), key=lambda k: (-_title_score(rest[k]) + (rest[k] in beside_place), k))
     if _title_score(rest[scored[0]]) > 0:
+        title_i = scored[0]
+    elif len({_title_score(p) for p in rest}) > 1:
+        # No title word, but one part names an organisation ("University of Bremen" beside
+        # "Scientific Employee / Software Development"): the other is the title (layout-6).
         title_i = scored[0]
     else:  # no cue but the place: the other part is the title; else "Title, Employer" order
         title_i = next((k for k, p in enumerate(rest) if p not in beside_place), 0)
@@ -436,7 +581,10 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     """{employer, title, location, start, end} per role of the experience section."""
     now = as_of.year * 12 + as_of.month - 1
     out = []
-    for e in _entries(lines, "experience"):
+    # A CV with no experience heading at all (its roles open the page: agonzalezro's) has
+    # its roles at the top (layout-6).
+    section = "experience" if any(ln.heading == "experience" for ln in lines) else "top"
+    for e in _entries(lines, section):
         title, employer, location = _split_job([t for _, t in e.header])
         value: dict[str, str | None] = {
             "employer": employer,

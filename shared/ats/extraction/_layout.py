@@ -30,6 +30,7 @@ MAX_LINES = 5000
 _HEADING_KIND = {name: kind for kind, names in HEADINGS.items() for name in names}
 _HEADING_STRIP = re.compile(r"^[\W\d_]{0,8}|[\W_]{0,8}$")
 _HEADING_SPLIT = re.compile(r"\s{0,3}(?:&|/|,|\+|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b|\bi\b)\s{0,3}")
+_DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 _LABEL = re.compile(r"^\s{0,4}([^\W\d_][^:：]{0,40}?)\s{0,3}[:：]\s{0,3}(\S.*)$")
 
 
@@ -54,6 +55,8 @@ class Line:
     # Dates set flush right level with an entry's first bullet (rendercv), joined to it:
     # the bullet is the entry's description, not its "Title, Employer".
     dates_beside_bullet: bool = False
+    # An entry header with its place read onto it ("Globex" + "London, UK": _history).
+    place_row: bool = False
 
     def source(self, rule: str, text: str | None = None) -> Source:
         page, bbox = self.page, self.bbox
@@ -74,8 +77,13 @@ class Line:
         return self.section in ("top", "contact", "header")
 
 
+# TeX's ligature glyphs ("ﬁrewall", "Pontiﬁcia", "openoﬃce"): the letters they stand for
+# (layout-6). Only these: NFKC would also fold superscripts and full-width forms.
+_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
+
+
 def _clean(text: str) -> str:
-    return unicodedata.normalize("NFC", text[:MAX_LINE_CHARS]).strip()
+    return unicodedata.normalize("NFC", text[:MAX_LINE_CHARS]).translate(_LIGATURES).strip()
 
 
 def _fold(text: str) -> str:
@@ -94,6 +102,9 @@ def heading_kind(text: str) -> str | None:
     Exact first; then accent-folded, then one edit away for headings of 8+ letters: OCR
     reads "Références" as "Reéférences" and "Compétences" as "Competences".
     """
+    leader = _DOT_LEADER.search(text[:200])
+    if leader:  # "Education. . . . . . ." (a rule drawn with dots): a heading, whatever its words
+        return _leader_heading(text[: leader.start()])
     if len(text) > 60:
         return None
     key = _HEADING_STRIP.sub("", text).casefold().strip()
@@ -102,8 +113,12 @@ def heading_kind(text: str) -> str | None:
         return None
     kind = _HEADING_KIND.get(key)
     if kind is None:
-        first = _HEADING_SPLIT.split(key, maxsplit=1)[0].strip()
-        kind = _HEADING_KIND.get(first)
+        parts = [p.strip() for p in _HEADING_SPLIT.split(key, maxsplit=3)]
+        kind = _HEADING_KIND.get(parts[0])
+        # "Languages and Technologies", "Languages & Tools": programming languages, a skills
+        # list (layout-6; it read as spoken languages, and its skills were not looked for)
+        if kind == "languages" and any(_HEADING_KIND.get(p) == "skills" for p in parts[1:]):
+            kind = "skills"
     if kind is None:
         folded = _fold(key)
         kind = _FOLDED_KIND.get(folded)
@@ -111,6 +126,17 @@ def heading_kind(text: str) -> str | None:
             match = process.extractOne(folded, _FOLDED_NAMES, scorer=Levenshtein.distance, score_cutoff=1)
             if match is not None:
                 kind = _FOLDED_KIND[match[0]]
+    return kind
+
+
+def _leader_heading(text: str) -> str:
+    """The kind of a heading drawn with a dot leader (layout-6): its words as a heading, else
+    the first of its words that is a one-word heading ("Non-exhaustive list of technologies I
+    used" -> skills), else "other"."""
+    kind = heading_kind(text) if len(text) <= 60 else None
+    if kind is None:
+        words = (w.strip(",.;:()").casefold() for w in text.split()[:20])
+        kind = next((_HEADING_KIND[w] for w in words if w in _HEADING_KIND), "other")
     return kind
 
 
@@ -235,17 +261,22 @@ MIN_WRAPPED = 45  # characters of a line that ran to its column's width
 
 
 def _continues(prev: Line, line: Line) -> bool:
-    if prev.bbox is None or line.bbox is None or prev.page != line.page or not line.text[:1].islower():
+    if prev.bbox is None or line.bbox is None or prev.page != line.page:
+        return False
+    head = prev.text.rstrip()
+    # "ONAC, Lycées privés hors contrat ACADIS &" / "DWIGHT MOODY": a line ending on "&"
+    # is unfinished whatever case the next one starts in (layout-6).
+    ampersand = head.endswith(" &") and line.text[:1].isalpha()
+    if not ampersand and not line.text[:1].islower():
         return False
     if _OCR_BULLET.match(line.text):
         return False  # "e Migrated the platform": OCR reads a bullet as a letter
-    head = prev.text.rstrip()
     if len(head) + len(line.text) > MAX_WRAPPED:
         return False
     hyphenated = len(head) >= 2 and head.endswith("-") and head[-2].isalpha()
     # Without a hyphen, only a line that ran to its column's width and stopped mid-phrase:
     # a list item ("Git, MySQL,") or a short label line is followed by its own line.
-    if not hyphenated and (len(head) < MIN_WRAPPED or not head[-1].isalpha()):
+    if not hyphenated and not ampersand and (len(head) < MIN_WRAPPED or not head[-1].isalpha()):
         return False
     height = prev.bbox[3] - prev.bbox[1]
     below = line.bbox[1] - prev.bbox[3]
@@ -290,9 +321,10 @@ def join_wrapped(lines: list[Line]) -> list[Line]:
 # beside it on the same row are read as one line, "dates  Title, Employer", where the
 # dates' column puts it in reading order.
 
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_YEAR = re.compile(r"(?<!\d)(?:18|19|20)\d\d(?!\d)")
 _DATE_WORDS = frozenset(
-    {*lex.MONTHS, *lex.PRESENT_WORDS, *lex.SINCE_WORDS, "to", "bis", "until", "till", "and", "à", "au", "a", "al",
+    {*lex.MONTHS, *lex.PRESENT_WORDS, *(w.rstrip(".") for w in lex.PRESENT_WORDS), *lex.SINCE_WORDS,
+     "to", "bis", "until", "till", "and", "à", "au", "a", "al",
      "tot", "do", "hasta", "exp", "expected", "date", "jusqu", "t", "m", "summer", "winter", "spring", "fall",
      "autumn"}
 )  # fmt: skip
@@ -317,6 +349,9 @@ def plain(text: str) -> str:
     return "".join(" " if unicodedata.category(ch) in ("Co", "So") else ch for ch in text)
 
 
+_PARENTHESISED = re.compile(r"([^()]{2,40}?)\s?\(([^()]{2,30})\)")
+
+
 def is_place(text: str) -> bool:
     """A known city or country, "City, ST", "City, Country", or "Remote"."""
     low = plain(text).strip(" ()[]").casefold()
@@ -324,8 +359,23 @@ def is_place(text: str) -> bool:
         return False
     if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES:
         return True
+    inner = _PARENTHESISED.fullmatch(plain(text).strip().casefold())
+    if inner:  # "Remote (Switzerland)", "Spain & Remote (Italy)" (layout-6)
+        # "Budapest (Hungary)": a short name before a country in brackets is its town
+        head_ok = all(is_place(x) for x in inner.group(1).split(" & ")) or (
+            len(inner.group(1).split()) <= 2 and inner.group(2).strip() in lex.COUNTRIES
+        )
+        return head_ok and is_place(inner.group(2))
     head, _, tail = low.partition(",")
     head, tail = head.strip(), tail.strip()
+    if tail.count(",") == 1:  # "Mountain View, California, EUA": City, State, Country (layout-6)
+        middle, _, country = tail.partition(",")
+        words = (head + " " + middle).split()
+        return (
+            len(words) <= 6
+            and country.strip() in lex.COUNTRIES
+            and not any(w.strip(".,") in lex.JOB_WORDS for w in words)  # "Engineer, Data Platform, Germany"
+        )
     if not tail or "," in tail or len(head.split()) > 3:
         return False  # "Engineer, Data Platform, Germany" is no place
     return head in lex.CITIES or tail in lex.COUNTRIES or tail.upper() in lex.US_STATES
@@ -423,16 +473,37 @@ def _assign_sections(lines: list[Line]) -> None:
         if line.part in ("header", "footer"):
             line.section = line.part
             continue
-        if prev is not None and _column_break(prev, line):
+        if prev is not None and _column_break(prev, line) and not _flush_right_aside(prev, line):
             # A new column on the first page starts again at the top (a sidebar CV's
             # main column holds the name after the sidebar's sections, or vice versa).
             section = "top" if line.page == 1 else section
         kind = heading_kind(line.text)
+        if kind is not None and prev is not None and _word_of_row(prev, line):
+            kind = None  # "Design software architecture ...": a justified line's words, one per text line
         if kind is not None:
             section = kind
             line.heading = kind
         line.section = section
         prev = line
+
+
+def _flush_right_aside(prev: Line, line: Line) -> bool:
+    """A place or date set flush right beside an entry (rendercv: "San Francisco, CA" level
+    with "Nexus AI, Co-Founder & CTO", after that entry's bullets): the text layer gives it
+    after the bullets, but it opens no new column (layout-6)."""
+    assert prev.bbox is not None and line.bbox is not None
+    return line.bbox[0] > prev.bbox[0] and (is_place(line.text) or date_cell(line.text))
+
+
+def _word_of_row(prev: Line, line: Line) -> bool:
+    """Whether the line continues the row of the line before it a word space away: TeX's
+    justified text can come out one word per line ("Design" / "software" / "architecture"),
+    and a heading never shares its row with text just left of it."""
+    if prev.bbox is None or line.bbox is None or prev.page != line.page:
+        return False
+    height = max(line.bbox[3] - line.bbox[1], 1.0)
+    gap = line.bbox[0] - prev.bbox[2]
+    return abs(line.bbox[1] - prev.bbox[1]) < 0.3 * height and 0 <= gap < 1.5 * height
 
 
 def _column_break(prev: Line, line: Line) -> bool:

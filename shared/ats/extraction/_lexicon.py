@@ -25,13 +25,15 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "parcours", "experiencia", "experiencia profesional", "experiencia laboral", "esperienza",
         "esperienze", "esperienza professionale", "esperienze professionali", "esperienza lavorativa",
         "werkervaring", "ervaring", "loopbaan", "doświadczenie", "doświadczenie zawodowe", "historia zatrudnienia",
+        # layout-6: komacv's bare "Work"; Portuguese
+        "work", "experiência", "experiência profissional", "experiências", "histórico profissional",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
         "bildungsweg", "studium", "schulbildung", "akademischer werdegang", "formation", "formations",
         "diplômes", "études", "formación", "formación académica", "educación", "estudios", "istruzione",
         "formazione", "istruzione e formazione", "titoli di studio", "opleiding", "opleidingen",
-        "wykształcenie", "edukacja",
+        "wykształcenie", "edukacja", "formação", "formação acadêmica", "formação académica", "educação",
     ),
     "skills": (
         "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",
@@ -43,6 +45,10 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # TeX classes' and Europass's own headings for the same list
         "computer skills", "computer knowledge", "computer knowledges", "digital skills", "digital competences",
         "digital competence", "software skills", "programming skills", "software",
+        # layout-6: Spanish and Portuguese lists ("Tecnologías", "Conocimientos en computación")
+        "tecnologías", "tecnologias", "herramientas", "conocimientos informáticos", "conocimientos técnicos",
+        "conocimientos en computación", "ferramentas", "competências", "competências técnicas", "conhecimentos",
+        "habilidades técnicas", "programming languages", "frameworks", "frameworks and libraries",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
@@ -68,6 +74,11 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "certifications et formations", "centres d'intérêt", "loisirs", "proyectos", "certificaciones",
         "intereses", "progetti", "certificazioni", "interessi", "projecten", "certificaten", "hobby's",
         "projekty", "certyfikaty", "zainteresowania",
+        # layout-6: sections after the roles that ended nowhere before (their lines were read as roles)
+        "honors", "honours", "honors and awards", "achievements", "other interesting information", "distinciones",
+        "otras distinciones", "cursos", "publicaciones", "premios", "projetos", "certificações", "publicações",
+        "extracurricular activity", "extracurricular activities", "activities", "leadership and activities",
+        "other experience", "volunteer experience", "leadership experience", "leadership",
     ),
 }  # fmt: skip
 
@@ -168,6 +179,8 @@ PRESENT_WORDS = (
     "jetzt", "aktuell", "dato", "aujourd'hui", "aujourd’hui", "présent", "à ce jour", "ce jour", "actualidad",
     "la actualidad", "actual", "presente", "hoy", "oggi", "ad oggi", "in corso", "heden", "nu", "obecnie",
     "teraz", "nadal", "obecny", "至今", "现在", "現在", "현재",
+    # layout-6: abbreviations ("Nov'22 - Cur.", "May 2011 - Act."), Portuguese
+    "cur.", "act.", "atual", "atualmente", "o momento",
 )  # fmt: skip
 SINCE_WORDS = ("since", "seit", "depuis", "desde", "dal", "dall'", "sinds", "od", "from")
 
@@ -175,18 +188,18 @@ SINCE_WORDS = ("since", "seit", "depuis", "desde", "dal", "dall'", "sinds", "od"
 MONTHS: dict[str, int] = {}
 for number, names in enumerate(
     (
-        "jan january janv janvier januar jänner ene enero gen gennaio januari sty styczeń stycznia",
-        "feb february févr fevr février februar febrero febbraio februari lut luty lutego",
-        "mar march mars märz maerz marzo maart mrt marca marzec",
+        "jan january janv janvier januar jänner ene enero gen gennaio januari sty styczeń stycznia janeiro",
+        "feb february févr fevr février februar febrero febbraio februari lut luty lutego fev fevereiro",
+        "mar march mars märz maerz marzo maart mrt marca marzec março",
         "apr april avr avril abr abril aprile kwi kwiecień kwietnia",
-        "may mai mayo mag maggio mei maj maja",
-        "jun june juin juni junio giu giugno cze czerwiec czerwca",
-        "jul july juil juillet juli julio lug luglio lip lipiec lipca",
+        "may mai mayo mag maggio mei maj maja maio",
+        "jun june juin juni junio giu giugno cze czerwiec czerwca junho",
+        "jul july juil juillet juli julio lug luglio lip lipiec lipca julho",
         "aug august août aout ago agosto augustus sie sierpień sierpnia",
-        "sep sept september septembre septiembre set settembre wrz wrzesień września",
-        "oct october okt oktober octobre octubre ott ottobre paź październik października",
-        "nov november novembre noviembre lis listopad listopada",
-        "dec december dez dezember déc décembre dic diciembre dicembre gru grudzień grudnia",
+        "sep sept september septembre septiembre set settembre wrz wrzesień września setembro",
+        "oct october okt oktober octobre octubre ott ottobre paź październik października outubro",
+        "nov november novembre noviembre lis listopad listopada novembro",
+        "dec december dez dezember déc décembre dic diciembre dicembre gru grudzień grudnia dezembro",
     ),
     start=1,
 ):
@@ -236,7 +249,7 @@ COUNTRIES: dict[str, str] = {}
 for region, spellings in {
     "GB": "united kingdom|uk|u.k.|great britain|england|scotland|wales|northern ireland|großbritannien|royaume-uni",
     "IE": "ireland|éire|irland|irlande|irlanda",
-    "US": "usa|u.s.a.|united states|united states of america|vereinigte staaten|états-unis|estados unidos",
+    "US": "usa|u.s.a.|united states|united states of america|vereinigte staaten|états-unis|estados unidos|eua|ee.uu.",
     "DE": "germany|deutschland|allemagne|alemania|germania|duitsland|niemcy",
     "AT": "austria|österreich|autriche",
     "CH": "switzerland|schweiz|suisse|svizzera|suiza",
@@ -252,6 +265,17 @@ for region, spellings in {
     "CA": "canada|kanada",
     "AU": "australia|australien",
     "IN": "india|indien",
+    # layout-6: the development half's real CVs from Mexico, Korea (places of their roles)
+    "MX": "mexico|méxico|mexique|mexiko|méjico",
+    "KR": "south korea|korea|republic of korea|s.korea|s. korea|corée du sud|südkorea",
+    "BR": "brazil|brasil|brésil|brasilien",
+    "HU": "hungary|magyarország|ungarn|hongrie|hungría|węgry",
+    "CZ": "czech republic|czechia|česko|tschechien|république tchèque",
+    "GR": "greece|ελλάδα|griechenland|grèce|grecia",
+    "RO": "romania|românia|rumänien|roumanie",
+    "NO": "norway|norge|norwegen|norvège",
+    "FI": "finland|suomi|finnland|finlande",
+    "LU": "luxembourg|luxemburg",
 }.items():
     for spelling in spellings.split("|"):
         COUNTRIES[spelling] = region
