@@ -100,9 +100,8 @@ def test_production_web_settings_are_secure(rendered: dict[str, list[dict[str, A
     assert got["csrf_cookie_secure"] is True
     # Plain http (the kubelet's probes) is not HTTPS: no HSTS header claimed there.
     assert got["plain_hsts"] is None
-    # Passwords: Django's PBKDF2 first, and the test suite's cheap MD5 hasher (its
-    # ATS_TEST_FAST_PASSWORD_HASHER) neither used nor accepted.
-    assert "ATS_TEST_FAST_PASSWORD_HASHER" not in environment
+    # Passwords: Django's PBKDF2 first, and the test suite's cheap MD5 hasher (put first by
+    # the test-only app, tests/testapp) neither used nor accepted.
     assert got["hashers"][0] == "django.contrib.auth.hashers.PBKDF2PasswordHasher"
     assert not any("MD5" in h for h in got["hashers"]), got["hashers"]
 
@@ -113,9 +112,13 @@ def test_the_development_opt_out_is_explicit(rendered: dict[str, list[dict[str, 
     assert got["session_secure"] is False and got["proxy_header"] == [] and got["https_hsts"] is None
 
 
-def test_the_fast_test_hasher_is_an_explicit_opt_in(rendered: dict[str, list[dict[str, Any]]]) -> None:
-    """The flag the test plugin sets is what makes the cheap hasher first (so the proof
-    above, its absence in production, is about the right switch)."""
-    environment = {**web_environment(rendered["production"]), "ATS_TEST_FAST_PASSWORD_HASHER": "1"}
-    got = settings_under(environment)
-    assert got["hashers"][0] == "django.contrib.auth.hashers.MD5PasswordHasher"
+def test_the_fast_test_hasher_comes_from_the_test_only_app() -> None:
+    """What puts the cheap hasher first is tests.testapp (so the proof above, its absence in
+    production, is about the right place): in this test process, which loads that app as
+    every process of a test stack does, it hashes and is first."""
+    from django.conf import settings
+    from django.contrib.auth.hashers import get_hashers, make_password
+
+    assert "tests.testapp" in settings.INSTALLED_APPS
+    assert get_hashers()[0].algorithm == "md5"
+    assert make_password("s3cret").startswith("md5$")

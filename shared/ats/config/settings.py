@@ -107,18 +107,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 # Django's own hashers (PBKDF2 first, 1,000,000 iterations: 0.3-0.5 CPU s a hash, which is
-# the point). The test suite alone puts Django's salted-MD5 test hasher first - its hundreds
-# of users and logins (test process, live web, workers) spent minutes of CPU hashing - with
-# ATS_TEST_FAST_PASSWORD_HASHER=1, which only ats.devtools.pytest_plugin sets; unset, no
-# process lists it (tests/deploy/test_k8s_web_settings.py loads these settings as the pods do).
-PASSWORD_HASHERS = [
-    *(
-        ["django.contrib.auth.hashers.MD5PasswordHasher"]
-        if env.flag("ATS_TEST_FAST_PASSWORD_HASHER", default=False)
-        else []
-    ),
-    *global_settings.PASSWORD_HASHERS,
-]
+# the point). Production reads no switch here: the test suite's cheap hasher is put first by
+# its test-only app (tests/testapp/apps.py), which no image ships.
+PASSWORD_HASHERS = list(global_settings.PASSWORD_HASHERS)
 # Django permissions (the admin site) follow the iam role; ModelBackend still authenticates.
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",

@@ -51,10 +51,6 @@ def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str
     os.environ.setdefault("ATS_DEV_PLAIN_HTTP", "1")
     # Test-only tasks (tests/testapp) exercise the job machinery inside real workers.
     os.environ.setdefault("ATS_EXTRA_APPS", "tests.testapp")
-    # Django's cheap MD5 hasher first, in the test process and every process it starts
-    # (they inherit this environment): PBKDF2's 0.3-0.5 CPU s per user created or login
-    # was minutes of the suite's CPU. Production never sets it (ats.config.settings).
-    os.environ.setdefault("ATS_TEST_FAST_PASSWORD_HASHER", "1")
     if os.environ.get("DATABASE_URL"):
         return
     if _xdist_controller(early_config):
