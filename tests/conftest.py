@@ -405,6 +405,13 @@ def _worker_diagnosis(workers: list[Worker]) -> str:
                 "SELECT id, now() - last_heartbeat FROM procrastinate_workers ORDER BY id",
             )
             parts.append("workers (id, heartbeat age): " + ", ".join(f"{i}: {age}" for i, age in cur.fetchall()))
+            # The parse role has a per-cluster CONNECTION LIMIT: who holds what, and in which state.
+            cur.execute(
+                "SELECT usename, application_name, state, count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+            )
+            parts.append("connections (role, application, state, count):")
+            parts += [f"  {row}" for row in cur.fetchall()]
     except Exception as exc:  # the database may be what failed
         parts.append(f"(job rows not read: {type(exc).__name__}: {exc})")
     for w in workers:
