@@ -203,9 +203,12 @@ def _starter(stack_env: dict[str, str], django_db_blocker: Any, started: list[Wo
 
 
 @pytest.fixture
-def start_worker(stack_env: dict[str, str], django_db_blocker: Any) -> Iterator[Callable[..., Worker]]:
+def start_worker(
+    stack_env: dict[str, str], django_db_blocker: Any, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Worker]]:
     """Workers for one test, stopped when it ends (so no other test's jobs reach them)."""
     started: list[Worker] = []
+    request.node.stash[_STARTED_WORKERS] = started  # a failure's report shows them
     yield _starter(stack_env, django_db_blocker, started)
     stop_all(started)
 
@@ -382,6 +385,70 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.integration)
         else:
             item.add_marker(pytest.mark.unit)
+
+
+# --- a failed test with workers: what they were doing ---------------------------------------
+# A job that never ran (issue 22's flake hunt) is diagnosable only while its workers live:
+# their log tails, every thread's stack (SIGUSR1: `ats worker` registers faulthandler) and
+# the unfinished job rows, attached to the failure's report before the fixtures stop them.
+_DIAGNOSED_FIXTURES = ("stack", "start_worker")
+
+
+def _worker_diagnosis(workers: list[Worker]) -> str:
+    live = [w for w in workers if w.proc.poll() is None]
+    for w in live:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(w.proc.pid, signal.SIGUSR1)  # the worker only: its sandbox children stay out
+    if live:
+        time.sleep(1.0)  # faulthandler writes from a signal handler; let it land in the log
+    parts = []
+    try:
+        from django.db import connection
+
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT id, status, queue_name, task_name, lock, scheduled_at, attempts, worker_id"
+                " FROM procrastinate_jobs WHERE status IN ('todo', 'doing') ORDER BY id"
+            )
+            parts.append("unfinished jobs (id, status, queue, task, lock, scheduled_at, attempts, worker):")
+            parts += [f"  {row}" for row in cur.fetchall()]
+            cur.execute(
+                "SELECT id, now() - last_heartbeat FROM procrastinate_workers ORDER BY id",
+            )
+            parts.append("workers (id, heartbeat age): " + ", ".join(f"{i}: {age}" for i, age in cur.fetchall()))
+            # The parse role has a per-cluster CONNECTION LIMIT: who holds what, and in which state.
+            cur.execute(
+                "SELECT usename, application_name, state, count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+            )
+            parts.append("connections (role, application, state, count):")
+            parts += [f"  {row}" for row in cur.fetchall()]
+    except Exception as exc:  # the database may be what failed
+        parts.append(f"(job rows not read: {type(exc).__name__}: {exc})")
+    for w in workers:
+        state = "running" if w.proc.poll() is None else f"exited {w.proc.returncode}"
+        parts.append(f"--- {w.name} (pid {w.proc.pid}, {state}), log {w.log}:\n{w.tail(12000)}")
+    return "\n".join(parts)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    funcargs = getattr(item, "funcargs", {})
+    workers: list[Worker] = []
+    for name in _DIAGNOSED_FIXTURES:
+        value = funcargs.get(name)
+        if isinstance(value, dict):
+            workers += [w for w in value.values() if isinstance(w, Worker)]
+    workers += item.stash.get(_STARTED_WORKERS, [])
+    if workers:
+        report.sections.append(("workers at the failure", _worker_diagnosis(list(dict.fromkeys(workers)))))
+
+
+_STARTED_WORKERS = pytest.StashKey["list[Worker]"]()
 
 
 # --- CPU seconds per test (`ATS_TEST_CPU_LOG=run.jsonl`; `python -m tests.cpu_usage run.jsonl`) --

@@ -50,6 +50,13 @@ def _worker(argv: list[str]) -> None:
     parser.add_argument("--name")
     args, rest = parser.parse_known_args(argv)
     queues, concurrency = DEPLOYABLES[args.deployable]
+    # `kill -USR1 <pid>` writes every thread's stack to stderr (the worker's log) and the
+    # worker goes on: how a stuck worker says where it is stuck. py-spy cannot attach to
+    # worker-untrusted (non-dumpable, below), and this costs nothing until the signal.
+    import faulthandler
+    import signal
+
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     # Must be set before Django loads settings: it picks the task modules to import.
     os.environ["ATS_DEPLOYABLE"] = args.deployable
     if args.deployable == "untrusted":

@@ -18,6 +18,7 @@ from procrastinate.contrib.django import app
 
 from ats.audit import api as audit_api
 from ats.jobs import api as jobs_api
+from ats.jobs import worker_api as jobs_worker
 from ats.jobs.data import Backoff, TaskPolicy
 from ats.jobs.policy import register_test_policy
 from tests.testapp.models import Effect, Marker
@@ -351,3 +352,22 @@ def sleep_effect(*, token: int, seconds: float, payload_version: int) -> None:
     _run_started(token)
     time.sleep(seconds)
     _effect(token)
+
+
+def _slow_start() -> None:
+    """A start hook as slow as a sandbox warm-up on a loaded node (tests/jobs/
+    test_worker_start.py): ATS_TEST_SLOW_START_DIR names where it says it began and ended;
+    it returns once the test creates `release` there."""
+    from pathlib import Path
+
+    where = os.environ.get("ATS_TEST_SLOW_START_DIR")
+    if not where:
+        return
+    d = Path(where)
+    (d / "began").touch()
+    while not (d / "release").exists():
+        time.sleep(0.05)
+    (d / "ended").touch()
+
+
+jobs_worker.on_worker_start(_slow_start)

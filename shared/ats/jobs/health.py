@@ -43,7 +43,8 @@ def add_status_provider(key: str, provider: Callable[[], dict[str, Any] | None])
 
 
 def on_worker_start(starter: Callable[[], None]) -> None:
-    """Run once when the worker has registered (e.g. start the sandbox zygotes eagerly)."""
+    """Run once as the worker starts, before it registers (e.g. start the sandbox zygotes
+    eagerly); its status file is written once it has registered."""
     _starters.append(starter)
 
 
@@ -82,12 +83,17 @@ def install_hooks(path: Path) -> None:
     )
 
     async def register_worker(self: JobManager) -> int:
-        worker_id = await register(self)
+        # The start hooks run *before* the row exists. They block the event loop (the
+        # sandbox warm-up: seconds on a loaded node), and a registered worker whose first
+        # heartbeat waits for them looks dead to any worker starting meanwhile: its
+        # prune_stalled_workers() deletes the row, and this worker's watchdog then exits
+        # it as evicted (ats.jobs.watchdog) - a parse worker gone before its first job.
         for starter in _starters:
             try:
                 starter()
             except Exception:
                 logger.exception("worker start hook failed")
+        worker_id = await register(self)
         write_status(path, worker_id)
         return worker_id
 
