@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 
-def _last_job_id() -> int:
+def last_job_id() -> int:
     from django.db import connection
 
     with connection.cursor() as cur:
@@ -93,7 +93,7 @@ def module_stack_fixtures() -> tuple[Callable[..., Any], Callable[..., Any]]:
         (transactional_db is set up first, so torn down after this)."""
         for w in _module_stack.values():
             assert w.proc.poll() is None, f"the module's {w.name} died: {w.tail()}"
-        floor = _last_job_id()
+        floor = last_job_id()
         yield _module_stack
         quiesce(floor, workers=_module_stack)
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.shared_stack import last_job_id, quiesce
+
 
 @pytest.fixture(scope="package")
 def _journey_stack(stack_env: dict[str, str], django_db_blocker: Any, state_dir: Any) -> Iterator[str]:
@@ -53,49 +55,13 @@ def _journey_stack(stack_env: dict[str, str], django_db_blocker: Any, state_dir:
             call_command("flush", verbosity=0, interactive=False, reset_sequences=False, allow_cascade=False)
 
 
-def _last_job_id() -> int:
-    from django.db import connection
-
-    with connection.cursor() as cur:
-        cur.execute("SELECT coalesce(max(id), 0) FROM procrastinate_jobs")
-        return int(cur.fetchone()[0])
-
-
-def _quiesce(floor: int, timeout: float = 120.0) -> None:
-    """Until no job the test deferred (id > floor) is running, or still due on a queue the
-    stack's workers serve, unpaused (maintenance's periodic runs aside): the
-    flush after the test must not pull rows from under a job, and a job the test left
-    due would otherwise run after it, against the next test's rows."""
-    import time
-
-    from django.db import connection
-
-    from ats.jobs import ops_api as jobs_ops
-    from ats.jobs.data import DEFAULT_QUEUES, UNTRUSTED_QUEUES
-
-    served = sorted(set(DEFAULT_QUEUES) | set(UNTRUSTED_QUEUES))
-    deadline = time.monotonic() + timeout
-    while True:
-        unpaused = sorted(set(served) - jobs_ops.paused_queues() - {"maintenance"})
-        with connection.cursor() as cur:
-            cur.execute(
-                "SELECT count(*) FROM procrastinate_jobs WHERE id > %s AND queue_name <> 'maintenance' AND"
-                " (status = 'doing' OR (status = 'todo' AND queue_name = ANY(%s)"
-                " AND coalesce(scheduled_at, now()) <= now()))",
-                [floor, unpaused],
-            )
-            busy = cur.fetchone()[0]
-        if not busy:
-            return
-        assert time.monotonic() < deadline, f"{busy} jobs still running or due {timeout:.0f} s after the test"
-        time.sleep(0.2)
-
-
 @pytest.fixture
 def web(_journey_stack: str, users: dict[str, Any], transactional_db: Any) -> Iterator[str]:
-    floor = _last_job_id()
+    floor = last_job_id()
     yield _journey_stack
-    _quiesce(floor)
+    # The flush after the test must not pull rows from under a job, and a job the test left
+    # due would otherwise run after it, against the next test's rows.
+    quiesce(floor)
 
 
 class _Chromium:
