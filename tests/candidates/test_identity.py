@@ -314,6 +314,65 @@ def test_cover_letter_and_certificate_in_the_cvs_message_join_its_candidate(cv_f
     assert helpers.reload(cv).state == "candidate_created"
 
 
+def test_a_letter_decided_while_its_cvs_step_is_uncommitted_still_joins_the_cv(monkeypatch: Any) -> None:
+    """The write skew two workers hit (seen once in the mail end-to-end test): the CV's
+    step has made the candidate and looked for waiting companions (none yet) but not
+    committed, while the letter's step looks for a CV with a candidate (none committed)
+    and ends `no_candidate_details`; both commit and the letter is left beside its CV's
+    person. The message's lock makes the letter's step wait for the CV's commit."""
+    import threading
+    import time
+
+    from django.db import connections
+
+    cv, letter = _message(("Ada_CV.pdf", CV_TEXT), ("cover.pdf", LETTER_TEXT))
+    real_collect = candidates_api.candidate_collect_message_companions
+    cv_looked, letter_done = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def collect_then_hold(**kw: Any) -> list[int]:
+        found = real_collect(**kw)
+        cv_looked.set()
+        # Hold the CV's transaction open until the letter's step has ended or is waiting
+        # on a lock (with the fix it can only end after this commit).
+        deadline = time.monotonic() + 20
+        while not letter_done.is_set() and time.monotonic() < deadline:
+            with connection.cursor() as cur:
+                cur.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+                if cur.fetchone()[0]:
+                    break
+            time.sleep(0.02)
+        return found
+
+    def run(att: intake_api.Attachment, after: threading.Event | None, done: threading.Event | None) -> None:
+        try:
+            if after is not None:
+                assert after.wait(20)
+            candidate_tasks.create_from_attachment(attachment_id=att.pk, payload_version=1)
+        except BaseException as exc:  # re-raised in the test's thread
+            errors.append(exc)
+        finally:
+            if done is not None:
+                done.set()
+            connections.close_all()
+
+    monkeypatch.setattr(candidates_api, "candidate_collect_message_companions", collect_then_hold)
+    threads = [
+        threading.Thread(target=run, args=(cv, None, None)),
+        threading.Thread(target=run, args=(letter, cv_looked, letter_done)),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    helpers.settle_jobs(cv.pk, helpers.CANDIDATE)
+    helpers.settle_jobs(letter.pk, helpers.CANDIDATE)
+    cv, letter = helpers.reload(cv), helpers.reload(letter)
+    assert (cv.state, letter.state) == ("candidate_created", "candidate_created"), letter.reason
+    assert letter.candidate_id == cv.candidate_id is not None
+
+
 def test_documents_without_identity_in_a_message_without_cv_wait_for_a_recruiter() -> None:
     letter, cert = _message(("cover.pdf", LETTER_TEXT), ("cert.pdf", CERT_TEXT))
     for att in (letter, cert):

@@ -46,9 +46,15 @@ def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
     """Lock a `parsed` attachment and return its latest successful parse, else None."""
     # FOR NO KEY UPDATE, as intake.services._locked: the candidate step's rows that point
     # at the document (candidate documents, fields) need not wait on the lock's holder.
-    att = Attachment.objects.select_for_update(no_key=True).filter(pk=attachment_id, state=State.PARSED).first()
+    att = (
+        Attachment.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("raw_intake")
+        .filter(pk=attachment_id, state=State.PARSED)
+        .first()
+    )
     if att is None:
         return None
+    _lock_companions(att.raw_intake)
     attempt = (
         ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED).order_by("-attempt_no").first()
     )
@@ -62,6 +68,37 @@ def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
         result={**(attempt.result or {}), "text": attempt.text},
         channel_region=_channel_region(att),
     )
+
+
+# "ats2"/"ats3": apart from the content locks ("ats1") and the worker fences ("atsf").
+_MESSAGE_LOCK_NAMESPACE = 0x61747332
+_SENDER_LOCK_NAMESPACE = 0x61747333
+
+
+def _lock_companions(raw: RawIntake) -> None:
+    """A mail document's candidate step holds its message's and its sender's locks until
+    commit. Without them two documents of one message decided in parallel can each miss
+    the other: the cover letter reads "no CV has a candidate yet" while the CV's
+    uncommitted step reads "no letter is waiting yet", and the letter stays
+    `no_candidate_details` beside the CV's candidate (seen once in a whole-suite run).
+    Serialised, the later step sees the earlier one's commit - whichever comes first.
+    Always message before sender: one order, no deadlock; the attachment row lock is
+    taken before either and no candidate row is locked yet."""
+    if raw.channel != Channel.MAIL:
+        return
+    sender = str((raw.metadata or {}).get("from") or "").strip().lower()
+    with connection.cursor() as cur:
+        # One statement, taken left to right; the function is strict, so a NULL sender
+        # takes no sender lock. ids past 2**31 wrap: a shared key only serialises two
+        # unrelated messages, as a shared sender hash does.
+        cur.execute(
+            "SELECT pg_advisory_xact_lock(%s, %s), pg_advisory_xact_lock(%s, hashtext(%s))",
+            [_MESSAGE_LOCK_NAMESPACE, _int4(raw.pk), _SENDER_LOCK_NAMESPACE, sender if "@" in sender else None],
+        )
+
+
+def _int4(n: int) -> int:
+    return (n + 2**31) % 2**32 - 2**31
 
 
 def _channel_region(att: Attachment) -> str | None:
