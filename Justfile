@@ -40,6 +40,11 @@ test-upstream:
 test-fast *ARGS:
     env -u PYTHONDONTWRITEBYTECODE {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(nproc)}" --dist worksteal -m "not slow" -q "$@"
 
+# Record what each test costs into tests/durations.json (the fast loop's bound, the run order): a whole run, on a quiet machine
+test-durations:
+    env -u PYTHONDONTWRITEBYTECODE ATS_TEST_DURATIONS_RECORD=tests/durations.json {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(nproc)}" --dist worksteal --ignore=tests/upstream -q
+    {{PY}} -m tests.durations show
+
 # ruff (lint + format check), mypy and import-linter
 lint:
     {{VENV}}/bin/ruff check shared tests bench scripts

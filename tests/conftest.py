@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from ats.config.env import with_user
+from tests import durations
 
 REPO = Path(__file__).resolve().parents[1]
 ATS = [sys.executable, "-m", "ats.cli"]
@@ -373,11 +374,17 @@ def _requested_fixtures(item: pytest.Item) -> set[str]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    costs = durations.load()
     for item in items:
         rel = Path(str(item.fspath)).relative_to(REPO)
         area = rel.parts[1]
         uses = _requested_fixtures(item)
-        if rel.as_posix() in _SLOW_MODULES or item.nodeid.split("[", 1)[0] in _SLOW_TESTS or uses & _SLOW_FIXTURES:
+        if (
+            rel.as_posix() in _SLOW_MODULES
+            or item.nodeid.split("[", 1)[0] in _SLOW_TESTS
+            or uses & _SLOW_FIXTURES
+            or durations.is_dear(item.nodeid, costs)
+        ):
             item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("unit") or item.get_closest_marker("integration"):
             pass  # marked by hand
@@ -385,6 +392,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.integration)
         else:
             item.add_marker(pytest.mark.unit)
+    # The dearest modules first (tests/durations.py): the minute-long tests start at once
+    # instead of ending the run. Every xdist worker sorts the same file the same way.
+    if costs:
+        items[:] = [items[i] for i in durations.dearest_first([item.nodeid for item in items], costs)]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    record = os.environ.get("ATS_TEST_DURATIONS_RECORD")
+    if record and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(durations.Recorder(Path(record)), "ats-durations-recorder")
 
 
 # --- a failed test with workers: what they were doing ---------------------------------------
