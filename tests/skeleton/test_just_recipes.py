@@ -92,3 +92,17 @@ def test_test_recipes_run_in_parallel_with_a_configurable_worker_count(recipe: s
     printed = res.stdout.split("\0")[:-1]
     assert printed[printed.index("-n") + 1] == "3", printed
     assert printed[printed.index("--dist") + 1] == "worksteal", printed
+    # The defaults: the gate one worker per core plus one (its slow tests wait more than
+    # they compute), the CPU-bound fast loop one per core (docs/testing.md, "Running").
+    del env["ATS_TEST_WORKERS"]
+    res = subprocess.run(
+        [JUST, "--justfile", str(REPO / "Justfile"), "--no-deps", "--set", "PY", str(printer), recipe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    printed = res.stdout.split("\0")[:-1]
+    cores = len(os.sched_getaffinity(0))  # what nproc counts
+    assert printed[printed.index("-n") + 1] == str(cores + 1 if recipe == "test" else cores), printed
