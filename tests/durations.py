@@ -142,9 +142,15 @@ def _what_it_proves(nodeid: str) -> str:
         scope = getattr(node, "body", [])
     doc = ast.get_docstring(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else None
     if doc:
-        first = " ".join(doc.split())
-        return first.split(". ", 1)[0].rstrip(".")
-    return names[-1].removeprefix("test_").replace("_", " ")
+        return _first_sentence(doc)
+    said = names[-1].removeprefix("test_").replace("_", " ")
+    module = ast.get_docstring(tree)
+    return f"{said} ({_first_sentence(module)})" if module else said
+
+
+def _first_sentence(doc: str, limit: int = 220) -> str:
+    first = " ".join(doc.split()).split(". ", 1)[0].rstrip(".")
+    return first if len(first) <= limit else first[: limit - 3].rsplit(" ", 1)[0] + "..."
 
 
 def table(costs: dict[str, float], n: int = 30) -> str:
