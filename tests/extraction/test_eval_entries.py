@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from ats.extraction import eval as evaluation
 from ats.extraction.data import Extraction, FieldValue, Source
 
@@ -89,3 +91,19 @@ def test_a_rendered_document_keeps_its_cache_key_across_renders() -> None:
     assert evaluation.document_key(kind, first) != evaluation.document_key(
         kind, first.replace(b"Helvetica", b"Helvetics")
     )
+
+
+@pytest.mark.parametrize(
+    "trailer",
+    [
+        b"/ID[<0BC39368C399C38C><65D3CF5E1AC91474>]",
+        # MuPDF writes the random bytes as a literal string when it likes: escapes included.
+        b"/ID[(\\\\foNl\\302\\276G]I-{_Z|z\\302\\)\\(x)<C38DC3A5C2804E62>]",
+        b"/ID [ <0BC3 9368>\n(a\\)b) ]",
+    ],
+)
+def test_either_form_of_the_trailer_id_leaves_the_key_alone(trailer: bytes) -> None:
+    # 1 in ~20 corpus PDFs had a literal /ID: a new key, and a fresh OCR, at every run.
+    body = b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<</Size 2/Root 1 0 R"
+    plain = body + b"/ID[<00><00>]>>\n%%EOF\n"
+    assert evaluation.document_key("pdf", body + trailer + b">>\n%%EOF\n") == evaluation.document_key("pdf", plain)

@@ -466,7 +466,11 @@ def _budget_cut(answer: Mapping[str, Any]) -> bool:
     return any(str(w).startswith("ocr_time_budget") for w in answer.get("warnings") or [])
 
 
-_PDF_ID = re.compile(rb"/ID\s*\[\s*<[0-9A-Fa-f]*>\s*<[0-9A-Fa-f]*>\s*\]")
+# A trailer /ID is two strings, each hex (<...>) or literal ((...), backslash escapes): MuPDF
+# writes random bytes in whichever form, so a literal one slipped past a hex-only pattern
+# and 1 in ~20 corpus PDFs got a new key - and a fresh OCR - at every run.
+_PDF_STRING = rb"(?:<[0-9A-Fa-f\s]*>|\((?:\\.|[^\\()])*\))"
+_PDF_ID = re.compile(rb"/ID\s*\[\s*" + _PDF_STRING + rb"\s*" + _PDF_STRING + rb"\s*\]", re.DOTALL)
 
 
 def document_key(kind: str, data: bytes) -> str:
