@@ -82,8 +82,22 @@ class Line:
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
 
 
+# pdfTeX with OT1 fonts sets an accented letter as the letter and a spacing accent, and its
+# text layer keeps them apart, accent first: "Universit¨at", "H¨ogskolan", "Fran¸cais" (layout-7,
+# moderncv CVs in German). A spacing accent glued to the letter after it is that letter's accent.
+_SPACING_ACCENTS = {"¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "˚": "\u030a", "ˇ": "\u030c"}
+_SPACING_ACCENT = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([a-zA-Z])")
+
+
+def _accent(m: re.Match[str]) -> str:
+    return m.group(2) + _SPACING_ACCENTS[m.group(1)]
+
+
 def _clean(text: str) -> str:
-    return unicodedata.normalize("NFC", text[:MAX_LINE_CHARS]).translate(_LIGATURES).strip()
+    text = text[:MAX_LINE_CHARS]
+    if any(a in text for a in _SPACING_ACCENTS):
+        text = _SPACING_ACCENT.sub(_accent, text)
+    return unicodedata.normalize("NFC", text).translate(_LIGATURES).strip()
 
 
 def _fold(text: str) -> str:
@@ -260,6 +274,12 @@ _OCR_BULLET = re.compile(r"[a-z]\s")
 MIN_WRAPPED = 45  # characters of a line that ran to its column's width
 
 
+_OPEN_WORDS = frozenset(
+    {"der", "die", "das", "des", "dem", "den", "für", "und", "von", "zur", "zum", "im", "am", "of", "the", "and",
+     "for", "de", "du", "la", "le", "les", "et", "del", "y", "van", "het", "en", "voor"}
+)  # fmt: skip
+
+
 def _continues(prev: Line, line: Line) -> bool:
     if prev.bbox is None or line.bbox is None or prev.page != line.page:
         return False
@@ -267,6 +287,9 @@ def _continues(prev: Line, line: Line) -> bool:
     # "ONAC, Lycées privés hors contrat ACADIS &" / "DWIGHT MOODY": a line ending on "&"
     # is unfinished whatever case the next one starts in (layout-6).
     ampersand = head.endswith(" &") and line.text[:1].isalpha()
+    # "... für Datenverarbeitung in der" / "Konstruktion (DiK)": a line ending on an article or
+    # preposition is unfinished too - German nouns start upper case (layout-7)
+    ampersand = ampersand or (head.rsplit(" ", 1)[-1] in _OPEN_WORDS and line.text[:1].isupper())
     if not ampersand and not line.text[:1].islower():
         return False
     if _OCR_BULLET.match(line.text):
