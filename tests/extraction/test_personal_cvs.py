@@ -69,12 +69,22 @@ def test_date_forms_of_personal_cvs(text: str, start: str, end: str) -> None:
     ("texts", "expected"),
     [
         (["Trendyol @Istanbul, Turkey", "Data Engineer"], ("Data Engineer", "Trendyol", "Istanbul, Turkey")),
-        (["Software Engineer / IT-Consultant, mindrunner."], ("Software Engineer / IT-Consultant", "mindrunner.", None)),
+        (
+            ["Software Engineer / IT-Consultant, mindrunner."],
+            ("Software Engineer / IT-Consultant", "mindrunner.", None),
+        ),
         (["Blockchain / DevOps Engineer, a-Qube."], ("Blockchain / DevOps Engineer", "a-Qube.", None)),
         (["Ecotiz / Joinly", "Lead backend developper"], ("Lead backend developper", "Ecotiz / Joinly", None)),
         (
-            ["Technology Consultant – Artificial Intelligence & Data Analytics", "Lufthansa Industry Solutions AS GmbH"],
-            ("Technology Consultant – Artificial Intelligence & Data Analytics", "Lufthansa Industry Solutions AS GmbH", None),
+            [
+                "Technology Consultant – Artificial Intelligence & Data Analytics",
+                "Lufthansa Industry Solutions AS GmbH",
+            ],
+            (
+                "Technology Consultant – Artificial Intelligence & Data Analytics",
+                "Lufthansa Industry Solutions AS GmbH",
+                None,
+            ),
         ),
         (["PingCAP Inc. - Database - Full-Stack Engineer(Golang/JS)"], ("Full-Stack Engineer", "PingCAP Inc.", None)),
         (["Google / Software Engineer"], ("Software Engineer", "Google", None)),  # still two parts

@@ -54,7 +54,11 @@ _PRESENT = sorted(
 _OPEN_END = ("...", "…")
 _PRESENT_RE = re.compile(
     r"\s{0,3}(?:" + "|".join(re.escape(s) for s in sorted(_SEPARATORS, key=len, reverse=True)) + r")\s{0,3}"
-    r"(?:" + "|".join(re.escape(w) for w in _PRESENT) + r"(?![^\W\d_])|" + "|".join(re.escape(w) for w in _OPEN_END) + r")",
+    r"(?:"
+    + "|".join(re.escape(w) for w in _PRESENT)
+    + r"(?![^\W\d_])|"
+    + "|".join(re.escape(w) for w in _OPEN_END)
+    + r")",
     re.IGNORECASE,
 )
 # Awesome-CV's "Nov. 2011 PRESENT": its text layer lost the dash (after a month date only).
@@ -189,7 +193,7 @@ _TITLE_WORDS = frozenset(
      "fundadora", "coordinador", "coordinadora", "desenvolvedor", "desenvolvedora", "engenheiro", "engenheira",
      "estagiário", "estagiária", "cofounder", "lehrer", "lehrerin", "dozent", "dozentin", "employee",
      # layout-7: internships named as such ("Praktikum und Masterarbeit in der ...", "Stage de fin d'études")
-     "praktikum", "stage", "prácticas", "tirocinio", "staż", "stagiair", "développeuse", "developper"}
+     "praktikum", "stage", "prácticas", "tirocinio", "staż", "développeuse", "developper"}
 )  # fmt: skip
 _INSTITUTION_WORDS = frozenset(
     {"university", "universität", "universitat", "université", "universidad", "università", "universiteit",
@@ -559,12 +563,7 @@ def _title_and_organisation(texts: list[str]) -> tuple[str, str, str | None] | N
     for t_line, o_line in (lines, lines[::-1]):
         t_parts = [p for p in _parts(t_line) if not is_place(p)]
         o_parts = _parts(o_line)
-        if (
-            _SUBTITLE.search(t_line)
-            and len(t_parts) == 2
-            and _title_score(t_parts[0]) > 0
-            and _organisation(o_parts)
-        ):
+        if _SUBTITLE.search(t_line) and len(t_parts) == 2 and _title_score(t_parts[0]) > 0 and _organisation(o_parts):
             place = next((p for p in o_parts + _parts(t_line) if is_place(p)), None)
             return " – ".join(t_parts), ", ".join(p for p in o_parts if not is_place(p)), place
     return None
@@ -580,13 +579,14 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     place: str | None = None  # "Trendyol @Istanbul, Turkey"
     alone = sum(1 for text in texts if text.strip()) == 1
     groups: list[list[str]] = []  # each plain header line's parts
-    for text in texts:
+    for raw in texts:
         # "Trendyol @Istanbul, Turkey": an "@" glued to a place ends the employer (layout-7);
         # "Database Kernel R&D(Golang/Rust)": the tools glued to a title are no part of it.
-        at_place = _AT_PLACE.search(text)
+        text = raw
+        at_place = _AT_PLACE.search(raw)
         if at_place:
-            place = place or text[at_place.end() :].strip() or None
-            text = text[: at_place.start()]
+            place = place or raw[at_place.end() :].strip() or None
+            text = raw[: at_place.start()]
             employer_hint = employer_hint or _employer_of(text.strip()) or None
         text = _TOOLS_GLUED.sub("", text)
         own = _parts(text)

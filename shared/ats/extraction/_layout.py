@@ -83,7 +83,7 @@ _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi",
 
 
 # pdfTeX with OT1 fonts sets an accented letter as the letter and a spacing accent, and its
-# text layer keeps them apart, accent first: "Universit¨at", "H¨ogskolan", "Fran¸cais" (layout-7,
+# text layer keeps them apart, accent first: "Universit¨at", "H¨ogskolan" (layout-7,
 # moderncv CVs in German). A spacing accent glued to the letter after it is that letter's accent.
 _SPACING_ACCENTS = {"¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "˚": "\u030a", "ˇ": "\u030c"}
 _SPACING_ACCENT = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([a-zA-Z])")
