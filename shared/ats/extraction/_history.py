@@ -534,7 +534,7 @@ def _whole_employer_lines(groups: list[list[str]]) -> list[str]:
 
 
 _AT_PLACE = re.compile(r"\s@(?=[A-ZÀ-Ý][^\W\d_])")
-_TOOLS_GLUED = re.compile(r"(?<=[^\W\d_])\([^()\s]{1,40}/[^()\s]{1,40}\)(?=\s|$)")
+_TOOLS_GLUED = re.compile(r"(?<=[^\W\d_])\([^()\s]{1,40}/[^()\s]{1,40}(?:\)(?=\s|$)|$)")
 
 
 def _organisation(parts: list[str]) -> bool:
@@ -547,7 +547,12 @@ def _organisation(parts: list[str]) -> bool:
 def _title_above(prev: Line, own: str) -> bool:
     """moderncv's classic style: "Title" on its own line above "dates  Employer" (layout-7)."""
     above = _parts(prev.text)
-    return 0 < len(above) <= 2 and _title_score(above[0]) > 0 and _organisation(_parts(own))
+    return (
+        0 < len(above) <= 2
+        and not prev.text.rstrip().endswith(".")  # a description's last line, not a title
+        and _title_score(above[0]) > 0
+        and _organisation(_parts(_TOOLS_GLUED.sub("", own)))
+    )
 
 
 _SUBTITLE = re.compile(r"\s[–—]\s")

@@ -9,6 +9,7 @@ DOCX paragraphs and table rows, or plain text lines.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -257,9 +258,28 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
             text = _clean(raw)
             if text:
                 lines.append(Line(text, len(lines), part="text", index=i))
-    lines = join_date_rows(join_wrapped(lines))
+    lines = _join_cut_ranges(join_date_rows(join_wrapped(lines)))
     _assign_sections(lines)
     return lines
+
+
+def _join_cut_ranges(lines: list[Line]) -> list[Line]:
+    """ "Employer - Title  June 2019 – July" / "2020": a date range TeX cut after its end month,
+    the year wrapped to the next line's start (layout-7)."""
+    out: list[Line] = []
+    for line in lines:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.page == line.page
+            and _YEAR_ONLY.fullmatch(line.text.strip())
+            and _CUT_RANGE.search(prev.text)
+            and lex.MONTHS.get(prev.text.rsplit(None, 1)[-1].casefold().rstrip("."))
+        ):
+            out[-1] = dataclasses.replace(prev, text=f"{prev.text} {line.text.strip()}")
+            continue
+        out.append(line)
+    return out
 
 
 # -- lines a PDF wrapped -------------------------------------------------------------------------
@@ -278,6 +298,10 @@ _OPEN_WORDS = frozenset(
     {"der", "die", "das", "des", "dem", "den", "für", "und", "von", "zur", "zum", "im", "am", "of", "the", "and",
      "for", "de", "du", "la", "le", "les", "et", "del", "y", "van", "het", "en", "voor"}
 )  # fmt: skip
+
+
+_YEAR_ONLY = re.compile(r"(?:18|19|20)\d\d")
+_CUT_RANGE = re.compile(r"(?:18|19|20)\d\d\s{0,2}[-–—]\s{0,2}[^\W\d_]{3,9}\.?$")
 
 
 def _continues(prev: Line, line: Line) -> bool:
