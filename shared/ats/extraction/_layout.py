@@ -264,7 +264,7 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
 
 
 def _join_cut_ranges(lines: list[Line]) -> list[Line]:
-    """ "Employer - Title  June 2019 – July" / "2020": a date range TeX cut after its end month,
+    """ "Employer - Title  June 2019 - July" / "2020": a date range TeX cut after its end month,
     the year wrapped to the next line's start (layout-7)."""
     out: list[Line] = []
     for line in lines:
