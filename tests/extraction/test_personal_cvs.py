@@ -88,6 +88,10 @@ def test_date_forms_of_personal_cvs(text: str, start: str, end: str) -> None:
         ),
         (["PingCAP Inc. - Database - Full-Stack Engineer(Golang/JS)"], ("Full-Stack Engineer", "PingCAP Inc.", None)),
         (["Google / Software Engineer"], ("Software Engineer", "Google", None)),  # still two parts
+        (
+            ["Pulpos.- Punto de venta en la nube para comercios independientes", "Desarrollador de software"],
+            ("Desarrollador de software", "Pulpos", None),  # an employer and its tagline
+        ),
     ],
 )
 def test_headers_of_personal_cvs(texts: list[str], expected: tuple[str | None, ...]) -> None:
@@ -116,6 +120,7 @@ def test_tex_spacing_accents_join_their_letter() -> None:
     # pdfTeX with OT1 fonts: the accent and the letter are separate glyphs, accent first.
     assert _layout._clean("Technische Universit¨at Darmstadt") == "Technische Universität Darmstadt"
     assert _layout._clean("H¨ogskolan, Fran¸cais") == "Högskolan, Fran¸cais"  # a cedilla is not handled
+    assert _layout._clean("Ingenier´ıa en Inform´atica") == "Ingeniería en Informática"  # TeX's dotless i
 
 
 # -- whole documents ---------------------------------------------------------------------------
@@ -195,3 +200,12 @@ def test_employer_at_place_and_month_comma_year() -> None:
         ("Member", "Deep Learning Türkiye", "2019-04", "present"),
         ("Software Developer", "Sociality.io", "2018-06", "2019-01"),
     ]
+
+
+def test_spanish_moderncv_with_taglines_and_tag_lines() -> None:
+    # "Empresa.- tagline" headers; one-skill tag lines ("React", "System Design") under a role
+    # are no header of the next one.
+    roles = _roles("fdelmazo-cv-es")
+    assert ("Desarrollador de software", "Pulpos", "2024-04", "present") in roles
+    assert ("Freelancer", "Dos Monos", "2021-11", "2024-03") in roles
+    assert not any(t in ("System Design", "React") for t, *_ in roles)

@@ -486,6 +486,11 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
         if not _is_header(line):
             pending, after_anchor = [], None
             continue
+        if line.text.strip().casefold() in lex.skills():
+            # "React", "System Design": a role's tag lines (one skill each, FdelMazo's moderncv)
+            # are no header of a role (layout-7)
+            pending = []
+            continue
         aside = line.text.startswith("(") and line.text.rstrip(" .,").endswith(")")
         if (
             after_anchor is not None
@@ -533,6 +538,8 @@ def _whole_employer_lines(groups: list[list[str]]) -> list[str]:
     return out
 
 
+# "Pulpos.- Punto de venta en la nube ...": an employer and its tagline (Spanish CVs, layout-7)
+_TAGLINE = re.compile(r"(?<=[^\W_])\.-\s.*$")
 _AT_PLACE = re.compile(r"\s@(?=[A-ZÀ-Ý][^\W\d_])")
 _TOOLS_GLUED = re.compile(r"(?<=[^\W\d_])\([^()\s]{1,40}/[^()\s]{1,40}(?:\)(?=\s|$)|$)")
 
@@ -593,7 +600,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             place = place or raw[at_place.end() :].strip() or None
             text = raw[: at_place.start()]
             employer_hint = employer_hint or _employer_of(text.strip()) or None
-        text = _TOOLS_GLUED.sub("", text)
+        text = _TAGLINE.sub("", _TOOLS_GLUED.sub("", text))
         own = _parts(text)
         named = [p for p in own if not is_place(p)]
         if len(named) == 1 and len(own) == 2:

@@ -87,11 +87,12 @@ _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi",
 # text layer keeps them apart, accent first: "Universit¨at", "H¨ogskolan" (layout-7,
 # moderncv CVs in German). A spacing accent glued to the letter after it is that letter's accent.
 _SPACING_ACCENTS = {"¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "˚": "\u030a", "ˇ": "\u030c"}
-_SPACING_ACCENT = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([a-zA-Z])")
+_SPACING_ACCENT = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([a-zA-Zı])")  # and TeX's dotless i (Spanish "Ingenieria")
 
 
 def _accent(m: re.Match[str]) -> str:
-    return m.group(2) + _SPACING_ACCENTS[m.group(1)]
+    letter = "i" if m.group(2) == "ı" else m.group(2)
+    return letter + _SPACING_ACCENTS[m.group(1)]
 
 
 def _clean(text: str) -> str:
