@@ -87,7 +87,8 @@ _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi",
 # text layer keeps them apart, accent first: "Universit¨at", "H¨ogskolan" (layout-7,
 # moderncv CVs in German). A spacing accent glued to the letter after it is that letter's accent.
 _SPACING_ACCENTS = {"¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "˚": "\u030a", "ˇ": "\u030c"}
-_SPACING_ACCENT = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([a-zA-Zı])")  # and TeX's dotless i (Spanish "Ingenieria")
+# ... and TeX's dotless i after an acute accent (Spanish "Ingenieria" with an accent)
+_SPACING_ACCENT = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([a-zA-Zı])")
 
 
 def _accent(m: re.Match[str]) -> str:
