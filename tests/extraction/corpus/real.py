@@ -14,6 +14,11 @@ Three sources, each entry labelled with which (``source``):
   formats per locale, title lines over names, all-caps names with diacritics, two
   columns, DOCX header/table, scans at 150/300 dpi.
 
+The development half's ``real_document`` CVs also include people's own CVs from GitHub under
+free licences (h28extract, h29extract: LaTeX moderncv/friggeri/Jake's-style and Typst, in
+English, French, German and Spanish), each with its repository, commit, path and licence in
+``real/manifest.json`` (the SOURCES of this corpus) and NOTICE.
+
 Held-out v5 (tests/extraction/heldout/, drawn 2026-12-02) is ``real_document`` CVs from
 public GitHub repositories (its manifest names each file's commit and licence) plus
 generated CVs of a new seed; everything of held-out v2 and v3, and the three v4 groups seen
