@@ -35,9 +35,7 @@ TWO_DIGIT_PIVOT = 50  # "Nov’22" is 2022, "Sep’98" 1998
 _DATE = re.compile(
     r"\b((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09
     r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
-    # Mar 2019, März 2019, janvier 2022; "May, 2019", "November 01, 2017" and a day before
-    # the month ("30 Septembre, 2019", "14. Juni 2022": layout-7, real people's CVs)
-    r"|(?:\b\d{1,2}\.?\s{1,2})?\b([^\W\d_]{3,12})\.?(?:\s\d{1,2}(?:st|nd|rd|th)?)?,?\s{0,2}((?:18|19|20)\d\d)\b"
+    r"|\b([^\W\d_]{3,12})\.?\s{0,2}((?:18|19|20)\d\d)\b"  # Mar 2019, März 2019, janvier 2022
     r"|\b((?:18|19|20)\d\d)\b"  # 2019; 18xx too (layout-6: TeX classes' examples are 19th-century lives)
     r"|\b([^\W\d_]{3,9})\.?\s?['’‘]{1,2}(\d\d)\b"  # Nov’22, Sept'15, OCR's Nov'’22 (layout-6; month names only)
 )
@@ -50,15 +48,9 @@ _SEPARATORS = frozenset(
 _PRESENT = sorted(
     {*lex.PRESENT_WORDS, "now", "current", "actual", "aujourd'hui", "heute", "date"}, key=len, reverse=True
 )
-# An open end written as an ellipsis ("(02 Mai, 2023 - ...)", layout-7): after a separator only.
-_OPEN_END = ("...", "…")
 _PRESENT_RE = re.compile(
     r"\s{0,3}(?:" + "|".join(re.escape(s) for s in sorted(_SEPARATORS, key=len, reverse=True)) + r")\s{0,3}"
-    r"(?:"
-    + "|".join(re.escape(w) for w in _PRESENT)
-    + r"(?![^\W\d_])|"
-    + "|".join(re.escape(w) for w in _OPEN_END)
-    + r")",
+    r"(?:" + "|".join(re.escape(w) for w in _PRESENT) + r")(?![^\W\d_])",
     re.IGNORECASE,
 )
 # Awesome-CV's "Nov. 2011 PRESENT": its text layer lost the dash (after a month date only).
@@ -191,9 +183,7 @@ _TITLE_WORDS = frozenset(
      "profesor", "profesora", "professeur", "docente", "ayudante", "asistente",
      "investigador", "investigadora", "becaria", "consultor", "consultora", "técnico", "técnica", "fundador",
      "fundadora", "coordinador", "coordinadora", "desenvolvedor", "desenvolvedora", "engenheiro", "engenheira",
-     "estagiário", "estagiária", "cofounder", "lehrer", "lehrerin", "dozent", "dozentin", "employee",
-     # layout-7: internships named as such ("Praktikum und Masterarbeit in der ...", "Stage de fin d'études")
-     "praktikum", "stage", "prácticas", "tirocinio", "staż", "développeuse", "developper"}
+     "estagiário", "estagiária", "cofounder", "lehrer", "lehrerin", "dozent", "dozentin", "employee"}
 )  # fmt: skip
 _INSTITUTION_WORDS = frozenset(
     {"university", "universität", "universitat", "université", "universidad", "università", "universiteit",
@@ -274,8 +264,7 @@ _CHUNK_END = re.compile(r"\s{2,}|[,|·•–—\t]")
 
 def _title_word(word: str) -> bool:
     low = word.strip("()[],.;:").casefold()
-    last = low.rsplit("-", 1)[-1]  # "IT-Consultant" (layout-7)
-    return any(w in _TITLE_WORDS or w.endswith(_TITLE_SUFFIXES) for w in {low, last})
+    return low in _TITLE_WORDS or low.endswith(_TITLE_SUFFIXES)
 
 
 def _keep_slashed_titles(text: str) -> str:
@@ -286,20 +275,7 @@ def _keep_slashed_titles(text: str) -> str:
         left = _CHUNK_END.split(text[at : m.start()])[-1].split()
         end = _CHUNK_END.search(text, m.end(), m.end() + MAX_HEADER_CHARS)
         right = text[m.end() : end.start() if end else m.end() + MAX_HEADER_CHARS].split()
-        keep = any(_title_word(w) for w in right) and (
-            any(_title_word(w) for w in left)
-            # "Blockchain / DevOps Engineer, a-Qube.": a field before the slash, the employer
-            # after the comma - one title (layout-7)
-            or (0 < len(left) <= 2 and end is not None and end.group(0) == "," and not set(left) & _ORG_WORDS)
-        )
-        # "Ecotiz / Joinly": two names of one employer, no job word either side (layout-7)
-        keep = keep or (
-            end is None
-            and 0 < len(left) <= 3
-            and 0 < len(right) <= 3
-            and not any(_title_word(w) for w in left + right)
-            and all(w[:1].isupper() for w in left + right)
-        )
+        keep = any(_title_word(w) for w in left) and any(_title_word(w) for w in right)
         out.append(text[at : m.start()] + (_SLASH if keep else m.group(0)))
         at = m.end()
     return "".join(out) + text[at:]
@@ -315,16 +291,9 @@ def _is_header(line: Line) -> bool:
     text = line.text.strip()
     if not text or len(text) > MAX_HEADER_CHARS or text.startswith(_BULLET) or line.heading:
         return False
-    if _LABELLED.match(text) and not _ENTRY_LABEL.match(text):
-        return False  # "Time: 36 hours / week", "Specialization: Software Engineering" (layout-7)
     if text.endswith(".") and len(text.split()) > 7:
         return False  # a sentence: a description ("Cyberdyne Sp. z o.o." is a name)
-    if text.endswith(".") and len(text.split()) >= 5 and sum(w[0].islower() and len(w) > 3 for w in text.split()) >= 2:
-        return False  # "Member of Turkey's leading AI community." (layout-7)
     return not text[0].islower() and len(text.split()) <= 14
-
-
-_LABELLED = re.compile(r"^[^\W\d_]{2,20}(?:\s[^\W\d_]{2,20})?\s?:\s")
 
 
 @dataclass
@@ -355,12 +324,8 @@ def single_date(text: str) -> DateRange | None:
 
 
 _LEADING_DATE_SEP = re.compile(
-    # "2008 (1 mes)  Profesor"; friggeri's "2017 (6mth) Intermax Cloudsourcing" (layout-7)
-    r"\s{0,3}(?:[-–—]\s{0,3}|\(\d{1,2}\s{0,2}[^\W\d_]{2,10}\)\s{1,})(?=[^\W\d_])"
+    r"\s{0,3}(?:[-–—]\s{0,3}|\(\d{1,2}\s{0,2}[^\W\d_]{2,10}\)\s{2,})(?=[^\W\d_])"  # "2008 (1 mes)  Profesor"
 )
-
-
-_COLUMN_GAP = re.compile(r"\s{2,}(?=[^\W\d_])")
 
 
 def _leading_date(text: str) -> DateRange | None:
@@ -372,19 +337,9 @@ def _leading_date(text: str) -> DateRange | None:
     if one is None or one.span[0] != 0:
         return None
     sep = _LEADING_DATE_SEP.match(text, one.span[1])
-    if sep is None:
-        # moderncv's date column beside "Title, Employer." ("2019  Blockchain / DevOps Engineer,
-        # a-Qube."): a lone year opens a role when a job title follows it (layout-7)
-        sep = _COLUMN_GAP.match(text, one.span[1])
-        rest = text[sep.end() :] if sep else ""
-        if sep is None or "," not in rest or _title_score(rest.split(",")[0]) <= 0:
-            return None
-    segments = [seg for seg in _SEGMENTS.split(text[sep.end() :]) if seg.strip()]
-    if all(is_place(seg) for seg in segments):
-        # Deedy's education column, "Dec 2014 | Ithaca, NY": a degree's date and place - but
-        # "2017 (6mth) Intermax Cloudsourcing  Rotterdam, The Netherlands" names an employer
-        return None
-    return DateRange(one.start, one.end, (0, sep.end()))  # with its dash or "(6mth)"
+    if sep is None or is_place(text[sep.end() :]):
+        return None  # Deedy's education column, "Dec 2014 | Ithaca, NY": a degree's date and place
+    return one
 
 
 def _with_places(lines: list[Line]) -> list[Line]:
@@ -477,7 +432,7 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
                 # "Employer  City" right above "Title, Department  dates" (a Spanish template,
                 # Awesome-CV) is the entry's employer even when the dates' line has two parts.
                 employer_row = prev.place_row and len(_parts(prev.text)) == 2
-                if _complete([t for _, t in entry.header]) and not employer_row and not _title_above(prev, own):
+                if _complete([t for _, t in entry.header]) and not employer_row:
                     break
                 entry.header.insert(0, (prev, prev.text))
             out.append(entry)
@@ -485,11 +440,6 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
             continue
         if not _is_header(line):
             pending, after_anchor = [], None
-            continue
-        if line.text.strip().casefold() in lex.skills():
-            # "React", "System Design": a role's tag lines (one skill each, FdelMazo's moderncv)
-            # are no header of a role (layout-7)
-            pending = []
             continue
         aside = line.text.startswith("(") and line.text.rstrip(" .,").endswith(")")
         if (
@@ -538,69 +488,13 @@ def _whole_employer_lines(groups: list[list[str]]) -> list[str]:
     return out
 
 
-# "Pulpos.- Punto de venta en la nube ...": an employer and its tagline (Spanish CVs, layout-7)
-_TAGLINE = re.compile(r"(?<=[^\W_])\.-\s.*$")
-_AT_PLACE = re.compile(r"\s@(?=[A-ZÀ-Ý][^\W\d_])")
-_TOOLS_GLUED = re.compile(r"(?<=[^\W\d_])\([^()\s]{1,40}/[^()\s]{1,40}(?:\)(?=\s|$)|$)")
-
-
-def _organisation(parts: list[str]) -> bool:
-    """Whether a header line's parts name an organisation and no job ("ESOC – European Space
-    Operations Centre, European Space Agency", "Lufthansa Industry Solutions AS GmbH")."""
-    named = [p for p in parts if not is_place(p)]
-    return bool(named) and all(_title_score(p) <= 0 for p in named) and any(_title_score(p) < 0 for p in named)
-
-
-def _title_above(prev: Line, own: str) -> bool:
-    """moderncv's classic style: "Title" on its own line above "dates  Employer" (layout-7)."""
-    above = _parts(prev.text)
-    return (
-        0 < len(above) <= 2
-        and not prev.text.rstrip().endswith(".")  # a description's last line, not a title
-        and _title_score(above[0]) > 0
-        and _organisation(_parts(_TOOLS_GLUED.sub("", own)))
-    )
-
-
-_SUBTITLE = re.compile(r"\s[–—]\s")
-
-
-def _title_and_organisation(texts: list[str]) -> tuple[str, str, str | None] | None:
-    """A title line with an en-dash subtitle ("Technology Consultant – Artificial Intelligence &
-    Data Analytics") beside a line naming an organisation: the title is the whole line, the
-    organisation line the employer (layout-7; the dash split the title in two)."""
-    lines = [t for t in texts if t.strip()]
-    if len(lines) != 2:
-        return None
-    for t_line, o_line in (lines, lines[::-1]):
-        t_parts = [p for p in _parts(t_line) if not is_place(p)]
-        o_parts = _parts(o_line)
-        if _SUBTITLE.search(t_line) and len(t_parts) == 2 and _title_score(t_parts[0]) > 0 and _organisation(o_parts):
-            place = next((p for p in o_parts + _parts(t_line) if is_place(p)), None)
-            return " – ".join(t_parts), ", ".join(p for p in o_parts if not is_place(p)), place
-    return None
-
-
 def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     """(title, employer, location) from an entry's header texts."""
-    whole = _title_and_organisation(texts)
-    if whole is not None:
-        return whole
     employer_hint: str | None = None
     beside_place: set[str] = set()  # "Northwind Analytics  Berlin": a place sits beside the employer
-    place: str | None = None  # "Trendyol @Istanbul, Turkey"
     alone = sum(1 for text in texts if text.strip()) == 1
     groups: list[list[str]] = []  # each plain header line's parts
-    for raw in texts:
-        # "Trendyol @Istanbul, Turkey": an "@" glued to a place ends the employer (layout-7);
-        # "Database Kernel R&D(Golang/Rust)": the tools glued to a title are no part of it.
-        text = raw
-        at_place = _AT_PLACE.search(raw)
-        if at_place:
-            place = place or raw[at_place.end() :].strip() or None
-            text = raw[: at_place.start()]
-            employer_hint = employer_hint or _employer_of(text.strip()) or None
-        text = _TAGLINE.sub("", _TOOLS_GLUED.sub("", text))
+    for text in texts:
         own = _parts(text)
         named = [p for p in own if not is_place(p)]
         if len(named) == 1 and len(own) == 2:
@@ -621,7 +515,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
         else:
             groups.append(own)
     parts = _whole_employer_lines(groups)
-    location = next((p for p in parts if is_place(p)), place)
+    location = next((p for p in parts if is_place(p)), None)
     rest = [p for p in parts if p != location]
     if not rest:
         return None, None, location

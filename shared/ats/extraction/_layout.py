@@ -9,7 +9,6 @@ DOCX paragraphs and table rows, or plain text lines.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -83,24 +82,8 @@ class Line:
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
 
 
-# pdfTeX with OT1 fonts sets an accented letter as the letter and a spacing accent, and its
-# text layer keeps them apart, accent first: "Universit¨at", "H¨ogskolan" (layout-7,
-# moderncv CVs in German). A spacing accent glued to the letter after it is that letter's accent.
-_SPACING_ACCENTS = {"¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "˚": "\u030a", "ˇ": "\u030c"}
-# ... and TeX's dotless i after an acute accent (Spanish "Ingenieria" with an accent)
-_SPACING_ACCENT = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])([a-zA-Zı])")
-
-
-def _accent(m: re.Match[str]) -> str:
-    letter = "i" if m.group(2) == "ı" else m.group(2)
-    return letter + _SPACING_ACCENTS[m.group(1)]
-
-
 def _clean(text: str) -> str:
-    text = text[:MAX_LINE_CHARS]
-    if any(a in text for a in _SPACING_ACCENTS):
-        text = _SPACING_ACCENT.sub(_accent, text)
-    return unicodedata.normalize("NFC", text).translate(_LIGATURES).strip()
+    return unicodedata.normalize("NFC", text[:MAX_LINE_CHARS]).translate(_LIGATURES).strip()
 
 
 def _fold(text: str) -> str:
@@ -260,28 +243,9 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
             text = _clean(raw)
             if text:
                 lines.append(Line(text, len(lines), part="text", index=i))
-    lines = _join_cut_ranges(join_date_rows(join_wrapped(lines)))
+    lines = join_date_rows(join_wrapped(lines))
     _assign_sections(lines)
     return lines
-
-
-def _join_cut_ranges(lines: list[Line]) -> list[Line]:
-    """ "Employer - Title  June 2019 - July" / "2020": a date range TeX cut after its end month,
-    the year wrapped to the next line's start (layout-7)."""
-    out: list[Line] = []
-    for line in lines:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev.page == line.page
-            and _YEAR_ONLY.fullmatch(line.text.strip())
-            and _CUT_RANGE.search(prev.text)
-            and lex.MONTHS.get(prev.text.rsplit(None, 1)[-1].casefold().rstrip("."))
-        ):
-            out[-1] = dataclasses.replace(prev, text=f"{prev.text} {line.text.strip()}")
-            continue
-        out.append(line)
-    return out
 
 
 # -- lines a PDF wrapped -------------------------------------------------------------------------
@@ -296,16 +260,6 @@ _OCR_BULLET = re.compile(r"[a-z]\s")
 MIN_WRAPPED = 45  # characters of a line that ran to its column's width
 
 
-_OPEN_WORDS = frozenset(
-    {"der", "die", "das", "des", "dem", "den", "für", "und", "von", "zur", "zum", "im", "am", "of", "the", "and",
-     "for", "de", "du", "la", "le", "les", "et", "del", "y", "van", "het", "en", "voor"}
-)  # fmt: skip
-
-
-_YEAR_ONLY = re.compile(r"(?:18|19|20)\d\d")
-_CUT_RANGE = re.compile(r"(?:18|19|20)\d\d\s{0,2}[-–—]\s{0,2}[^\W\d_]{3,9}\.?$")
-
-
 def _continues(prev: Line, line: Line) -> bool:
     if prev.bbox is None or line.bbox is None or prev.page != line.page:
         return False
@@ -313,9 +267,6 @@ def _continues(prev: Line, line: Line) -> bool:
     # "ONAC, Lycées privés hors contrat ACADIS &" / "DWIGHT MOODY": a line ending on "&"
     # is unfinished whatever case the next one starts in (layout-6).
     ampersand = head.endswith(" &") and line.text[:1].isalpha()
-    # "... für Datenverarbeitung in der" / "Konstruktion (DiK)": a line ending on an article or
-    # preposition is unfinished too - German nouns start upper case (layout-7)
-    ampersand = ampersand or (head.rsplit(" ", 1)[-1] in _OPEN_WORDS and line.text[:1].isupper())
     if not ampersand and not line.text[:1].islower():
         return False
     if _OCR_BULLET.match(line.text):

@@ -27,9 +27,6 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "werkervaring", "ervaring", "loopbaan", "doświadczenie", "doświadczenie zawodowe", "historia zatrudnienia",
         # layout-6: komacv's bare "Work"; Portuguese
         "work", "experiência", "experiência profissional", "experiências", "histórico profissional",
-        # layout-7: real people's own CVs ("Internship Experience", moderncv's German "Karriere")
-        "internship experience", "internships", "industry experience", "karriere", "berufliche laufbahn",
-        "berufliche erfahrung", "expérience pro", "ervaring en loopbaan",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
@@ -37,8 +34,6 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "diplômes", "études", "formación", "formación académica", "educación", "estudios", "istruzione",
         "formazione", "istruzione e formazione", "titoli di studio", "opleiding", "opleidingen",
         "wykształcenie", "edukacja", "formação", "formação acadêmica", "formação académica", "educação",
-        # layout-7
-        "akademische laufbahn", "diplomas", "studies", "schulische ausbildung", "hochschulbildung",
     ),
     "skills": (
         "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",
@@ -54,8 +49,6 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "tecnologías", "tecnologias", "herramientas", "conocimientos informáticos", "conocimientos técnicos",
         "conocimientos en computación", "ferramentas", "competências", "competências técnicas", "conhecimentos",
         "habilidades técnicas", "programming languages", "frameworks", "frameworks and libraries",
-        # layout-7
-        "tech skills", "zusätzliche qualifikationen", "softwareentwicklung", "technical expertise",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
@@ -74,7 +67,6 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "kontakt", "persönliche daten", "kontaktdaten", "coordonnées", "contacto", "datos personales",
         "contatti", "informazioni personali", "dati personali", "persoonlijke gegevens", "contactgegevens",
         "dane osobowe", "dane kontaktowe",
-        "persönliche informationen", "persönliche angaben", "informations personnelles",  # layout-7
     ),
     "other": (
         "projects", "certifications", "certificates", "publications", "interests", "hobbies", "awards",
@@ -87,13 +79,6 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "otras distinciones", "cursos", "publicaciones", "premios", "projetos", "certificações", "publicações",
         "extracurricular activity", "extracurricular activities", "activities", "leadership and activities",
         "other experience", "volunteer experience", "leadership experience", "leadership",
-        # layout-7: sections of real people's CVs whose dated rows are no roles (the labels
-        # leave research and volunteering out of work history, as for "Other Experience")
-        "research experience", "selected projects", "personal projects", "open source projects",
-        "side projects", "projects and publications", "hackathons",
-        "others", "zivildienst", "wehrdienst", "zertifizierung", "zertifizierungen", "schulung",
-        "schulungen", "weiterbildung", "persönliche interessen", "expériences de bénévolat", "bénévolat",
-        "intérêts", "volunteer", "volunteering experience", "relevante publikationen", "publikationen",
     ),
 }  # fmt: skip
 

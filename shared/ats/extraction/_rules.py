@@ -871,19 +871,7 @@ def _name_shaped(text: str, lines: list[Line], k: int) -> str | None:
     # A repair first: "PERSONAL INFORMATION Katie Smith" and "Minna von Barn-" are
     # name-shaped as they stand, and wrong.
     repaired = next((r for r in _name_repairs(text, lines, k) if looks_like_name(r)), None)
-    if repaired is None and not looks_like_name(text):
-        # "Hugo (Chun-Ho) Lin": a name with its other form in brackets stays as written (layout-7)
-        bare = _NAME_ALIAS.sub(" ", text)
-        if bare != text and looks_like_name(" ".join(bare.split())):
-            return text
-        # "lukas elsner": moderncv's casual style sets the name in lower case (layout-7)
-        words = text.split()
-        if k <= 2 and text.islower() and 2 <= len(words) <= 4 and looks_like_name(text.title()):
-            return text.title()
     return repaired or (text if looks_like_name(text) else None)
-
-
-_NAME_ALIAS = re.compile(r"\s\((?:[^\W\d_][\w'’.-]{0,20})(?:\s[^\W\d_][\w'’.-]{0,20})?\)(?=\s)")
 
 
 def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
