@@ -89,6 +89,11 @@ Data shipped in this repository:
     agonzalezro/Curriculum-Vitae (its author's CV: the current English PDF under WTFPL, the
     2012 Spanish PDF under GPL-2.0, the licence at that commit; both licence files vendored),
     nemediano/latexPlantillaUnam (MIT; its two Spanish CV templates' example PDFs).
+    Added in development by change set h29extract (real people's own CVs, each PDF as its
+    author committed it, with the repository's licence file at that commit): timvisee/cv
+    (GPL-3.0), 1chooo/cv (MIT), 0x01h/resume-in-latex (MIT), 0xPoe/resume (MIT),
+    jolow99/resume (MIT, Typst), Its-Alex/resume (MIT, Typst, French), mindrunner/cv
+    (GPL-3.0, German), helgee/cv (GPL-3.0, German), FdelMazo/CV (MIT, Spanish).
     Held-out v5 (tests/extraction/heldout/files/): badele/cv (MIT),
     jacekszubert/cv (CC0-1.0, stated in its README, vendored), santisoler/cv
     (BSD-3-Clause), huajh/awesome-latex-cv (LPPL-1.3c), jskherman/imprecv (Apache-2.0),
