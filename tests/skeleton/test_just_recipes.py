@@ -73,6 +73,20 @@ def test_ats_runs_from_any_directory_of_the_checkout(tmp_path: Path) -> None:
     assert res.stdout == ""
 
 
+def _recipe_argv(recipe: str, printer: Path, env: dict[str, str]) -> list[str]:
+    """What `recipe` hands to {{PY}}, with {{PY}} set to `printer` (no test is run)."""
+    res = subprocess.run(
+        [JUST, "--justfile", str(REPO / "Justfile"), "--no-deps", "--set", "PY", str(printer), recipe],
+        capture_output=True,
+        text=True,
+        cwd=printer.parent,
+        env=env,
+        timeout=60,
+    )
+    assert res.returncode == 0, res.stderr
+    return res.stdout.split("\0")[:-1]
+
+
 @pytest.mark.parametrize("recipe", ["test", "test-fast"])
 def test_test_recipes_run_in_parallel_with_a_configurable_worker_count(recipe: str, tmp_path: Path) -> None:
     """CI's 2 cores: the pytest stage fits its time only with xdist (docs/testing.md)."""
@@ -80,29 +94,12 @@ def test_test_recipes_run_in_parallel_with_a_configurable_worker_count(recipe: s
     printer.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\0" "$a"; done\n')
     printer.chmod(0o755)
     env = {**os.environ, "ATS_TEST_WORKERS": "3"}
-    res = subprocess.run(
-        [JUST, "--justfile", str(REPO / "Justfile"), "--no-deps", "--set", "PY", str(printer), recipe],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
-    )
-    assert res.returncode == 0, res.stderr
-    printed = res.stdout.split("\0")[:-1]
+    printed = _recipe_argv(recipe, printer, env)
     assert printed[printed.index("-n") + 1] == "3", printed
     assert printed[printed.index("--dist") + 1] == "worksteal", printed
     # The defaults: the gate one worker per core plus one (its slow tests wait more than
     # they compute), the CPU-bound fast loop one per core (docs/testing.md, "Running").
     del env["ATS_TEST_WORKERS"]
-    res = subprocess.run(
-        [JUST, "--justfile", str(REPO / "Justfile"), "--no-deps", "--set", "PY", str(printer), recipe],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
-    )
-    printed = res.stdout.split("\0")[:-1]
+    printed = _recipe_argv(recipe, printer, env)
     cores = len(os.sched_getaffinity(0))  # what nproc counts
     assert printed[printed.index("-n") + 1] == str(cores + 1 if recipe == "test" else cores), printed
