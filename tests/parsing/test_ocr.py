@@ -28,7 +28,8 @@ def test_scan_is_ocred(name: str, kind: str, limits: ParseLimits) -> None:
     # Section gaps in the scan become paragraph breaks, line gaps do not.
     assert len(result["text"].split("\n\n")) == 3
     assert any(corpus.CANDIDATE_EMAIL in b["text"] for b in result["blocks"])
-    assert result["thumbnail"]["pixels_b64"]
+    # No thumbnail from the parse any more: the trusted side downscales page 1's render.
+    assert result["thumbnail"] is None
 
 
 def test_image_blocks_are_in_source_pixels(limits: ParseLimits) -> None:

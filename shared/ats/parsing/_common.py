@@ -109,8 +109,12 @@ class Collector:
             "blocks": self.blocks,
             "ocr_used": ocr_pages > 0,
             "ocr_pages": ocr_pages,
-            # Raw pixels (schema 3): the trusted side encodes the PNG.
-            "thumbnail": extra.pop("thumbnail", None),
+            # Always None now (issue 26): the recruiter's thumbnail is the trusted side's
+            # downscale of page 1's render (ats.intake.pages); the RGB render this key
+            # carried was encoded by worker-untrusted and never served. The key stays so
+            # a schema 3 answer keeps its shape (ats.sandbox.validate still range-checks
+            # a thumbnail an escaped child sends).
+            "thumbnail": None,
             # Present for every kind so consumers need no per-kind key checks.
             "paragraphs": extra.pop("paragraphs", []),
             # Unit of block bboxes: PDF points (1/72 in) or source-image pixels.

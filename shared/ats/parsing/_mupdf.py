@@ -7,7 +7,6 @@ explicit ``tessdata`` directory, because PyMuPDF's fallback for a missing one ru
 
 from __future__ import annotations
 
-import base64
 import io
 import itertools
 import math
@@ -542,28 +541,6 @@ def _image_pixels_per_point(
     return width / rect_width, height / rect_height
 
 
-def _thumbnail(page: pymupdf.Page, limits: ParseLimits, col: Collector) -> dict[str, Any] | None:
-    """First page as raw 8-bit RGB samples (schema 3). Not a PNG: the trusted side encodes
-    it, so nothing this process chose about the file format reaches a browser."""
-    rect = page.rect
-    if not (rect.width > 0 and rect.height > 0):
-        return None
-    width = limits.thumbnail_width
-    # Height capped at twice the width so a ribbon-shaped page stays small.
-    zoom = min(width / rect.width, 2 * width / rect.height)
-    try:
-        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False)
-        w, h = min(pix.width, width), min(pix.height, 2 * width)
-        samples = bytes(pix.samples)
-        stride = pix.stride
-        # Rounding may add a pixel column/row past the cap: crop, row by row (stride).
-        pixels = b"".join(samples[row * stride : row * stride + 3 * w] for row in range(h))
-    except Exception as exc:
-        col.warn(WarningCode.THUMBNAIL_FAILED, str(exc))
-        return None
-    return {"width": w, "height": h, "channels": 3, "pixels_b64": base64.b64encode(pixels).decode("ascii")}
-
-
 def _finish(col: Collector, texts: list[str], ocr_failures: list[str], *, repaired: bool = False) -> str:
     text = col.final_text("\n\n".join(texts))
     if not text:
@@ -644,13 +621,11 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
         col.warn(WarningCode.OCR_PAGE_CAP, f"{skipped_for_cap} scanned pages not OCRed")
     _warn_time_budget(col, skipped_for_time, limits)
 
-    thumbnail = _thumbnail(doc.load_page(0), limits, col)
     text = _finish(col, texts, ocr_failures, repaired=doc.is_repaired)
     return col.result(
         text=text,
         pages=page_count,
         ocr_pages=ocr_pages,
-        thumbnail=thumbnail,
         bbox_unit="pt",
     )
 
@@ -741,13 +716,11 @@ def _parse_image_doc(
         col.warn(WarningCode.OCR_PAGE_CAP, f"{page_count - limits.max_ocr_pages} images not OCRed")
     _warn_time_budget(col, skipped_for_time, limits)
 
-    thumbnail = _thumbnail(doc.load_page(0), limits, col)
     text = _finish(col, texts, ocr_failures)
     return col.result(
         text=text,
         pages=page_count,
         ocr_pages=ocr_pages,
-        thumbnail=thumbnail,
         bbox_unit="px",
     )
 

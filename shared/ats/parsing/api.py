@@ -51,7 +51,7 @@ __all__ = [
 
 
 def parse_document(data: bytes, *, kind: str, limits: ParseLimits) -> dict[str, Any]:
-    """Extract text (and layout, tables, a thumbnail) from one untrusted document.
+    """Extract text (and layout, tables) from one untrusted document.
 
     ``kind`` comes from the trusted side's magic-byte detection and is enforced:
     bytes that are not of that kind fail as ``corrupt``. Raises only ``ParseError``
@@ -74,10 +74,9 @@ def parse_document(data: bytes, *, kind: str, limits: ParseLimits) -> dict[str, 
         tables              DOCX top-level tables: rows of cell strings, one per
                             w:tc (merged cells are not repeated); []
         ocr_used, ocr_pages whether/how many pages came from Tesseract
-        thumbnail           first page as raw pixels {"width" <= thumbnail_width,
-                            "height" <= 2x that, "channels": 3 (RGB), "pixels_b64"};
-                            None for DOCX or if rendering failed. The trusted side
-                            (ats.sandbox.validate) encodes it as `thumbnail_png_b64`
+        thumbnail           None (schema 3 allowed first-page raw pixels here; the
+                            thumbnail is now made on the trusted side from page 1's
+                            render, ats.intake.pages)
         warnings            ["code" | "code: detail"], codes from WarningCode
     """
     if kind not in KINDS:
@@ -121,7 +120,7 @@ def prewarm() -> None:
     _mupdf.configure()
     samples = _samples.samples()
     # One OCR run covers Tesseract's one-time initialisation; the other image
-    # kinds only need their decoders, which the thumbnail render exercises.
+    # kinds only need their decoders, which the page renders below exercise.
     no_ocr = ParseLimits(max_ocr_pages=0)
     # Tesseract's code paths warm up the same with the small "eng" model; loading the
     # Latin-script model here would add ~0.8 s to every zygote start, and each OCR

@@ -120,7 +120,7 @@ class WarningCode(enum.StrEnum):
     OCR_DOWNSCALED = "ocr_downscaled"
     OCR_SKIPPED = "ocr_skipped"
     OCR_PAGE_FAILED = "ocr_page_failed"
-    THUMBNAIL_FAILED = "thumbnail_failed"
+    THUMBNAIL_FAILED = "thumbnail_failed"  # no longer emitted (no thumbnail in the parse); kept: stored reports carry it
     DOCX_IMAGES_NOT_OCRED = "docx_images_not_ocred"
     MUPDF = "mupdf"
 
