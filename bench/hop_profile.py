@@ -126,12 +126,23 @@ def hops(directory: Path) -> dict[str, dict[str, list[float]]]:
     total: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0.0]))
     for f in directory.glob("*.json"):
         for task, shapes in json.loads(f.read_text()).items():
-            if task == "-":
+            if task in ("-", "_paths"):
                 continue
             for s, (n, sec) in shapes.items():
                 total[task][s][0] += n
                 total[task][s][1] += sec
     return total
+
+
+def code_paths(directory: Path) -> dict[str, dict[str, int]]:
+    """With ATS_HOP_PROFILE_STACKS set: per task, each matching statement with the code
+    path that sent it (whole run, warm-up included), most frequent first."""
+    total: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for f in directory.glob("*.json"):
+        for task, paths in json.loads(f.read_text()).get("_paths", {}).items():
+            for path, n in paths.items():
+                total[task][path] += n
+    return {t: dict(sorted(p.items(), key=lambda x: -x[1])) for t, p in total.items()}
 
 
 def settle(timeout_s: float = 120) -> None:
@@ -194,6 +205,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         waits.join()
         time.sleep(1)  # the workers' last counters reach their files
         after = hops(profile_dir)
+        report["code_paths"] = code_paths(profile_dir)
         jobs = jobs_by_task(first_job)
         connections.close_all()
     n = max(report["backlog"]["candidates"], 1)

@@ -24,6 +24,18 @@ _lock = threading.Lock()
 # task -> shape -> [count, seconds]
 _stats: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0.0]))
 _SPACE = re.compile(r"\s+")
+# ATS_HOP_PROFILE_STACKS=<regex>: for each statement whose shape matches, also count the
+# code path that sent it (the innermost ats.* frames), to find who reads what twice.
+_STACKS = re.compile(os.environ["ATS_HOP_PROFILE_STACKS"]) if os.environ.get("ATS_HOP_PROFILE_STACKS") else None
+# task -> "shape <- path" -> count
+_paths: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+
+
+def _code_path(depth: int = 5) -> str:
+    import traceback
+
+    frames = [f for f in traceback.extract_stack()[:-3] if "/ats/" in f.filename and "site-packages" not in f.filename and "/ats/jobs/" not in f.filename]
+    return " < ".join(f"{Path(f.filename).stem}.{f.name}:{f.lineno}" for f in reversed(frames[-depth:]))
 
 
 def shape(sql: str) -> str:
@@ -48,17 +60,24 @@ def _wrapper(execute: Any, sql: str, params: Any, many: bool, context: Any) -> A
         return execute(sql, params, many, context)
     finally:
         dt = time.perf_counter() - t0
+        kind = shape(sql)
         with _lock:
-            entry = _stats[task][shape(sql)]
+            entry = _stats[task][kind]
             entry[0] += 1
             entry[1] += dt
+            if _STACKS is not None and _STACKS.search(kind):
+                _paths[task][f"{kind} <- {_code_path()}"] += 1
 
 
 def _dump(path: Path) -> None:
     while True:
         time.sleep(0.5)
         with _lock:
-            data = {t: {s: [int(c), round(sec, 6)] for s, (c, sec) in shapes.items()} for t, shapes in _stats.items()}
+            data: dict[str, Any] = {
+                t: {s: [int(c), round(sec, 6)] for s, (c, sec) in shapes.items()} for t, shapes in _stats.items()
+            }
+            if _paths:
+                data["_paths"] = {t: dict(p) for t, p in _paths.items()}
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data))
         tmp.replace(path)
