@@ -34,7 +34,11 @@ _paths: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
 def _code_path(depth: int = 5) -> str:
     import traceback
 
-    frames = [f for f in traceback.extract_stack()[:-3] if "/ats/" in f.filename and "site-packages" not in f.filename and "/ats/jobs/" not in f.filename]
+    frames = [
+        f
+        for f in traceback.extract_stack()[:-3]
+        if "/ats/" in f.filename and "site-packages" not in f.filename and "/ats/jobs/" not in f.filename
+    ]
     return " < ".join(f"{Path(f.filename).stem}.{f.name}:{f.lineno}" for f in reversed(frames[-depth:]))
 
 

@@ -120,7 +120,8 @@ class WarningCode(enum.StrEnum):
     OCR_DOWNSCALED = "ocr_downscaled"
     OCR_SKIPPED = "ocr_skipped"
     OCR_PAGE_FAILED = "ocr_page_failed"
-    THUMBNAIL_FAILED = "thumbnail_failed"  # no longer emitted (no thumbnail in the parse); kept: stored reports carry it
+    # No longer emitted (the parse renders no thumbnail); stored reports still carry it.
+    THUMBNAIL_FAILED = "thumbnail_failed"
     DOCX_IMAGES_NOT_OCRED = "docx_images_not_ocred"
     MUPDF = "mupdf"
 

@@ -65,6 +65,17 @@ def _open(data: bytes, kind: str, limits: ParseLimits) -> pymupdf.Document:
     return doc
 
 
+def _grey_pixels(pix: pymupdf.Pixmap, w: int, h: int) -> bytes | memoryview:
+    """The pixmap's first `w` x `h` samples, row-major without padding."""
+    samples, stride = pix.samples_mv, pix.stride
+    if pix.width == w and stride == w:
+        # Grey without alpha: the rows are contiguous, and a row past the height cap is
+        # cut by one slice (no copy; the Python row crop below cost ~6 ms per page).
+        return samples[: h * stride]
+    # Rounding may add a column past the cap: crop row by row (stride).
+    return b"".join(samples[row * stride : row * stride + w] for row in range(h))
+
+
 def render_page(data: bytes, *, kind: str, page: int, limits: ParseLimits) -> dict[str, Any]:
     """Page `page` (1-based) of the document -> {"page", "pages", "width", "height",
     "unit_width", "unit_height", "zlib_b64"}: `width` x `height` grey samples, row-major,
@@ -93,15 +104,7 @@ def render_page(data: bytes, *, kind: str, page: int, limits: ParseLimits) -> di
             zoom = min(PAGE_WIDTH / rect.width, PAGE_MAX_HEIGHT / rect.height)
             pix = pg.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csGRAY, alpha=False)
             w, h = min(pix.width, PAGE_WIDTH), min(pix.height, PAGE_MAX_HEIGHT)
-            samples, stride = pix.samples_mv, pix.stride
-            if pix.width == w and stride == w:
-                # Grey without alpha: the rows are contiguous, and a row past the height
-                # cap is cut by one slice (no copy; the Python crop below cost ~6 ms).
-                pixels: bytes | memoryview = samples[: h * stride]
-            else:
-                # Rounding may add a column past the cap: crop row by row (stride).
-                pixels = b"".join(samples[row * stride : row * stride + w] for row in range(h))
-            compressed = zlib.compress(pixels, _ZLIB_LEVEL)
+            compressed = zlib.compress(_grey_pixels(pix, w, h), _ZLIB_LEVEL)
             unit_w, unit_h = float(rect.width), float(rect.height)
             if kind not in ("pdf", "docx"):
                 # Image provenance boxes are in the image's own pixels, as displayed.
