@@ -73,6 +73,8 @@ def find_matches(candidate_id: int) -> list[Match]:
             shared[other].add((kind, value))
     for other in name_ids:
         shared.setdefault(other, set())
+    if not shared:
+        return []  # nobody to compare with: no names or skills to read (most candidates)
     matches: list[Match] = []
     names = _names([candidate_id, *shared])
     skills = _skills([candidate_id, *shared])

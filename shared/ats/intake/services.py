@@ -751,7 +751,9 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
         report = ParseResult.objects.select_for_update().filter(pk=parse_result_id).first()
         if report is None:
             return ParseReportApplied(parsed_attachment_id=None, figures=None)
-        att = Attachment.objects.filter(pk=report.attachment_id).only("detected_type").first()
+        # Locked now rather than read here and locked again by the success path (issue 26:
+        # one round trip fewer per document); the order (report, then document) is the same.
+        att = _locked(report.attachment_id)
         if att is None:  # erased since: nothing to apply, nothing to check it against
             report.delete()
             return ParseReportApplied(parsed_attachment_id=None, figures=None)
@@ -772,8 +774,8 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
             _record_report_rejected(report, exc)
         else:
             if checked.ok:
-                parsed = parse_attempt_record_success(
-                    attachment_id=report.attachment_id,
+                parsed = _record_success(
+                    att,
                     attempt_no=report.attempt_no,
                     text=checked.text,
                     page_count=checked.page_count or 0,
@@ -856,10 +858,36 @@ def parse_attempt_record_success(
     due), else None. `defer_candidate=False`: the caller runs that step itself."""
     with transaction.atomic(savepoint=False):  # see parse_result_apply
         att = _locked(attachment_id)
+        if att is None:
+            return None
+        return _record_success(
+            att,
+            attempt_no=attempt_no,
+            text=text,
+            page_count=page_count,
+            result=result,
+            policy_hash=policy_hash,
+            defer_candidate=defer_candidate,
+        )
+
+
+def _record_success(
+    att: Attachment,
+    *,
+    attempt_no: int,
+    text: str,
+    page_count: int,
+    result: dict[str, Any],
+    policy_hash: str,
+    defer_candidate: bool,
+) -> int | None:
+    """parse_attempt_record_success with the document already locked by the caller."""
+    attachment_id = att.pk
+    with transaction.atomic(savepoint=False):
         attempt = (
             ParseAttempt.objects.select_for_update().filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
         )
-        if att is None or attempt is None or attempt.state != ParseAttemptState.PENDING:
+        if attempt is None or attempt.state != ParseAttemptState.PENDING:
             return None
         attempt.state = ParseAttemptState.SUCCEEDED
         attempt.text = text

@@ -389,13 +389,14 @@ def applications_for_document(*, attachment_id: int, candidate_id: int) -> list[
     byte-identical duplicate of it) was sent for. Runs in the candidate step's transaction,
     which holds the document's row lock - the duplicate router takes the same lock, so a
     duplicate is routed by exactly one of the two (and twice is harmless anyway)."""
+    # Resolved once for every application below (issue 26: round trips per document).
+    current = candidates_api.candidate_current_id(candidate_id)
     routed = [
-        application_apply(candidate_id=candidate_id, requisition_id=req_id, attachment_id=att_id)
+        _application_apply(current_id=current, requisition_id=req_id, attachment_id=att_id)
         for att_id, req_id in intake_api.document_requisitions(attachment_id=attachment_id)
     ]
     # A new document or re-parse may change the candidate's skills or years: the
     # candidate's other applications are scored again (a no-op where nothing they use changed).
-    current = candidates_api.candidate_current_id(candidate_id)
     others = Application.objects.filter(candidate_id=current).exclude(pk__in=[a.id for a in routed])
     for app_id in others.values_list("pk", flat=True):
         jobs_api.defer(SCORE, payload={"application_id": app_id})
@@ -422,12 +423,23 @@ def application_apply(
     *, candidate_id: int, requisition_id: int, attachment_id: int | None = None
 ) -> AppliedApplication:
     """Create or refresh the application of (candidate, requisition) and defer its scoring."""
-    with transaction.atomic():
+    return _application_apply(
+        current_id=candidates_api.candidate_current_id(candidate_id),
+        requisition_id=requisition_id,
+        attachment_id=attachment_id,
+    )
+
+
+def _application_apply(*, current_id: int, requisition_id: int, attachment_id: int | None) -> AppliedApplication:
+    """application_apply for a candidate id already resolved through merges."""
+    candidate_id = current_id
+    # No savepoint of its own (issue 26): every caller runs it in its own transaction and
+    # lets a failure end that transaction; a caller that catches one must open a savepoint.
+    with transaction.atomic(savepoint=False):
         req = Requisition.objects.filter(pk=requisition_id).first()
         if req is None:
             raise LookupError(f"requisition {requisition_id} does not exist")
         version = RequisitionVersion.objects.get(requisition=req, version=req.current_version)
-        candidate_id = candidates_api.candidate_current_id(candidate_id)
         with connection.cursor() as cur:
             # ON CONFLICT: two documents of one person for one requisition at once make
             # one application, by the constraint.
@@ -440,7 +452,14 @@ def application_apply(
             )
         app = Application.objects.select_for_update().get(candidate_id=candidate_id, requisition=req)
         if attachment_id is not None:
-            ApplicationDocument.objects.get_or_create(attachment_id=attachment_id, defaults={"application": app})
+            # One INSERT (was get_or_create: a SELECT, then SAVEPOINT, INSERT, RELEASE); the
+            # document that brought an application first stays linked to it (unique).
+            with connection.cursor() as cur:
+                cur.execute(
+                    "INSERT INTO scoring_application_document (application_id, attachment_id, created_at)"
+                    " VALUES (%s, %s, now()) ON CONFLICT (attachment_id) DO NOTHING",
+                    [app.pk, attachment_id],
+                )
         jobs_api.defer(SCORE, payload={"application_id": app.pk})
         return AppliedApplication(id=app.pk, candidate_id=app.candidate_id, requisition_id=req.pk, state=app.state)
 
