@@ -232,10 +232,19 @@ def candidate_scoring_inputs(candidate_id: int) -> dict[str, Any] | None:
     """The scoring inputs of a candidate (following merges): {candidate_id, status,
     skills, years_experience}, each field as stored values with their provenance.
     None when the candidate does not exist."""
-    current = candidate_current_id(candidate_id)
-    c = Candidate.objects.filter(pk=current).only("pk", "status").first()
-    if c is None:
-        return None
+    # Merges followed with the row read (issue 26: candidate_current_id, then the row, read
+    # an active candidate twice).
+    seen = {candidate_id}
+    current = candidate_id
+    while True:
+        c = Candidate.objects.filter(pk=current).only("pk", "status", "merged_into").first()
+        if c is None:
+            return None
+        target = c.merged_into_id if c.status == CandidateStatus.MERGED else None
+        if target is None or target in seen:
+            break
+        seen.add(target)
+        current = target
     rows = {f.field: f.values for f in CandidateField.objects.filter(candidate_id=current, field__in=SCORING_FIELDS)}
     return {"candidate_id": c.pk, "status": c.status, **{name: rows.get(name, []) for name in SCORING_FIELDS}}
 

@@ -1052,8 +1052,7 @@ def candidate_collect_message_companions(*, attachment_id: int, candidate_id: in
     and so do those the same sender mailed within SAME_SENDER_WINDOW (in other messages).
     Rows another transaction holds are skipped, never waited for (the candidate is
     locked here); such a document stays `no_candidate_details`, with its actions."""
-    same_message = intake_api.message_companions(attachment_id)
-    sender, by_sender = intake_api.sender_companions(attachment_id)
+    same_message, sender, by_sender = intake_api.mail_companions(attachment_id)
     if not same_message and not by_sender:
         return []  # most CVs come alone: the CV's own row is not read for nothing (issue 26)
     cv_name = next((a.filename for a in [intake_api.attachment_get(attachment_id)] if a is not None), "the CV")

@@ -675,9 +675,22 @@ def message_companions(attachment_id: int) -> list[Companion]:
     row = Attachment.objects.filter(pk=attachment_id).values_list("raw_intake_id", "raw_intake__channel").first()
     if row is None or row[1] != "mail":
         return []
-    raw_id = row[0]
+    return _same_message(attachment_id, row[0])
+
+
+def _same_message(attachment_id: int, raw_id: int) -> list[Companion]:
     rows = Attachment.objects.filter(raw_intake_id=raw_id).exclude(pk=attachment_id).order_by("pk")
     return [Companion(a.pk, a.filename, a.state, a.candidate_id) for a in rows]
+
+
+def mail_companions(attachment_id: int) -> tuple[list[Companion], str, list[Companion]]:
+    """message_companions and sender_companions in one: (same message, sender, same sender).
+    The document and its intake are read once, and for an upload that read is all."""
+    att = Attachment.objects.select_related("raw_intake").filter(pk=attachment_id).first()
+    if att is None or att.raw_intake.channel != "mail":
+        return [], "", []
+    sender, by_sender = _same_sender(att)
+    return _same_message(attachment_id, att.raw_intake_id), sender, by_sender
 
 
 # Issue 28: a document without an identity mailed by the same sender within this window
@@ -711,6 +724,10 @@ def sender_companions(attachment_id: int) -> tuple[str, list[Companion]]:
     att = Attachment.objects.select_related("raw_intake").filter(pk=attachment_id).first()
     if att is None or att.raw_intake.channel != "mail":
         return "", []
+    return _same_sender(att)
+
+
+def _same_sender(att: Attachment) -> tuple[str, list[Companion]]:
     sender = str((att.raw_intake.metadata or {}).get("from") or "").strip().lower()
     if "@" not in sender:
         return "", []

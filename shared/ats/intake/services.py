@@ -942,14 +942,25 @@ def parse_attempt_record_failure(
 
 
 def attachment_mark_candidate_created(*, attachment_id: int, candidate_id: int) -> None:
-    att = _locked_in(attachment_id, State.PARSED)
-    if att is None:
+    # One conditional UPDATE (issue 26; was a locking read, then the UPDATE): only a
+    # `parsed` document moves, as _locked_in checked. The candidate step calling this
+    # holds the row's lock already; any other caller's UPDATE takes it.
+    check_transition(State.PARSED, State.CANDIDATE_CREATED)
+    now = timezone.now()
+    moved = Attachment.objects.filter(pk=attachment_id, state=State.PARSED).update(
+        state=State.CANDIDATE_CREATED,
+        state_changed_at=now,
+        reason_code="",
+        reason="",
+        candidate_id=candidate_id,
+        updated_at=now,
+    )
+    if not moved:
         return
-    _move(att, State.CANDIDATE_CREATED, candidate_id=candidate_id)
     # The document is now findable under its candidate: index both with this commit.
     from ats.search import api as search_api
 
-    search_api.search_reindex(kind="document", object_id=att.pk)
+    search_api.search_reindex(kind="document", object_id=attachment_id)
     search_api.search_reindex(kind="candidate", object_id=candidate_id)
 
 
@@ -1015,7 +1026,7 @@ def attachment_mark_attached(*, attachment_id: int, candidate_id: int, actor: An
     )
     from ats.search import api as search_api
 
-    search_api.search_reindex(kind="document", object_id=att.pk)
+    search_api.search_reindex(kind="document", object_id=attachment_id)
     search_api.search_reindex(kind="candidate", object_id=candidate_id)
 
 

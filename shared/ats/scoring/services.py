@@ -541,25 +541,47 @@ def _current(app: Application) -> int:
 def _insert_result(app: Application, version: RequisitionVersion, result: engine.Result) -> AtsResult | None:
     """INSERT ... ON CONFLICT DO NOTHING: the constraint, not this code, keeps one row per
     fingerprint; None when a concurrent job inserted it first."""
+    explanation, criteria, inputs = (
+        json.dumps(result.explanation),
+        json.dumps(_criteria(version).values()),
+        json.dumps(result.inputs),
+    )
     with connection.cursor() as cur:
         cur.execute(
             "INSERT INTO ats_result (application_id, requisition_version_id, input_fingerprint, config_version,"
             " score, explanation, criteria, inputs, created_at)"
             " VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb, clock_timestamp())"
-            " ON CONFLICT DO NOTHING RETURNING id",
+            " ON CONFLICT DO NOTHING RETURNING id, score, created_at",
             [
                 app.pk,
                 version.pk,
                 result.fingerprint,
                 result.config_version,
                 result.score,
-                json.dumps(result.explanation),
-                json.dumps(_criteria(version).values()),
-                json.dumps(result.inputs),
+                explanation,
+                criteria,
+                inputs,
             ],
         )
         row = cur.fetchone()
-    return AtsResult.objects.get(pk=row[0]) if row else None
+    if row is None:
+        return None
+    # The row as stored, from RETURNING and the JSON just sent (issue 26: it was read back).
+    stored = AtsResult(
+        id=row[0],
+        application=app,
+        requisition_version=version,
+        input_fingerprint=result.fingerprint,
+        config_version=result.config_version,
+        score=row[1],
+        explanation=json.loads(explanation),
+        criteria=json.loads(criteria),
+        inputs=json.loads(inputs),
+        created_at=row[2],
+    )
+    stored._state.adding = False
+    stored._state.db = "default"
+    return stored
 
 
 def _log(

@@ -13,7 +13,7 @@ import datetime
 import logging
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
 from ats.jobs import api as jobs_api
@@ -34,6 +34,10 @@ def search_reindex(*, kind: str, object_id: int) -> int | None:
     return jobs_api.defer(INDEX_TASK, payload={"kind": kind, "object_id": int(object_id)})
 
 
+# One statement, in autocommit when no transaction is open (issue 26: it was BEGIN, a
+# locking read to compare the hash, the upsert and COMMIT - 4 round trips per entry, two
+# entries per new candidate). An entry whose source hash is unchanged is not rewritten:
+# the WHERE leaves it alone and nothing is returned. `inserted` tells a new row (xmax 0).
 _UPSERT = """
 INSERT INTO search_entry (kind, object_id, candidate_id, source_hash, indexed_at, tsv)
 VALUES (%(kind)s, %(object_id)s, %(candidate_id)s, %(hash)s, now(),
@@ -44,36 +48,32 @@ VALUES (%(kind)s, %(object_id)s, %(candidate_id)s, %(hash)s, now(),
 ON CONFLICT (kind, object_id) DO UPDATE
    SET candidate_id = EXCLUDED.candidate_id, source_hash = EXCLUDED.source_hash,
        indexed_at = EXCLUDED.indexed_at, tsv = EXCLUDED.tsv
+ WHERE search_entry.source_hash IS DISTINCT FROM EXCLUDED.source_hash
+RETURNING 1
 """
+_REMOVE = "DELETE FROM search_entry WHERE kind = %s AND object_id = %s RETURNING 1"
 
 
 def search_entry_refresh(*, kind: str, object_id: int) -> str:
     """Bring one entry in line with its source: indexed | unchanged | removed | absent."""
     source = sources.source_for(kind, object_id)
-    with transaction.atomic():
-        current = SearchEntry.objects.select_for_update().filter(kind=kind, object_id=object_id).first()
+    with connection.cursor() as cur:
         if source is None:
-            if current is None:
-                return "absent"
-            current.delete()
-            return "removed"
-        digest = source.digest()
-        if current is not None and current.source_hash == digest:
-            return "unchanged"
-        with connection.cursor() as cur:
-            cur.execute(
-                _UPSERT,
-                {
-                    "kind": kind,
-                    "object_id": object_id,
-                    "candidate_id": source.candidate_id,
-                    "hash": digest,
-                    "names": source.names,
-                    "skills": source.skills,
-                    "text": source.text,
-                },
-            )
-    return "indexed"
+            cur.execute(_REMOVE, [kind, object_id])
+            return "removed" if cur.fetchone() else "absent"
+        cur.execute(
+            _UPSERT,
+            {
+                "kind": kind,
+                "object_id": object_id,
+                "candidate_id": source.candidate_id,
+                "hash": source.digest(),
+                "names": source.names,
+                "skills": source.skills,
+                "text": source.text,
+            },
+        )
+        return "indexed" if cur.fetchone() else "unchanged"
 
 
 def search_sweep(*, now: datetime.datetime | None = None) -> dict[str, Any]:
