@@ -156,3 +156,104 @@ def test_a_render_answer_of_the_wrong_shape_is_a_protocol_error() -> None:
     ):
         failure, _, checked = pages.decode_render_answer(answer(bad), page=1, max_result_bytes=1 << 20)
         assert failure is not None and failure.value == "protocol_error" and checked is None, bad
+
+
+# --- page 1 rendered by the parse's own child (issue 26: one fork per one-page CV) ------
+
+
+def test_the_parse_child_renders_page_1_and_later_pages_are_left_to_their_own(documents: ForkServerSandbox) -> None:
+    pdf = _two_page_pdf()
+    result = documents.run(pages.with_first_page_request("pdf"), pdf)
+    assert result.ok, (result.failure, result.detail)
+    assert result.document is not None and "Jane Doe - page 1" in result.document["text"]
+    page = result.first_page
+    assert page is not None and (page["page"], page["pages"], page["width"]) == (1, 2, 1240)
+    # The same pixels a render child makes for page 1, and the report carries no page.
+    alone = documents.run(pages.render_request("pdf", 1), pdf)
+    assert alone.ok and alone.document is not None
+    assert pages.inflate_exact(page["data"], page["width"], page["height"]) == pages.inflate_exact(
+        alone.document["data"], alone.document["width"], alone.document["height"]
+    )
+    assert "first_page" not in result.document and "first_page" not in result.to_dict()
+    # A DOCX lays out and renders in the same child too.
+    docx = documents.run(pages.with_first_page_request("docx"), _docx())
+    assert docx.ok and docx.first_page is not None and docx.first_page["width"] == 1240
+
+
+def test_a_failing_parse_renders_nothing_and_keeps_its_typed_code(documents: ForkServerSandbox) -> None:
+    result = documents.run(pages.with_first_page_request("pdf"), b"%PDF-1.7\n" + bytes(range(256)) * 4)
+    assert not result.ok and result.failure is not None and result.failure.value == "corrupt"
+    assert result.first_page is None and result.document is None
+
+
+def test_a_first_page_of_the_wrong_shape_makes_the_whole_answer_a_protocol_error() -> None:
+    """Our child never sends a malformed page: one that does is an escaped child's, and
+    its parse is not believed either (as for a bad thumbnail)."""
+    import json
+
+    from ats.parsing.api import DEFAULT_LIMITS, parse_document
+    from ats.sandbox import protocol
+    from ats.sandbox.validate import decode_answer_with_first_page
+
+    document = parse_document(_two_page_pdf(), kind="pdf", limits=DEFAULT_LIMITS)
+    good_page = {
+        "page": 1,
+        "pages": 2,
+        "width": 2,
+        "height": 2,
+        "unit_width": 595.0,
+        "unit_height": 842.0,
+        "zlib_b64": base64.b64encode(zlib.compress(b"\0" * 4)).decode(),
+    }
+
+    def decode(answer: dict[str, Any]) -> Any:
+        framed = protocol.frame(json.dumps(answer).encode())
+        return decode_answer_with_first_page(framed, kind="pdf", limits=DEFAULT_LIMITS, max_result_bytes=1 << 22)
+
+    failure, _, checked, page = decode({"status": "ok", "document": document, "first_page": good_page})
+    assert failure is None and checked is not None and page is not None and page["data"] == zlib.compress(b"\0" * 4)
+    failure, _, checked, page = decode({"status": "ok", "document": document, "first_page": None})
+    assert failure is None and checked is not None and page is None
+    for bad in (
+        {"status": "ok", "document": document, "first_page": {**good_page, "width": 20000, "height": 20000}},
+        {"status": "ok", "document": document, "first_page": {**good_page, "page": 2}},
+        {"status": "ok", "document": document, "first_page": {**good_page, "zlib_b64": "not base64!"}},
+        {"status": "ok", "document": document, "first_page": "a page"},
+        {"status": "ok", "document": document},  # asked for, so the key must be there
+        {"status": "ok", "document": document, "first_page": None, "extra": 1},
+    ):
+        failure, _, checked, page = decode(bad)
+        assert failure is not None and failure.value == "protocol_error" and checked is None and page is None
+
+
+def test_the_worker_hands_off_page_1_from_the_parse_and_forks_only_for_later_pages(
+    documents: ForkServerSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ats.parse_worker import handoff as db
+    from ats.parse_worker import runner
+
+    asked: list[str] = []
+    handed: list[tuple[int, bool]] = []
+
+    class Recording:
+        def run(self, kind: str, data: bytes) -> Any:
+            asked.append(kind)
+            return documents.run(kind, data)
+
+    monkeypatch.setattr(runner, "_sandbox", Recording)
+    monkeypatch.setattr(db, "page_submit", lambda **kw: handed.append((kw["page_no"], kw["last"])))
+    monkeypatch.setattr(db, "pages_done", lambda **_: pytest.fail("pages_done without a last page"))
+    pdf = _two_page_pdf()
+    parsed = documents.run(pages.with_first_page_request("pdf"), pdf)
+    assert parsed.first_page is not None
+    handoff = db.Handoff(kind="pdf", data=pdf)
+    runner._render_pages(
+        job_id=1, attachment_id=1, attempt_no=1, handoff=handoff, data=pdf, first_page=parsed.first_page
+    )
+    assert asked == [pages.render_request("pdf", 2)] and handed == [(1, False), (2, True)]
+    # Without page 1 from the parse (it did not render or fit), the worker renders it.
+    asked.clear()
+    handed.clear()
+    runner._render_pages(job_id=1, attachment_id=1, attempt_no=1, handoff=handoff, data=pdf, first_page=None)
+    assert asked == [pages.render_request("pdf", 1), pages.render_request("pdf", 2)]
+    assert handed == [(1, False), (2, True)]

@@ -83,7 +83,9 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
     if job_id is None:
         raise RuntimeError("parse runs only as a job (its id authorises the report)")
     report = functools.partial(db.result_submit, job_id=job_id, attachment_id=attachment_id, attempt_no=attempt_no)
-    result = _sandbox().run(handoff.kind, bytes(handoff.data))
+    data = bytes(handoff.data)
+    # The child also renders page 1 for the viewer (issue 26: one fork per one-page CV).
+    result = _sandbox().run(sandbox_data.with_first_page_request(handoff.kind), data)
     if result.ok:
         doc = dict(result.document or {})
         payload = {**doc, "sandbox": result.to_dict()}
@@ -111,8 +113,16 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
             code = "output_too_large" if "out of range" in str(exc) else "protocol_error"
             _report_failure(report, code, f"report refused: {exc}", result)
         # The report is in (the candidate is being created meanwhile): now the viewer's
-        # page images, each page its own sandbox child and its own hand-off row.
-        _render_pages(job_id=job_id, attachment_id=attachment_id, attempt_no=attempt_no, handoff=handoff)
+        # page images, each its own hand-off row; page 1 came with the parse, each later
+        # page is rendered in a sandbox child of its own.
+        _render_pages(
+            job_id=job_id,
+            attachment_id=attachment_id,
+            attempt_no=attempt_no,
+            handoff=handoff,
+            data=data,
+            first_page=result.first_page,
+        )
         return
     code = result.error_code or "crashed"
     last = attempt is not None and attempt.is_last
@@ -143,18 +153,30 @@ class SandboxFailure(db.ParseWorkerError):
         self.code = code
 
 
-def _render_pages(*, job_id: int, attachment_id: int, attempt_no: int, handoff: db.Handoff) -> None:
+def _render_pages(
+    *,
+    job_id: int,
+    attachment_id: int,
+    attempt_no: int,
+    handoff: db.Handoff,
+    data: bytes,
+    first_page: Any = None,
+) -> None:
     """Render up to PAGE_LIMITS.max_pages pages and hand each off; never fails the parse.
 
-    A page that does not render (or does not fit its row) is skipped: the viewer then
-    says that page is missing. The trusted step runs in any case (ats_parse_pages_done).
+    `first_page`: page 1 as the parse's child rendered it (checked), or None to render it
+    here. A page that does not render (or does not fit its row) is skipped: the viewer
+    then says that page is missing. The trusted step runs in any case (ats_parse_pages_done).
     """
     total, page, done = 1, 1, False
     try:
         while page <= total:
-            result = _sandbox().run(sandbox_data.render_request(handoff.kind, page), bytes(handoff.data))
-            if result.ok and result.document:
-                doc = result.document
+            if page == 1 and first_page is not None:
+                doc: Any = first_page
+            else:
+                result = _sandbox().run(sandbox_data.render_request(handoff.kind, page), data)
+                doc = result.document if result.ok else None
+            if doc:
                 total = int(doc["pages"]) if page == 1 else total
                 last = page == total
                 db.page_submit(
@@ -171,7 +193,7 @@ def _render_pages(*, job_id: int, attachment_id: int, attempt_no: int, handoff: 
                 )
                 done = last
             else:
-                logger.warning("page %s of attachment %s not rendered: %s", page, attachment_id, result.error_code)
+                logger.warning("page %s of attachment %s not rendered", page, attachment_id)  # the viewer says so
             page += 1
     except Exception:
         # The parse has succeeded; a missing page image must not turn it into a retry.

@@ -21,6 +21,7 @@ from ats.sandbox.pages import (
     downscale_grey,
     inflate_exact,
     render_request,
+    with_first_page_request,
 )
 from ats.sandbox.thumbnail import encode_png, is_plain_png
 
@@ -47,6 +48,7 @@ __all__ = [
     "is_plain_png",
     "render_request",
     "required_layers",
+    "with_first_page_request",
 ]
 
 
@@ -224,6 +226,9 @@ class SandboxResult:
     # Zygote restarts in this worker since its previous result: how the trusted side
     # counts restarts without worker-untrusted serving metrics (docs/observability.md).
     zygote_restarts: int = 0
+    # A with_first_page_request's page 1, checked like a render answer (pages.
+    # check_page_answer); None when the child did not render it. Not part of to_dict.
+    first_page: Mapping[str, Any] | None = None
 
     @property
     def error_code(self) -> str | None:

@@ -27,9 +27,9 @@ from ats.sandbox import protocol
 from ats.sandbox.data import Failure, Layer, SandboxPolicy, SandboxResult
 from ats.sandbox.errors import SandboxError
 from ats.sandbox.hardening import layer_for_exit_code
-from ats.sandbox.pages import decode_render_answer, parse_render_request
+from ats.sandbox.pages import decode_render_answer, parse_render_request, parse_with_first_page_request
 from ats.sandbox.policy import load_policy
-from ats.sandbox.validate import decode_answer
+from ats.sandbox.validate import decode_answer, decode_answer_with_first_page
 from ats.sandbox.zygote import PROBES_ENV
 
 NO_LANDLOCK_TEST_ENV = "ATS_SANDBOX_TEST_NO_LANDLOCK"
@@ -521,7 +521,7 @@ class ForkServerSandbox:
         limits = self.policy.child
         end, sig, code = outcome.get("end"), outcome.get("signal"), outcome.get("exit_code")
         cpu_s = float(outcome.get("cpu_s") or 0.0)
-        document = None
+        document = first_page = None
         failure: Failure | None
         if end == "refused":
             failure, detail = Failure(outcome["failure"]), str(outcome.get("detail", ""))
@@ -547,6 +547,10 @@ class ForkServerSandbox:
             failure, detail, document = decode_render_answer(
                 untrusted_answer, page=render[1], max_result_bytes=limits.max_result_bytes
             )
+        elif (with_page := parse_with_first_page_request(kind)) is not None:
+            failure, detail, document, first_page = decode_answer_with_first_page(
+                untrusted_answer, kind=with_page, limits=self._parse_limits, max_result_bytes=limits.max_result_bytes
+            )
         else:
             failure, detail, document = decode_answer(
                 untrusted_answer, kind=kind, limits=self._parse_limits, max_result_bytes=limits.max_result_bytes
@@ -556,6 +560,7 @@ class ForkServerSandbox:
             detail,
             started=started,
             document=document,
+            first_page=first_page,
             cpu_ms=cpu_s * 1000,
             max_rss_kb=int(outcome.get("maxrss_kb") or 0),
             hello=hello,
@@ -568,6 +573,7 @@ class ForkServerSandbox:
         *,
         started: float,
         document: Any = None,
+        first_page: Any = None,
         cpu_ms: float = 0.0,
         max_rss_kb: int = 0,
         hello: dict[str, Any] | None = None,
@@ -580,6 +586,7 @@ class ForkServerSandbox:
             failure=failure,
             detail=detail,
             document=document if failure is None else None,
+            first_page=first_page if failure is None else None,
             sandbox=self.name,
             layers=tuple(Layer(v) for v in hello.get("layers", ())),
             skipped_layers=tuple(Layer(v) for v in hello.get("skipped", {})),

@@ -18,9 +18,9 @@ from ats.parsing.data import ParseError, ParseLimits
 from ats.sandbox import protocol
 from ats.sandbox.data import Failure, SandboxPolicy, SandboxResult
 from ats.sandbox.errors import SandboxError
-from ats.sandbox.pages import decode_render_answer, parse_render_request
+from ats.sandbox.pages import decode_render_answer, parse_render_request, parse_with_first_page_request
 from ats.sandbox.policy import load_policy
-from ats.sandbox.validate import decode_answer
+from ats.sandbox.validate import decode_answer, decode_answer_with_first_page
 
 ALLOW_ENV = "ATS_SANDBOX_ALLOW_INPROCESS"
 
@@ -72,22 +72,44 @@ class InProcessSandbox:
     def close(self) -> None:
         pass
 
+    def _first_page(self, data: bytes, kind: str) -> dict[str, Any] | None:
+        try:
+            page: dict[str, Any] = self._parser.render_page(data, kind=kind, page=1, limits=self._limits)
+        except Exception:
+            return None
+        return page
+
     def run(self, kind: str, data: bytes) -> SandboxResult:
         started = time.monotonic()
         cpu_started = time.process_time()
+        first_page = None
         try:
             render = parse_render_request(kind)
+            with_page = parse_with_first_page_request(kind)
+            answer: dict[str, Any]
             if render is not None:
-                document = self._parser.render_page(data, kind=render[0], page=render[1], limits=self._limits)
+                answer = {
+                    "document": self._parser.render_page(data, kind=render[0], page=render[1], limits=self._limits)
+                }
+            elif with_page is not None:
+                # Development only: the page is rendered here too, unconfined.
+                answer = {
+                    "document": self._parser.parse_document(data, kind=with_page, limits=self._limits),
+                    "first_page": self._first_page(data, with_page),
+                }
             else:
-                document = self._parser.parse_document(data, kind=kind, limits=self._limits)
+                answer = {"document": self._parser.parse_document(data, kind=kind, limits=self._limits)}
             # The same encode/validate round trip as a child's answer, so results (and
             # the benchmark) are comparable and a schema drift shows up here too.
-            body = json.dumps({"status": "ok", "document": document}, allow_nan=False, separators=(",", ":")).encode()
+            body = json.dumps({"status": "ok", **answer}, allow_nan=False, separators=(",", ":")).encode()
             max_bytes = self.policy.child.max_result_bytes
             if render is not None:
                 failure, detail, checked = decode_render_answer(
                     protocol.frame(body), page=render[1], max_result_bytes=max_bytes
+                )
+            elif with_page is not None:
+                failure, detail, checked, first_page = decode_answer_with_first_page(
+                    protocol.frame(body), kind=with_page, limits=self._limits, max_result_bytes=max_bytes
                 )
             else:
                 failure, detail, checked = decode_answer(
@@ -104,6 +126,7 @@ class InProcessSandbox:
             failure=failure,
             detail=detail,
             document=checked,
+            first_page=first_page if failure is None else None,
             sandbox=self.name,
             layers=(),
             skipped_layers=(),

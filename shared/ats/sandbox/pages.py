@@ -37,6 +37,8 @@ __all__ = [
     "check_page_answer",
     "downscale_grey",
     "inflate_exact",
+    "parse_with_first_page_request",
+    "with_first_page_request",
 ]
 
 
@@ -162,6 +164,28 @@ RENDER_PREFIX: Final = "render:"
 def render_request(kind: str, page: int) -> str:
     """The sandbox request kind for one page: ``render:<kind>:<page>`` (1-based)."""
     return f"{RENDER_PREFIX}{kind}:{int(page)}"
+
+
+# Issue 26: a parse whose child also renders page 1 for the viewer, so a one-page CV
+# costs one fork, not two. The answer carries `first_page` beside `document`: a render
+# answer (checked as one, check_page_answer) or null when the page did not render, did
+# not fit the answer cap or the parse had used FIRST_PAGE_MAX_CPU_S already - then the
+# worker renders it in a child of its own, as every later page.
+FIRST_PAGE_PREFIX: Final = "parse+page1:"
+FIRST_PAGE_MAX_CPU_S: Final = 5.0
+
+
+def with_first_page_request(kind: str) -> str:
+    """The sandbox request kind for a parse that also renders page 1."""
+    return f"{FIRST_PAGE_PREFIX}{kind}"
+
+
+def parse_with_first_page_request(request: str) -> str | None:
+    """The document kind of a with_first_page_request, else None."""
+    if not request.startswith(FIRST_PAGE_PREFIX):
+        return None
+    kind = request[len(FIRST_PAGE_PREFIX) :]
+    return kind if kind.isalpha() else None
 
 
 def parse_render_request(request: str) -> tuple[str, int] | None:
