@@ -145,22 +145,6 @@ def code_paths(directory: Path) -> dict[str, dict[str, int]]:
     return {t: dict(sorted(p.items(), key=lambda x: -x[1])) for t, p in total.items()}
 
 
-def settle(timeout_s: float = 120) -> None:
-    """Until no job is queued or running for 2 s in a row (periodic jobs come and go)."""
-    from django.db import connection
-
-    quiet_since, deadline = None, time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        with connection.cursor() as cur:
-            cur.execute("SELECT count(*) FROM procrastinate_jobs WHERE status IN ('todo', 'doing')")
-            busy = cur.fetchone()[0]
-        now = time.monotonic()
-        quiet_since = None if busy else (quiet_since or now)
-        if quiet_since is not None and now - quiet_since >= 2:
-            return
-        time.sleep(0.2)
-
-
 def jobs_by_task(first_job: int) -> dict[str, int]:
     from django.db import connection
 
@@ -182,7 +166,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         procs = st["procs"]
         docs = [pb.distinct_cv(i) for i in range(args.backlog + 3)]
         pb.warm_up(docs[-3:])
-        settle()  # the warm-up's follow-ups are not the backlog's
+        e2e.settle()  # the warm-up's follow-ups are not the backlog's
         first_job, _ = pb.max_ids()
         before = hops(profile_dir)
         waits = LockWaits(st["env"]["DATABASE_URL"], args.sample_ms / 1000)
@@ -196,7 +180,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         }
         cpu_before = {k: cpu_seconds(v) for k, v in roots.items()}
         report["backlog"] = e2e.backlog(args.backlog, docs, sampler, stmts, settle_s=120 + args.backlog)
-        settle()  # the follow-ups and page images still queued after the last score
+        e2e.settle()  # the follow-ups and page images still queued after the last score
         cpu = {k: cpu_seconds(v) - cpu_before[k] for k, v in roots.items()}
         n_docs = max(report["backlog"]["candidates"], 1)
         # Includes the idle periodic work and the bench's own queries (postgres) meanwhile.
