@@ -373,6 +373,43 @@ def test_a_letter_decided_while_its_cvs_step_is_uncommitted_still_joins_the_cv(m
     assert letter.candidate_id == cv.candidate_id is not None
 
 
+def test_a_waiting_letter_whose_page_images_are_being_stored_still_joins_the_cv() -> None:
+    """The CV's step collects waiting companions skipping rows another transaction holds.
+    A letter's page store holds its row (to switch the page set) at about the time its
+    CV's step runs: it takes FOR KEY SHARE, which the collect's FOR NO KEY UPDATE SKIP
+    LOCKED does not skip. With FOR NO KEY UPDATE there the letter stayed waiting."""
+    import threading
+
+    from django.db import connections, transaction
+
+    cv, letter = _message(("Ada_CV.pdf", CV_TEXT), ("cover.pdf", LETTER_TEXT))
+    candidate_tasks.create_from_attachment(attachment_id=letter.pk, payload_version=1)
+    assert helpers.reload(letter).state == "no_candidate_details"
+    held, release = threading.Event(), threading.Event()
+
+    def page_store_holds_the_letter() -> None:
+        try:
+            with transaction.atomic(), connection.cursor() as cur:
+                # The page store's lock (ats.intake.pages.page_images_store).
+                cur.execute("SELECT 1 FROM intake_attachment WHERE id = %s FOR KEY SHARE", [letter.pk])
+                held.set()
+                release.wait(20)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=page_store_holds_the_letter)
+    holder.start()
+    try:
+        assert held.wait(20)
+        candidate_tasks.create_from_attachment(attachment_id=cv.pk, payload_version=1)
+    finally:
+        release.set()
+        holder.join(30)
+    cv, letter = helpers.reload(cv), helpers.reload(letter)
+    assert (cv.state, letter.state) == ("candidate_created", "candidate_created"), letter.reason
+    assert letter.candidate_id == cv.candidate_id is not None
+
+
 def test_documents_without_identity_in_a_message_without_cv_wait_for_a_recruiter() -> None:
     letter, cert = _message(("cover.pdf", LETTER_TEXT), ("cert.pdf", CERT_TEXT))
     for att in (letter, cert):

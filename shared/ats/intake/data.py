@@ -121,3 +121,15 @@ class ParseReportApplied:
 
     parsed_attachment_id: int | None
     figures: ParseReportFigures | None
+    # The parse just recorded for that document - attempt number, text, checked result -
+    # so the candidate step in the same transaction does not read it back (issue 26).
+    parsed: ParsedAttempt | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedAttempt:
+    """A successful parse attempt as recorded: what parsed_document_for_update reads."""
+
+    attempt_no: int
+    text: str
+    result: dict[str, Any]

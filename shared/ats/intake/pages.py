@@ -18,7 +18,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from ats.audit import api as audit_api
 from ats.intake import adapters
@@ -148,9 +148,18 @@ def page_images_store(*, attachment_id: int, attempt_no: int) -> str:
     # after it (a crash in between leaves unreferenced blobs under the document's prefix,
     # which erasure deletes by prefix).
     with transaction.atomic():
-        # FOR NO KEY UPDATE, as every pipeline step's lock of the document (intake.services._locked).
-        locked = Attachment.objects.select_for_update(no_key=True).filter(pk=attachment_id).first()
-        if locked is None or locked.parse_attempts_requested != attempt_no or locked.state == State.ERASED_SUBJECT:
+        # FOR KEY SHARE: erasure (FOR UPDATE) waits for this switch and this switch for
+        # erasure, but the document's other writers (FOR NO KEY UPDATE) do not - above all
+        # the candidate step collecting a waiting companion, which skips locked rows (it
+        # skipped this one, and the companion stayed waiting). A re-parse that commits
+        # meanwhile is ordered after this switch: its own store replaces these pages.
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT parse_attempts_requested, state FROM intake_attachment WHERE id = %s FOR KEY SHARE",
+                [attachment_id],
+            )
+            locked = cur.fetchone()
+        if locked is None or locked[0] != attempt_no or locked[1] == State.ERASED_SUBJECT:
             handoffs.delete()
             old, outcome = new_keys, "stale"  # superseded while we encoded: drop ours
         else:

@@ -14,7 +14,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from ats.audit import api as audit_api
-from ats.intake.data import Document, DocumentSummary, ParseAttemptSummary, RawIntakeSummary
+from ats.intake.data import Document, DocumentSummary, ParseAttemptSummary, ParsedAttempt, RawIntakeSummary
 from ats.intake.models import (
     Attachment,
     Channel,
@@ -42,8 +42,13 @@ class ParsedDocument:
     channel_region: str | None = None
 
 
-def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
-    """Lock a `parsed` attachment and return its latest successful parse, else None."""
+def parsed_document_for_update(
+    *, attachment_id: int, just_parsed: ParsedAttempt | None = None
+) -> ParsedDocument | None:
+    """Lock a `parsed` attachment and return its latest successful parse, else None.
+
+    `just_parsed`: that parse, recorded earlier in the caller's transaction (the folded
+    apply job, parse_result_apply's answer): used as it is, not read back (issue 26)."""
     # FOR NO KEY UPDATE, as intake.services._locked: the candidate step's rows that point
     # at the document (candidate documents, fields) need not wait on the lock's holder.
     att = (
@@ -55,17 +60,23 @@ def parsed_document_for_update(*, attachment_id: int) -> ParsedDocument | None:
     if att is None:
         return None
     _lock_companions(att.raw_intake)
-    attempt = (
-        ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED).order_by("-attempt_no").first()
-    )
-    if attempt is None:
-        return None
+    if just_parsed is not None and just_parsed.attempt_no == att.parse_attempts_requested:
+        attempt_no, text, result = just_parsed.attempt_no, just_parsed.text, just_parsed.result
+    else:
+        attempt = (
+            ParseAttempt.objects.filter(attachment=att, state=ParseAttemptState.SUCCEEDED)
+            .order_by("-attempt_no")
+            .first()
+        )
+        if attempt is None:
+            return None
+        attempt_no, text, result = attempt.attempt_no, attempt.text, attempt.result
     return ParsedDocument(
         attachment_id=att.pk,
         filename=att.filename,
-        text=attempt.text,
-        parse_attempt=attempt.attempt_no,
-        result={**(attempt.result or {}), "text": attempt.text},
+        text=text,
+        parse_attempt=attempt_no,
+        result={**(result or {}), "text": text},
         channel_region=_channel_region(att),
     )
 

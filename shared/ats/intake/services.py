@@ -23,6 +23,7 @@ from ats.errors import Refused
 from ats.intake import adapters, selectors
 from ats.intake.data import (
     ParseAttemptSummary,
+    ParsedAttempt,
     ParseReportApplied,
     ParseReportFigures,
     RawIntakeSummary,
@@ -799,7 +800,10 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
         figures = ParseReportFigures(ok=False, code=REPORT_REJECTED, sandbox=None, rejected_check=rejected)
     else:
         figures = ParseReportFigures(ok=checked.ok, code=checked.code, sandbox=checked.result.get("sandbox"))
-    return ParseReportApplied(parsed_attachment_id=parsed, figures=figures)
+    just_parsed = None
+    if parsed is not None:
+        just_parsed = ParsedAttempt(attempt_no=report.attempt_no, text=checked.text, result=checked.result)
+    return ParseReportApplied(parsed_attachment_id=parsed, figures=figures, parsed=just_parsed)
 
 
 def _record_report_rejected(report: ParseResult, exc: Any) -> None:
@@ -1033,9 +1037,14 @@ def attachment_mark_attached(*, attachment_id: int, candidate_id: int, actor: An
 def attachments_lock_waiting_for_candidate(*, attachment_ids: list[int]) -> list[int]:
     """Lock those of `attachment_ids` that are `no_candidate_details`, skipping rows another
     transaction holds (the caller already holds a candidate lock, so waiting for a
-    document here would invert the documents-then-candidate order)."""
+    document here would invert the documents-then-candidate order).
+
+    FOR NO KEY UPDATE, as every pipeline writer of the document: a row that only its page
+    store holds (FOR KEY SHARE, ats.intake.pages) is not skipped - it was, and a cover
+    letter whose page images were being stored while its CV's step collected it stayed
+    `no_candidate_details` beside the CV's candidate."""
     return list(
-        Attachment.objects.select_for_update(skip_locked=True)
+        Attachment.objects.select_for_update(skip_locked=True, no_key=True)
         .filter(pk__in=sorted(attachment_ids), state=State.NO_CANDIDATE_DETAILS)
         .order_by("pk")
         .values_list("pk", flat=True)

@@ -30,6 +30,7 @@ from ats.audit import api as audit_api
 from ats.candidates import api as candidates_api
 from ats.extraction import api as extraction_api
 from ats.intake import api as intake_api
+from ats.intake import data as intake_data
 from ats.jobs import api as jobs_api
 from ats.observability import api as observability_api
 from ats.pipeline.follow_ups import FOLLOW_UP_STEPS, FOLLOW_UPS, known_steps
@@ -54,7 +55,9 @@ def apply_parse_result(*, parse_result_id: int, payload_version: int) -> None:
             try:
                 # A savepoint: a failing step must not undo the parse; its kept audit events go with it.
                 with transaction.atomic(), audit_api.audit_events_at_end():
-                    _candidate_step_with_follow_ups(attachment_id=attachment_id, readmitted=False)
+                    _candidate_step_with_follow_ups(
+                        attachment_id=attachment_id, readmitted=False, just_parsed=applied.parsed
+                    )
             except Exception:
                 # The step's own job takes over: its attempts, backoff and exhaustion
                 # handler (`candidate_failed` with the reason) are unchanged.
@@ -89,18 +92,23 @@ def follow_ups(*, candidate_id: int, steps: list[list[Any]], payload_version: in
     jobs_api.run_follow_ups(steps)
 
 
-def _candidate_step_with_follow_ups(*, attachment_id: int, readmitted: bool) -> None:
+def _candidate_step_with_follow_ups(
+    *, attachment_id: int, readmitted: bool, just_parsed: intake_data.ParsedAttempt | None = None
+) -> None:
     with jobs_api.follow_ups(*FOLLOW_UP_STEPS) as batch:
-        candidate_id = _candidate_step(attachment_id=attachment_id, readmitted=readmitted)
+        candidate_id = _candidate_step(attachment_id=attachment_id, readmitted=readmitted, just_parsed=just_parsed)
     if candidate_id is not None:
         batch.defer_as_one(FOLLOW_UPS, candidate_id=candidate_id)
     else:
         batch.defer_alone()
 
 
-def _candidate_step(*, attachment_id: int, readmitted: bool) -> int | None:
-    """The candidate step in the caller's transaction; the candidate's id, if any."""
-    doc = intake_api.parsed_document_for_update(attachment_id=attachment_id)
+def _candidate_step(
+    *, attachment_id: int, readmitted: bool, just_parsed: intake_data.ParsedAttempt | None = None
+) -> int | None:
+    """The candidate step in the caller's transaction; the candidate's id, if any.
+    `just_parsed`: the parse the same transaction recorded (not read back)."""
+    doc = intake_api.parsed_document_for_update(attachment_id=attachment_id, just_parsed=just_parsed)
     if doc is None:
         return None  # superseded, deleted or already done: nothing to do (convention 5)
     # Pure and bounded (no super-linear rules): safe inside the locked transaction.
