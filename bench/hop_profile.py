@@ -9,6 +9,8 @@ documents), a backlog of N distinct one-page CVs received at once, and:
   in them - counted inside the workers (bench.benchapp.hop_profile, loaded only here);
 - per role, from pg_stat_statements: every statement of the database, procrastinate's
   fetch/finish and worker-untrusted's parse role included; per document;
+- CPU per document: each deployable's process tree and Postgres's, and the whole
+  machine's (/proc/stat; what the trees miss: unreaped children, kernel work, clamd);
 - lock waits: pg_stat_activity sampled every --sample-ms, each backend waiting on a
   lock (wait_event_type 'Lock') counted by its statement's shape; sampled, so a wait
   shorter than the interval is mostly missed - a floor, and comparable between trees.
@@ -111,6 +113,15 @@ def cpu_seconds(root_pids: list[int]) -> float:
     return total / ticks
 
 
+def machine_cpu_seconds() -> float:
+    """The whole machine's busy CPU time (/proc/stat: user, nice, system, irq, softirq,
+    steal): what the process trees miss - children nobody waited for, kernel work (forks,
+    page faults, loopback), clamd, the bench itself. The machine should be otherwise idle."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    busy = sum(values) - values[3] - values[4]  # less idle and iowait
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
 def postmaster_pid(url: str) -> int:
     import psycopg
 
@@ -179,9 +190,11 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "postgres": [postmaster_pid(st["env"]["DATABASE_URL"])],
         }
         cpu_before = {k: cpu_seconds(v) for k, v in roots.items()}
+        machine_before = machine_cpu_seconds()
         report["backlog"] = e2e.backlog(args.backlog, docs, sampler, stmts, settle_s=120 + args.backlog)
         e2e.settle()  # the follow-ups and page images still queued after the last score
         cpu = {k: cpu_seconds(v) - cpu_before[k] for k, v in roots.items()}
+        cpu["machine"] = machine_cpu_seconds() - machine_before
         n_docs = max(report["backlog"]["candidates"], 1)
         # Includes the idle periodic work and the bench's own queries (postgres) meanwhile.
         report["cpu_ms_per_document"] = {k: round(v * 1000 / n_docs, 1) for k, v in cpu.items()}
