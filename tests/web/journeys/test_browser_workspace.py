@@ -180,7 +180,14 @@ def test_document_and_ops_pages_update_in_place_without_a_reload(web: str, chrom
     page = _login(chromium, web, "recruiter", DESKTOP)
     try:
         jobs_ops.queue_set_paused(queue="parse", paused=True, actor="test")
-        att = helpers.ingested("live-doc.pdf", helpers.unique_pdf("Lena Live"))
+        # The ingest runs here, in-process; with its queue paused the live worker cannot
+        # also fetch its job before it is settled, whose attempt it would then record
+        # after the page loaded (a changed timeline: the region swapped, seen under load).
+        jobs_ops.queue_set_paused(queue="ingest", paused=True, actor="test")
+        try:
+            att = helpers.ingested("live-doc.pdf", helpers.unique_pdf("Lena Live"))
+        finally:
+            jobs_ops.queue_set_paused(queue="ingest", paused=False, actor="test")
         assert att.state == "promoted"  # waits on the paused parse queue
         page.goto(f"/documents/{att.pk}")
         page.evaluate(
