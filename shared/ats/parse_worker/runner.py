@@ -171,11 +171,12 @@ def _render_pages(
     total, page, done = 1, 1, False
     try:
         while page <= total:
+            why = ""
             if page == 1 and first_page is not None:
                 doc: Any = first_page
             else:
                 result = _sandbox().run(sandbox_data.render_request(handoff.kind, page), data)
-                doc = result.document if result.ok else None
+                doc, why = (result.document, "") if result.ok else (None, result.error_code or "")
             if doc:
                 total = int(doc["pages"]) if page == 1 else total
                 last = page == total
@@ -193,7 +194,7 @@ def _render_pages(
                 )
                 done = last
             else:
-                logger.warning("page %s of attachment %s not rendered", page, attachment_id)  # the viewer says so
+                logger.warning("page %s of attachment %s not rendered: %s", page, attachment_id, why)
             page += 1
     except Exception:
         # The parse has succeeded; a missing page image must not turn it into a retry.
