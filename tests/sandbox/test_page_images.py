@@ -246,14 +246,11 @@ def test_the_worker_hands_off_page_1_from_the_parse_and_forks_only_for_later_pag
     pdf = _two_page_pdf()
     parsed = documents.run(pages.with_first_page_request("pdf"), pdf)
     assert parsed.first_page is not None
-    handoff = db.Handoff(kind="pdf", data=pdf)
-    runner._render_pages(
-        job_id=1, attachment_id=1, attempt_no=1, handoff=handoff, data=pdf, first_page=parsed.first_page
-    )
+    runner._render_pages(job_id=1, attachment_id=1, attempt_no=1, kind="pdf", data=pdf, first_page=parsed.first_page)
     assert asked == [pages.render_request("pdf", 2)] and handed == [(1, False), (2, True)]
     # Without page 1 from the parse (it did not render or fit), the worker renders it.
     asked.clear()
     handed.clear()
-    runner._render_pages(job_id=1, attachment_id=1, attempt_no=1, handoff=handoff, data=pdf, first_page=None)
+    runner._render_pages(job_id=1, attachment_id=1, attempt_no=1, kind="pdf", data=pdf, first_page=None)
     assert asked == [pages.render_request("pdf", 1), pages.render_request("pdf", 2)]
     assert handed == [(1, False), (2, True)]

@@ -119,7 +119,7 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
             job_id=job_id,
             attachment_id=attachment_id,
             attempt_no=attempt_no,
-            handoff=handoff,
+            kind=handoff.kind,
             data=data,
             first_page=result.first_page,
         )
@@ -158,7 +158,7 @@ def _render_pages(
     job_id: int,
     attachment_id: int,
     attempt_no: int,
-    handoff: db.Handoff,
+    kind: str,
     data: bytes,
     first_page: Any = None,
 ) -> None:
@@ -175,7 +175,7 @@ def _render_pages(
             if page == 1 and first_page is not None:
                 doc: Any = first_page
             else:
-                result = _sandbox().run(sandbox_data.render_request(handoff.kind, page), data)
+                result = _sandbox().run(sandbox_data.render_request(kind, page), data)
                 doc, why = (result.document, "") if result.ok else (None, result.error_code or "")
             if doc:
                 total = int(doc["pages"]) if page == 1 else total

@@ -256,7 +256,9 @@ class Zygote:
         os._exit(0)
 
     def _parse(self, kind: str, data: bytes) -> bytes:
+        started = time.process_time()
         try:
+            with_page = parse_with_first_page_request(kind)
             if kind.startswith("probe:"):
                 probe = getattr(self.probes, "probe_" + kind[6:])
                 context = {
@@ -270,12 +272,21 @@ class Zygote:
             elif (render := parse_render_request(kind)) is not None:
                 # One page as raw grey pixels for the CV viewer (ats.sandbox.pages).
                 document = self.parser.render_page(data, kind=render[0], page=render[1], limits=self.parse_limits)
-            elif (with_page := parse_with_first_page_request(kind)) is not None:
-                return self._parse_with_first_page(with_page, data)
             else:
-                document = self.parser.parse_document(data, kind=kind, limits=self.parse_limits)
+                document = self.parser.parse_document(data, kind=with_page or kind, limits=self.parse_limits)
+            answer: dict[str, Any] = {"status": "ok", "document": document}
+            if with_page is not None:
+                # Page 1 rendered in the same child (issue 26: one fork per one-page
+                # document, not two). The parse decides the answer: a page that fails to
+                # render, would push the answer over its cap or comes after
+                # FIRST_PAGE_MAX_CPU_S of parsing is left out (null), and the worker
+                # renders it in a child of its own.
+                fits = time.process_time() - started < FIRST_PAGE_MAX_CPU_S
+                answer["first_page"] = self._first_page(with_page, data) if fits else None
             # ensure_ascii: one byte per character on the wire, no encoding step that can fail
-            body = json.dumps({"status": "ok", "document": document}, allow_nan=False, separators=(",", ":"))
+            body = json.dumps(answer, allow_nan=False, separators=(",", ":"))
+            if answer.get("first_page") is not None and len(body) > self.limits.max_result_bytes:
+                body = json.dumps(answer | {"first_page": None}, allow_nan=False, separators=(",", ":"))
         except MemoryError:
             return _MEMORY_ANSWER
         except self.parse_error_type as exc:
@@ -285,29 +296,6 @@ class Zygote:
                 body = json.dumps({"status": "error", "code": Failure.CRASHED.value, "detail": type(exc).__name__})
             except MemoryError:
                 return _MEMORY_ANSWER
-        if len(body) > self.limits.max_result_bytes:
-            return _TOO_LARGE_ANSWER
-        return protocol.frame(body.encode())
-
-    def _parse_with_first_page(self, kind: str, data: bytes) -> bytes:
-        """Parse, then render page 1 in the same child (issue 26: one fork per one-page
-        document, not two). The parse decides the answer: a page that fails to render,
-        would push the answer over its cap or comes after FIRST_PAGE_MAX_CPU_S of parsing
-        is left out (null), and the worker renders it in a child of its own."""
-        started = time.process_time()
-        try:
-            document = self.parser.parse_document(data, kind=kind, limits=self.parse_limits)
-            page = self._first_page(kind, data) if time.process_time() - started < FIRST_PAGE_MAX_CPU_S else None
-            answer = {"status": "ok", "document": document, "first_page": page}
-            body = json.dumps(answer, allow_nan=False, separators=(",", ":"))
-            if page is not None and len(body) > self.limits.max_result_bytes:
-                body = json.dumps(answer | {"first_page": None}, allow_nan=False, separators=(",", ":"))
-        except MemoryError:
-            return _MEMORY_ANSWER
-        except self.parse_error_type as exc:
-            body = json.dumps({"status": "error", "code": str(exc.code), "detail": exc.detail[:500]})
-        except BaseException as exc:  # an extractor bug: typed as crashed, as in _parse
-            body = json.dumps({"status": "error", "code": Failure.CRASHED.value, "detail": type(exc).__name__})
         if len(body) > self.limits.max_result_bytes:
             return _TOO_LARGE_ANSWER
         return protocol.frame(body.encode())
