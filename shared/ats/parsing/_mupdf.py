@@ -364,6 +364,214 @@ def _reread_large_lines(
     return _with_lines_replaced(blocks, replaced)
 
 
+# Large type read again at a size Tesseract reads well. Full-page OCR at the page's
+# resolution sees a CV's name 80-120 px tall, far above the 20-40 px Tesseract is trained
+# on, and drops or garbles it: a light first name beside a bold family name gone
+# ("González" for "Álex González"), a hairline name read as two stray letters ("H", "h"),
+# "Bvunagiin Park", "H elge E lch horn" (development scans). The first page's largest
+# text rows are cut out as strips, each rendered so the row is 32, 40 and 48 px tall, all
+# strips stacked into one image for a single OCR run; a row's reading replaces the page's
+# only when at least two of its three strips read the same letters and those differ from
+# the page's - an agreement a strip of noise or a neighbour's text does not reach.
+_FITTED_ROW_PX = (32, 40, 48)
+_FITTED_MAX_ROWS = 3
+_FITTED_JOIN_GAP = 3.0  # row heights: pieces of one row closer than this are one text
+_FITTED_REACH = 5.0  # row heights a strip reaches past the row's ends (a dropped word)
+_FITTED_GAP_PX = 24  # white between stacked strips
+
+
+def _row_of(line_boxes: list[tuple[float, float, float, float]], start: int) -> list[int]:
+    """Indices of the pieces of one text row: ``start`` and the boxes on its baseline band
+    chained to it by gaps under ``_FITTED_JOIN_GAP`` row heights."""
+    x0, y0, x1, y1 = line_boxes[start]
+    h = y1 - y0
+    same = [
+        i
+        for i, (a, b, c, d) in enumerate(line_boxes)
+        if min(y1, d) - max(y0, b) >= 0.5 * min(h, d - b) and (d - b) >= 0.4 * h
+    ]
+    same.sort(key=lambda i: line_boxes[i][0])
+    row = [start]
+    lo, hi = x0, x1
+    grew = True
+    while grew:
+        grew = False
+        for i in same:
+            if i in row:
+                continue
+            a, _, c, _ = line_boxes[i]
+            if a - hi <= _FITTED_JOIN_GAP * h and lo - c <= _FITTED_JOIN_GAP * h:
+                row.append(i)
+                lo, hi = min(lo, a), max(hi, c)
+                grew = True
+    return row
+
+
+_FittedRow = tuple[list[tuple[tuple[float, float, float, float], int]], pymupdf.Rect, float, float]
+
+
+def _fitted_strips(page: pymupdf.Page, dpi: int, lines: LinesByBlock) -> list[_FittedRow]:
+    """The rows to read again: (their pieces as (block key, line index), the strip's
+    rectangle, the row's top and bottom) for the page's largest rows."""
+    flat = [(key, i, bbox, text, size) for key, bl in lines.items() for i, (bbox, text, size) in enumerate(bl)]
+    boxes = [bbox for _, _, bbox, _, _ in flat]
+    sizes = sorted(size for *_, size in flat if size > 0)
+    if not sizes:
+        return []
+    median = sizes[len(sizes) // 2]
+    order = sorted(
+        (
+            k
+            for k, (*_, text, size) in enumerate(flat)
+            # A row of no letters (a rule read as "—") is no text.
+            if size >= _REREAD_SIZE_OVER_MEDIAN * median and any(ch.isalpha() for ch in text)
+        ),
+        key=lambda k: -flat[k][4],
+    )
+    taken: set[int] = set()
+    out: list[_FittedRow] = []
+    for k in order:
+        if len(out) >= _FITTED_MAX_ROWS:
+            break
+        if k in taken:
+            continue
+        row = _row_of(boxes, k)
+        taken.update(row)
+        if any("@" in flat[i][3] for i in row):
+            continue  # an address's row: _reread_emails reads it against the name
+        y0 = min(boxes[i][1] for i in row)
+        y1 = max(boxes[i][3] for i in row)
+        x0 = min(boxes[i][0] for i in row)
+        x1 = max(boxes[i][2] for i in row)
+        h = y1 - y0
+        if h <= 0 or h * dpi / 72 < _FITTED_ROW_PX[0]:
+            continue  # already small enough: the page's reading stands
+        # Reach past the row's ends for a word the page dropped, at most halfway to the
+        # next text on the same band, so a neighbour never enters the strip.
+        left, right = x0 - _FITTED_REACH * h, x1 + _FITTED_REACH * h
+        for a, b, c, d in boxes:
+            if min(y1, d) - max(y0, b) >= 0.3 * min(h, d - b) and (a, b, c, d) not in (boxes[i] for i in row):
+                if c <= x0:
+                    left = max(left, (c + x0) / 2)
+                elif a >= x1:
+                    right = min(right, (a + x1) / 2)
+        rect = pymupdf.Rect(left, y0 - _REREAD_PAD * h, right, y1 + _REREAD_PAD * h) & page.rect
+        if not rect.is_empty:
+            out.append(([(flat[i][0], flat[i][1]) for i in sorted(row, key=lambda i: boxes[i][0])], rect, y0, y1))
+    return out
+
+
+def _stacked_ocr(
+    page: pymupdf.Page, strips: list[tuple[pymupdf.Rect, int]], limits: ParseLimits
+) -> list[list[tuple[float, float, str]]]:
+    """OCR the strips (rectangle, render dpi) stacked into one image in one run; per strip,
+    its lines as (x0, y-centre in page points, text)."""
+    pixmaps = [page.get_pixmap(dpi=d, clip=r, colorspace=pymupdf.csGRAY, alpha=False) for r, d in strips]
+    width = max(p.width for p in pixmaps) + 2 * _FITTED_GAP_PX
+    rows: list[bytes] = []
+    tops: list[int] = []
+    blank = b"\xff" * width
+    for pix in pixmaps:
+        rows.extend([blank] * _FITTED_GAP_PX)
+        tops.append(len(rows))
+        samples, stride, w = pix.samples, pix.stride, pix.width
+        pad = b"\xff" * (width - _FITTED_GAP_PX - w)
+        for y in range(pix.height):
+            rows.append(b"\xff" * _FITTED_GAP_PX + samples[y * stride : y * stride + w] + pad)
+    rows.extend([blank] * _FITTED_GAP_PX)
+    height = len(rows)
+    stacked = pymupdf.Pixmap(pymupdf.csGRAY, width, height, b"".join(rows), False)
+    # One image point per pixel at the OCR's nominal resolution: what Tesseract sees is
+    # exactly the stacked pixels.
+    scale = 72 / limits.ocr_dpi
+    doc = pymupdf.open()
+    try:
+        sheet = doc.new_page(width=width * scale, height=height * scale)
+        sheet.insert_image(sheet.rect, pixmap=stacked)
+        textpage = _ocr(sheet, limits.ocr_dpi, limits)
+        found: list[list[tuple[float, float, str]]] = [[] for _ in strips]
+        for block_lines in _block_lines(textpage).values():
+            for (lx0, ly0, _, ly1), text, _ in block_lines:
+                cy = (ly0 + ly1) / 2 / scale
+                for n, (pix, top) in enumerate(zip(pixmaps, tops, strict=True)):
+                    if top <= cy < top + pix.height:
+                        rect, d = strips[n]
+                        px_to_pt = 72 / d
+                        found[n].append(
+                            (rect.x0 + (lx0 / scale - _FITTED_GAP_PX) * px_to_pt, rect.y0 + (cy - top) * px_to_pt, text)
+                        )
+                        break
+        return found
+    finally:
+        doc.close()
+
+
+def _reread_at_fitted_scale(
+    page: pymupdf.Page, dpi: int, limits: ParseLimits, blocks: list[Block], lines: LinesByBlock
+) -> list[Block]:
+    """Blocks with the largest rows' text replaced where strips at Tesseract's size agree on
+    other letters than the page's reading; ``lines`` is updated in place (a row's first
+    piece takes the reading, its other pieces are removed)."""
+    rows = _fitted_strips(page, dpi, lines)
+    if not rows:
+        return blocks
+    strips: list[tuple[pymupdf.Rect, int]] = []
+    for _, rect, y0, y1 in rows:
+        h = y1 - y0
+        strips.extend((rect, max(_MIN_OCR_DPI, min(dpi, round(px * 72 / h)))) for px in _FITTED_ROW_PX)
+    try:
+        found = _stacked_ocr(page, strips, limits)
+    except Exception:  # the page's reading stands; a failed second look loses nothing
+        return blocks
+    replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]] = {}
+    for n, (pieces, _, y0, y1) in enumerate(rows):
+        readings = []
+        for got in found[n * len(_FITTED_ROW_PX) : (n + 1) * len(_FITTED_ROW_PX)]:
+            # The row's own text is centred on it; accents read as marks of their own
+            # ("K" for the acute of "Á") and the next row's edge sit off centre.
+            mid0, mid1 = y0 + 0.25 * (y1 - y0), y1 - 0.25 * (y1 - y0)
+            on_row = sorted((x, " ".join(t.split())) for x, cy, t in got if mid0 <= cy <= mid1 and t.strip())
+            readings.append(" ".join(t for _, t in on_row))
+        votes: dict[str, list[str]] = {}
+        for r in readings:
+            if r:
+                votes.setdefault(_fold(r), []).append(r)
+        best = max(votes.values(), key=len, default=[])
+        old = " ".join(" ".join(lines[key][i][1].split()) for key, i in pieces)
+        if len(best) < 2 or _fold(best[0]) == _fold(old):
+            continue
+        reading = max(set(best), key=best.count)
+        for j, (key, i) in enumerate(pieces):
+            bbox, text, size = lines[key][i]
+            new = reading if j == 0 else ""
+            lines[key][i] = (bbox, new, size)
+            replaced.setdefault(key, []).append((text.strip(), new))
+    for key in replaced:
+        lines[key] = [line for line in lines[key] if line[1]]
+    return [b for b in _with_whole_lines_replaced(blocks, replaced) if b[4].strip()]
+
+
+def _with_whole_lines_replaced(
+    blocks: list[Block], replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]]
+) -> list[Block]:
+    """Blocks whose text lines equal to an old text are replaced whole (a new text of ""
+    drops the line): never a substring, so "h" cannot be taken out of "Debarghya"."""
+    out = []
+    for block in blocks:
+        todo = list(replaced.get(block[:4], []))
+        kept = []
+        for text_line in block[4].splitlines(keepends=True):
+            hit = next((k for k, (old, _) in enumerate(todo) if text_line.strip() == old), None)
+            if hit is None:
+                kept.append(text_line)
+                continue
+            new = todo.pop(hit)[1]
+            if new:
+                kept.append(new + ("\n" if text_line.endswith("\n") else ""))
+        out.append((*block[:4], "".join(kept)))
+    return out
+
+
 # E-mail addresses read again (ats/parsing/_ocr_email.py says why and how one is chosen):
 # the words around an "@" on the first page, OCR'd as a strip at these horizontal
 # stretches. At most a few per page; each strip is a few words, about 0.05 s of OCR.
@@ -492,7 +700,9 @@ def _ocr_blocks(
         lines.update(extra_lines)
     if reread:
         # After the bands: a band's own strip is cut from a coarse ink scan and can clip
-        # the accents above capitals ("KÖHLER" read as "KOHLER").
+        # the accents above capitals ("KÖHLER" read as "KOHLER"). The fitted-scale read
+        # first: it may change letters, the large-line re-read then only accents and case.
+        blocks = _reread_at_fitted_scale(page, dpi, limits, blocks, lines)
         blocks = _reread_large_lines(page, dpi, limits, blocks, lines)
         # After the name's re-read: the name's words are what an address is checked against.
         blocks = _with_lines_replaced(blocks, _reread_emails(page, dpi, limits, textpage, lines))
