@@ -166,6 +166,17 @@ def test_a_letterhead_line_that_starts_with_the_name() -> None:
     assert _names((48, 14, 10, "Am Markt 5, 10115 Berlin")) == []
 
 
+def test_a_letterhead_whose_address_fell_to_the_next_line() -> None:
+    # On a scan of that letterhead OCR put its e-mail on a line of its own: the street
+    # number after two capitalised words tells the letterhead too.
+    line = "Jean DUPONT 3, rue de la liberté - 33000 BORDEAUX - Tél. 05.56.31.32.33. Email"
+    assert _names((48, 14, 10, line), (48, 26, 9, "contact@mathweb.fr"), (211, 57, 20, "15 ans d'expérience")) == [
+        "Jean Dupont"
+    ]
+    # A birth date is no letterhead: "Né le" is one capital and a particle, not a name.
+    assert _names((48, 14, 10, "Né le 12 avril 1975 à Bordeaux")) == []
+
+
 def test_a_name_that_needs_no_repair_is_left_alone() -> None:
     assert _names((90, 120, 24, "McDonald"), (90, 150, 12, "Sales Director")) == []
     assert _names((90, 120, 24, "Anna Schmidt"), (90, 150, 24, "Berlin")) == ["Anna Schmidt"]

@@ -186,6 +186,24 @@ def test_all_caps_names_are_cased_with_their_non_ascii_capitals(written: str, ca
     assert cv(written, "someone@gmail.com").values("name") == [cased]
 
 
+@pytest.mark.parametrize(
+    "phrase",
+    ["ENSEIGNANT EN MATHÉMATIQUES", "HEAD OF DATA", "DIRECTOR FOR SALES AND MARKETING", "JEFE DE PROYECTO CON IA"],
+)
+def test_an_all_caps_phrase_above_the_name_is_no_name(phrase: str) -> None:
+    # Re-cased word by word such a line is name-shaped ("Enseignant En Mathématiques", a
+    # scan's reading of a title set in capitals); its "en", "of", "for" say it is a phrase.
+    ex = run(pdf([(phrase, 22), ("Jean Dupont", 14), ("jean.dupont@gmail.com", 10), *ENGLISH_BODY]))
+    assert ex.values("name") == ["Jean Dupont"]
+
+
+@pytest.mark.parametrize("junk", ["E Experience", "Langues M", "T Haar"])
+def test_a_bare_letter_first_or_last_is_no_name(junk: str) -> None:
+    # An icon or a cut-off glyph read as a letter on a scan; a middle initial still is one.
+    ex = run(pdf([(junk, 24), ("John F Kennedy", 16), ("jfk@gmail.com", 10), *ENGLISH_BODY]))
+    assert ex.values("name") == ["John F Kennedy"]
+
+
 @pytest.mark.parametrize("written", ["王 小明", "王小明", "山田 太郎", "김민준", "姓名：李娜"])
 def test_cjk_names_are_kept_in_the_order_written(written: str) -> None:
     expected = written.rsplit("：", maxsplit=1)[-1]

@@ -152,6 +152,13 @@ NAME_PARTICLES = frozenset(
     {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "des", "la", "le", "y", "e", "zu", "ten",
      "ter", "het", "'t", "dos", "das", "ní", "nic", "mac", "bin", "al"}
 )  # fmt: skip
+# Words of a phrase that no name is made of (particles aside: "de", "van", "y", "zu", "das"
+# are in NAME_PARTICLES). An all-caps line re-cased looks like a name word by word
+# ("ENSEIGNANT EN MATHÉMATIQUES" on a scan); one of these words says it is a phrase.
+NAME_STOPWORDS = frozenset(
+    {"en", "in", "of", "for", "and", "the", "und", "et", "pour", "avec", "with", "mit", "für", "im", "bei", "par",
+     "para", "con", "och", "og", "oraz", "i", "w", "na", "z", "dla", "em", "at", "on", "to"}
+)  # fmt: skip
 NAME_PREFIXES = (
     "dr.", "dr", "prof.", "prof", "dipl.-ing.", "dipl.-ing", "dipl.-kfm.", "mr", "mr.", "mrs", "mrs.", "ms",
     "ms.", "mag.", "ing.", "mgr", "mgr.", "inż.", "lic.", "m.sc.", "b.sc.",

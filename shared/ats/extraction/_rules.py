@@ -700,14 +700,17 @@ def _latin_name(text: str) -> bool:
     tokens = text.split()
     if not 2 <= len(tokens) <= 5 or len(text) > 60:
         return False
-    if text.casefold() in lex.DOCUMENT_TITLES or heading_kind(text):
+    # A bare letter first or last is an icon or a cut-off glyph on a scan ("E Experience",
+    # "Langues M"), not a name: an initial stands in the middle or carries its dot.
+    bare_end = any(len(tok) == 1 and tok.isalpha() for tok in (tokens[0], tokens[-1]))
+    if bare_end or text.casefold() in lex.DOCUMENT_TITLES or heading_kind(text):
         return False
     capitals = 0
     for tok in tokens:
         if not _NAME_TOKEN.match(tok):
             return False
         low = tok.casefold()
-        if low in lex.JOB_WORDS:
+        if low in lex.JOB_WORDS or low in lex.NAME_STOPWORDS:
             return False
         if low in lex.NAME_PARTICLES:
             continue
@@ -818,8 +821,9 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     for j in range(1, min(3, len(words) - 2) + 1):
         if heading_kind(" ".join(words[:j])):
             yield " ".join(words[j:])
-    if "@" in text and k < 10:
+    if k < 10 and ("@" in text or _contact_labelled(words)):
         # A one-line letterhead, name first: "Jean DUPONT 3, rue de la liberté - 33000 ... Email : ..."
+        # (on a scan the address may sit on the next line: a phone or e-mail label tells it too).
         lead = list(itertools.takewhile(lambda w: not w[0].isdigit(), words))
         if 2 <= len(lead) <= 4 < len(words):
             yield " ".join(lead)
@@ -834,6 +838,18 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
         yield f"{text[:cut]} {text[cut:]}"
     if following is not None and _stacked(lines[k], following):
         yield f"{text} {following.text}"
+
+
+_CONTACT_WORDS = frozenset({"email", "e-mail", "mail", "courriel"})
+
+
+def _contact_labelled(words: list[str]) -> bool:
+    """A phone or e-mail label among the words ("Tél.", "Email :")."""
+    for word in words:
+        key = word.strip(".:;,").casefold()
+        if key in _CONTACT_WORDS or key in lex.PHONE_LABELS:
+            return True
+    return False
 
 
 def _spacing_repairs(text: str, words: list[str]) -> Iterator[str]:
