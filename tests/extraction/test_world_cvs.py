@@ -197,6 +197,16 @@ def test_an_all_caps_phrase_above_the_name_is_no_name(phrase: str) -> None:
     assert ex.values("name") == ["Jean Dupont"]
 
 
+@pytest.mark.parametrize("written", ["Hugo (Chun-Ho) Lin", 'Robert "Bob" Smith', "Anna „Ania“ Nowak"])
+def test_a_name_with_its_other_form_between_its_words_is_kept_as_written(written: str) -> None:
+    assert cv(written, "someone@gmail.com").values("name") == [written]
+
+
+@pytest.mark.parametrize("junk", ["(Draft) Resume Text", "Smith (2024)", "Jane (Doe"])
+def test_brackets_elsewhere_make_no_name(junk: str) -> None:
+    assert cv(junk, "someone@gmail.com").values("name") == []
+
+
 @pytest.mark.parametrize("junk", ["E Experience", "Langues M", "T Haar"])
 def test_a_bare_letter_first_or_last_is_no_name(junk: str) -> None:
     # An icon or a cut-off glyph read as a letter on a scan; a middle initial still is one.

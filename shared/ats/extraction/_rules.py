@@ -706,7 +706,9 @@ def _latin_name(text: str) -> bool:
     if bare_end or text.casefold() in lex.DOCUMENT_TITLES or heading_kind(text):
         return False
     capitals = 0
-    for tok in tokens:
+    for k, tok in enumerate(tokens):
+        if 0 < k < len(tokens) - 1 and _other_form(tok):
+            continue  # "Hugo (Chun-Ho) Lin", 'Robert "Bob" Smith': kept as written
         if not _NAME_TOKEN.match(tok):
             return False
         low = tok.casefold()
@@ -721,6 +723,15 @@ def _latin_name(text: str) -> bool:
     return capitals >= 2 or (
         capitals >= 1 and len(tokens) >= 2 and any(t.casefold() in lex.NAME_PARTICLES for t in tokens)
     )
+
+
+_BRACKETS = {"(": ")", '"': '"', "“": "”", "„": "“", "«": "»", "'": "'"}
+
+
+def _other_form(token: str) -> bool:
+    """A name's other form in brackets or quotes between its words: "(Chun-Ho)", '"Bob"'."""
+    close = _BRACKETS.get(token[:1])
+    return close is not None and len(token) >= 3 and token.endswith(close) and bool(_NAME_TOKEN.match(token[1:-1]))
 
 
 _ROMAN = frozenset({"II", "III", "IV", "VI", "VII", "VIII"})
