@@ -207,6 +207,24 @@ def test_brackets_elsewhere_make_no_name(junk: str) -> None:
     assert cv(junk, "someone@gmail.com").values("name") == []
 
 
+@pytest.mark.parametrize(
+    ("line", "address", "expected"),
+    [
+        ("ACH RAF NAJM l", "najmi.achraf@gmail.com", "Achraf Najmi"),  # OCR's spacing, "l" for "I"
+        ("JaneSmith", "jane.smith@gmail.com", "Jane Smith"),
+    ],
+)
+def test_a_line_that_spells_the_address_words_is_spaced_as_them(line: str, address: str, expected: str) -> None:
+    ex = run(pdf([("ELECTRO INFO PHYSICIST", 14), (line, 26), (address, 10), *ENGLISH_BODY]))
+    assert ex.values("name") == [expected]
+
+
+def test_an_address_never_adds_or_changes_a_letter_of_the_name() -> None:
+    # "Jonn Doe" does not spell john.doe: it stays as read (no name is made up from an address).
+    assert _rules._respaced_by_email("Jonn Doe", _rules._email_name_parts(["john.doe@gmail.com"])) is None
+    assert _rules._respaced_by_email("ACH RAF NAJM", _rules._email_name_parts(["najmi.achraf@gmail.com"])) is None
+
+
 @pytest.mark.parametrize("junk", ["E Experience", "Langues M", "T Haar"])
 def test_a_bare_letter_first_or_last_is_no_name(junk: str) -> None:
     # An icon or a cut-off glyph read as a letter on a scan; a middle initial still is one.

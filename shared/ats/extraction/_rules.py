@@ -894,15 +894,62 @@ def _stacked(line: Line, below: Line) -> bool:
     return word.isalpha() and word[0].isupper() and 0 <= below.bbox[1] - line.bbox[3] <= max(height, 1.0) * 0.6
 
 
-def _name_shaped(text: str, lines: list[Line], k: int) -> str | None:
+def _name_shaped(text: str, lines: list[Line], k: int, parts: tuple[tuple[str, ...], ...] = ()) -> str | None:
     # A repair first: "PERSONAL INFORMATION Katie Smith" and "Minna von Barn-" are
     # name-shaped as they stand, and wrong.
     repaired = next((r for r in _name_repairs(text, lines, k) if looks_like_name(r)), None)
+    if repaired is None and k < 15:
+        respaced = _respaced_by_email(text, parts)
+        repaired = respaced if respaced is not None and looks_like_name(respaced) else None
     return repaired or (text if looks_like_name(text) else None)
 
 
-def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
-    """The candidate's name: the most prominent name-shaped line near the top."""
+# OCR's look-alike glyphs, folded the same way on both sides of a comparison.
+_LOOKALIKE = str.maketrans({"l": "i", "1": "i", "|": "i", "!": "i", "0": "o"})
+
+
+def _lookalike_fold(text: str) -> str:
+    return text.casefold().translate(_LOOKALIKE)
+
+
+def _email_name_parts(emails: Iterable[str]) -> tuple[tuple[str, ...], ...]:
+    """Each address's local part as its words ("najmi.achraf" -> ("najmi", "achraf")), when
+    it has two or three of at least two letters each."""
+    out = []
+    for address in emails:
+        words = tuple(w for w in re.split(r"[._\-+]", address.partition("@")[0]) if w)
+        if 2 <= len(words) <= 3 and all(len(w) >= 2 and w.isalpha() for w in words):
+            out.append(words)
+    return tuple(out)
+
+
+def _respaced_by_email(text: str, parts: tuple[tuple[str, ...], ...]) -> str | None:
+    """A line whose letters spell an address's local words in some order, spaced wrong or
+    with look-alike glyphs on a scan ("ACH RAF NAJM l" beside najmi.achraf@...), spaced as
+    those words with the address's letters in the line's case ("ACHRAF NAJMI"). No letter is
+    added or dropped: the line has to spell the words exactly, look-alikes aside."""
+    letters = "".join(ch for ch in text if not ch.isspace())
+    if not parts or not 4 <= len(letters) <= 40:
+        return None
+    folded = _lookalike_fold(letters)
+    for words in parts:
+        for order in itertools.permutations(words):
+            if _lookalike_fold("".join(order)) != folded:
+                continue
+            out, at = [], 0
+            for word in order:
+                piece = letters[at : at + len(word)]
+                at += len(word)
+                upper = piece[:1].isupper() and sum(ch.isupper() for ch in piece) > len(piece) // 2
+                out.append(word.upper() if upper else word[:1].upper() + word[1:])
+            return " ".join(out)
+    return None
+
+
+def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
+    """The candidate's name: the most prominent name-shaped line near the top. ``emails``
+    (the CV's own addresses) only re-segment a line whose letters spell their local part."""
+    parts = _email_name_parts(emails)
     first_page = [ln for ln in lines if ln.page in (None, 1)]
     max_size = max((ln.size for ln in first_page[:80]), default=0.0) or 1.0
     best: tuple[float, str, Line, str] | None = None
@@ -926,7 +973,7 @@ def name(lines: list[Line]) -> Found | None:  # noqa: PLR0912 - one scoring rule
         segments = [seg.strip() for seg in _SEGMENTS.split(text, maxsplit=3)]
         while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
             segments.pop(0)
-        shaped = _name_shaped(_strip_prefixes(_strip_titles(segments[0])), lines, k)
+        shaped = _name_shaped(_strip_prefixes(_strip_titles(segments[0])), lines, k, parts)
         if shaped is None:
             continue
         text = shaped
