@@ -225,6 +225,13 @@ def test_an_address_never_adds_or_changes_a_letter_of_the_name() -> None:
     assert _rules._respaced_by_email("ACH RAF NAJM", _rules._email_name_parts(["najmi.achraf@gmail.com"])) is None
 
 
+@pytest.mark.parametrize(
+    ("written", "address"), [("Mary Ann Smith", "maryann.smith@gmail.com"), ("Ana De Souza", "ana.desouza@gmail.com")]
+)
+def test_a_name_as_read_is_not_respaced_by_its_address(written: str, address: str) -> None:
+    assert cv(written, address).values("name") == [written]
+
+
 @pytest.mark.parametrize("junk", ["E Experience", "Langues M", "T Haar"])
 def test_a_bare_letter_first_or_last_is_no_name(junk: str) -> None:
     # An icon or a cut-off glyph read as a letter on a scan; a middle initial still is one.

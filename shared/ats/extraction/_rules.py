@@ -898,7 +898,8 @@ def _name_shaped(text: str, lines: list[Line], k: int, parts: tuple[tuple[str, .
     # A repair first: "PERSONAL INFORMATION Katie Smith" and "Minna von Barn-" are
     # name-shaped as they stand, and wrong.
     repaired = next((r for r in _name_repairs(text, lines, k) if looks_like_name(r)), None)
-    if repaired is None and k < 15:
+    if repaired is None and k < 15 and not looks_like_name(text):
+        # Only a line that is no name as read: "Mary Ann Smith" stays beside maryann.smith@.
         respaced = _respaced_by_email(text, parts)
         repaired = respaced if respaced is not None and looks_like_name(respaced) else None
     return repaired or (text if looks_like_name(text) else None)
