@@ -548,20 +548,21 @@ def _reread_at_fitted_scale(
             replaced.setdefault(key, []).append((text.strip(), new))
     for key in replaced:
         lines[key] = [line for line in lines[key] if line[1]]
-    return [b for b in _with_whole_lines_replaced(blocks, replaced) if b[4].strip()]
+    return [b for b in _with_lines_replaced(blocks, replaced) if b[4].strip()]
 
 
-def _with_whole_lines_replaced(
+def _with_lines_replaced(
     blocks: list[Block], replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]]
 ) -> list[Block]:
-    """Blocks whose text lines equal to an old text are replaced whole (a new text of ""
-    drops the line): never a substring, so "h" cannot be taken out of "Debarghya"."""
+    """Blocks whose text lines equal to an old text (spacing at the ends aside) are replaced
+    whole, a new text of "" dropping the line: never a substring, so "h" cannot be taken out
+    of "Debarghya" nor a line's text out of an earlier line that contains it."""
     out = []
     for block in blocks:
         todo = list(replaced.get(block[:4], []))
         kept = []
         for text_line in block[4].splitlines(keepends=True):
-            hit = next((k for k, (old, _) in enumerate(todo) if text_line.strip() == old), None)
+            hit = next((k for k, (old, _) in enumerate(todo) if text_line.strip() == old.strip()), None)
             if hit is None:
                 kept.append(text_line)
                 continue
@@ -666,18 +667,6 @@ def _reread_emails(
                     replaced.setdefault(key, []).append((line_text, new_text))
                     break
     return replaced
-
-
-def _with_lines_replaced(
-    blocks: list[Block], replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]]
-) -> list[Block]:
-    out = []
-    for block in blocks:
-        text = block[4]
-        for old_text, new_text in replaced.get(block[:4], []):
-            text = text.replace(old_text, new_text, 1)
-        out.append((*block[:4], text))
-    return out
 
 
 def _ocr_blocks(
