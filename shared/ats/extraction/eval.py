@@ -452,7 +452,17 @@ def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, An
         if path.exists():
             cached: dict[str, Any] = json.loads(path.read_text())
             return cached
-    answer = validate_document(parse_document(data, kind=kind, limits=DEFAULT_LIMITS), kind=kind, limits=DEFAULT_LIMITS)
+    from ats.parsing.api import ParseError
+
+    try:
+        answer = validate_document(
+            parse_document(data, kind=kind, limits=DEFAULT_LIMITS), kind=kind, limits=DEFAULT_LIMITS
+        )
+    except ParseError as exc:
+        # A document the product refuses (a 26-page CV is over the 20-page limit) reaches
+        # the recruiter with its reason and no fields: scored as what it is, every labelled
+        # field missed, not left out of the measurement.
+        answer = refused_answer(kind, exc.code.value)
     # An answer whose OCR time budget ran out depends on the machine's load, not on the
     # document: a scan's later pages go unread on a busy machine (8 development scans lost
     # their second page at load ~12 on 2 cores). Such an answer is used, never cached, so
@@ -463,6 +473,11 @@ def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, An
         partial.write_text(json.dumps(answer))
         partial.rename(path)
     return answer
+
+
+def refused_answer(kind: str, code: str) -> dict[str, Any]:
+    """What the extractor gets for a document the parser refused: nothing to read."""
+    return {"schema": 3, "kind": kind, "text": "", "pages": 0, "blocks": [], "elements": [], "refused": code}
 
 
 def _budget_cut(answer: Mapping[str, Any]) -> bool:
@@ -534,10 +549,12 @@ def run(
     per: dict[str, list[Result]] = {name: [] for name in extractors}
     timings: dict[str, float] = dict.fromkeys(extractors, 0.0)
     parse_s = 0.0
+    refused: dict[str, int] = {"development": 0, "heldout": 0}
     for entry, kind, data in documents:
         t0 = time.perf_counter()
         answer = parse_answer(kind, data, cache=cache)
         parse_s += time.perf_counter() - t0
+        refused[entry["half"]] += "refused" in answer
         for name, fn in extractors.items():
             t0 = time.perf_counter()
             extraction = fn(answer)
@@ -565,6 +582,7 @@ def run(
                     groups[value] = s
                 summary[key] = groups
             summary["real_cvs"] = sum(1 for r in rows if r.source.startswith("real_"))
+            summary["refused"] = refused[half]  # documents the parser refused: every field missed
             # Held-out misses are never listed: only the aggregate table is read.
             summary["errors"] = {r.id: r.errors for r in rows if r.errors} if half == "development" else {}
             block[half] = summary
@@ -612,8 +630,9 @@ def format_table(report: Mapping[str, Any]) -> str:
         ext, naive = report["extractor"][half], report["naive"][half]
         if not ext["cvs"]:
             continue
+        refused_s = f"; {ext['refused']} refused by the parser, scored as empty" if ext.get("refused") else ""
         lines.append(
-            f"## {half} ({ext['cvs']} CVs, {ext['real_cvs']} written by others): "
+            f"## {half} ({ext['cvs']} CVs, {ext['real_cvs']} written by others{refused_s}): "
             "precision / recall (F1 or exact), extractor vs naive"
         )
         lines.append("")
