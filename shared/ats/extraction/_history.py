@@ -48,9 +48,13 @@ _SEPARATORS = frozenset(
 _PRESENT = sorted(
     {*lex.PRESENT_WORDS, "now", "current", "actual", "aujourd'hui", "heute", "date"}, key=len, reverse=True
 )
+# Only after a range's separator ("2017–still", moderncv's "2022–on"): bare, they are words.
+_PRESENT_AFTER_SEPARATOR = ("still", "on")
 _PRESENT_RE = re.compile(
     r"\s{0,3}(?:" + "|".join(re.escape(s) for s in sorted(_SEPARATORS, key=len, reverse=True)) + r")\s{0,3}"
-    r"(?:" + "|".join(re.escape(w) for w in _PRESENT) + r")(?![^\W\d_])",
+    r"(?:"
+    + "|".join(re.escape(w) for w in sorted([*_PRESENT, *_PRESENT_AFTER_SEPARATOR], key=len, reverse=True))
+    + r")(?![^\W\d_])",
     re.IGNORECASE,
 )
 # Awesome-CV's "Nov. 2011 PRESENT": its text layer lost the dash (after a month date only).
@@ -238,6 +242,8 @@ def _parts(text: str) -> list[str]:
         for raw in [segment] if is_place(segment) else _PARTS.split(segment):
             part = raw.strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
             part = _FOOTNOTE.sub("", part)  # "Fundación Caja Duero1": a footnote mark (moderncv)
+            if _DURATION.fullmatch(part):
+                continue  # "(6 mois)", "(2 years)" under the dates: how long, not who or what (layout-12)
             if part.count("(") > part.count(")"):
                 part += ")"  # "Danggeun Pay Inc. (KarrotPay)": the strip took its own bracket
             if out and _LEGAL_FORM.fullmatch(part):
@@ -247,6 +253,11 @@ def _parts(text: str) -> list[str]:
     return out
 
 
+_DURATION = re.compile(
+    r"\d{1,2}(?:[.,]\d)?\s?(?:months?|mos?\.?|years?|yrs?\.?|weeks?|mois|ans?|semaines?|monate?n?|jahre?n?|"
+    r"wochen|meses|años|anos|semanas|mesi|anni|settimane|maanden|jaar|weken|miesi[ęą]c[ey]?|lat|lata|tygodni)",
+    re.IGNORECASE,
+)
 _FOOTNOTE = re.compile(r"(?<=[^\W\d_.]{4})[1-9]$|(?<=[A-Z]\.)[1-9]$")  # not "Auth0"
 _LEGAL_FORM = re.compile(
     r"(?:ltd|inc|llc|llp|plc|corp|co|gmbh|ag|sa|s\.a|sas|sarl|srl|s\.r\.l|spa|s\.p\.a|bv|b\.v|nv|n\.v|s\.l|sl|"
@@ -282,9 +293,44 @@ def _keep_slashed_titles(text: str) -> str:
 
 
 def _complete(texts: list[str]) -> bool:
-    """Whether the texts name both a title and an employer."""
+    """Whether the texts name both a title and an employer - an institution, not only its
+    department ("Department of Earth Sciences" is followed by "University of ...")."""
     title, employer, _ = _split_job(texts)
-    return title is not None and employer is not None
+    return (
+        title is not None
+        and employer is not None
+        and not _SUBUNIT.match(employer)
+        and _title_score(employer) < SECOND_TITLE  # "Research assistant | PhD student": no employer yet
+    )
+
+
+# A part scoring this much is a job title, never the employer (a title's head noun and more).
+SECOND_TITLE = 2
+
+
+# A unit of an institution: an academic CV names it above the institution ("Chair of
+# Information Systems" / "University of Regensburg"); the institution is the employer (layout-12).
+_SUBUNIT = re.compile(
+    r"(?:department|dept\.?|chair|faculty|school|institute|laboratory|lab|division|centre|center|group|"
+    r"lehrstuhl|fakultät|fachbereich|abteilung|institut|facultad|facultade|faculdade|departamento|dipartimento|"
+    r"facoltà|faculté|département|laboratoire|escuela|instituto|vakgroep|wydział|katedra)\b",
+    re.IGNORECASE,
+)
+
+
+def _institution_over_unit(candidates: list[str]) -> str | None:
+    """The employer among an entry's non-title parts: the first that is no second title
+    ("Research assistant | PhD student"), unless it is a unit and a later part names the
+    organisation itself (not another unit)."""
+    if not candidates:
+        return None
+    untitled = [p for p in candidates if _title_score(p) < SECOND_TITLE]
+    candidates = untitled or candidates
+    if _SUBUNIT.match(candidates[0]):
+        for part in candidates[1:]:
+            if not _SUBUNIT.match(part) and set(_words(part)) & (_ORG_WORDS | _INSTITUTION_WORDS):
+                return part
+    return candidates[0]
 
 
 def _is_header(line: Line) -> bool:
@@ -414,11 +460,19 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
     out: list[_Entry] = []
     pending: list[Line] = []  # header-shaped lines since the last bullet or entry
     after_anchor: _Entry | None = None  # lines right below an anchor may still be its header
+    # Only header-shaped lines since the last entry: in a date-column layout they are that
+    # entry's last lines ("University of British Columbia"), not the next one's title.
+    unbroken = False
     for k, line in enumerate(body):
         ranges = date_ranges(line.text) if len(out) < MAX_ENTRIES else []
         if not ranges and section == "education" and len(out) < MAX_ENTRIES:
             one = single_date(line.text)
             ranges = [one] if one else []
+        elif not ranges and len(out) < MAX_ENTRIES and section == "experience" and line.date_column:
+            # A date column's single year or month beside a role ("2016  Senior DevOps
+            # Engineer (freelance), eHealth Systems Africa"): a role of under a year (layout-12).
+            one = single_date(line.text)
+            ranges = [one] if one and one.span[0] == 0 else []
         elif not ranges and len(out) < MAX_ENTRIES and _is_header(line):
             one = _leading_date(line.text)
             ranges = [one] if one else []
@@ -426,8 +480,11 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
             own = "" if line.dates_beside_bullet else _without_all(line.text, ranges)
             entry = _Entry(line, _spanning(ranges), [(line, own)])
             # The lines just above complete it, nearest first ("Employer  City" above
-            # "Title  dates"; "Title" and "Employer" above a dates line).
-            above = pending[-2:] if not _closer_below(pending, line, body[k + 1 : k + 2]) else []
+            # "Title  dates"; "Title" and "Employer" above a dates line) - unless the dates
+            # stand in a date column beside the entry's first line: an entry starts on its
+            # dates' row there, and what is above is the entry before (layout-12).
+            beside_column = unbroken and line.date_column and any(not is_place(p) for p in _parts(own))
+            above = pending[-2:] if not beside_column and not _closer_below(pending, line, body[k + 1 : k + 2]) else []
             for prev in reversed(above):
                 # "Employer  City" right above "Title, Department  dates" (a Spanish template,
                 # Awesome-CV) is the entry's employer even when the dates' line has two parts.
@@ -436,10 +493,10 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
                     break
                 entry.header.insert(0, (prev, prev.text))
             out.append(entry)
-            pending, after_anchor = [], entry
+            pending, after_anchor, unbroken = [], entry, True
             continue
         if not _is_header(line):
-            pending, after_anchor = [], None
+            pending, after_anchor, unbroken = [], None, False
             continue
         aside = line.text.startswith("(") and line.text.rstrip(" .,").endswith(")")
         if (
@@ -533,7 +590,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     else:  # no cue but the place: the other part is the title; else "Title, Employer" order
         title_i = next((k for k, p in enumerate(rest) if p not in beside_place), 0)
     title = rest[title_i]
-    employer = next((p for k, p in enumerate(rest) if k != title_i), None)
+    employer = _institution_over_unit([p for k, p in enumerate(rest) if k != title_i])
     return title, employer, location
 
 

@@ -57,6 +57,9 @@ class Line:
     dates_beside_bullet: bool = False
     # An entry header with its place read onto it ("Globex" + "London, UK": _history).
     place_row: bool = False
+    # A date column's cell joined with the text right of it ("2016  DevOps Engineer, ..."):
+    # the row opens an entry, and the lines above it are the previous entry's (layout-12).
+    date_column: bool = False
 
     def source(self, rule: str, text: str | None = None) -> Source:
         page, bbox = self.page, self.bbox
@@ -326,7 +329,7 @@ _DATE_WORDS = frozenset(
     {*lex.MONTHS, *lex.PRESENT_WORDS, *(w.rstrip(".") for w in lex.PRESENT_WORDS), *lex.SINCE_WORDS,
      "to", "bis", "until", "till", "and", "à", "au", "a", "al",
      "tot", "do", "hasta", "exp", "expected", "date", "jusqu", "t", "m", "summer", "winter", "spring", "fall",
-     "autumn"}
+     "autumn", "still", "on"}
 )  # fmt: skip
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 MAX_DATE_CELL = 40
@@ -452,6 +455,7 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
             bbox=(min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])),
             size=max(line.size, other.size),
             dates_beside_bullet=date_cell(line.text) and other.text.startswith(_BULLETS),
+            date_column=left is line,
         )
     if not joined:
         return lines
@@ -466,9 +470,16 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
     return out
 
 
+COLUMN_BAND = 40.0  # points: lines starting in one band of x are one column's (layout-12)
+
+
 def _assign_sections(lines: list[Line]) -> None:
     section = "top"
     prev: Line | None = None
+    # The section each column was in when last seen: a two-column CV's page 2 gives its
+    # sidebar first and then the main column, which goes on with the section it ended
+    # page 1 in ("Experience"), not with the sidebar's last heading (layout-12).
+    column_section: dict[int, str] = {}
     for line in lines:
         if line.part in ("header", "footer"):
             line.section = line.part
@@ -476,7 +487,8 @@ def _assign_sections(lines: list[Line]) -> None:
         if prev is not None and _column_break(prev, line) and not _flush_right_aside(prev, line):
             # A new column on the first page starts again at the top (a sidebar CV's
             # main column holds the name after the sidebar's sections, or vice versa).
-            section = "top" if line.page == 1 else section
+            assert line.bbox is not None
+            section = "top" if line.page == 1 else column_section.get(int(line.bbox[0] // COLUMN_BAND), section)
         kind = heading_kind(line.text)
         if kind is not None and prev is not None and _word_of_row(prev, line):
             kind = None  # "Design software architecture ...": a justified line's words, one per text line
@@ -484,6 +496,8 @@ def _assign_sections(lines: list[Line]) -> None:
             section = kind
             line.heading = kind
         line.section = section
+        if line.bbox is not None:
+            column_section[int(line.bbox[0] // COLUMN_BAND)] = section
         prev = line
 
 

@@ -27,6 +27,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "werkervaring", "ervaring", "loopbaan", "doświadczenie", "doświadczenie zawodowe", "historia zatrudnienia",
         # layout-6: komacv's bare "Work"; Portuguese
         "work", "experiência", "experiência profissional", "experiências", "histórico profissional",
+        # layout-12: academic CVs' positions
+        "appointments", "professional appointments", "academic appointments", "academic positions", "positions",
+        "positions held", "professional positions", "research positions", "employment experience",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
@@ -34,6 +37,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "diplômes", "études", "formación", "formación académica", "educación", "estudios", "istruzione",
         "formazione", "istruzione e formazione", "titoli di studio", "opleiding", "opleidingen",
         "wykształcenie", "edukacja", "formação", "formação acadêmica", "formação académica", "educação",
+        "bildung", "akademische bildung", "schulische bildung",  # layout-12
     ),
     "skills": (
         "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",
