@@ -152,3 +152,17 @@ def test_the_main_column_goes_on_with_its_section_on_the_next_page() -> None:
     lines = {ln.text: ln.section for ln in lines_of(TWO_COLUMNS)}
     assert lines["homelab"] == "other"  # the sidebar keeps its own heading's section
     assert lines["SRE  2018 - 2022"] == "experience"
+
+
+def test_a_narrowed_heading_opens_its_section() -> None:
+    """ "Selected Projects" after the roles is the projects section: its dated projects are
+    no roles."""
+    answer = _pdf(
+        (1, [(70, 80, "Lee Tan"), (70, 96, "lee@example.org")]),
+        (1, [(70, 130, "Experience")]),
+        (1, [(70, 150, "Data Engineer, Northwind Analytics  2023 – 2024")]),
+        (1, [(70, 180, "Selected Projects")]),
+        (1, [(70, 200, "Civic Chatbot, open-source assistant  2025 – 2026")]),
+    )
+    assert _history(answer) == [("Data Engineer", "Northwind Analytics", "2023", "2024")]
+    assert {ln.text: ln.heading for ln in lines_of(answer)}["Selected Projects"] == "other"

@@ -30,6 +30,11 @@ MAX_LINES = 5000
 _HEADING_KIND = {name: kind for kind, names in HEADINGS.items() for name in names}
 _HEADING_STRIP = re.compile(r"^[\W\d_]{0,8}|[\W_]{0,8}$")
 _HEADING_SPLIT = re.compile(r"\s{0,3}(?:&|/|,|\+|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b|\bi\b)\s{0,3}")
+# A word that narrows a heading without changing its section.
+_HEADING_MODIFIERS = frozenset(
+    {"selected", "key", "recent", "notable", "featured", "major", "personal", "side", "additional", "further",
+     "ausgewählte", "weitere", "wichtige"}
+)  # fmt: skip
 _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 _LABEL = re.compile(r"^\s{0,4}([^\W\d_][^:：]{0,40}?)\s{0,3}[:：]\s{0,3}(\S.*)$")
 
@@ -115,6 +120,9 @@ def heading_kind(text: str) -> str | None:
     if not key or len(key.split()) > 5:
         return None
     kind = _HEADING_KIND.get(key)
+    first, _, rest = key.partition(" ")
+    if kind is None and first in _HEADING_MODIFIERS and rest:
+        kind = _HEADING_KIND.get(rest)  # "Selected Projects", "Recent Publications" (layout-12)
     if kind is None:
         parts = [p.strip() for p in _HEADING_SPLIT.split(key, maxsplit=3)]
         kind = _HEADING_KIND.get(parts[0])
