@@ -35,7 +35,7 @@ def test_heldout_is_at_least_sixty_cvs_half_of_them_written_by_others(report: di
     heldout = report["extractor"]["heldout"]
     assert heldout["cvs"] >= 60
     assert 2 * heldout["real_cvs"] >= heldout["cvs"]
-    # Held-out v5 has real documents and generated CVs; real contents are development only.
+    # Held-out v6 has real documents and generated CVs; real contents are development only.
     assert {"real_document", "generated"} <= set(heldout["sources"])
 
 
