@@ -139,10 +139,13 @@ def _kill_when_paused(env: dict[str, str], *args: str) -> None:
     assert proc.stderr is not None
     deadline = time.monotonic() + 60
     line = b""
+    said: list[bytes] = []  # what the process wrote before the pause: why, if it never got there
     while time.monotonic() < deadline and b"paused at" not in line:
         line = proc.stderr.readline()
+        said.append(line)
         if not line and proc.poll() is not None:
-            raise AssertionError(f"exited before the pause point: rc={proc.returncode}")
+            tail = b"".join(said)[-3000:].decode(errors="replace")
+            raise AssertionError(f"exited before the pause point: rc={proc.returncode}\n{tail}")
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(10)
     assert proc.returncode == -signal.SIGKILL

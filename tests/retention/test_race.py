@@ -70,7 +70,10 @@ def test_a_document_arriving_during_the_erasure_waits_and_is_held_back(stack_env
     t.join(30)
     assert proc.returncode == 0, err
     att = intake_api.Attachment.objects.get(pk=later.pk)
-    assert att.state == "erased_subject" and att.candidate_id is None, (att.state, att.reason)
+    # On a failure, what the erasure said and when each side finished (a race's evidence).
+    erasure_row = Erasure.objects.filter(candidate_id=cid).values("completed_at", "candidate_ids").first()
+    evidence = (att.state, att.reason, att.candidate_id, cid, finished, erasure_row, err[-2000:])
+    assert att.state == "erased_subject" and att.candidate_id is None, evidence
     # It waited: it finished after the erasure's last write (taken after the pause).
     erasure = Erasure.objects.get(candidate_id=cid)
     assert erasure.completed_at is not None and finished["at"] >= erasure.completed_at.timestamp()
