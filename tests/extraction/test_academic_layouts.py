@@ -166,3 +166,23 @@ def test_a_narrowed_heading_opens_its_section() -> None:
     )
     assert _history(answer) == [("Data Engineer", "Northwind Analytics", "2023", "2024")]
     assert {ln.text: ln.heading for ln in lines_of(answer)}["Selected Projects"] == "other"
+
+
+def _skills(answer: dict[str, Any]) -> list[Any]:
+    return [fv.value for fv in extract(answer, as_of=AS_OF).fields.get("skills", ())]
+
+
+def test_programming_languages_under_a_languages_heading_are_skills() -> None:
+    """ "Sprachen" then "Julia, Python, MATLAB" - a list of the taxonomy's skills is a skills
+    list whatever its heading; the spoken languages beside it are not skills."""
+    answer = _pdf(
+        (1, [(70, 80, "Jonas Weber"), (70, 96, "jonas@example.org")]),
+        (1, [(156, 130, "Sprachen")]),
+        (1, [(156, 150, "Deutsch, Englisch, Französisch")]),
+        (1, [(156, 170, "Julia, Python, MATLAB, Fortran")]),
+        (1, [(156, 190, "TypeScript, Elixir, Rust, C/C++")]),
+    )
+    skills = _skills(answer)
+    assert {"Julia", "Python", "MATLAB", "Fortran", "TypeScript", "Elixir", "Rust"} <= set(skills)
+    assert {"C", "C++"} <= set(skills)  # "C/C++": each side linked to its own taxonomy entry
+    assert not {"Deutsch", "Englisch", "Französisch"} & set(skills)

@@ -33,7 +33,7 @@ _HEADING_SPLIT = re.compile(r"\s{0,3}(?:&|/|,|\+|\band\b|\bund\b|\bet\b|\by\b|\b
 # A word that narrows a heading without changing its section.
 _HEADING_MODIFIERS = frozenset(
     {"selected", "key", "recent", "notable", "featured", "major", "personal", "side", "additional", "further",
-     "ausgewählte", "weitere", "wichtige"}
+     "relevant", "ausgewählte", "weitere", "wichtige", "relevante"}
 )  # fmt: skip
 _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 _LABEL = re.compile(r"^\s{0,4}([^\W\d_][^:：]{0,40}?)\s{0,3}[:：]\s{0,3}(\S.*)$")

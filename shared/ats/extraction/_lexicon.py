@@ -78,6 +78,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "certifications et formations", "centres d'intérêt", "loisirs", "proyectos", "certificaciones",
         "intereses", "progetti", "certificazioni", "interessi", "projecten", "certificaten", "hobby's",
         "projekty", "certyfikaty", "zainteresowania",
+        "publikationen", "veröffentlichungen", "auszeichnungen", "talks", "presentations",  # layout-12
         # layout-6: sections after the roles that ended nowhere before (their lines were read as roles)
         "honors", "honours", "honors and awards", "achievements", "other interesting information", "distinciones",
         "otras distinciones", "cursos", "publicaciones", "premios", "projetos", "certificações", "publicações",

@@ -1075,7 +1075,11 @@ def _skill_tokens(lines: list[Line], k: int) -> tuple[bool, list[str], int] | No
     if line.heading:
         return None
     labelled = label_of(line.text)
-    in_section = line.section == "skills" or (labelled is not None and heading_kind(labelled[0]) == "skills")
+    in_section = (
+        line.section == "skills"
+        or (labelled is not None and heading_kind(labelled[0]) == "skills")
+        or (line.section == "languages" and _programming_list(line.text))
+    )
     if not in_section and line.section not in _SKILL_SECTIONS_LOOSE:
         return None
     if line.section == "top" and not in_section and line.n < 3:
@@ -1090,6 +1094,18 @@ def _skill_tokens(lines: list[Line], k: int) -> tuple[bool, list[str], int] | No
         # line's first words may finish a skill that starts on this one.
         tokens += _tokens(lines[k + 1].text)[: lex.max_skill_words() - 1]
     return in_section, tokens, own
+
+
+def _programming_list(text: str) -> bool:
+    """A list under a languages heading whose items are the taxonomy's skills, not spoken
+    languages ("Julia, Python, MATLAB, Fortran" under "Sprachen"; "Languages: Go, Rust"):
+    a skills list (layout-12). Two items at least, most of them skills."""
+    items = _list_items(text)
+    if len(items) < 2:
+        return False
+    vocab = lex.skills()
+    known = sum(1 for item in items if " ".join(item.casefold().split()) in vocab)
+    return known >= 2 and 2 * known >= len(items)
 
 
 def _longest_skill(low: list[str], i: int, vocab: Mapping[str, lex.Skill]) -> tuple[lex.Skill, int] | None:
@@ -1190,7 +1206,7 @@ def skills(lines: list[Line]) -> Values:
         if read is None:
             continue
         in_section, tokens, own = read
-        if line.section == "skills":
+        if line.section == "skills" or (in_section and line.section == "languages"):
             _unlinked_items(lines, k, vocab, out)
         low = [t.casefold() for t in tokens]
         i = 0
