@@ -94,12 +94,20 @@ Data shipped in this repository:
     (GPL-3.0), 1chooo/cv (MIT), 0x01h/resume-in-latex (MIT), 0xPoe/resume (MIT),
     jolow99/resume (MIT, Typst), Its-Alex/resume (MIT, Typst, French), mindrunner/cv
     (GPL-3.0, German), helgee/cv (GPL-3.0, German), FdelMazo/CV (MIT, Spanish).
-    Held-out v5 (tests/extraction/heldout/files/): badele/cv (MIT),
+    From held-out v5, in tests/extraction/corpus/real/ now: badele/cv (MIT),
     jacekszubert/cv (CC0-1.0, stated in its README, vendored), santisoler/cv
     (BSD-3-Clause), huajh/awesome-latex-cv (LPPL-1.3c), jskherman/imprecv (Apache-2.0),
     mintyfrankie/brilliant-CV (Apache-2.0), stuxf/basic-typst-resume-template (Unlicense),
     philipempl/modern-latex-cv (MIT), auino/europasscv-template (LPPL-1.3, stated in its
     README, vendored, and in template/europecv2013.cls).
+    Held-out v6 (tests/extraction/heldout/files/; real people's own CVs):
+    ArthurBernard/Arthur-CV-LaTeX (MIT), mxochicale/cv (CC-BY-SA-4.0), jmarcosuarez/cv-marco
+    (CC-BY-SA-3.0, stated in its README, vendored), zakhar-kogan/typst-cv (MIT),
+    xvalcarce/resume (MIT), rogerninow/resume (MIT), xmnlab/cv (MIT), robjhyndman/CV
+    (CC0-1.0), geofis/cv (GPL-3.0), LuisEnMarroquin/curriculum-vitae (MIT), mzannoni/CeeVeeTex
+    (CC-BY-SA-4.0), buu700/html-resume (MIT), Wint3rmute/cv (MIT, stated in its README,
+    vendored), johncch/resume (MIT, stated in its README, vendored), sebvc/Resume
+    (BSD-3-Clause), ddmendes/ddmendes.github.io (MIT), pepizarro/pepizarro.github.io (MIT).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
