@@ -32,19 +32,19 @@ test *ARGS: bootstrap lint test-upstream
     # A bare `just test` does not run tests/upstream twice (test-upstream just ran them).
     # PYTHONDONTWRITEBYTECODE off for the run: with it, every xdist worker compiles and
     # assertion-rewrites every test module again (~15 CPU s per process, measured).
-    if [ $# -eq 0 ]; then set -- --ignore=tests/upstream; fi; env -u PYTHONDONTWRITEBYTECODE {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(( $(nproc) + 1 ))}" --dist worksteal "$@"
+    if [ $# -eq 0 ]; then set -- --ignore=tests/upstream; fi; env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="{{justfile_directory()}}/shared" {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(( $(nproc) + 1 ))}" --dist worksteal "$@"
 
 # procrastinate's worker contract against the patched Worker this project installs (tests/upstream)
 test-upstream:
-    {{PY}} -m pytest tests/upstream -q -p no:cacheprovider
+    PYTHONPATH="{{justfile_directory()}}/shared" {{PY}} -m pytest tests/upstream -q -p no:cacheprovider
 
 # The fast loop: unit + fast integration tests, no bootstrap, no lint (`just test` is the CI gate)
 test-fast *ARGS:
-    env -u PYTHONDONTWRITEBYTECODE {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(nproc)}" --dist worksteal -m "not slow" -q "$@"
+    env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="{{justfile_directory()}}/shared" {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(nproc)}" --dist worksteal -m "not slow" -q "$@"
 
 # Record what each test costs into tests/durations.json (the fast loop's bound, the run order): a whole run, on a quiet machine
 test-durations:
-    env -u PYTHONDONTWRITEBYTECODE ATS_TEST_DURATIONS_RECORD=tests/durations.json {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(nproc)}" --dist worksteal --ignore=tests/upstream -q
+    env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="{{justfile_directory()}}/shared" ATS_TEST_DURATIONS_RECORD=tests/durations.json {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(nproc)}" --dist worksteal --ignore=tests/upstream -q
     {{PY}} -m tests.durations show
 
 # ruff (lint + format check), mypy and import-linter
@@ -87,7 +87,7 @@ reset: down
 
 # Write the main pages (triage, document, candidate, upload, ops, jobs, the CV viewer) to docs/screenshots/ from a seeded test stack
 screenshots: bootstrap
-    ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" {{PY}} -m pytest tests/web/journeys/test_browser.py tests/web/journeys/test_viewer_browser.py tests/web/test_browser_ops.py -q -p no:cacheprovider
+    ATS_SCREENSHOTS_DIR="$PWD/docs/screenshots" PYTHONPATH="{{justfile_directory()}}/shared" {{PY}} -m pytest tests/web/journeys/test_browser.py tests/web/journeys/test_viewer_browser.py tests/web/test_browser_ops.py -q -p no:cacheprovider
 
 # Extraction accuracy per field, layout, language and source, extractor beside the naive baseline (exit 1 below a floor the suite enforces; --half development while tuning: docs/extraction.md)
 eval-extraction *ARGS: bootstrap
@@ -110,7 +110,7 @@ compose-down *ARGS:
 
 # Fresh images, the stack up, three CVs through the web API, isolation checks, worker replacement, kube play, down
 compose-smoke *ARGS: bootstrap-containers
-    source scripts/containers/env.sh && ATS_CONTAINER_TESTS=1 {{PY}} -m pytest tests/containers -p no:cacheprovider -v "$@"
+    source scripts/containers/env.sh && ATS_CONTAINER_TESTS=1 PYTHONPATH="{{justfile_directory()}}/shared" {{PY}} -m pytest tests/containers -p no:cacheprovider -v "$@"
 
 # podman, podman-compose, mmdebstrap and friends (idempotent; needs root)
 bootstrap-containers: bootstrap

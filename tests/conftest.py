@@ -23,6 +23,19 @@ from tests import durations
 REPO = Path(__file__).resolve().parents[1]
 ATS = [sys.executable, "-m", "ats.cli"]
 
+# The test process must run the code of the checkout its subprocesses run (they get
+# PYTHONPATH=REPO/shared): the shared venv's editable install points at whichever checkout
+# last ran `uv sync`, and a test process importing another checkout's `ats` signed links
+# with that checkout's dev key, which this checkout's web server then refused.
+_IMPORTED = Path(sys.modules["ats"].__file__ or "").resolve().parent
+if not _IMPORTED.is_relative_to(REPO / "shared"):
+    pytest.exit(
+        f"these tests would run the ats package in {_IMPORTED}, not this checkout's {REPO / 'shared' / 'ats'} "
+        f"(the venv's editable install points at another checkout): run them through `just test` or "
+        f"`just test-fast`, or set PYTHONPATH={REPO / 'shared'}",
+        returncode=4,
+    )
+
 # Short intervals keep the suite fast; production values live in settings defaults.
 FAST_ENV = {
     "ATS_HEARTBEAT_INTERVAL_S": "1",

@@ -67,6 +67,9 @@ def test_candidate_answers_through_the_link_and_only_the_admin_reads_the_report(
     cand = context.new_page()
     cand.goto(link)
     expect(cand.locator("h1")).to_have_text("Voluntary self-identification")
+    # The page is rendered whole on the server: with its heading shown, a refused link would
+    # show now. Say so at once, with what the page says (a run once waited 90 s for the form).
+    assert cand.locator("#selfid-invalid").count() == 0, (link, cand.locator("main").inner_text())
     # "Prefer not to say" is what a person who touches nothing sends.
     for field in ("Sex", "Race / ethnicity"):
         select = cand.get_by_label(field)
@@ -83,6 +86,8 @@ def test_candidate_answers_through_the_link_and_only_the_admin_reads_the_report(
 
     # The same link again: says the answers are in, offers to change them, never shows them.
     cand.goto(link)
+    expect(cand.locator("h1")).to_have_text("Voluntary self-identification")
+    assert cand.locator("#selfid-invalid").count() == 0, (link, cand.locator("main").inner_text())
     again = cand.locator("#selfid-answered")
     expect(again).to_contain_text("already answered")
     expect(again).to_contain_text("replace")
