@@ -24,9 +24,10 @@ import functools
 import hashlib
 import io
 import json
+import os
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -709,15 +710,47 @@ def render_hand(spec: dict[str, Any]) -> tuple[str, bytes]:
     return "pdf", doc.tobytes(deflate=True, garbage=3)
 
 
+def _render_cache_dir() -> Path:
+    return Path(os.environ.get("ATS_CORPUS_RENDER_CACHE") or Path.home() / ".cache" / "ats" / "corpus-render")
+
+
+@functools.cache
+def _render_fingerprint() -> str:
+    """Changes whenever the renderers' code or the libraries they draw with could change a
+    document's bytes, so a cached rendering is never stale."""
+    h = hashlib.sha256(f"{pymupdf.VersionBind}|{getattr(docx, '__version__', '')}".encode())
+    for path in sorted(HERE.glob("*.py")):
+        h.update(path.name.encode() + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cached_rendering(key: str, make: Callable[[], tuple[str, bytes]]) -> tuple[str, bytes]:
+    """(kind, bytes) of a corpus document, rendered once per renderer version: rendering
+    and scanning the corpus took ~50 s of every evaluation (the accuracy test's setup), the
+    parse that follows being cached already. `key` names the content (an entry's content
+    hash and layout, or a vendored file's sha256 and scan dpi)."""
+    path = _render_cache_dir() / _render_fingerprint() / hashlib.sha256(key.encode()).hexdigest()
+    if path.exists():
+        stored_kind, _, stored = path.read_bytes().partition(b"\n")
+        return stored_kind.decode(), stored
+    kind, data = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.part")
+    partial.write_bytes(kind.encode() + b"\n" + data)
+    partial.rename(path)
+    return kind, data
+
+
 def documents() -> Iterator[tuple[Entry, str, bytes]]:
     """Every corpus CV rendered: (entry, kind, bytes)."""
     by_id = {cv.id: cv for cv in [*generated(), *extra_development()]}
     hand = {spec["id"]: spec for spec in hand_made()}
     for entry in entries():
+        key = f"v1:{entry.source}:{entry.id}:{entry.layout}:{entry.content_sha256}"
         if entry.source == "generated":
-            kind, data = render(by_id[entry.id])
+            kind, data = cached_rendering(key, functools.partial(render, by_id[entry.id]))
         else:
-            kind, data = render_hand(hand[entry.id])
+            kind, data = cached_rendering(key, functools.partial(render_hand, hand[entry.id]))
         yield entry, kind, data
 
 

@@ -403,6 +403,10 @@ def heldout_sha256() -> str:
     return hashlib.sha256("\n".join(truth_lines("heldout")).encode()).hexdigest()
 
 
+def _scanned(data: bytes, dpi: int) -> tuple[str, bytes]:
+    return "pdf", _scan_pdf(data, dpi)
+
+
 def _scan_pdf(data: bytes, dpi: int) -> bytes:
     with pymupdf.open(stream=data, filetype="pdf") as doc:
         return v1._scan(doc, dpi)
@@ -413,10 +417,13 @@ def documents(half: str | None = None) -> Iterator[tuple[Entry, str, bytes]]:
     for h in halves:
         for entry, how in _built(h):
             if isinstance(how, v1.CV):
-                kind, data = v1.render(how)
+                key = f"v2:{entry.id}:{entry.layout}:{entry.content_sha256}"
+                kind, data = v1.cached_rendering(key, functools.partial(v1.render, how))
             else:
                 kind, data, dpi = how
-                data = _scan_pdf(data, dpi) if dpi else data
+                if dpi:
+                    key = f"scan:{_sha(data)}:{dpi}"
+                    kind, data = v1.cached_rendering(key, functools.partial(_scanned, data, dpi))
             yield entry, kind, data
 
 
