@@ -495,8 +495,7 @@ def _assign_sections(lines: list[Line]) -> None:
         if prev is not None and _column_break(prev, line) and not _flush_right_aside(prev, line):
             # A new column on the first page starts again at the top (a sidebar CV's
             # main column holds the name after the sidebar's sections, or vice versa).
-            assert line.bbox is not None
-            section = "top" if line.page == 1 else column_section.get(int(line.bbox[0] // COLUMN_BAND), section)
+            section = "top" if line.page == 1 else column_section.get(_column_of(line), section)
         kind = heading_kind(line.text)
         if kind is not None and prev is not None and _word_of_row(prev, line):
             kind = None  # "Design software architecture ...": a justified line's words, one per text line
@@ -505,8 +504,14 @@ def _assign_sections(lines: list[Line]) -> None:
             line.heading = kind
         line.section = section
         if line.bbox is not None:
-            column_section[int(line.bbox[0] // COLUMN_BAND)] = section
+            column_section[_column_of(line)] = section
         prev = line
+
+
+def _column_of(line: Line) -> int:
+    """The band of x the line starts in: one column's lines share it."""
+    assert line.bbox is not None
+    return int(line.bbox[0] // COLUMN_BAND)
 
 
 def _flush_right_aside(prev: Line, line: Line) -> bool:

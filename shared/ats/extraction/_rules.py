@@ -1206,7 +1206,7 @@ def skills(lines: list[Line]) -> Values:
         if read is None:
             continue
         in_section, tokens, own = read
-        if line.section == "skills" or (in_section and line.section == "languages"):
+        if in_section and line.section in ("skills", "languages"):  # a list, not a labelled line elsewhere
             _unlinked_items(lines, k, vocab, out)
         low = [t.casefold() for t in tokens]
         i = 0

@@ -35,6 +35,15 @@ def _fits(page: Any, name: str, width: int) -> None:
     assert overflow <= width, f"{name}: {overflow} px wide at {width} px"
 
 
+def _open_form(page: Any, link: str) -> None:
+    """The candidate's link opened. The page is rendered whole on the server: with its
+    heading shown, a refused link would show now - said at once, with what the page says
+    (a run once waited 90 s for a form that never came)."""
+    page.goto(link)
+    expect(page.locator("h1")).to_have_text("Voluntary self-identification")
+    assert page.locator("#selfid-invalid").count() == 0, (link, page.locator("main").inner_text())
+
+
 def _row(section: Any, group: str) -> Any:
     """The report row whose Group cell is exactly `group`."""
     return section.locator("tr", has=section.page.get_by_role("cell", name=group, exact=True))
@@ -65,11 +74,7 @@ def test_candidate_answers_through_the_link_and_only_the_admin_reads_the_report(
     context = chromium.new_context(base_url=web, viewport=DESKTOP)
     context.set_default_timeout(WAIT_MS)
     cand = context.new_page()
-    cand.goto(link)
-    expect(cand.locator("h1")).to_have_text("Voluntary self-identification")
-    # The page is rendered whole on the server: with its heading shown, a refused link would
-    # show now. Say so at once, with what the page says (a run once waited 90 s for the form).
-    assert cand.locator("#selfid-invalid").count() == 0, (link, cand.locator("main").inner_text())
+    _open_form(cand, link)
     # "Prefer not to say" is what a person who touches nothing sends.
     for field in ("Sex", "Race / ethnicity"):
         select = cand.get_by_label(field)
@@ -85,9 +90,7 @@ def test_candidate_answers_through_the_link_and_only_the_admin_reads_the_report(
     _check(cand, "confirmation", axe)
 
     # The same link again: says the answers are in, offers to change them, never shows them.
-    cand.goto(link)
-    expect(cand.locator("h1")).to_have_text("Voluntary self-identification")
-    assert cand.locator("#selfid-invalid").count() == 0, (link, cand.locator("main").inner_text())
+    _open_form(cand, link)
     again = cand.locator("#selfid-answered")
     expect(again).to_contain_text("already answered")
     expect(again).to_contain_text("replace")
