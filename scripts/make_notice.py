@@ -100,6 +100,12 @@ Data shipped in this repository:
     mintyfrankie/brilliant-CV (Apache-2.0), stuxf/basic-typst-resume-template (Unlicense),
     philipempl/modern-latex-cv (MIT), auino/europasscv-template (LPPL-1.3, stated in its
     README, vendored, and in template/europecv2013.cls).
+    Added in development by change set h44 (real people's own CVs, drawn after held-out v6
+    and in none of its sources): gboeing/cv (MIT), leouieda/cv (BSD-3-Clause), dfm/cv
+    (CC-BY-4.0), rodluger/cv (MIT), averagewagon/resume (MIT), 0xA1337/resume (MIT, stated
+    in its README, vendored), psrpinto/resume (CC-BY-SA-4.0), lucasbc92/resume (MIT,
+    Portuguese and English), leonardofn/curriculo-latex (MIT, Portuguese),
+    MaThGo/MaThGo.github.io (GPL-3.0, German), MvonHagen/MvonHagen.github.io (MIT, German).
     Held-out v6 (tests/extraction/heldout/files/; real people's own CVs):
     ArthurBernard/Arthur-CV-LaTeX (MIT), mxochicale/cv (CC-BY-SA-4.0), jmarcosuarez/cv-marco
     (CC-BY-SA-3.0, stated in its README, vendored), zakhar-kogan/typst-cv (MIT),
