@@ -35,7 +35,7 @@ TWO_DIGIT_PIVOT = 50  # "Nov’22" is 2022, "Sep’98" 1998
 _DATE = re.compile(
     r"\b((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09
     r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
-    r"|\b([^\W\d_]{3,12})\.?\s{0,2}((?:18|19|20)\d\d)\b"  # Mar 2019, März 2019, janvier 2022
+    r"|\b([^\W\d_]{3,12})[./]?\s{0,2}((?:18|19|20)\d\d)\b"  # Mar 2019, März 2019, janvier 2022, Jul/2025
     r"|\b((?:18|19|20)\d\d)\b"  # 2019; 18xx too (layout-6: TeX classes' examples are 19th-century lives)
     r"|\b([^\W\d_]{3,9})\.?\s?['’‘]{1,2}(\d\d)\b"  # Nov’22, Sept'15, OCR's Nov'’22 (layout-6; month names only)
 )
@@ -106,12 +106,59 @@ def _joins(between: str, first_month: int | None, second_month: int | None) -> b
     return not sep and bool(first_month and second_month) and len(between) <= 3
 
 
+# Two months of one year, the year written once: "June – August 2019", "Jun-Aug 2019",
+# "6 - 7/2016" (h44).
+_MONTHS_OF_A_YEAR = re.compile(
+    r"\b(?:([^\W\d_]{3,12})\.?|(\d{1,2}))\s{0,2}[-–—]\s{0,2}(?:([^\W\d_]{3,12})\.?\s{0,2}|(\d{1,2})[./])"
+    r"((?:19|20)\d\d)\b"
+)
+
+
+# "2013–16": the end year's last two digits (academic CVs); "2017–" with nothing after the
+# dash but the entry: ongoing (h44).
+_SHORT_END = re.compile(r"\b((?:19|20)\d\d)[-–—](\d\d)\b(?![-–—/.]\d)")
+_OPEN_DASH = re.compile(r"\b((?:19|20)\d\d)\s?[-–—](?=\s{2,}[^\W\d_]|\s*$)")
+
+
+def _months_of_a_year(text: str) -> list[DateRange]:
+    out = []
+    for m in _SHORT_END.finditer(text):
+        first, last = int(m.group(1)), int(m.group(2))
+        if "-" in m.group(0) and 1 <= last <= 12:
+            continue  # "2009-12": ISO year and month, not 2009 to 2012
+        end = first - first % 100 + last
+        if first < end <= first + 20:
+            out.append(DateRange((first, None), (end, None), m.span()))
+    for m in _OPEN_DASH.finditer(text):
+        out.append(DateRange((int(m.group(1)), None), None, m.span()))
+    for m in _MONTHS_OF_A_YEAR.finditer(text):
+        year = int(m.group(5))
+        if m.group(1) and m.group(3):
+            a, b = lex.MONTHS.get(m.group(1).casefold()), lex.MONTHS.get(m.group(3).casefold())
+        elif m.group(2) and m.group(4):
+            a, b = int(m.group(2)), int(m.group(4))
+        else:
+            continue
+        if a and b and 1 <= a <= b <= 12:
+            out.append(DateRange((year, a), (year, b), m.span()))
+    return out
+
+
 def date_ranges(text: str) -> list[DateRange]:
     """Date ranges in one line, in order: "Jan 2019 – Present", "2015-2018", "seit 04/2021",
-    "2019 · heute", "März 2019 bis 2021-06"."""
+    "2019 · heute", "März 2019 bis 2021-06", "June – August 2019"."""
     if len(text) > MAX_DATE_LINE:
         return []
     tokens = _tokens(text)
+    short = _months_of_a_year(text)
+    if short:
+        tokens = [t for t in tokens if not any(r.span[0] <= t[0] < r.span[1] for r in short)]
+        rest = _ranges_of(text, tokens)
+        return sorted([*short, *rest], key=lambda r: r.span[0])
+    return _ranges_of(text, tokens)
+
+
+def _ranges_of(text: str, tokens: list[tuple[int, int, int, int | None]]) -> list[DateRange]:
     out: list[DateRange] = []
     i = 0
     while i < len(tokens):
@@ -170,6 +217,7 @@ _ORG_WORDS = frozenset(
      "sa", "s.a.", "sas", "sarl", "s.l.", "sl", "spa", "s.p.a.", "srl", "s.r.l.", "bv", "b.v.", "nv", "n.v.",
      "sp.", "o.o.", "group", "bank", "labs", "industries", "technologies", "solutions", "consulting", "partners",
      "systems", "software", "digital", "analytics", "logistics", "airlines", "holding", "studio", "agency",
+     "associates",
      "university", "universität", "université", "universidad", "università", "universiteit", "uniwersytet",
      "college", "institute", "institut", "hospital", "ministry", "council", "foundation", "gmbh & co. kg"}
 )  # fmt: skip
@@ -233,14 +281,32 @@ _ENTRY_LABEL = re.compile(
 )
 
 
+_SENTENCE_END = re.compile(r"(?<=[^\W\d_]{2})\.\s+(?=[A-ZÀ-Ý])")
+
+
+def _place_sentence(text: str) -> str:
+    """ "Acme Inc., Web Systems Developer. Mesa, Arizona." - the places after the entry's
+    sentence set apart as a part (gboeing's CV, h44); "; "-separated places keep the first."""
+    m = _SENTENCE_END.search(text, 0, MAX_HEADER_CHARS * 2)
+    if m is None:
+        return text
+    first = text[m.end() :].split(";", maxsplit=1)[0].strip(" .")
+    if not is_place(first) or _LEGAL_FORM.fullmatch(first.split(",", maxsplit=1)[0].strip()):
+        return text  # "Omnious. Co., Ltd.": the name goes on
+    head = text[: m.start()]
+    keep = _LEGAL_FORM.fullmatch(head.rsplit(maxsplit=1)[-1] if head.strip() else "")
+    return f"{head}{'.' if keep else ''}  {first}"  # "Dunamu Inc." keeps its period, a title does not
+
+
 def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
     out: list[str] = []
+    text = _place_sentence(text)
     for labelled in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
         segment = _ENTRY_LABEL.sub("", labelled)
-        for raw in [segment] if is_place(segment) else _PARTS.split(segment):
-            part = raw.strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
+        for raw in [segment] if is_place(segment) else _PARTS.split(_BRACKETED.sub(_masked, segment)):
+            part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
             part = _FOOTNOTE.sub("", part)  # "Fundación Caja Duero1": a footnote mark (moderncv)
             if _DURATION.fullmatch(part):
                 continue  # "(6 mois)", "(2 years)" under the dates: how long, not who or what (layout-12)
@@ -253,9 +319,22 @@ def _parts(text: str) -> list[str]:
     return out
 
 
-_DURATION = re.compile(
+# A comma inside brackets splits nothing: "Backend Engineer (Freelance, Part-time)" (h44).
+_COMMA = "\x01"
+_BRACKETED = re.compile(r"\([^()]{1,80}\)")
+
+
+def _masked(m: re.Match[str]) -> str:
+    return m.group(0).replace(",", _COMMA)
+
+
+_DURATION_UNIT = (
     r"\d{1,2}(?:[.,]\d)?\s?(?:months?|mos?\.?|years?|yrs?\.?|weeks?|mois|ans?|semaines?|monate?n?|jahre?n?|"
-    r"wochen|meses|años|anos|semanas|mesi|anni|settimane|maanden|jaar|weken|miesi[ęą]c[ey]?|lat|lata|tygodni)",
+    r"wochen|meses|mês|años|anos?|semanas|mesi|anni|settimane|maanden|jaar|weken|miesi[ęą]c[ey]?|lat|lata|tygodni)"
+)
+# "(6 mois)", "1 year and 9 months", "2 yrs 3 mos", "1 ano e 9 meses" (h44: compound).
+_DURATION = re.compile(
+    _DURATION_UNIT + r"(?:\s?(?:,|and|&|und|et|y|e|i|en)?\s?" + _DURATION_UNIT + r")?",
     re.IGNORECASE,
 )
 _FOOTNOTE = re.compile(r"(?<=[^\W\d_.]{4})[1-9]$|(?<=[A-Z]\.)[1-9]$")  # not "Auth0"
@@ -306,6 +385,17 @@ def _complete(texts: list[str]) -> bool:
 
 # A part scoring this much is a job title, never the employer (a title's head noun and more).
 SECOND_TITLE = 2
+
+
+def _title_above(above: str, texts: list[str]) -> bool:
+    """Whether a line that is a job title alone ("Full Stack Java Developer") right above
+    "Employer | Remote | Contract — client: Vivo | Nov 2025 – Jun 2026" is the entry's title:
+    the dates' line names no title of its own, only parts without a title word (h44)."""
+    own = _parts(above)
+    if len(own) != 1 or _title_score(own[0]) < SECOND_TITLE or len(texts) != 1:
+        return False
+    title, _, _ = _split_job(texts)
+    return title is None or _title_score(title) <= 0
 
 
 # A unit of an institution: an academic CV names it above the institution ("Chair of
@@ -489,7 +579,8 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
                 # "Employer  City" right above "Title, Department  dates" (a Spanish template,
                 # Awesome-CV) is the entry's employer even when the dates' line has two parts.
                 employer_row = prev.place_row and len(_parts(prev.text)) == 2
-                if _complete([t for _, t in entry.header]) and not employer_row:
+                texts = [t for _, t in entry.header]
+                if _complete(texts) and not employer_row and not _title_above(prev.text, texts):
                     break
                 entry.header.insert(0, (prev, prev.text))
             out.append(entry)
@@ -576,6 +667,8 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     rest = [p for p in parts if p != location]
     if not rest:
         return None, None, location
+    if len(rest) == 1 and _title_score(rest[0]) < 0:
+        return None, rest[0], location  # "Raimi & Associates", "UrbanSim Inc.": an organisation alone (h44)
     if employer_hint in rest:
         employer: str | None = employer_hint
         title = next((p for p in rest if p != employer), None)

@@ -33,7 +33,10 @@ _HEADING_SPLIT = re.compile(r"\s{0,3}(?:&|/|,|\+|\band\b|\bund\b|\bet\b|\by\b|\b
 # A word that narrows a heading without changing its section.
 _HEADING_MODIFIERS = frozenset(
     {"selected", "key", "recent", "notable", "featured", "major", "personal", "side", "additional", "further",
-     "relevant", "ausgewählte", "weitere", "wichtige", "relevante"}
+     "relevant", "ausgewählte", "weitere", "wichtige", "relevante",
+     # h44: "Berufliche Erfahrung", "Praktische Erfahrung", "Research Experience"
+     "berufliche", "beruflicher", "praktische", "praktischer", "professional", "technical", "technische",
+     "academic", "akademische", "industry"}
 )  # fmt: skip
 _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 _LABEL = re.compile(r"^\s{0,4}([^\W\d_][^:：]{0,40}?)\s{0,3}[:：]\s{0,3}(\S.*)$")
@@ -91,7 +94,16 @@ _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi",
 
 
 def _clean(text: str) -> str:
-    return unicodedata.normalize("NFC", text[:MAX_LINE_CHARS]).translate(_LIGATURES).strip()
+    text = text[:MAX_LINE_CHARS]
+    if _SPACING_ACCENT.search(text):
+        text = _SPACING_ACCENT.sub(lambda m: m.group(2) + _COMBINING[m.group(1)], text)
+    return unicodedata.normalize("NFC", text).translate(_LIGATURES).strip()
+
+
+# TeX's old fonts set an accent as its own glyph before the letter, and the text layer
+# gives "Universit¨at", "Pers¨onliche" (h44): the accent goes back on its letter.
+_COMBINING = {"¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¸": "\u0327", "ˇ": "\u030c"}
+_SPACING_ACCENT = re.compile(r"([¨´ˆ˜¸ˇ])([^\W\d_])")
 
 
 def _fold(text: str) -> str:
@@ -271,6 +283,24 @@ _OCR_BULLET = re.compile(r"[a-z]\s")
 MIN_WRAPPED = 45  # characters of a line that ran to its column's width
 
 
+MAX_UNFINISHED_COMMA = 30
+_UNFINISHED = re.compile(r"(?:[^\W\d_],|\s(?:and|of|for|und|für|et|de|e|y|i|en|van|von))$", re.IGNORECASE)
+
+
+def _unfinished(head: str) -> bool:
+    if not _UNFINISHED.search(head[-12:]):
+        return False
+    # ... but a list's line ending on a comma ("Python, Go, Docker,") is one of its own.
+    return not (head.endswith(",") and (len(head) > MAX_UNFINISHED_COMMA or head.count(",") > 2))
+
+
+def _flush_below(prev: Line, line: Line) -> bool:
+    assert prev.bbox is not None and line.bbox is not None
+    height = prev.bbox[3] - prev.bbox[1]
+    below = line.bbox[1] - prev.bbox[3]
+    return abs(prev.bbox[0] - line.bbox[0]) <= 3 and -2.0 <= below <= 0.5 * max(height, 1.0)
+
+
 def _continues(prev: Line, line: Line) -> bool:
     if prev.bbox is None or line.bbox is None or prev.page != line.page:
         return False
@@ -278,12 +308,14 @@ def _continues(prev: Line, line: Line) -> bool:
     # "ONAC, Lycées privés hors contrat ACADIS &" / "DWIGHT MOODY": a line ending on "&"
     # is unfinished whatever case the next one starts in (layout-6).
     ampersand = head.endswith(" &") and line.text[:1].isalpha()
-    if not ampersand and not line.text[:1].islower():
+    # "Co-founder and Lead" / "Engineer", "Remote | Lisbon," / "Portugal": a narrow column's
+    # line that stops on a comma or a joining word goes on below it, flush (h44).
+    if not ampersand and _unfinished(head) and line.text[:1].isalpha():
+        return _flush_below(prev, line)
+    if (not ampersand and not line.text[:1].islower()) or len(head) + len(line.text) > MAX_WRAPPED:
         return False
     if _OCR_BULLET.match(line.text):
         return False  # "e Migrated the platform": OCR reads a bullet as a letter
-    if len(head) + len(line.text) > MAX_WRAPPED:
-        return False
     hyphenated = len(head) >= 2 and head.endswith("-") and head[-2].isalpha()
     # Without a hyphen, only a line that ran to its column's width and stopped mid-phrase:
     # a list item ("Git, MySQL,") or a short label line is followed by its own line.
@@ -389,7 +421,12 @@ def is_place(text: str) -> bool:
         )
     if not tail or "," in tail or len(head.split()) > 3:
         return False  # "Engineer, Data Platform, Germany" is no place
-    return head in lex.CITIES or tail in lex.COUNTRIES or tail.upper() in lex.US_STATES
+    return (
+        head in lex.CITIES
+        or tail in lex.COUNTRIES
+        or tail.upper() in lex.US_STATES
+        or ((tail.upper() in lex.STATE_CODES or tail in lex.US_STATE_NAMES) and not set(head.split()) & lex.JOB_WORDS)
+    )
 
 
 def date_cell(text: str) -> bool:
@@ -446,8 +483,10 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
             right_edge[line.page] = max(right_edge.get(line.page, 0.0), line.bbox[2])
     joined: dict[int, Line] = {}  # the earlier line's n -> the joined line
     used: set[int] = set()
-    for line in lines:
+    for k, line in enumerate(lines):
         if line.bbox is None or line.n in used or not date_cell(line.text):
+            continue
+        if k and _stacked_under(lines[k - 1], line):
             continue
         other = _row_partner(line, rows, used, right_edge[line.page])
         if other is None or other.bbox is None:
@@ -478,11 +517,95 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
     return out
 
 
+def _stacked_under(above: Line, cell: Line) -> bool:
+    """Whether a date cell is the last line of a stack set right under the entry's other
+    lines, in their column ("Freelancer" / "Remote" / "Since Sept. 2016", wkhtmltopdf's
+    table): the text level with it in the next column is the entry's description, not a
+    "Title, Employer" beside a date column (h44)."""
+    if above.bbox is None or cell.bbox is None or above.page != cell.page or date_cell(above.text):
+        return False
+    if heading_kind(above.text):
+        return False  # a date column's first cell right under the section's heading
+    height = max(cell.bbox[3] - cell.bbox[1], 1.0)
+    return abs(above.bbox[0] - cell.bbox[0]) <= 3 and 0 <= cell.bbox[1] - above.bbox[3] < 0.8 * height
+
+
 COLUMN_BAND = 40.0  # points: lines starting in one band of x are one column's (layout-12)
 
 
+# A line set like the document's own headings is a heading even when its words are not
+# in the lexicon ("Mentorship", "Selected invited talks & tutorials", "Grants"): it ends
+# the section before it (h44). Its kind comes from a heading word in it, else "other".
+STYLE_SIZE_TOLERANCE = 0.25
+MIN_KNOWN_HEADINGS = 2
+MAX_STYLED_HEADING_WORDS = 6
+_STYLED_AMBIGUOUS = frozenset({"software", "work", "career", "parcours", "tools", "formation", "about", "profile"})
+_HEADING_WORD_KIND = {
+    # Teaching is no role of the experience section's kind (labels: courses taught are not
+    # work history).
+    "teaching": "other",
+    **{
+        name: kind
+        for name, kind in _HEADING_KIND.items()
+        if " " not in name
+        and kind in ("experience", "education", "skills", "languages")
+        and name not in _STYLED_AMBIGUOUS
+    },
+}
+
+
+def _styled_headings(lines: list[Line]) -> dict[int, str]:
+    """{line n: kind} of the lines set in the size, case and indent of the headings the
+    lexicon recognised in this document (PDF lines only), after the first of them."""
+    known = [
+        ln for ln in lines if ln.bbox is not None and ln.part not in ("header", "footer") and heading_kind(ln.text)
+    ]
+    if len(known) < MIN_KNOWN_HEADINGS:
+        return {}
+    sizes = sorted(round(ln.size, 1) for ln in known)
+    size = sizes[len(sizes) // 2]
+    alike = [ln for ln in known if abs(ln.size - size) <= STYLE_SIZE_TOLERANCE]
+    if len(alike) < MIN_KNOWN_HEADINGS:
+        return {}
+    body = sorted(round(ln.size, 1) for ln in lines if ln.bbox is not None)
+    if size <= body[len(body) // 2] + 0.5:
+        return {}  # headings set like body text: size tells nothing
+    upper = all(ln.text.isupper() for ln in alike)
+    indents = [ln.bbox[0] for ln in alike if ln.bbox is not None]
+    first = min(ln.n for ln in alike)
+    out: dict[int, str] = {}
+    for ln in lines:
+        text = ln.text.strip()
+        if (
+            ln.n <= first
+            or ln.bbox is None
+            or ln.part in ("header", "footer")
+            or abs(ln.size - size) > STYLE_SIZE_TOLERANCE
+            or (upper and not text.isupper())
+            or not text[:1].isalpha()
+            or len(text) > 60
+            or len(text.split()) > MAX_STYLED_HEADING_WORDS
+            or any(ch.isdigit() or ch == "@" for ch in text)
+            or text.endswith((".", ",", ";"))
+            or ", " in text  # "QA Engineer, Initech Ltd": an entry (OCR's sizes vary line to line)
+            or not any(abs(ln.bbox[0] - x) <= 3 for x in indents)
+            or heading_kind(text)
+        ):
+            continue
+        words = [w.strip(",.:;&()").casefold() for w in text.split()]
+        if words == ["research"]:
+            continue  # a student's research positions (Deedy's) or a researcher's interests: left as they were
+        if "research" in words:
+            out[ln.n] = "other"  # "Research Experience": projects, not roles (the corpus's label convention)
+            continue
+        out[ln.n] = next((_HEADING_WORD_KIND[w] for w in words if w in _HEADING_WORD_KIND), "other")
+    return out
+
+
 def _assign_sections(lines: list[Line]) -> None:
+    styled = _styled_headings(lines)
     section = "top"
+    opened: Line | None = None  # the heading of the current section
     prev: Line | None = None
     # The section each column was in when last seen: a two-column CV's page 2 gives its
     # sidebar first and then the main column, which goes on with the section it ended
@@ -492,20 +615,61 @@ def _assign_sections(lines: list[Line]) -> None:
         if line.part in ("header", "footer"):
             line.section = line.part
             continue
-        if prev is not None and _column_break(prev, line) and not _flush_right_aside(prev, line):
+        if (
+            prev is not None
+            and _column_break(prev, line)
+            and not _flush_right_aside(prev, line)
+            and not _below(line, opened)
+        ):
             # A new column on the first page starts again at the top (a sidebar CV's
-            # main column holds the name after the sidebar's sections, or vice versa).
+            # main column holds the name after the sidebar's sections, or vice versa) -
+            # unless it starts below the heading of the section it is in: a table's second
+            # column beside an entry (wkhtmltopdf's "Title / Employer / dates | stack, text"
+            # rows) goes on in that section (h44).
             section = "top" if line.page == 1 else column_section.get(_column_of(line), section)
-        kind = heading_kind(line.text)
+        kind = heading_kind(line.text) or styled.get(line.n)
         if kind is not None and prev is not None and _word_of_row(prev, line):
             kind = None  # "Design software architecture ...": a justified line's words, one per text line
         if kind is not None:
             section = kind
             line.heading = kind
+            opened = line
         line.section = section
         if line.bbox is not None:
             column_section[_column_of(line)] = section
         prev = line
+    _place_trailing_headings(lines)
+
+
+def _place_trailing_headings(lines: list[Line]) -> None:
+    """A page whose headings all come after its text in the text layer, one after the other
+    (a JSON Resume theme draws them as rules' captions: "WORK EXPERIENCE", "SKILLS", ...
+    last): each line is in the section of the nearest heading above it on the page (h44)."""
+    by_page: dict[int | None, list[Line]] = {}
+    for line in lines:
+        by_page.setdefault(line.page, []).append(line)
+    for page_lines in by_page.values():
+        headings = [ln for ln in page_lines if ln.heading and ln.bbox is not None]
+        if len(headings) < MIN_KNOWN_HEADINGS:
+            continue
+        body = [ln for ln in page_lines if not ln.heading and ln.part not in ("header", "footer")]
+        last_heading = max(ln.n for ln in headings)
+        # Every heading after the page's last text line, and some text below the first heading.
+        if not body or max(ln.n for ln in body) > min(ln.n for ln in headings) or last_heading < body[-1].n:
+            continue
+        ordered = sorted(headings, key=_top)
+        for line in body:
+            if line.bbox is None:
+                continue
+            above = [h for h in ordered if _top(h) <= _top(line)]
+            line.section = above[-1].heading if above and above[-1].heading else "top"
+
+
+def _below(line: Line, heading: Line | None) -> bool:
+    """Whether the line starts below the heading on its page, in a column right of the heading's start."""
+    if heading is None or heading.bbox is None or line.bbox is None or heading.page != line.page:
+        return False
+    return _top(line) > heading.bbox[3] and line.bbox[0] >= heading.bbox[0]
 
 
 def _column_of(line: Line) -> int:

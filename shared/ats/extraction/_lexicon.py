@@ -30,6 +30,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # layout-12: academic CVs' positions
         "appointments", "professional appointments", "academic appointments", "academic positions", "positions",
         "positions held", "professional positions", "research positions", "employment experience",
+        "consulting engagements", "consulting experience", "consulting",  # h44
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
@@ -38,6 +39,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "formazione", "istruzione e formazione", "titoli di studio", "opleiding", "opleidingen",
         "wykształcenie", "edukacja", "formação", "formação acadêmica", "formação académica", "educação",
         "bildung", "akademische bildung", "schulische bildung",  # layout-12
+        "akademische laufbahn",  # h44
     ),
     "skills": (
         "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",
@@ -53,6 +55,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "tecnologías", "tecnologias", "herramientas", "conocimientos informáticos", "conocimientos técnicos",
         "conocimientos en computación", "ferramentas", "competências", "competências técnicas", "conhecimentos",
         "habilidades técnicas", "programming languages", "frameworks", "frameworks and libraries",
+        "edv",  # h44: German "IT"
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
@@ -346,6 +349,24 @@ US_STATES = frozenset(
         "WY",
     ]
 )
+# Where a place is "City, State" written with the state's name ("Mesa, Arizona"), or with
+# another federation's state code ("São Paulo, SP", "Toronto, ON", "Perth, WA"): places
+# only (h44) - a phone's region comes from US_STATES and countries, not from these.
+US_STATE_NAMES = frozenset(
+    ["alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut", "delaware", "florida",
+     "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas", "kentucky", "louisiana", "maine",
+     "maryland", "massachusetts", "michigan", "minnesota", "mississippi", "missouri", "montana", "nebraska",
+     "nevada", "ohio", "oklahoma", "oregon", "pennsylvania", "tennessee", "texas", "utah", "vermont", "virginia",
+     "washington", "wisconsin", "wyoming", "new hampshire", "new jersey", "new mexico", "new york",
+     "north carolina", "north dakota", "rhode island", "south carolina", "south dakota", "west virginia",
+     "district of columbia"]
+)  # fmt: skip
+STATE_CODES = frozenset(
+    # Brazil's 27 federative units, Canada's provinces and territories, Australia's states.
+    ["AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA", "PB", "PR", "PE", "PI",
+     "RJ", "RN", "RS", "RO", "RR", "SC", "SP", "SE", "TO", "AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON",
+     "QC", "SK", "YT", "NSW", "VIC", "QLD", "SA", "TAS", "ACT"]
+)  # fmt: skip
 CITIES: dict[str, str] = {}
 for region, names in {
     "GB": "london|manchester|birmingham|bristol|leeds|liverpool|edinburgh|glasgow|cardiff|belfast|sheffield|"
