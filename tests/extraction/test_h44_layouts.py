@@ -230,3 +230,21 @@ def test_a_narrow_columns_line_ending_on_a_comma_goes_on_below() -> None:
     assert "Remote | Lisbon, Portugal" in [ln.text for ln in _layout.lines_of(answer)]
     listed = _pdf([(93, 40, "Ada Example")], [(93, 100, "Python, Go, Docker, Kubernetes,"), (93, 110, "Terraform")])
     assert "Terraform" in [ln.text for ln in _layout.lines_of(listed)]
+
+
+def test_a_dates_line_that_is_all_title_over_its_unit_and_university() -> None:
+    """philipempl's CV: "Trainer - Cyber security I  09/2019 - 02/2020" over "Chair of
+    Information Systems (Prof. Pernul)" / "University of Regensburg" - the course is part of
+    the title, the university is the employer (it read "Cyber security I" as the employer)."""
+    roles = _roles("modern-latex-cv-empl-en")
+    assert ("Trainer - Cyber security I", "University of Regensburg", "2019-09", "2020-02") in roles
+    assert ("Research assistant | PhD student", "University of Regensburg", "2020-09", "present") in roles
+    # An employer on the dates' line stays the employer when an institution follows below only
+    # as part of an incomplete header (basic-typst's "Microscopic Circus, Schrodinger's University").
+    page = _pdf(
+        [(60, 40, "Ada Example")],
+        [(60, 90, "Experience")],
+        [(60, 110, "DevOps Engineer | SoftServe  2015 – 2016"), (60, 124, "Used technologies: Ansible, Jenkins")],
+    )
+    roles = [(v["title"], v["employer"]) for v in extract(page, as_of=AS_OF).values("work_history")]
+    assert roles == [("DevOps Engineer", "SoftServe")]

@@ -401,7 +401,7 @@ def _title_above(above: str, texts: list[str]) -> bool:
 # A unit of an institution: an academic CV names it above the institution ("Chair of
 # Information Systems" / "University of Regensburg"); the institution is the employer (layout-12).
 _SUBUNIT = re.compile(
-    r"(?:department|dept\.?|chair|faculty|school|institute|laboratory|lab|division|centre|center|group|"
+    r"(?:department|dept\.?|chair|professorship|professur|faculty|school|institute|laboratory|lab|division|centre|center|group|"
     r"lehrstuhl|fakultät|fachbereich|abteilung|institut|facultad|facultade|faculdade|departamento|dipartimento|"
     r"facoltà|faculté|département|laboratoire|escuela|instituto|vakgroep|wydział|katedra)\b",
     re.IGNORECASE,
@@ -437,6 +437,31 @@ class _Entry:
     anchor: Line
     dates: DateRange
     header: list[tuple[Line, str]]  # (line, its text with the dates taken out)
+    # "Trainer - Cyber security I  09/2019 - 02/2020" over "Chair of ..." / "University of
+    # Regensburg": the dates' line is all title, the organisation is read below (h44).
+    whole_title: bool = False
+
+    def complete(self) -> bool:
+        texts = [t for _, t in self.header]
+        if not self.whole_title:
+            return _complete(texts)
+        _, employer, _ = _split_job(texts[1:])
+        return employer is not None and not _SUBUNIT.match(employer)
+
+
+def _all_titles(text: str) -> bool:
+    parts = _parts(text)
+    return len(parts) > 1 and all(_title_score(p) >= SECOND_TITLE for p in parts)
+
+
+def _names_institution(text: str) -> bool:
+    """A unit or an institution ("Chair of Information Systems", "University of Regensburg")."""
+    return bool(_SUBUNIT.match(text) or set(_words(text)) & _INSTITUTION_WORDS)
+
+
+def _names_org(text: str) -> bool:
+    words = _words(text)
+    return bool(set(words) & (_ORG_WORDS | _INSTITUTION_WORDS)) or bool(words and _LEGAL_FORM.fullmatch(words[-1]))
 
 
 def _without(text: str, span: tuple[int, int]) -> str:
@@ -590,12 +615,24 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
             pending, after_anchor, unbroken = [], None, False
             continue
         aside = line.text.startswith("(") and line.text.rstrip(" .,").endswith(")")
+        org_below = (
+            section != "education"
+            and after_anchor is not None
+            and len(after_anchor.header) == 1
+            and after_anchor.header[0][0] is after_anchor.anchor
+            and _names_institution(line.text)
+            and not any(_names_org(p) for p in _parts(after_anchor.header[0][1]))
+            # complete on its own line ("Trainer", "Cyber security I"), or two titles
+            # ("Research assistant | PhD student"): either way the line is all title
+            and (after_anchor.complete() or _all_titles(after_anchor.header[0][1]))
+        )
         if (
             after_anchor is not None
             and len(after_anchor.header) < MAX_HEADER_LINES
-            and (aside or not _complete([t for _, t in after_anchor.header]))
+            and (aside or org_below or not after_anchor.complete())
         ):
             # "(IUFM Mérignac)" under "Juillet 2006  CAPES": an aside belongs to the entry above.
+            after_anchor.whole_title = after_anchor.whole_title or org_below
             after_anchor.header.append((line, line.text))
             continue
         after_anchor = None
@@ -736,6 +773,11 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     section = "experience" if any(ln.heading == "experience" for ln in lines) else "top"
     for e in _entries(lines, section):
         title, employer, location = _split_job([t for _, t in e.header])
+        if e.whole_title:
+            below_title, employer, location = _split_job([t for _, t in e.header[1:]])
+            own = [p for p in _parts(e.header[0][1]) if not is_place(p)]
+            whole = plain(e.header[0][1]).strip(" ,;:|()[]–—-·•")
+            title = (whole if len(own) == len(_parts(e.header[0][1])) else ", ".join(own)) or below_title
         value: dict[str, str | None] = {
             "employer": employer,
             "title": title,
