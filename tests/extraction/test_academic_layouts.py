@@ -116,7 +116,8 @@ def test_two_titles_wait_for_the_employer_and_a_chair_yields_to_its_university()
             ],
         ),
     )
-    assert _history(answer) == [("Research assistant", "University of Passau", "2020-09", "present")]
+    # The dates' line is all title (h44: labels keep "Research assistant | PhD student" whole).
+    assert _history(answer) == [("Research assistant | PhD student", "University of Passau", "2020-09", "present")]
 
 
 def test_a_duration_under_the_dates_is_no_employer() -> None:

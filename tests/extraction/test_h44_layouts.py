@@ -3,7 +3,7 @@ development half after held-out v6 (tests/extraction/corpus/real/, docs/extracti
 "Development CVs of h44"): on the vendored document through the real parser where the
 document is the story, on single lines or a built page where a line is."""
 
-# ruff: noqa: RUF001 (CV text has typographic dashes and accents)
+# ruff: noqa: RUF001, RUF002 (CV text has typographic dashes and accents)
 from __future__ import annotations
 
 from typing import Any
@@ -248,3 +248,25 @@ def test_a_dates_line_that_is_all_title_over_its_unit_and_university() -> None:
     )
     roles = [(v["title"], v["employer"]) for v in extract(page, as_of=AS_OF).values("work_history")]
     assert roles == [("DevOps Engineer", "SoftServe")]
+
+
+def test_a_title_and_its_topic_over_an_employer_with_its_legal_form() -> None:
+    """helgee's moderncv: "Technology Consultant – Artificial Intelligence & Data Analytics"
+    above "3.2020 – 8.2020  Lufthansa Industry Solutions AS GmbH"."""
+    texts = ["Technology Consultant – Artificial Intelligence & Data Analytics", "Lufthansa Industry Solutions AS GmbH"]
+    assert _split_job(texts) == (
+        "Technology Consultant – Artificial Intelligence & Data Analytics",
+        "Lufthansa Industry Solutions AS GmbH",
+        None,
+    )
+    # A comma names the title and then the team: the title stays the title alone.
+    assert _split_job(["Software Engineer, Equipo de Google Cloud", "Google LLC"]) == (
+        "Software Engineer", "Google LLC", None
+    )  # fmt: skip
+
+
+def test_a_spanish_employers_tagline_is_no_part() -> None:
+    assert _parts("Pulpos.- Punto de venta en la nube para comercios independientes") == ["Pulpos"]
+    assert _split_job(["Desarrollador de software", "Pulpos.- Punto de venta en la nube"]) == (
+        "Desarrollador de software", "Pulpos", None
+    )  # fmt: skip

@@ -272,6 +272,8 @@ def _title_score(part: str) -> int:
 
 
 _SEGMENTS = re.compile(r"\s{2,}|\t|\s[|–—·•]\s|\s-\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
+# "Pulpos.- Punto de venta en la nube": a Spanish CV's "Employer.- what it does" (h44).
+_TAGLINE = re.compile(r"(?<=[^\W\d_])\.-\s.*$")
 
 
 # AltaCV's "Date: July 2012 – Ongoing  Location: Sunnyvale, CA" (its icons' text): labels, not parts.
@@ -304,7 +306,7 @@ def _parts(text: str) -> list[str]:
     out: list[str] = []
     text = _place_sentence(text)
     for labelled in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
-        segment = _ENTRY_LABEL.sub("", labelled)
+        segment = _TAGLINE.sub("", _ENTRY_LABEL.sub("", labelled))
         for raw in [segment] if is_place(segment) else _PARTS.split(_BRACKETED.sub(_masked, segment)):
             part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
             part = _FOOTNOTE.sub("", part)  # "Fundación Caja Duero1": a footnote mark (moderncv)
@@ -416,6 +418,12 @@ def _institution_over_unit(candidates: list[str]) -> str | None:
         return None
     untitled = [p for p in candidates if _title_score(p) < SECOND_TITLE]
     candidates = untitled or candidates
+    if not _legal_named(candidates[0]):
+        # "Artificial Intelligence & Data Analytics" beside "Lufthansa Industry Solutions AS
+        # GmbH": the name with its legal form is the employer (h44).
+        legal = next((p for p in candidates[1:] if _legal_named(p)), None)
+        if legal is not None:
+            return legal
     if _SUBUNIT.match(candidates[0]):
         for part in candidates[1:]:
             if not _SUBUNIT.match(part) and set(_words(part)) & (_ORG_WORDS | _INSTITUTION_WORDS):
@@ -457,6 +465,11 @@ def _all_titles(text: str) -> bool:
 def _names_institution(text: str) -> bool:
     """A unit or an institution ("Chair of Information Systems", "University of Regensburg")."""
     return bool(_SUBUNIT.match(text) or set(_words(text)) & _INSTITUTION_WORDS)
+
+
+def _legal_named(text: str) -> bool:
+    words = _words(text)
+    return bool(words and _LEGAL_FORM.fullmatch(words[-1]))
 
 
 def _names_org(text: str) -> bool:
@@ -721,7 +734,25 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
         title_i = next((k for k, p in enumerate(rest) if p not in beside_place), 0)
     title = rest[title_i]
     employer = _institution_over_unit([p for k, p in enumerate(rest) if k != title_i])
-    return title, employer, location
+    return _whole_title_line(title, employer, location, groups, texts), employer, location
+
+
+def _whole_title_line(
+    title: str, employer: str | None, location: str | None, groups: list[list[str]], texts: list[str]
+) -> str:
+    """The title's whole line when the employer is on another one: "Technology Consultant –
+    Artificial Intelligence & Data Analytics" above "3.2020 – 8.2020  Lufthansa Industry
+    Solutions AS GmbH" is one title, not a title and an employer (h44)."""
+    own = next((g for g in groups if title in g), None)
+    if own is None or employer is None or employer in own:
+        return title
+    rest = [p for p in own if p not in (location,) and not is_place(p)]
+    if len(rest) < 2 or any(_legal_named(p) for p in rest if p != title):
+        return title
+    # Only a dash joins a title and its topic; "Software Engineer, Equipo de Google Cloud"
+    # (a comma) names the title and then the team.
+    dashed = re.compile(re.escape(title) + r"\s[–—-]\s")
+    return " – ".join(rest) if any(dashed.search(plain(t)) for t in texts) else title
 
 
 def _split_school(texts: list[str]) -> tuple[str | None, str | None]:
