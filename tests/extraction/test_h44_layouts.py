@@ -270,3 +270,23 @@ def test_a_spanish_employers_tagline_is_no_part() -> None:
     assert _split_job(["Desarrollador de software", "Pulpos.- Punto de venta en la nube"]) == (
         "Desarrollador de software", "Pulpos", None
     )  # fmt: skip
+
+
+def test_a_cv_with_a_skills_list_is_read_by_its_list() -> None:
+    """awesome-cv's CV lists its skills; what its roles' prose names besides (tools in a
+    bullet) was a false positive against that list. It is kept, apart, as skills_mentioned."""
+    page = _pdf(
+        [(60, 40, "Ada Example")],
+        [(60, 90, "Skills")],
+        [(60, 110, "Python, PostgreSQL, Docker")],
+        [(60, 140, "Experience")],
+        [(60, 160, "Data Engineer, Northwind  2019 – 2021"), (60, 174, "• Moved the batch jobs to Kubernetes.")],
+    )
+    ex = extract(page, as_of=AS_OF)
+    assert ex.values("skills") == ["Python", "PostgreSQL", "Docker"]
+    assert ex.values("skills_mentioned") == ["Kubernetes"]
+    # No list: the mentions are the skills.
+    prose = _pdf(
+        [(60, 40, "Ada Example")], [(60, 90, "Experience")], [(60, 110, "Moved the batch jobs to Kubernetes.")]
+    )
+    assert extract(prose, as_of=AS_OF).values("skills") == ["Kubernetes"]

@@ -1233,6 +1233,16 @@ def skills(lines: list[Line]) -> Values:
     return out
 
 
+def listed_and_mentioned(found: Values) -> tuple[list[Found], list[Found]]:
+    """(skills, skills mentioned elsewhere): a CV that lists its skills is read by its list -
+    the skills field is the CV's own list (issue 25's measure), and what its running text
+    names beside it is kept apart; a CV with no list has its mentions as its skills (h44)."""
+    listed = [f for f in found if any(s.rule != "skill.text" for s in f.sources)]
+    if not listed:
+        return list(found), []
+    return listed, [f for f in found if all(s.rule == "skill.text" for s in f.sources)]
+
+
 # -- dates and years of experience -------------------------------------------------------------
 
 _DATE = re.compile(

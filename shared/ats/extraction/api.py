@@ -107,7 +107,9 @@ def extract(
     put("links", _rules.links(lines))
     found_location = _rules.location(lines)
     put("location", [found_location] if found_location else [])
-    put("skills", _rules.skills(lines))
+    listed, mentioned = _rules.listed_and_mentioned(_rules.skills(lines))
+    put("skills", listed)
+    put("skills_mentioned", mentioned)
     history = _history.work_history(lines, today)
     put("work_history", [_rules.Found(e.value, e.sources) for e in history])
     # Years come from the structured entries when there are any (so the recruiter sees the

@@ -15,7 +15,9 @@ FIELDS = ("name", "emails", "phones", "links", "location", "skills", "years_expe
 # their own terms): national phones as written when the region is unsettled (no E.164), and
 # structured entries, dicts (see ats.extraction._history). New keys, so the
 # fields above keep their types (contract of `ats candidate show --json`).
-EXTRA_FIELDS = ("phones_as_written", "work_history", "education_entries")
+# skills_mentioned (h44): skills named only in running text of a CV that has a skills
+# list of its own - `skills` is that list; what the CV mentions elsewhere is kept here.
+EXTRA_FIELDS = ("phones_as_written", "work_history", "education_entries", "skills_mentioned")
 SINGLE_FIELDS = frozenset({"name", "location", "years_experience"})
 
 
