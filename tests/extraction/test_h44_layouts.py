@@ -14,6 +14,7 @@ from ats.extraction import _layout
 from ats.extraction._history import _parts, _split_job, date_ranges, ym_text
 from ats.extraction.api import extract
 from tests.extraction.test_date_columns import AS_OF, _pdf
+from tests.extraction.test_real_layouts import _answer as _answer_of
 from tests.extraction.test_real_layouts import _lines, _roles
 
 
@@ -290,3 +291,18 @@ def test_a_cv_with_a_skills_list_is_read_by_its_list() -> None:
         [(60, 40, "Ada Example")], [(60, 90, "Experience")], [(60, 110, "Moved the batch jobs to Kubernetes.")]
     )
     assert extract(prose, as_of=AS_OF).values("skills") == ["Kubernetes"]
+
+
+# -- names ---------------------------------------------------------------------------------------
+
+
+def test_a_degree_after_the_name_is_no_part_of_it() -> None:
+    """rodluger's CV: "Rodrigo Luger, PhD" at the top."""
+    assert extract(_answer_of("rodluger-industry"), as_of=AS_OF).values("name") == ["Rodrigo Luger"]
+    page = _pdf([(60, 40, "Jane Example, Ph.D.")], [(60, 60, "jane@example.org")])
+    assert extract(page, as_of=AS_OF).values("name") == ["Jane Example"]
+
+
+def test_a_name_set_in_lower_case_as_a_style() -> None:
+    """mindrunner's CV sets "lukas elsner" in lower case, the largest type on the page."""
+    assert extract(_answer_of("mindrunner-cv-de"), as_of=AS_OF).values("name") == ["Lukas Elsner"]

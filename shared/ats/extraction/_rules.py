@@ -829,6 +829,11 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     "helm"), a lost space ("JaneEyre"), given and family name stacked on two lines."""
     words = text.split()
     yield from _spacing_repairs(text, words)
+    degree = _POSTNOMINAL.search(text)
+    if degree:  # "Rodrigo Luger, PhD" (h44)
+        yield text[: degree.start()]
+    if text.islower() and 2 <= len(words) <= 3 and all(w.isalpha() for w in words) and _largest(lines, k):
+        yield " ".join(w[:1].upper() + w[1:] for w in words)  # "lukas elsner", set in lower case as a style (h44)
     for j in range(1, min(3, len(words) - 2) + 1):
         if heading_kind(" ".join(words[:j])):
             yield " ".join(words[j:])
@@ -849,6 +854,18 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
         yield f"{text[:cut]} {text[cut:]}"
     if following is not None and _stacked(lines[k], following):
         yield f"{text} {following.text}"
+
+
+_POSTNOMINAL = re.compile(
+    r",\s{0,2}(?:ph\.?\s?d\.?|m\.?d\.?|mba|m\.?\s?sc\.?|b\.?\s?sc\.?|m\.?a\.?|dr\.?|cpa|pmp|p\.?eng\.?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _largest(lines: list[Line], k: int) -> bool:
+    """The line is set in the largest type of the top of its page."""
+    top = [ln.size for ln in lines[:30] if ln.page == lines[k].page]
+    return bool(top) and lines[k].size >= max(top) and lines[k].size > 0
 
 
 _CONTACT_WORDS = frozenset({"email", "e-mail", "mail", "courriel"})
