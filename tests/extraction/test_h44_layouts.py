@@ -306,3 +306,19 @@ def test_a_degree_after_the_name_is_no_part_of_it() -> None:
 def test_a_name_set_in_lower_case_as_a_style() -> None:
     """mindrunner's CV sets "lukas elsner" in lower case, the largest type on the page."""
     assert extract(_answer_of("mindrunner-cv-de"), as_of=AS_OF).values("name") == ["Lukas Elsner"]
+
+
+def test_a_skills_line_keeps_its_list_shape_past_versions_and_brackets() -> None:
+    """lucasbc92's list: "Back-end: Java 8–21, Spring Boot, BFF (Nest.js), Hibernate/JPA, jOOQ"
+    read as prose before (one item had a version range, one a bracket): its unlinked items
+    were lost."""
+    from ats.extraction._rules import _list_items
+
+    assert _list_items("Back-end: Java 8–21, Spring Boot, BFF (Nest.js), Hibernate/JPA, jOOQ, JWT") == [
+        "Java", "Spring Boot", "BFF", "Nest.js", "Hibernate/JPA", "jOOQ", "JWT"
+    ]  # fmt: skip
+    # A bracket that says something is dropped; spoken languages and levels are no items.
+    assert _list_items("English (Can read, write and speak fluently), Chinese (Native speaker), Go") == ["Go"]
+    assert _list_items("Go (Intermediate), Python (Advanced)") == ["Go", "Python"]
+    # Prose stays prose.
+    assert _list_items("Built the pipelines, and ran them every night for the whole analytics team.") == []

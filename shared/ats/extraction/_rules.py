@@ -1158,6 +1158,28 @@ _LIST_ITEM = re.compile(r"[^\W_][\w+#&./' -]{0,38}[\w+#)]?")
 _MAX_LIST_ITEMS = 40  # a hostile 10 MB "a, b, c, ..." line stays linear and bounded
 
 
+MAX_LIST_LINE = 2000
+MAX_ITEM_WORDS = 6
+_BRACKETED = re.compile(r"\s*\(([^()]{0,200})\)")
+
+
+def _bracket_items(m: re.Match[str]) -> str:
+    inner = [p.strip() for p in _LIST_SEPARATOR.split(m.group(1)) if p.strip()]
+    if inner and all(len(p.split()) <= 2 and not p[0].islower() for p in inner):
+        return ", " + ", ".join(inner)
+    return ""
+
+
+_VERSION = re.compile(r"\s+v?\d[\d.]*(?:\s?[–-]\s?\d[\d.]*|\+|\.x)?$")
+# Proficiency words a list sets in brackets after an item ("R (Intermediate)"): no skill.
+_LEVELS = frozenset(
+    {"basic", "basics", "beginner", "intermediate", "advanced", "expert", "proficient", "fluent", "native",
+     "good", "very good", "excellent", "grundkenntnisse", "fortgeschritten", "experte", "básico", "intermedio",
+     "avanzado", "intermédiaire", "avancé", "débutant", "intermediário", "avançado", "native speaker",
+     "mother tongue", "muttersprache", "langue maternelle", "nativo", "nativa", "lengua materna"}
+)  # fmt: skip
+
+
 def _list_items(text: str) -> list[str]:
     """The items of a skills list line that is evidently a list - a bullet, or items between
     commas/semicolons - each short (1-4 words) and shaped like a name, not a sentence; []
@@ -1167,17 +1189,24 @@ def _list_items(text: str) -> list[str]:
     labelled = label_of(text)
     if labelled is not None and len(labelled[0].split()) <= 3:
         text = labelled[1]  # "Languages: Go, Rust" - the label is a category, not a skill
+    # "Azure (Azure DevOps, Azure SQL)", "BFF (Nest.js)": a bracket lists more items (h44);
+    # a bracket that says something ("(Can read, write and speak fluently)") is dropped.
+    text = _BRACKETED.sub(_bracket_items, text[:MAX_LIST_LINE])
     parts = [p.strip() for p in _LIST_SEPARATOR.split(text, maxsplit=_MAX_LIST_ITEMS)[:_MAX_LIST_ITEMS]]
     parts = [p for p in parts if p]
     if not parts or (len(parts) < 2 and not bulleted):
         return []
-    items = [p.rstrip(".") for p in parts]
+    items = [_VERSION.sub("", p.rstrip(".")) for p in parts]  # "Java 8-21", "Angular 8+": the skill
+    items = [it for it in items if it.casefold() not in _LEVELS and it.casefold() not in lex.LANGUAGES]
     shaped = [
         it for it in items if len(it.split()) <= 4 and len(it) > 1 and _LIST_ITEM.fullmatch(it) and not it[0].isdigit()
     ]
-    # One sentence-like part ("and running"), a closing full stop with spaces before it, or an
-    # item of many words means prose: nothing of the line is a list item then.
-    if len(shaped) < len(items) or (parts[-1].endswith(".") and " " in parts[-1]):
+    # A sentence-like part ("and running"), a closing full stop with spaces before it, or an
+    # item of many words means prose: nothing of the line is a list item then. A long list
+    # keeps its list shape past one odd item (h44: "Java 8-21, ..., Hibernate/JPA, jOOQ").
+    odd = len(items) - len(shaped)
+    wordy = any(len(it.split()) > MAX_ITEM_WORDS for it in items)
+    if (odd and (wordy or odd * 5 > len(items))) or (parts[-1].endswith(".") and " " in parts[-1]):
         return []
     return [it for it in shaped if not it.casefold().startswith(("and ", "or ", "und ", "et "))]
 
