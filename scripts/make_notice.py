@@ -106,6 +106,13 @@ Data shipped in this repository:
     in its README, vendored), psrpinto/resume (CC-BY-SA-4.0), lucasbc92/resume (MIT,
     Portuguese and English), leonardofn/curriculo-latex (MIT, Portuguese),
     MaThGo/MaThGo.github.io (GPL-3.0, German), MvonHagen/MvonHagen.github.io (MIT, German).
+    Added in development by change set h45 (the same way): karananeja/resume (MIT),
+    paul-freeman/cv (Apache-2.0, stated in its README), SaintNova327/Anthony-Essel-Prepeh-
+    Career-Package (MIT, DOCX), luisrudge/resume (MIT, DOCX), shalomb/shalomb (Apache-2.0,
+    DOCX), hercarr/resume (MIT, DOCX), jsumners/jsumners.github.io (MIT, DOCX),
+    jhollist/jwhollister.com (GPL-3.0, DOCX), agailloty/CV (MIT, French), lee-pai-long/resume
+    (CC0-1.0, French), aroquemaurel/Curriculum-VItae (GPL-3.0, French),
+    MiquelGomezCorral/Curriculum (MIT, Spanish), JavierRizzoA/CV (WTFPL, Spanish).
     Held-out v6 (tests/extraction/heldout/files/; real people's own CVs):
     ArthurBernard/Arthur-CV-LaTeX (MIT), mxochicale/cv (CC-BY-SA-4.0), jmarcosuarez/cv-marco
     (CC-BY-SA-3.0, stated in its README, vendored), zakhar-kogan/typst-cv (MIT),
