@@ -1,4 +1,4 @@
-"""Rules of change set h44 (layout-14), each seen on one of the twelve CVs drawn for the
+"""Rules of change sets h44 (layout-14) and h45 (layout-15), each seen on one of the CVs drawn for the
 development half after held-out v6 (tests/extraction/corpus/real/, docs/extraction.md
 "Development CVs of h44"): on the vendored document through the real parser where the
 document is the story, on single lines or a built page where a line is."""
@@ -322,3 +322,38 @@ def test_a_skills_line_keeps_its_list_shape_past_versions_and_brackets() -> None
     assert _list_items("Go (Intermediate), Python (Advanced)") == ["Go", "Python"]
     # Prose stays prose.
     assert _list_items("Built the pipelines, and ran them every night for the whole analytics team.") == []
+
+
+# -- h45 -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["2019 - ahora", "2016 - En cours", "2020 – actualmente"])
+def test_more_words_for_an_ongoing_role(text: str) -> None:
+    (only,) = date_ranges(text)
+    assert only.end is None
+
+
+def test_an_employers_place_in_brackets_is_its_location() -> None:
+    assert _split_job(["Programador contratista", "Skyworks Inc (Mexicali, México)"]) == (
+        "Programador contratista", "Skyworks Inc", "Mexicali, México"
+    )  # fmt: skip
+    assert _split_job(["Data Engineer", "Acme (Data Platform team)"])[1] == "Acme (Data Platform team)"
+
+
+def test_a_friggeri_cv_in_spanish() -> None:
+    """JavierRizzoA's CV: "2019 - ahora Ingeniero en Software" over "Microsoft (Bellevue,
+    Estados Unidos)"; its "Reconocimientos" (hackathon prizes) are no roles."""
+    roles = _roles("javierrizzoa-cv")
+    assert ("Ingeniero en Software", "Microsoft", "2019", "present") in roles
+    assert ("Programador contratista", "Skyworks Inc", "2016", "2016") in roles
+    assert _layout.heading_kind("Reconocimientos") == "other"
+    assert not any(r[0] and "Hackathon" in r[0] for r in roles)
+
+
+def test_a_heading_that_names_technologies_second() -> None:
+    """MiquelGomezCorral's "ENTORNOS Y TECNOLOGÍAS": its list was read as the education
+    section's text (and, beside the roles' "Tecnologías:" lines, set apart as mentions)."""
+    assert _layout.heading_kind("ENTORNOS Y TECNOLOGÍAS") == "skills"
+    assert _layout.heading_kind("2019 - ahora Ingeniero en Software") is None
+    skills = extract(_answer_of("miquelgomezcorral-cv"), as_of=AS_OF).values("skills")
+    assert {"PyTorch", "OpenCV", "Unity"} <= set(skills)

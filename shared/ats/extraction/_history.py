@@ -260,6 +260,7 @@ _TITLE_HEADS = frozenset(
      "supervisor", "executive", "trainee", "apprentice", "student", "head", "employee", "ingeniero", "ingeniera",
      "desarrollador", "desarrolladora", "programador", "analista", "profesor", "profesora", "becario", "becaria",
      "ayudante", "asistente", "investigador", "investigadora", "ingénieur", "développeur", "chef", "ingegnere",
+     "interno", "interna", "pasante", "practicante", "alternant", "alternante", "technicien", "technicienne",
      "sviluppatore", "engenheiro", "desenvolvedor", "programista", "inżynier", "kierownik", "ontwikkelaar"}
 )  # fmt: skip
 
@@ -633,8 +634,8 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
             and after_anchor is not None
             and len(after_anchor.header) == 1
             and after_anchor.header[0][0] is after_anchor.anchor
-            and _names_institution(line.text)
-            and not any(_names_org(p) for p in _parts(after_anchor.header[0][1]))
+            and (_names_institution(line.text) or _placed_name(line.text))
+            and not any(_legal_named(p) or _names_institution(p) for p in _parts(after_anchor.header[0][1]))
             # complete on its own line ("Trainer", "Cyber security I"), or two titles
             # ("Research assistant | PhD student"): either way the line is all title
             and (after_anchor.complete() or _all_titles(after_anchor.header[0][1]))
@@ -712,7 +713,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             groups.append(_parts(text[: at.start()]) + ([employer_hint, *tail[1:]] if employer_hint else tail))
         else:
             groups.append(own)
-    parts = _whole_employer_lines(groups)
+    parts = [q for p in _whole_employer_lines(groups) for q in _place_in_brackets(p)]
     location = next((p for p in parts if is_place(p)), None)
     rest = [p for p in parts if p != location]
     if not rest:
@@ -753,6 +754,23 @@ def _whole_title_line(
     # (a comma) names the title and then the team.
     dashed = re.compile(re.escape(title) + r"\s[–—-]\s")
     return " – ".join(rest) if any(dashed.search(plain(t)) for t in texts) else title
+
+
+_TRAILING_BRACKET = re.compile(r"^(.{2,}?)\s{0,2}\(([^()]{2,60})\)$")
+
+
+def _placed_name(text: str) -> bool:
+    """A name with its place in brackets and nothing else ("Microsoft (Bellevue, Estados
+    Unidos)"): an employer's line, not a title's (h44)."""
+    return len(_place_in_brackets(text.strip())) == 2
+
+
+def _place_in_brackets(part: str) -> list[str]:
+    """ "Skyworks Inc (Mexicali, México)": the employer and its place (h44)."""
+    m = _TRAILING_BRACKET.match(part)
+    if m and is_place(m.group(2)) and not is_place(m.group(1)) and not is_place(part):
+        return [m.group(1), m.group(2)]
+    return [part]
 
 
 def _split_school(texts: list[str]) -> tuple[str | None, str | None]:

@@ -138,6 +138,13 @@ def heading_kind(text: str) -> str | None:
     if kind is None:
         parts = [p.strip() for p in _HEADING_SPLIT.split(key, maxsplit=3)]
         kind = _HEADING_KIND.get(parts[0])
+        if (
+            kind is None
+            and not any(ch.isdigit() for ch in text)
+            and all(len(p.split()) <= 2 for p in parts)
+            and any(_HEADING_KIND.get(p) == "skills" for p in parts[1:])
+        ):
+            kind = "skills"  # "Entornos y tecnologías", "Methods and Tools" (h45)
         # "Languages and Technologies", "Languages & Tools": programming languages, a skills
         # list (layout-6; it read as spoken languages, and its skills were not looked for)
         if kind == "languages" and any(_HEADING_KIND.get(p) == "skills" for p in parts[1:]):

@@ -87,6 +87,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "otras distinciones", "cursos", "publicaciones", "premios", "projetos", "certificações", "publicações",
         "extracurricular activity", "extracurricular activities", "activities", "leadership and activities",
         "other experience", "volunteer experience", "leadership experience", "leadership",
+        "reconocimientos", "logros", "distinctions", "prix", "récompenses", "auszeichnungen und preise",  # h44
     ),
 }  # fmt: skip
 
@@ -196,6 +197,7 @@ PRESENT_WORDS = (
     "teraz", "nadal", "obecny", "至今", "现在", "現在", "현재",
     # layout-6: abbreviations ("Nov'22 - Cur.", "May 2011 - Act."), Portuguese
     "cur.", "act.", "atual", "atualmente", "o momento",
+    "ahora", "actualmente", "hoje", "en cours", "en poste",  # h44
 )  # fmt: skip
 SINCE_WORDS = ("since", "seit", "depuis", "desde", "dal", "dall'", "sinds", "od", "from")
 
