@@ -357,3 +357,18 @@ def test_a_heading_that_names_technologies_second() -> None:
     assert _layout.heading_kind("2019 - ahora Ingeniero en Software") is None
     skills = extract(_answer_of("miquelgomezcorral-cv"), as_of=AS_OF).values("skills")
     assert {"PyTorch", "OpenCV", "Unity"} <= set(skills)
+
+
+# -- h46 -----------------------------------------------------------------------------------------
+
+
+def test_a_roles_own_skills_label_in_a_docx_opens_no_section() -> None:
+    """shalomb's pandoc DOCX: its sections are Word "Heading 3" paragraphs, and each role sets
+    "Responsibilities" and "Skills" in the definition-list style its dates and titles use.
+    Read as a heading, the first role's "Skills" turned every later role into a skills list."""
+    lines = _lines("shalomb-cv")
+    headings = [(ln.text, ln.heading) for ln in lines if ln.heading]
+    assert headings[:2] == [("Core Competencies", "skills"), ("Professional Experience", "experience")]
+    assert all(ln.section == "experience" for ln in lines if ln.text.startswith("Jun 2022"))
+    skills = extract(_answer_of("shalomb-cv"), as_of=AS_OF).values("skills")
+    assert len(skills) < 30  # was 88: every role's prose read as a list

@@ -609,8 +609,33 @@ def _styled_headings(lines: list[Line]) -> dict[int, str]:
     return out
 
 
+def _docx_labels(lines: list[Line]) -> set[int]:
+    """DOCX lines whose words are a heading's but whose paragraph style is not: a document
+    whose headings are Word's "Heading" styles sets a role's own "Skills" / "Responsibilities"
+    labels in a definition-list style it also uses for dates and titles (pandoc's
+    "DefinitionTerm", h46) - a label inside the role, not a new section."""
+    styled = [ln for ln in lines if ln.style and heading_kind(ln.text)]
+    if sum(1 for ln in styled if ln.style and ln.style.startswith("Heading")) < MIN_KNOWN_HEADINGS:
+        return set()
+    plain_styles: dict[str, int] = {}
+    for ln in lines:
+        if ln.style and not heading_kind(ln.text):
+            plain_styles[ln.style] = plain_styles.get(ln.style, 0) + 1
+    return {
+        ln.n
+        for ln in styled
+        if ln.style
+        and not ln.style.startswith(("Heading", "Title"))
+        and plain_styles.get(ln.style, 0) >= MIN_LABEL_USES
+    }
+
+
+MIN_LABEL_USES = 3
+
+
 def _assign_sections(lines: list[Line]) -> None:
     styled = _styled_headings(lines)
+    labels = _docx_labels(lines)
     section = "top"
     opened: Line | None = None  # the heading of the current section
     prev: Line | None = None
@@ -634,7 +659,7 @@ def _assign_sections(lines: list[Line]) -> None:
             # column beside an entry (wkhtmltopdf's "Title / Employer / dates | stack, text"
             # rows) goes on in that section (h44).
             section = "top" if line.page == 1 else column_section.get(_column_of(line), section)
-        kind = heading_kind(line.text) or styled.get(line.n)
+        kind = None if line.n in labels else heading_kind(line.text) or styled.get(line.n)
         if kind is not None and prev is not None and _word_of_row(prev, line):
             kind = None  # "Design software architecture ...": a justified line's words, one per text line
         if kind is not None:
