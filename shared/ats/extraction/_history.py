@@ -120,7 +120,9 @@ _SHORT_END = re.compile(r"\b((?:19|20)\d\d)[-–—](\d\d)\b(?![-–—/.]\d)")
 _OPEN_DASH = re.compile(r"\b((?:19|20)\d\d)\s?[-–—](?=\s{2,}[^\W\d_]|\s*$)")
 
 
-def _months_of_a_year(text: str) -> list[DateRange]:
+def _compact_ranges(text: str) -> list[DateRange]:
+    """Ranges written with one year or none at their end: "2013–16", "2017–" (ongoing),
+    "June – August 2019", "6 - 7/2016"."""
     out = []
     for m in _SHORT_END.finditer(text):
         first, last = int(m.group(1)), int(m.group(2))
@@ -150,7 +152,7 @@ def date_ranges(text: str) -> list[DateRange]:
     if len(text) > MAX_DATE_LINE:
         return []
     tokens = _tokens(text)
-    short = _months_of_a_year(text)
+    short = _compact_ranges(text)
     if short:
         tokens = [t for t in tokens if not any(r.span[0] <= t[0] < r.span[1] for r in short)]
         rest = _ranges_of(text, tokens)
@@ -471,11 +473,6 @@ def _names_institution(text: str) -> bool:
 def _legal_named(text: str) -> bool:
     words = _words(text)
     return bool(words and _LEGAL_FORM.fullmatch(words[-1]))
-
-
-def _names_org(text: str) -> bool:
-    words = _words(text)
-    return bool(set(words) & (_ORG_WORDS | _INSTITUTION_WORDS)) or bool(words and _LEGAL_FORM.fullmatch(words[-1]))
 
 
 def _without(text: str, span: tuple[int, int]) -> str:

@@ -142,15 +142,23 @@ def _values(field_name: str, values: Iterable[Any]) -> set[str]:
 
 def _education_match(pred: set[str], truth: set[str]) -> int:
     # An education entry is found when the prediction holds the degree line or vice versa
-    # (extractors differ in whether they keep the years and the institution's city).
-    hits = 0
-    left = set(pred)
-    for t in truth:
-        match = next((p for p in left if t in p or (len(p) > 8 and p in t)), None)
-        if match is not None:
-            hits += 1
-            left.discard(match)
-    return hits
+    # (extractors differ in whether they keep the years and the institution's city). The
+    # most pairs one-to-one: a greedy pass depended on the sets' iteration order, so the
+    # same answers scored differently from run to run (hash seeds).
+    ordered = sorted(pred)
+    edges = {t: [i for i, p in enumerate(ordered) if t in p or (len(p) > 8 and p in t)] for t in sorted(truth)}
+    owner: dict[int, str] = {}
+
+    def augment(t: str, seen: set[int]) -> bool:
+        for i in edges[t]:
+            if i not in seen:
+                seen.add(i)
+                if i not in owner or augment(owner[i], seen):
+                    owner[i] = t
+                    return True
+        return False
+
+    return sum(augment(t, set()) for t in edges)
 
 
 @dataclass
