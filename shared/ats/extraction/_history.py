@@ -818,12 +818,14 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     # its roles at the top (layout-6).
     section = "experience" if any(ln.heading == "experience" for ln in lines) else "top"
     for e in _entries(lines, section):
-        title, employer, location = _split_job([t for _, t in e.header])
         if e.whole_title:
             below_title, employer, location = _split_job([t for _, t in e.header[1:]])
-            own = [p for p in _parts(e.header[0][1]) if not is_place(p)]
+            parts = _parts(e.header[0][1])
+            own = [p for p in parts if not is_place(p)]
             whole = plain(e.header[0][1]).strip(" ,;:|()[]–—-·•")
-            title = (whole if len(own) == len(_parts(e.header[0][1])) else ", ".join(own)) or below_title
+            title = (whole if len(own) == len(parts) else ", ".join(own)) or below_title
+        else:
+            title, employer, location = _split_job([t for _, t in e.header])
         value: dict[str, str | None] = {
             "employer": employer,
             "title": title,

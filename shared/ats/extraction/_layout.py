@@ -301,11 +301,23 @@ def _unfinished(head: str) -> bool:
     return not (head.endswith(",") and (len(head) > MAX_UNFINISHED_COMMA or head.count(",") > 2))
 
 
+def _flush_gap(above: Line, below: Line) -> float | None:
+    """The gap from a line down to the next, when that one starts flush under it (x within
+    3 pt, same page); None when it does not."""
+    if above.bbox is None or below.bbox is None or above.page != below.page:
+        return None
+    if abs(above.bbox[0] - below.bbox[0]) > FLUSH_X:
+        return None
+    return below.bbox[1] - above.bbox[3]
+
+
+FLUSH_X = 3.0
+
+
 def _flush_below(prev: Line, line: Line) -> bool:
-    assert prev.bbox is not None and line.bbox is not None
-    height = prev.bbox[3] - prev.bbox[1]
-    below = line.bbox[1] - prev.bbox[3]
-    return abs(prev.bbox[0] - line.bbox[0]) <= 3 and -2.0 <= below <= 0.5 * max(height, 1.0)
+    gap = _flush_gap(prev, line)
+    assert prev.bbox is not None
+    return gap is not None and -2.0 <= gap <= 0.5 * max(prev.bbox[3] - prev.bbox[1], 1.0)
 
 
 def _continues(prev: Line, line: Line) -> bool:
@@ -529,12 +541,11 @@ def _stacked_under(above: Line, cell: Line) -> bool:
     lines, in their column ("Freelancer" / "Remote" / "Since Sept. 2016", wkhtmltopdf's
     table): the text level with it in the next column is the entry's description, not a
     "Title, Employer" beside a date column (h44)."""
-    if above.bbox is None or cell.bbox is None or above.page != cell.page or date_cell(above.text):
-        return False
-    if heading_kind(above.text):
-        return False  # a date column's first cell right under the section's heading
-    height = max(cell.bbox[3] - cell.bbox[1], 1.0)
-    return abs(above.bbox[0] - cell.bbox[0]) <= 3 and 0 <= cell.bbox[1] - above.bbox[3] < 0.8 * height
+    gap = _flush_gap(above, cell)
+    if gap is None or date_cell(above.text) or heading_kind(above.text):
+        return False  # (a heading: a date column's first cell right under the section's heading)
+    assert cell.bbox is not None
+    return 0 <= gap < 0.8 * max(cell.bbox[3] - cell.bbox[1], 1.0)
 
 
 COLUMN_BAND = 40.0  # points: lines starting in one band of x are one column's (layout-12)
@@ -561,12 +572,11 @@ _HEADING_WORD_KIND = {
 }
 
 
-def _styled_headings(lines: list[Line]) -> dict[int, str]:
+def _styled_headings(lines: list[Line], kinds: dict[int, str | None]) -> dict[int, str]:
     """{line n: kind} of the lines set in the size, case and indent of the headings the
-    lexicon recognised in this document (PDF lines only), after the first of them."""
-    known = [
-        ln for ln in lines if ln.bbox is not None and ln.part not in ("header", "footer") and heading_kind(ln.text)
-    ]
+    lexicon recognised in this document (PDF lines only), after the first of them. `kinds`:
+    each line's heading_kind, read once by _assign_sections."""
+    known = [ln for ln in lines if ln.bbox is not None and ln.part not in ("header", "footer") and kinds[ln.n]]
     if len(known) < MIN_KNOWN_HEADINGS:
         return {}
     sizes = sorted(round(ln.size, 1) for ln in known)
@@ -596,7 +606,7 @@ def _styled_headings(lines: list[Line]) -> dict[int, str]:
             or text.endswith((".", ",", ";"))
             or ", " in text  # "QA Engineer, Initech Ltd": an entry (OCR's sizes vary line to line)
             or not any(abs(ln.bbox[0] - x) <= 3 for x in indents)
-            or heading_kind(text)
+            or kinds[ln.n]
         ):
             continue
         words = [w.strip(",.:;&()").casefold() for w in text.split()]
@@ -609,17 +619,17 @@ def _styled_headings(lines: list[Line]) -> dict[int, str]:
     return out
 
 
-def _docx_labels(lines: list[Line]) -> set[int]:
+def _docx_labels(lines: list[Line], kinds: dict[int, str | None]) -> set[int]:
     """DOCX lines whose words are a heading's but whose paragraph style is not: a document
     whose headings are Word's "Heading" styles sets a role's own "Skills" / "Responsibilities"
     labels in a definition-list style it also uses for dates and titles (pandoc's
     "DefinitionTerm", h46) - a label inside the role, not a new section."""
-    styled = [ln for ln in lines if ln.style and heading_kind(ln.text)]
+    styled = [ln for ln in lines if ln.style and kinds[ln.n]]
     if sum(1 for ln in styled if ln.style and ln.style.startswith("Heading")) < MIN_KNOWN_HEADINGS:
         return set()
     plain_styles: dict[str, int] = {}
     for ln in lines:
-        if ln.style and not heading_kind(ln.text):
+        if ln.style and not kinds[ln.n]:
             plain_styles[ln.style] = plain_styles.get(ln.style, 0) + 1
     return {
         ln.n
@@ -634,8 +644,9 @@ MIN_LABEL_USES = 3
 
 
 def _assign_sections(lines: list[Line]) -> None:
-    styled = _styled_headings(lines)
-    labels = _docx_labels(lines)
+    kinds = {ln.n: heading_kind(ln.text) for ln in lines}
+    styled = _styled_headings(lines, kinds)
+    labels = _docx_labels(lines, kinds)
     section = "top"
     opened: Line | None = None  # the heading of the current section
     prev: Line | None = None
@@ -659,7 +670,7 @@ def _assign_sections(lines: list[Line]) -> None:
             # column beside an entry (wkhtmltopdf's "Title / Employer / dates | stack, text"
             # rows) goes on in that section (h44).
             section = "top" if line.page == 1 else column_section.get(_column_of(line), section)
-        kind = None if line.n in labels else heading_kind(line.text) or styled.get(line.n)
+        kind = None if line.n in labels else kinds[line.n] or styled.get(line.n)
         if kind is not None and prev is not None and _word_of_row(prev, line):
             kind = None  # "Design software architecture ...": a justified line's words, one per text line
         if kind is not None:
@@ -685,10 +696,8 @@ def _place_trailing_headings(lines: list[Line]) -> None:
         if len(headings) < MIN_KNOWN_HEADINGS:
             continue
         body = [ln for ln in page_lines if not ln.heading and ln.part not in ("header", "footer")]
-        last_heading = max(ln.n for ln in headings)
-        # Every heading after the page's last text line, and some text below the first heading.
-        if not body or max(ln.n for ln in body) > min(ln.n for ln in headings) or last_heading < body[-1].n:
-            continue
+        if not body or body[-1].n > min(ln.n for ln in headings):
+            continue  # some heading comes before the page's last text line: reading order holds
         ordered = sorted(headings, key=_top)
         for line in body:
             if line.bbox is None:

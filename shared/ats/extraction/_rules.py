@@ -1283,10 +1283,11 @@ def listed_and_mentioned(found: Values) -> tuple[list[Found], list[Found]]:
     """(skills, skills mentioned elsewhere): a CV that lists its skills is read by its list -
     the skills field is the CV's own list (issue 25's measure), and what its running text
     names beside it is kept apart; a CV with no list has its mentions as its skills (h44)."""
-    listed = [f for f in found if any(s.rule != "skill.text" for s in f.sources)]
-    if not listed:
-        return list(found), []
-    return listed, [f for f in found if all(s.rule == "skill.text" for s in f.sources)]
+    listed: list[Found] = []
+    mentioned: list[Found] = []
+    for f in found:
+        (mentioned if all(s.rule == "skill.text" for s in f.sources) else listed).append(f)
+    return (listed, mentioned) if listed else (mentioned, [])
 
 
 # -- dates and years of experience -------------------------------------------------------------
