@@ -488,11 +488,18 @@ def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, An
     # their second page at load ~12 on 2 cores). Such an answer is used, never cached, so
     # a quieter run reads the document whole.
     if path is not None and not _budget_cut(answer):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".part")
-        partial.write_text(json.dumps(answer))
-        partial.rename(path)
+        write_atomically(path, json.dumps(answer).encode())
     return answer
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """A cache file appears whole or not at all, whichever process writes it: each writer
+    renames its own partial file (pid-named - two xdist workers or pool processes parsing the
+    same document wrote one shared ".part" before, and could interleave it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.part")
+    partial.write_bytes(data)
+    partial.rename(path)
 
 
 def refused_answer(kind: str, code: str) -> dict[str, Any]:

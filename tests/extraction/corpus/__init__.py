@@ -37,6 +37,7 @@ import phonenumbers
 import pymupdf
 from docx.shared import Pt
 
+from ats.extraction.eval import write_atomically
 from tests.extraction.corpus.locales import EMPLOYERS, LOCALES, SKILLS, TITLES
 
 HERE = Path(__file__).resolve().parent
@@ -734,10 +735,7 @@ def cached_rendering(key: str, make: Callable[[], tuple[str, bytes]]) -> tuple[s
         stored_kind, _, stored = path.read_bytes().partition(b"\n")
         return stored_kind.decode(), stored
     kind, data = make()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.part")
-    partial.write_bytes(kind.encode() + b"\n" + data)
-    partial.rename(path)
+    write_atomically(path, kind.encode() + b"\n" + data)
     return kind, data
 
 
