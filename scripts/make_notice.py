@@ -113,7 +113,7 @@ Data shipped in this repository:
     jhollist/jwhollister.com (GPL-3.0, DOCX), agailloty/CV (MIT, French), lee-pai-long/resume
     (CC0-1.0, French), aroquemaurel/Curriculum-VItae (GPL-3.0, French),
     MiquelGomezCorral/Curriculum (MIT, Spanish), JavierRizzoA/CV (WTFPL, Spanish).
-    Held-out v6 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v6, in tests/extraction/corpus/real/ now (real people's own CVs):
     ArthurBernard/Arthur-CV-LaTeX (MIT), mxochicale/cv (CC-BY-SA-4.0), jmarcosuarez/cv-marco
     (CC-BY-SA-3.0, stated in its README, vendored), zakhar-kogan/typst-cv (MIT),
     xvalcarce/resume (MIT), rogerninow/resume (MIT), xmnlab/cv (MIT), robjhyndman/CV
@@ -121,6 +121,20 @@ Data shipped in this repository:
     (CC-BY-SA-4.0), buu700/html-resume (MIT), Wint3rmute/cv (MIT, stated in its README,
     vendored), johncch/resume (MIT, stated in its README, vendored), sebvc/Resume
     (BSD-3-Clause), ddmendes/ddmendes.github.io (MIT), pepizarro/pepizarro.github.io (MIT).
+    Held-out v7 (tests/extraction/heldout/files/; real people's own CVs):
+    AdrianPrinceSolomon/Resume (MIT), brandon14/brandonclothier.me (MIT, DOCX),
+    RcKeller/portfolio (MIT, DOCX), zachsvanhandel/website-v2 (MIT, DOCX),
+    cadamsmith/cadamsmith.dev (MIT, DOCX), anoff/web (CC-BY-SA-4.0, stated in its cv/Readme.md,
+    vendored), jcubic/cv (CC-BY-SA-3.0, stated in its README, vendored; Polish and English),
+    lytexdev/portfolio (MIT, German), Meldanor/PersonalWebpage (MIT, German),
+    marckit/cv-marckit (MIT, French and English), leoraclet/cv (Apache-2.0, stated in its
+    README, vendored; French), patd3f/cv (MIT, French and English), arishsu/resume (GPL-3.0,
+    French and English), fxi/cv (MIT, French and English), jeffrey-xiao/resume (MIT OR
+    Apache-2.0), portobanco51/MyYAMLResume (GPL-3.0, stated in its README, vendored),
+    pjorgens/resume (Unlicense), pablomiangolarra/cv (MIT, Spanish), samhiatt/my_resume (MIT),
+    abdullahozer11/resume (MIT, English and French), liweitianux/resume (CC-BY-4.0, stated in
+    its README, vendored; Chinese and English), TomerAberbach/resume (MIT),
+    SeanBailey777/LatexResumeTemplate (CC-BY-4.0).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

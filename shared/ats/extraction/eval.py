@@ -84,21 +84,30 @@ TARGETS: dict[str, tuple[str, float]] = {
 # A new set again, and the hardest yet (real documents: work history 0.234, years 0.304):
 # v5's figures were optimistic, as its history row said; the ratchet starts from here.
 # Layout-13 (measured once): skills 0.664, work history 0.441, the rest as layout-12.
+# Layouts 14 to 16 moved v6 a little (work history 0.467); v6 was then spent (read after six
+# change sets) and moved to development, and held-out v7 drawn (2026-12-03): 83 real
+# documents - 37 real people's own CVs from 23 repositories and 46 scans of them - and 32
+# generated. Measured once before any change (layout-16): name 0.805, e-mail 0.939, phone
+# 0.877, skills 0.744, work history 0.417, years 0.750 (real documents: work history 0.268).
+# A new set again: the ratchet starts from it, each value less 0.02 (one or two CVs - a
+# scan's OCR cut by its time budget under CI load) rounded down to 0.05.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.85),
+    "name": ("exact", 0.75),
     "emails": ("f1", 0.90),
-    "phones": ("f1", 0.90),
-    "skills": ("f1", 0.65),
-    "work_history": ("f1", 0.40),
-    "years_experience": ("within1", 0.50),
+    "phones": ("f1", 0.85),
+    "skills": ("f1", 0.70),
+    "work_history": ("f1", 0.35),
+    "years_experience": ("within1", 0.70),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
 # Scans may be at most this far below digital documents on any field (held-out half's
 # generated CVs). 0.10 until held-out v6, whose generated scans read education 0.875
 # against 1.000 as text, before and after layout-12 (OCR, not the rules; not tuned on):
-# a recorded regression to fix on the development half's scans.
-SCAN_GAP = 0.15
+# a recorded regression to fix on the development half's scans. 0.25 from held-out v7,
+# whose 8 generated scans read e-mail 0.750 against 1.000 as text (layout-16, before any
+# change; not looked at).
+SCAN_GAP = 0.25
 SCAN_LAYOUTS = frozenset({"scan_150", "scan_300"})
 SET_FIELDS = ("emails", "phones", "links", "skills", "education", "languages")
 # Structured entries (issue 25); an extractor that does not return them scores 0.
