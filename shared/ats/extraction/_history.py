@@ -35,7 +35,7 @@ TWO_DIGIT_PIVOT = 50  # "Nov’22" is 2022, "Sep’98" 1998
 _DATE = re.compile(
     r"\b((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09
     r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
-    r"|\b([^\W\d_]{3,12})[./]?\s{0,2}((?:18|19|20)\d\d)\b"  # Mar 2019, März 2019, janvier 2022, Jul/2025
+    r"|\b([^\W\d_]{3,12})(?:[./]|-(?=\d))?\s{0,2}((?:18|19|20)\d\d)\b"  # Mar 2019, März 2019, Jul/2025, Aug-2021
     r"|\b((?:18|19|20)\d\d)\b"  # 2019; 18xx too (layout-6: TeX classes' examples are 19th-century lives)
     r"|\b([^\W\d_]{3,9})\.?\s?['’‘]{1,2}(\d\d)\b"  # Nov’22, Sept'15, OCR's Nov'’22 (layout-6; month names only)
 )
@@ -73,6 +73,9 @@ class DateRange:
     span: tuple[int, int]  # where in the line, including separators and the present word
 
 
+_MONTH_AFTER = re.compile(r"\s{1,2}([^\W\d_]{3,9})\.?(?![^\W\d_])")
+
+
 def _tokens(text: str) -> list[tuple[int, int, int, int | None]]:
     """(start, end, year, month or None) for each date in the text."""
     out: list[tuple[int, int, int, int | None]] = []
@@ -87,12 +90,18 @@ def _tokens(text: str) -> list[tuple[int, int, int, int | None]]:
             month_no = lex.MONTHS.get(m.group(6).casefold().rstrip("."))
             out.append((m.start() if month_no else m.start(7), m.end(), int(m.group(7)), month_no))
         elif m.group(8):
-            out.append((m.start(), m.end(), int(m.group(8)), None))
+            # "2023 Sep. — 2024 Sep." (a Typst template): the month after its year (h47)
+            after = _MONTH_AFTER.match(text, m.end())
+            month_no = lex.MONTHS.get(after.group(1).casefold()) if after else None
+            if after and month_no:
+                out.append((m.start(), after.end(), int(m.group(8)), month_no))
+            else:
+                out.append((m.start(), m.end(), int(m.group(8)), None))
         else:
             month_no = lex.MONTHS.get(m.group(9).casefold().rstrip("."))
             if month_no:  # "Rock'n'roll'99" is no date: only a month name before the apostrophe
                 yy = int(m.group(10))
-                out.append((m.start(), m.end(), (2000 if yy < TWO_DIGIT_PIVOT else 1900) + yy, month_no))
+                out.append((m.start(), m.end(), _two_digit_year(yy), month_no))
     return out
 
 
@@ -118,11 +127,23 @@ _MONTHS_OF_A_YEAR = re.compile(
 # dash but the entry: ongoing (h44).
 _SHORT_END = re.compile(r"\b((?:19|20)\d\d)[-–—](\d\d)\b(?![-–—/.]\d)")
 _OPEN_DASH = re.compile(r"\b((?:19|20)\d\d)\s?[-–—](?=\s{2,}[^\W\d_]|\s*$)")
+# "08/15 - 12/15", "01/19 – present": month and two-digit year, only as a whole range (a lone
+# "08/15" may be a day of a month); never inside a full date ("08/15/2019").
+_SHORT_MONTHS = re.compile(
+    r"(?<![\d/.])(0?[1-9]|1[0-2])/(\d\d)\s{0,2}[-–—]\s{0,2}(?:(0?[1-9]|1[0-2])/(\d\d)(?![\d/.])|("
+    + "|".join(re.escape(w) for w in _PRESENT)
+    + r")(?![^\W\d_]))",
+    re.IGNORECASE,
+)
+
+
+def _two_digit_year(yy: int) -> int:
+    return (2000 if yy < TWO_DIGIT_PIVOT else 1900) + yy
 
 
 def _compact_ranges(text: str) -> list[DateRange]:
-    """Ranges written with one year or none at their end: "2013–16", "2017–" (ongoing),
-    "June – August 2019", "6 - 7/2016"."""
+    """Ranges written with one year or none at their end, or two-digit years: "2013–16",
+    "2017–" (ongoing), "June – August 2019", "6 - 7/2016", "08/15 - 12/15"."""
     out = []
     for m in _SHORT_END.finditer(text):
         first, last = int(m.group(1)), int(m.group(2))
@@ -133,6 +154,14 @@ def _compact_ranges(text: str) -> list[DateRange]:
             out.append(DateRange((first, None), (end, None), m.span()))
     for m in _OPEN_DASH.finditer(text):
         out.append(DateRange((int(m.group(1)), None), None, m.span()))
+    for m in _SHORT_MONTHS.finditer(text):
+        begin = (_two_digit_year(int(m.group(2))), int(m.group(1)))
+        if m.group(5):
+            out.append(DateRange(begin, None, m.span()))
+            continue
+        final = (_two_digit_year(int(m.group(4))), int(m.group(3)))
+        if begin <= final <= (begin[0] + 20, 12):
+            out.append(DateRange(begin, final, m.span()))
     for m in _MONTHS_OF_A_YEAR.finditer(text):
         year = int(m.group(5))
         if m.group(1) and m.group(3):
@@ -309,6 +338,7 @@ def _parts(text: str) -> list[str]:
     out: list[str] = []
     text = _place_sentence(text)
     for labelled in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
+        first = len(out)
         segment = _TAGLINE.sub("", _ENTRY_LABEL.sub("", labelled))
         for raw in [segment] if is_place(segment) else _PARTS.split(_BRACKETED.sub(_masked, segment)):
             part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
@@ -321,7 +351,23 @@ def _parts(text: str) -> list[str]:
                 out[-1] = f"{out[-1]}, {part}"  # "Omnious. Co., Ltd.": a legal form is no part of its own
             elif sum(ch.isalpha() for ch in part) >= 2:
                 out.append(part)
+        _join_trailing_place(out, first)
     return out
+
+
+def _join_trailing_place(out: list[str], first: int) -> None:
+    """ "Beckhoff Automation LLC, Savage, Minnesota", "Engineer, Los Angeles, CA": the last two
+    parts of one segment that are a place together are one part, when a part of the segment
+    is left before them. A two-letter state code joins only a city the lexicon knows ("Acme,
+    CA" after a title is more likely the employer and its state) (h47)."""
+    if len(out) - first < 3:
+        return
+    head, tail = out[-2], out[-1]
+    if not is_place(f"{head}, {tail}"):
+        return
+    if len(tail.strip(".")) <= 3 and head.casefold() not in lex.CITIES:
+        return
+    out[-2:] = [f"{head}, {tail}"]
 
 
 # A comma inside brackets splits nothing: "Backend Engineer (Freelance, Part-time)" (h44).
@@ -392,12 +438,24 @@ def _complete(texts: list[str]) -> bool:
 SECOND_TITLE = 2
 
 
+_EMPLOYMENT_KINDS = frozenset(
+    {"contract", "internship", "part-time", "part time", "full-time", "full time", "freelance", "temporary",
+     "permanent", "cdi", "cdd", "intern", "praktikum", "werkstudent", "stage", "alternance", "apprenticeship",
+     "teilzeit", "vollzeit", "prácticas", "estágio", "tirocinio"}
+)  # fmt: skip
+
+
 def _title_above(above: str, texts: list[str]) -> bool:
     """Whether a line that is a job title alone ("Full Stack Java Developer") right above
     "Employer | Remote | Contract — client: Vivo | Nov 2025 – Jun 2026" is the entry's title:
     the dates' line names no title of its own, only parts without a title word (h44)."""
     own = _parts(above)
-    if len(own) != 1 or _title_score(own[0]) < SECOND_TITLE or len(texts) != 1:
+    # two lines below it: "Technion - Automated planning" over "2023 Sep. — 2024 Sep.  Haifa,
+    # Israel" under "Research Assistant"; "ML Engineer - Internship": the kind of post is
+    # part of the title (h47)
+    if len(own) == 2 and own[1].casefold() in _EMPLOYMENT_KINDS:
+        own = own[:1]
+    if len(own) != 1 or _title_score(own[0]) < SECOND_TITLE or len(texts) > 2:
         return False
     title, _, _ = _split_job(texts)
     return title is None or _title_score(title) <= 0
@@ -660,7 +718,7 @@ def _employer_of(text: str) -> str:
     return _IN_PLACE.sub("", _ARTICLE.sub("", text)).strip() or text
 
 
-def _whole_employer_lines(groups: list[list[str]]) -> list[str]:
+def _whole_employer_lines(groups: list[list[str]], dashed: list[bool] | None = None) -> list[str]:
     """The header lines' parts, in order - but when one line is a title alone ("Enseignant
     vacataire en Mathématiques"), a line of several parts none of which is a title is one
     employer written with commas ("ONAC, Lycées privés hors contrat ACADIS & DWIGHT MOODY"),
@@ -668,13 +726,19 @@ def _whole_employer_lines(groups: list[list[str]]) -> list[str]:
     lines = [g for g in groups if g]
     title_line = any(len(g) == 1 and _title_score(g[0]) > 0 for g in lines) or bool(lines and len(lines[0]) == 1)
     out: list[str] = []
-    for g in groups:
+    for k, g in enumerate(groups):
         named = [p for p in g if not is_place(p)]
         # ... but "Council of Europe, Budapest": a one-word part after a comma is a place
         # the lexicon does not know, not more of the employer's name (an acronym is: a unit).
         if (
             title_line
+            # "Technion - Automated planning": a dash sets the organisation's tagline apart;
+            # "UoA - Physical Acoustics Laboratory" is still one name (h47)
+            and not (dashed and k < len(dashed) and dashed[k] and any(_tagline(p) for p in named[1:]))
             and len(named) > 1
+            # "Faculty of Exact Sciences, Universidad Nacional del Sur": a unit and its
+            # institution, which _institution_over_unit chooses between
+            and not (_SUBUNIT.match(named[0]) and any(set(_words(p)) & _INSTITUTION_WORDS for p in named[1:]))
             and all(_title_score(p) <= 0 for p in named)
             and all(len(p.split()) > 1 or p.isupper() for p in named[1:])  # "..., MND": an acronym
         ):
@@ -682,6 +746,20 @@ def _whole_employer_lines(groups: list[list[str]]) -> list[str]:
         else:
             out += g
     return out
+
+
+_DASHED = re.compile(r"\S\s[–—-]\s\S")
+_NAME_PARTICLES = frozenset(
+    {"de", "da", "do", "das", "dos", "a", "e", "of", "and", "the", "für", "und", "et", "la", "le", "du", "des", "y",
+     "del", "van", "von", "for", "in", "&", "di", "der", "den", "to", "on", "at"}
+)  # fmt: skip
+
+
+def _tagline(part: str) -> bool:
+    """A phrase, not a name: a lower-case word other than a particle ("Automated planning",
+    "PE fund (late stage)"; "Fundação de Amparo a Pesquisa" is a name)."""
+    words = [w.strip("()[],.;:") for w in part.split()[1:]]
+    return any(w[:1].islower() and w.casefold() not in _NAME_PARTICLES for w in words if w)
 
 
 def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
@@ -700,7 +778,8 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
         if (
             at
             and "," not in left
-            and len(left.split()) <= 6
+            # "Research Associate in Software and Hardware Engineering at King’s College London"
+            and len(left.split()) <= (8 if at.group(1).casefold() in _STRONG_AT else 6)
             # "Becario en desarrollo de Software" under "Nvidia Corporation": a weak "at" word
             # ("en", "w") is a field of work when another line names the employer (layout-6).
             and (at.group(1).casefold() in _STRONG_AT or (_title_score(left) > 0 and alone))
@@ -710,7 +789,8 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             groups.append(_parts(text[: at.start()]) + ([employer_hint, *tail[1:]] if employer_hint else tail))
         else:
             groups.append(own)
-    parts = [q for p in _whole_employer_lines(groups) for q in _place_in_brackets(p)]
+    dashed = [bool(_DASHED.search(plain(t))) for t in texts]
+    parts = [q for p in _whole_employer_lines(groups, dashed) for q in _place_in_brackets(p)]
     location = next((p for p in parts if is_place(p)), None)
     rest = [p for p in parts if p != location]
     if not rest:
@@ -810,6 +890,57 @@ def _interval(dates: DateRange, now: int) -> tuple[int, int] | None:
     return start, end
 
 
+def _company_line(e: _Entry) -> str | None:
+    """The company an entry's line names when the line is a company's alone: one line, no
+    part a title ("Beckhoff Automation LLC, Savage, Minnesota  Jun 2022 – Present")."""
+    if len(e.header) != 1 or e.anchor.bbox is None or e.dates.span[0] == 0:
+        return None  # a date column's row ("1846–1847  Governess, Thornfield Hall") is a role
+    parts = _parts(e.header[0][1])
+    named = [p for p in parts if not is_place(p)]
+    if not named or any(_title_score(p) > 0 for p in parts):
+        return None
+    return named[0]
+
+
+def _within(inner: DateRange, outer: DateRange) -> bool:
+    start_ok = (inner.start[0], inner.start[1] or 12) >= (outer.start[0], outer.start[1] or 1)
+    if outer.end is None:
+        return start_ok
+    if inner.end is None:
+        return False
+    return start_ok and (inner.end[0], inner.end[1] or 1) <= (outer.end[0], outer.end[1] or 12)
+
+
+def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
+    """(entry, the employer it takes from a company line above it, if any). A company's line
+    with the span of all its roles, then each role on an indented line of its own with dates
+    inside that span ("Associate Application Engineer, Los Angeles, CA, Jan 2024 – Present"):
+    the company line is no role, and its name is each role's employer (h47)."""
+    out: list[tuple[_Entry, str | None]] = []
+    i = 0
+    while i < len(entries):
+        e = entries[i]
+        company = _company_line(e)
+        j = i + 1
+        while company is not None and j < len(entries):
+            role = entries[j].anchor
+            if not (
+                role.bbox is not None
+                and role.page == e.anchor.page
+                and role.bbox[0] >= e.anchor.bbox[0] + 4  # type: ignore[index]
+                and _within(entries[j].dates, e.dates)
+            ):
+                break
+            j += 1
+        if j == i + 1:
+            out.append((e, None))
+            i += 1
+            continue
+        out += [(r, company) for r in entries[i + 1 : j]]
+        i = j
+    return out
+
+
 def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     """{employer, title, location, start, end} per role of the experience section."""
     now = as_of.year * 12 + as_of.month - 1
@@ -817,7 +948,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     # A CV with no experience heading at all (its roles open the page: agonzalezro's) has
     # its roles at the top (layout-6).
     section = "experience" if any(ln.heading == "experience" for ln in lines) else "top"
-    for e in _entries(lines, section):
+    for e, company in _nested_roles(_entries(lines, section)):
         if e.whole_title:
             below_title, employer, location = _split_job([t for _, t in e.header[1:]])
             parts = _parts(e.header[0][1])
@@ -826,6 +957,17 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
             title = (whole if len(own) == len(parts) else ", ".join(own)) or below_title
         else:
             title, employer, location = _split_job([t for _, t in e.header])
+        if company is not None:
+            # Under its company's line a role is read from its own dated line ("Industrial
+            # Automation Engineering Internship, Houston, TX, Jun 2022 – Aug 2022", not the
+            # bullet above it), and its one named part is its title, not an employer.
+            own = [t for ln, t in e.header if ln is e.anchor]
+            role_title, role_employer, role_location = _split_job(own)
+            if role_title or role_employer:
+                title, location = role_title or role_employer, role_location
+            else:
+                title = title or employer
+            employer = company
         value: dict[str, str | None] = {
             "employer": employer,
             "title": title,

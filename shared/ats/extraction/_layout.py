@@ -9,6 +9,7 @@ DOCX paragraphs and table rows, or plain text lines.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -414,6 +415,14 @@ def plain(text: str) -> str:
 _PARENTHESISED = re.compile(r"([^()]{2,40}?)\s?\(([^()]{2,30})\)")
 
 
+_ORGANISATION_WORDS = frozenset(
+    {"university", "college", "school", "institute", "universidad", "université", "universität", "universidade",
+     "università", "uniwersytet", "hospital", "bank", "inc", "inc.", "ltd", "ltd.", "llc", "gmbh", "corp", "corp.",
+     "corporation", "limited", "plc", "ag", "s.a.", "sarl", "b.v.",
+     "company", "group", "laboratory", "lab", "labs", "centre", "center", "foundation", "agency", "ministry"}
+)  # fmt: skip
+
+
 def is_place(text: str) -> bool:
     """A known city or country, "City, ST", "City, Country", or "Remote"."""
     low = plain(text).strip(" ()[]").casefold()
@@ -430,15 +439,18 @@ def is_place(text: str) -> bool:
         return head_ok and is_place(inner.group(2))
     head, _, tail = low.partition(",")
     head, tail = head.strip(), tail.strip()
-    if tail.count(",") == 1:  # "Mountain View, California, EUA": City, State, Country (layout-6)
+    # "University College London, UK" is an employer and its country (h47)
+    organisation = bool(set(head.replace("’", "'").split()) & _ORGANISATION_WORDS)
+    if tail.count(",") == 1 and not organisation:  # "Mountain View, California, EUA": City, State, Country (layout-6)
         middle, _, country = tail.partition(",")
         words = (head + " " + middle).split()
         return (
             len(words) <= 6
+            and len(head.split()) <= 3  # "Universidad Nacional de Rosario, Rosario, Argentina" (h47)
             and country.strip() in lex.COUNTRIES
             and not any(w.strip(".,") in lex.JOB_WORDS for w in words)  # "Engineer, Data Platform, Germany"
         )
-    if not tail or "," in tail or len(head.split()) > 3:
+    if organisation or not tail or "," in tail or len(head.split()) > 3:
         return False  # "Engineer, Data Platform, Germany" is no place
     return (
         head in lex.CITIES
@@ -572,7 +584,7 @@ _HEADING_WORD_KIND = {
 }
 
 
-def _styled_headings(lines: list[Line], kinds: dict[int, str | None]) -> dict[int, str]:
+def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: set[int] = frozenset()) -> dict[int, str]:  # type: ignore[assignment]
     """{line n: kind} of the lines set in the size, case and indent of the headings the
     lexicon recognised in this document (PDF lines only), after the first of them. `kinds`:
     each line's heading_kind, read once by _assign_sections."""
@@ -607,13 +619,18 @@ def _styled_headings(lines: list[Line], kinds: dict[int, str | None]) -> dict[in
             or ", " in text  # "QA Engineer, Initech Ltd": an entry (OCR's sizes vary line to line)
             or not any(abs(ln.bbox[0] - x) <= 3 for x in indents)
             or kinds[ln.n]
+            or ln.n in beside
         ):
             continue
         words = [w.strip(",.:;&()").casefold() for w in text.split()]
         if words == ["research"]:
             continue  # a student's research positions (Deedy's) or a researcher's interests: left as they were
         if "research" in words:
-            out[ln.n] = "other"  # "Research Experience": projects, not roles (the corpus's label convention)
+            # "Research Experience": projects, not roles (the corpus's label convention) -
+            # unless the CV has no other experience section: then it lists the posts held
+            # ("Senior Research Software Engineer at University College London", h47)
+            has_experience = "experience" in kinds.values() or "experience" in out.values()
+            out[ln.n] = "other" if has_experience or "experience" not in words else "experience"
             continue
         out[ln.n] = next((_HEADING_WORD_KIND[w] for w in words if w in _HEADING_WORD_KIND), "other")
     return out
@@ -643,10 +660,52 @@ def _docx_labels(lines: list[Line], kinds: dict[int, str | None]) -> set[int]:
 MIN_LABEL_USES = 3
 
 
+def _pdf_labels(lines: list[Line], kinds: dict[int, str | None]) -> set[int]:
+    """PDF lines whose words are a heading's but which are set as a label inside an entry:
+    "Tech stack:" in the body's size under a role, where the document's headings are larger
+    ("Experience" at 12 pt over 8 pt text, h47). Only lines ending with a colon."""
+    known = [ln for ln in lines if ln.bbox is not None and ln.size and kinds[ln.n]]
+    big = [ln.size for ln in known if not ln.text.rstrip().endswith(":")]
+    if len(big) < MIN_KNOWN_HEADINGS:
+        return set()
+    body = sorted(round(ln.size, 1) for ln in lines if ln.bbox is not None and ln.size)
+    body_size = body[len(body) // 2]
+    heading_size = sorted(big)[len(big) // 2]
+    if heading_size <= body_size + 0.5:
+        return set()  # headings set like body text: size tells nothing
+    return {
+        ln.n
+        for ln in known
+        if ln.text.rstrip().endswith(":") and ln.size <= body_size + 0.5 and ln.size < heading_size - 1
+    }
+
+
+BESIDE_GAP = 30.0  # points
+
+
+def _beside_dates(lines: list[Line]) -> set[int]:
+    """PDF lines with a dated line right beside them on their row: "Head of Digital
+    Experience" then "Advanced MedTech, May 2019-Feb 2021" is a role's title, not a heading
+    (a heading has its row to itself, h47)."""
+    out = set()
+    for a, b in itertools.pairwise(lines):
+        if (
+            a.bbox is not None
+            and b.bbox is not None
+            and a.page == b.page
+            and a.bbox[2] < b.bbox[0] < a.bbox[2] + BESIDE_GAP  # not the next column's row
+            and abs((a.bbox[1] + a.bbox[3]) - (b.bbox[1] + b.bbox[3])) < 4
+            and _YEAR.search(b.text)
+        ):
+            out.add(a.n)
+    return out
+
+
 def _assign_sections(lines: list[Line]) -> None:
-    kinds = {ln.n: heading_kind(ln.text) for ln in lines}
-    styled = _styled_headings(lines, kinds)
-    labels = _docx_labels(lines, kinds)
+    beside = _beside_dates(lines)
+    kinds = {ln.n: None if ln.n in beside else heading_kind(ln.text) for ln in lines}
+    styled = _styled_headings(lines, kinds, beside)
+    labels = _docx_labels(lines, kinds) | _pdf_labels(lines, kinds)
     section = "top"
     opened: Line | None = None  # the heading of the current section
     prev: Line | None = None
@@ -687,7 +746,8 @@ def _assign_sections(lines: list[Line]) -> None:
 def _place_trailing_headings(lines: list[Line]) -> None:
     """A page whose headings all come after its text in the text layer, one after the other
     (a JSON Resume theme draws them as rules' captions: "WORK EXPERIENCE", "SKILLS", ...
-    last): each line is in the section of the nearest heading above it on the page (h44)."""
+    last), or all before it: each line is in the section of the nearest heading above it on
+    the page (h44, h47)."""
     by_page: dict[int | None, list[Line]] = {}
     for line in lines:
         by_page.setdefault(line.page, []).append(line)
@@ -696,8 +756,14 @@ def _place_trailing_headings(lines: list[Line]) -> None:
         if len(headings) < MIN_KNOWN_HEADINGS:
             continue
         body = [ln for ln in page_lines if not ln.heading and ln.part not in ("header", "footer")]
-        if not body or body[-1].n > min(ln.n for ln in headings):
-            continue  # some heading comes before the page's last text line: reading order holds
+        if not body:
+            continue
+        run = sorted(ln.n for ln in headings)
+        # ... or all before it, one after the other, at the page's top (pandoc's HTML resume:
+        # "Experience", "Education" in a margin column, then every entry; h47)
+        leading = run[-1] - run[0] == len(run) - 1 and sum(ln.n > run[-1] for ln in body) >= 0.8 * len(body)
+        if body[-1].n > run[0] and not leading:
+            continue  # headings among the page's text lines: reading order holds
         ordered = sorted(headings, key=_top)
         for line in body:
             if line.bbox is None:

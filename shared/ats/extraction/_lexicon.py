@@ -296,6 +296,34 @@ for region, spellings in {
 }.items():
     for spelling in spellings.split("|"):
         COUNTRIES[spelling] = region
+# Every other country, in the languages the corpus's CVs are written in, from the names
+# phonenumbers ships for its geocoder ("Haifa, Israel", "Moscow, Russia", "Costa Rica";
+# h47). Names that are also a US state, a given name or a common word are left out: a
+# "Georgia" in a US address, a "Jordan" on a name line.
+_NOT_COUNTRIES = frozenset({"georgia", "jordan", "chad", "jersey", "guernsey", "niger", "guinea"})
+_COUNTRY_NAME_LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "sv", "da", "fi", "cs", "ro", "hu")
+
+
+def _country_names() -> dict[str, str]:
+    from phonenumbers.geodata.locale import LOCALE_DATA
+
+    out: dict[str, str] = {}
+    for region, names in LOCALE_DATA.items():
+        if len(region) != 2 or not region.isalpha():
+            continue
+        for language in _COUNTRY_NAME_LANGUAGES:
+            name = names.get(language, "")
+            for _ in range(3):  # "*aa": the same name as another language's
+                if name.startswith("*"):
+                    name = names.get(name[1:], "")
+            key = name.casefold()
+            if 3 <= len(key) <= 40 and not any(ch in key for ch in ",()*") and key not in _NOT_COUNTRIES:
+                out.setdefault(key, region)
+    return out
+
+
+for _spelling, _region in _country_names().items():
+    COUNTRIES.setdefault(_spelling, _region)
 US_STATES = frozenset(
     [
         "AL",

@@ -1,0 +1,205 @@
+"""Rules of change set h47 (layout-17), each seen on one of held-out v6's CVs after v6 was
+spent and moved to development (tests/extraction/corpus/real/, docs/extraction.md "Change set
+h47"): on the vendored document through the real parser where the document is the story, on
+single lines or a built page where a line is. Every test here but the guards (marked) fails
+on layout-16."""
+
+# ruff: noqa: RUF001, RUF002 (CV text has typographic dashes and accents)
+from __future__ import annotations
+
+import pytest
+
+from ats.extraction import _layout
+from ats.extraction import _lexicon as lex
+from ats.extraction._history import _parts, _split_job, date_ranges, ym_text
+from tests.extraction.test_date_columns import _pdf, _values
+from tests.extraction.test_real_layouts import _roles
+
+
+def _range(text: str) -> tuple[str, str]:
+    (only,) = date_ranges(text)
+    return ym_text(only.start), ym_text(only.end) if only.end else "present"
+
+
+# -- dates ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("08/15 - 12/15 Intern", "2015-08", "2015-12"),  # month and two-digit year, as a range
+        ("08/12 - 07/13 Researcher", "2012-08", "2013-07"),
+        ("1/19 – present", "2019-01", "present"),
+        ("2023 Sep. — 2024 Sep.  Haifa, Israel", "2023-09", "2024-09"),  # the month after its year
+        ("SOFTWARE DEVELOPER Aug-2021 – now", "2021-08", "present"),  # month and year joined by a hyphen
+        ("Nov-2020 – Sep-2021", "2020-11", "2021-09"),
+    ],
+)
+def test_date_forms(text: str, start: str, end: str) -> None:
+    assert _range(text) == (start, end)
+
+
+def test_guard_what_the_new_date_forms_do_not_read() -> None:
+    assert date_ranges("12/15 - 08/15") == []  # backwards: no range
+    assert date_ranges("08/15/2019 - 12/15/2019") == []  # US full dates are not MM/YY
+    assert date_ranges("ISO-2019 audit") == []  # a hyphen before a year makes no month of a word
+    assert _range("2015 - 2019 Munich") == ("2015", "2019")  # a word after a year is no month
+
+
+# -- places ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("place", ["Haifa, Israel", "Moscow, Russia", "Costa Rica", "Buenos Aires, Argentina"])
+def test_every_country_is_a_place(place: str) -> None:
+    assert _layout.is_place(place)
+
+
+def test_country_names_come_from_phonenumbers_except_given_names_and_us_states() -> None:
+    for word in ("georgia", "jordan", "chad"):
+        assert word not in lex.COUNTRIES
+    assert lex.COUNTRIES["israel"] == "IL"
+    assert lex.COUNTRIES["germany"] == "DE"  # the hand-made spellings keep their regions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "University College London, UK",
+        "King's College London, UK",
+    ],
+)
+def test_an_institution_with_its_country_is_no_place(text: str) -> None:
+    assert not _layout.is_place(text)
+
+
+def test_guard_an_institution_with_its_city_and_country_is_no_place() -> None:
+    assert not _layout.is_place("Universidad Nacional de Rosario, Rosario, Argentina")
+    assert _layout.is_place("Mountain View, California, USA")
+
+
+def test_the_last_two_parts_that_are_a_place_together_are_one_part() -> None:
+    assert _parts("Beckhoff Automation LLC, Savage, Minnesota") == ["Beckhoff Automation LLC", "Savage, Minnesota"]
+    assert _parts("Associate Application Engineer, Los Angeles, CA") == [
+        "Associate Application Engineer", "Los Angeles, CA"
+    ]  # fmt: skip
+    # guard: "Acme, CA" after a title may be the employer and its state - left as parts
+    assert _parts("Developer, Acme, CA") == ["Developer", "Acme", "CA"]
+
+
+def test_a_long_title_before_at_and_an_institution_after_it() -> None:
+    assert _split_job(["Senior Research Software Engineer at University College London, UK"]) == (
+        "Senior Research Software Engineer", "University College London", "UK"
+    )  # fmt: skip
+    assert _split_job(["Research Associate in Software and Hardware Engineering at King's College London, UK"]) == (
+        "Research Associate in Software and Hardware Engineering", "King's College London", "UK"
+    )  # fmt: skip
+
+
+# -- entries -----------------------------------------------------------------------------------
+
+# A company's line with the span of all its roles, each role indented below it with its own
+# dates (a Word CV exported to PDF).
+NESTED = _pdf(
+    [(96, 40, "Ada Lovelace"), (96, 56, "ada@example.org")],
+    [(20, 76, "EXPERIENCE")],
+    [
+        (96, 90, "Northwind Analytics GmbH, Leipzig, Saxony  Jun 2019 – Present"),
+        (109, 104, "Lead Data Engineer, Berlin, Germany, Jan 2023 – Present"),
+        (150, 118, "Runs the platform team of five."),
+        (109, 132, "Data Engineer, Leipzig, Jun 2019 – Dec 2022"),
+        (96, 160, "Globex Corporation, Hamburg, Germany  Mar 2015 – May 2019"),
+        (109, 174, "Software Engineer, Mar 2015 – May 2019"),
+    ],
+)
+
+
+def test_roles_under_a_company_line_take_its_name() -> None:
+    history = _values(NESTED, "work_history")
+    assert [(h["title"], h["employer"], h["start"], h["end"]) for h in history] == [
+        ("Lead Data Engineer", "Northwind Analytics GmbH", "2023-01", "present"),
+        ("Data Engineer", "Northwind Analytics GmbH", "2019-06", "2022-12"),
+        ("Software Engineer", "Globex Corporation", "2015-03", "2019-05"),
+    ]
+
+
+def test_guard_a_date_columns_rows_are_roles_not_company_lines() -> None:
+    """komacv's "1846–1847  Governess, Thornfield Hall" then "1847  Village teacher, ..." set
+    further right (a shorter date, right-aligned): two roles, not a company and its role."""
+    assert [(t, e) for t, e, _, _ in _roles("komacv-casual")[:3]] == [
+        ("Teacher", "Lowood School"),
+        ("Governess", "Thornfield Hall"),
+        ("Village teacher", "girl’s school"),
+    ]
+
+
+def test_a_title_above_an_organisation_and_its_tagline() -> None:
+    """Typst "vantage": "Research Assistant" / "Technion - Automated planning" / "2023 Sep. —
+    2024 Sep.  Haifa, Israel": the dash sets the organisation's tagline apart."""
+    page = _pdf(
+        [(71, 40, "Ada Lovelace")],
+        [(71, 90, "Experience")],
+        [
+            (71, 110, "Research Assistant"),
+            (71, 124, "Technion - Automated planning"),
+            (84, 140, "2023 Sep. — 2024 Sep.  Haifa, Israel"),
+        ],
+    )
+    history = _values(page, "work_history")
+    assert [(h["title"], h["employer"], h["start"]) for h in history] == [("Research Assistant", "Technion", "2023-09")]
+
+
+def test_guard_a_dashed_name_of_capitalised_words_stays_whole() -> None:
+    assert _split_job(["Software Researcher", "UoA - Physical Acoustics Laboratory"])[1] == (
+        "UoA, Physical Acoustics Laboratory"
+    )
+
+
+# -- the vendored documents ---------------------------------------------------------------------
+
+
+def test_roles_nested_under_their_company_in_a_word_cv() -> None:
+    assert _roles("villacuellar-word-resume-pdf")[:5] == [
+        ("Associate Application Engineer", "Beckhoff Automation LLC", "2024-01", "present"),
+        ("Talent Development Associate", "Beckhoff Automation LLC", "2023-06", "2023-12"),
+        ("Industrial Automation Engineering Internship", "Beckhoff Automation LLC", "2022-06", "2022-08"),
+        ("Embedded Systems Team", "TAMU RoboMasters", "2021-08", "2023-05"),
+        ("Standard Robot Design and Fabrication Team", "TAMU RoboMasters", "2020-01", "2022-01"),
+    ]
+
+
+def test_research_experience_is_the_experience_of_a_cv_without_another() -> None:
+    assert _roles("xochicale-two-pages") == [
+        ("Senior Research Software Engineer", "University College London", "2022-10", "present"),
+        ("Research Associate in Real-time AI-based Ultrasound Imaging", "King’s College London", "2021-09", "2022-09"),
+        ("Research Associate in Software and Hardware Engineering", "King’s College London", "2019-04", "2021-08"),
+    ]
+
+
+def test_headings_drawn_before_the_text_and_titles_beside_their_dates() -> None:
+    """pandoc's HTML resume: "Experience" and "Education" drawn first in a margin column;
+    "Head of Digital Experience" beside "Advanced MedTech, May 2019–Feb 2021" is a title."""
+    assert _roles("chua-pandoc-resume-pdf")[:5] == [
+        ("Fractional Head of Product & Design", "Self-employed", "2024-03", "present"),
+        ("VP of Design", "CodeSee (exited to GitKraken)", "2022-03", "2024-02"),
+        ("Head of Digital Experience", "Advanced MedTech", "2019-05", "2021-02"),
+        ("Product Design Lead", "Honeycomb", "2017-10", "2019-04"),
+        ("Senior PM (Product & UX)", "Microsoft", "2011-10", "2015-12"),
+    ]
+
+
+def test_a_roles_tech_stack_label_opens_no_skills_section() -> None:
+    """ "Tech stack:" in the body's size under each role of a CV whose headings are larger."""
+    assert [(t, e, s) for t, e, s, _ in _roles("rogerninow-resume-en-pdf")[:4]] == [
+        ("SOFTWARE DEVELOPER", "RN Software", "2021-08"),
+        ("SOFTWARE DEVELOPER", "Guidinn", "2022-05"),
+        ("SOFTWARE DEVELOPER", "Datainfo", "2020-11"),
+        ("SOFTWARE DEVELOPER", "Grupo Plan Marketing", "2019-02"),
+    ]
+
+
+def test_month_and_two_digit_year_ranges_in_a_friggeri_cv() -> None:
+    assert _roles("ddmendes-pt") == [
+        ("Estagiário", "Circuitar Eletrônicos, Importação e Exportação", "2015-08", "2015-12"),
+        ("Auxiliar", "Samsung Instituto de Desenvolvimento para a Informática", "2015-01", "2015-07"),
+        ("Pesquisador", "Universidade de São Paulo", "2012-08", "2013-07"),
+    ]
