@@ -12,6 +12,7 @@ import pytest
 from ats.extraction import _layout
 from ats.extraction import _lexicon as lex
 from ats.extraction._history import _parts, _split_job, date_ranges, ym_text
+from ats.extraction._rules import looks_like_name
 from tests.extraction.test_date_columns import _pdf, _values
 from tests.extraction.test_real_layouts import _roles
 
@@ -203,3 +204,18 @@ def test_month_and_two_digit_year_ranges_in_a_friggeri_cv() -> None:
         ("Auxiliar", "Samsung Instituto de Desenvolvimento para a Informática", "2015-01", "2015-07"),
         ("Pesquisador", "Universidade de São Paulo", "2012-08", "2013-07"),
     ]
+
+
+# -- names (layout-18) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["Rua Tereza Valverde", "Home Address", "Languages Known", "Meine Forschungsthemen", "Cientista de Datos"]
+)
+def test_a_street_a_label_or_a_job_noun_is_no_name(text: str) -> None:
+    assert not looks_like_name(text)
+
+
+@pytest.mark.parametrize("text", ["Davi Mendes", "Anne St. Clair", "Tran Thi My", "Lucia Via"])
+def test_guard_names_with_words_near_those_still_read(text: str) -> None:
+    assert looks_like_name(text)

@@ -166,7 +166,15 @@ NAME_PARTICLES = frozenset(
 # ("ENSEIGNANT EN MATHÉMATIQUES" on a scan); one of these words says it is a phrase.
 NAME_STOPWORDS = frozenset(
     {"en", "in", "of", "for", "and", "the", "und", "et", "pour", "avec", "with", "mit", "für", "im", "bei", "par",
-     "para", "con", "och", "og", "oraz", "i", "w", "na", "z", "dla", "em", "at", "on", "to"}
+     "para", "con", "och", "og", "oraz", "i", "w", "na", "z", "dla", "em", "at", "on", "to",
+     # h47: an address's street word ("Rua Tereza Valverde" above the phone on a scan), a
+     # label or heading word ("Home Address", "Languages Known"), a possessive ("Meine
+     # Forschungsthemen"), a Portuguese or Spanish job noun ("Cientista de Datos") - never a name
+     "rua", "avenida", "av.", "calle", "carrer", "street", "road", "avenue", "straße", "strasse", "str.",
+     "platz", "allee", "gasse", "boulevard", "viale", "piazza", "ulica", "ul.", "praça", "plaza", "travessa",
+     "alameda", "address", "adresse", "dirección", "endereço", "languages", "known", "meine", "mein",
+     "cientista", "científico", "científica", "engenheiro", "engenheira",
+     "desenvolvedor", "desenvolvedora", "pesquisador", "pesquisadora", "investigador", "investigadora"}
 )  # fmt: skip
 NAME_PREFIXES = (
     "dr.", "dr", "prof.", "prof", "dipl.-ing.", "dipl.-ing", "dipl.-kfm.", "mr", "mr.", "mrs", "mrs.", "ms",
