@@ -14,7 +14,7 @@ from ats.extraction import _lexicon as lex
 from ats.extraction._history import _parts, _split_job, date_ranges, ym_text
 from ats.extraction._rules import looks_like_name
 from tests.extraction.test_date_columns import _pdf, _values
-from tests.extraction.test_real_layouts import _roles
+from tests.extraction.test_real_layouts import _extraction, _roles
 
 
 def _range(text: str) -> tuple[str, str]:
@@ -219,3 +219,34 @@ def test_a_street_a_label_or_a_job_noun_is_no_name(text: str) -> None:
 @pytest.mark.parametrize("text", ["Davi Mendes", "Anne St. Clair", "Tran Thi My", "Lucia Via"])
 def test_guard_names_with_words_near_those_still_read(text: str) -> None:
     assert looks_like_name(text)
+
+
+# -- skills under one larger heading (layout-19) -------------------------------------------------
+
+
+def test_a_languages_sub_heading_under_skills_lists_programming_languages() -> None:
+    """ "Technical expertise" over a grid of smaller sub-headings - "Languages" (Bash, Python),
+    "Frameworks", "Containers" in a third column: all of it is the skills list."""
+    skills = _extraction("luisenmarroquin-cv-en").values("skills")
+    assert {"Bash", "Python", "JavaScript", "TypeScript", "Jenkins", "GitHub Actions", "Vue", "React"} <= set(skills)
+    assert _extraction("luisenmarroquin-cv-en").values("languages") == ["Spanish", "English"]
+
+
+def test_after_the_spoken_languages_the_skills_sub_sections_are_skills() -> None:
+    """ "Skills and Competences" / "Languages" (Italian: Native, ...) then "Technical and
+    Organizational", "Computer Tools and Software Development" in the same small size."""
+    extraction = _extraction("mzannoni-cv")
+    assert {"Python", "VHDL", "Git", "Subversion", "Cadence DFII"} <= set(extraction.values("skills"))
+    assert extraction.values("languages") == ["Italian", "English", "German"]
+
+
+def test_guard_a_languages_heading_as_large_as_the_skills_one_is_a_languages_section() -> None:
+    page = _pdf(
+        [(60, 40, "Ana Kowalska"), (60, 56, "ana@example.org")],
+        [(60, 90, "Skills")],
+        [(60, 106, "Python, Django, PostgreSQL")],
+        [(60, 130, "Languages")],
+        [(60, 146, "Polish (native), English (C1)")],
+    )
+    assert _values(page, "languages") == ["Polish", "English"]
+    assert _values(page, "skills") == ["Python", "Django", "PostgreSQL"]

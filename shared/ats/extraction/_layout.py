@@ -708,6 +708,7 @@ def _assign_sections(lines: list[Line]) -> None:
     labels = _docx_labels(lines, kinds) | _pdf_labels(lines, kinds)
     section = "top"
     opened: Line | None = None  # the heading of the current section
+    parent: Line | None = None  # the last heading that is no sub-heading of a larger one
     prev: Line | None = None
     # The section each column was in when last seen: a two-column CV's page 2 gives its
     # sidebar first and then the main column, which goes on with the section it ended
@@ -727,20 +728,67 @@ def _assign_sections(lines: list[Line]) -> None:
             # main column holds the name after the sidebar's sections, or vice versa) -
             # unless it starts below the heading of the section it is in: a table's second
             # column beside an entry (wkhtmltopdf's "Title / Employer / dates | stack, text"
-            # rows) goes on in that section (h44).
-            section = "top" if line.page == 1 else column_section.get(_column_of(line), section)
+            # rows) goes on in that section (h44); a new column of sub-sections under one
+            # larger heading ("Technical expertise" over "Frameworks | Platforms |
+            # Containers") goes on in the larger heading's (h47).
+            if parent is not None and parent.heading and _below(line, parent):
+                section = parent.heading
+            else:
+                section = "top" if line.page == 1 else column_section.get(_column_of(line), section)
         kind = None if line.n in labels else kinds[line.n] or styled.get(line.n)
         if kind is not None and prev is not None and _word_of_row(prev, line):
             kind = None  # "Design software architecture ...": a justified line's words, one per text line
         if kind is not None:
             section = kind
             line.heading = kind
+            if parent is None or line.size > parent.size - SUBHEADING_STEP or line.page != parent.page:
+                parent = line  # not a sub-heading of the last larger heading: it is the parent now
             opened = line
         line.section = section
         if line.bbox is not None:
             column_section[_column_of(line)] = section
         prev = line
     _place_trailing_headings(lines)
+    _languages_under_skills(lines)
+
+
+# Words a spoken-languages line is made of besides the language itself ("Italian: Native",
+# "English (C1)", "Beginner/Intermediate").
+_LEVEL_WORDS = frozenset(
+    {"native", "fluent", "basic", "basics", "beginner", "intermediate", "advanced", "proficient", "professional",
+     "working", "proficiency", "full", "limited", "elementary", "conversational", "bilingual", "mother", "tongue",
+     "speaker", "good", "very", "excellent", "business", "level", "a1", "a2", "b1", "b2", "c1", "c2",
+     "muttersprache", "fließend", "grundkenntnisse", "verhandlungssicher", "gut", "sehr", "courant", "natif",
+     "maternelle", "langue", "notions", "nativo", "nativa", "fluido", "avanzado", "intermedio",
+     "básico", "lengua", "materna", "avancé", "intermédiaire", "débutant", "fluente", "avançado"}
+)  # fmt: skip
+_LETTERS = re.compile(r"[^\W\d_]+")
+SUBHEADING_STEP = 1.5  # points smaller than its parent heading: a sub-heading, not OCR's size noise
+
+
+def _spoken_language_line(text: str) -> bool:
+    words = [w.casefold() for w in _LETTERS.findall(text)]
+    return any(w in lex.LANGUAGES or w in _LEVEL_WORDS for w in words)
+
+
+def _languages_under_skills(lines: list[Line]) -> None:
+    """A "Languages" sub-heading set smaller under a skills heading ("Technical expertise" /
+    "Languages" / "Bash", "Python"; "Skills and Competences" / "Languages" / "Italian: Native"
+    then "Technical and Organizational"): what in its section is not a spoken language is the
+    skills section's (h47). PDF lines with sizes only."""
+    parent: Line | None = None
+    inside = False
+    for line in lines:
+        if line.heading:
+            if line.heading == "skills":
+                parent, inside = line, False
+            elif line.heading == "languages":
+                inside = parent is not None and 0 < line.size <= parent.size - SUBHEADING_STEP
+            else:
+                parent, inside = None, False
+            continue
+        if inside and line.section == "languages" and not _spoken_language_line(line.text):
+            line.section = "skills"
 
 
 def _place_trailing_headings(lines: list[Line]) -> None:
