@@ -12,7 +12,7 @@ import pytest
 from ats.extraction import _layout
 from ats.extraction import _lexicon as lex
 from ats.extraction._history import _parts, _split_job, date_ranges, ym_text
-from ats.extraction._rules import looks_like_name
+from ats.extraction._rules import RegionEvidence, _phone_candidates, looks_like_name, read_phone
 from tests.extraction.test_date_columns import _pdf, _values
 from tests.extraction.test_real_layouts import _extraction, _roles
 
@@ -250,3 +250,27 @@ def test_guard_a_languages_heading_as_large_as_the_skills_one_is_a_languages_sec
     )
     assert _values(page, "languages") == ["Polish", "English"]
     assert _values(page, "skills") == ["Python", "Django", "PostgreSQL"]
+
+
+# -- phones (layout-20) ---------------------------------------------------------------------------
+
+
+def test_a_national_number_valid_only_in_another_country_of_the_cvs_language() -> None:
+    """ "(47) 9 8829-1690" on a Portuguese CV from Blumenau: no number in Portugal, one in Brazil."""
+    assert _extraction("rogerninow-resume-pt-pdf").values("phones") == ["+5547988291690"]
+    portuguese = RegionEvidence(cv=(("PT", "cv.language:pt"), ("BR", "cv.language:pt")))
+    reading = read_phone("(47) 9 8829-1690", portuguese)
+    assert reading is not None and (reading.e164, reading.region) == ("+5547988291690", "BR")
+
+
+def test_guard_the_languages_first_country_still_comes_first() -> None:
+    portuguese = RegionEvidence(cv=(("PT", "cv.language:pt"), ("BR", "cv.language:pt")))
+    reading = read_phone("912 345 678", portuguese)
+    assert reading is not None and (reading.e164, reading.region) == ("+351912345678", "PT")
+
+
+def test_digits_glued_to_a_word_are_no_phone() -> None:
+    """A LinkedIn slug ("/in/arthur-bernard-789955152") under the real number."""
+    assert _extraction("arthur-bernard-en").values("phones") == ["+33659291450"]
+    line = _layout.Line("Tel-0612345678  /in/jane-doe-789955152", 0, section="top")
+    assert [c for c, _ in _phone_candidates(line) if c] == ["0612345678"]  # guard: a label glued to its number

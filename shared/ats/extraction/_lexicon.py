@@ -453,6 +453,13 @@ LANGUAGE_WORDS = {
     "pt": "os|as|do|da|dos|com|para|desde|experiência|formação|competências|idiomas|atualmente|rua|telemóvel",
 }
 LANGUAGE_REGION = {"de": "DE", "fr": "FR", "es": "ES", "it": "IT", "nl": "NL", "pl": "PL", "pt": "PT"}
+# The other countries a language is written in, tried after every stronger signal: a
+# national number valid in exactly one of them is read there ("(47) 9 8829-1690" on a
+# Portuguese CV is Brazil's, h47); valid in several, it stays as written.
+LANGUAGE_OTHER_REGIONS = {
+    "pt": ("BR",), "es": ("MX", "AR", "CO", "CL", "PE"), "fr": ("BE", "CH", "CA"), "de": ("AT", "CH"),
+    "it": ("CH",), "nl": ("BE",),
+}  # fmt: skip
 LANGUAGE_OF_WORD: dict[str, list[str]] = {}
 for language, words in LANGUAGE_WORDS.items():
     for word in words.split("|"):

@@ -428,6 +428,13 @@ def document_language(lines: list[Line]) -> str | None:
     return None
 
 
+def _language_regions(language: str | None) -> tuple[str, ...]:
+    """The countries a document's language points to, its own first (pt: Portugal, Brazil)."""
+    if not language or language not in lex.LANGUAGE_REGION:
+        return ()
+    return (lex.LANGUAGE_REGION[language], *lex.LANGUAGE_OTHER_REGIONS.get(language, ()))
+
+
 def region_evidence(
     lines: list[Line], own_emails: Iterable[str], *, channel: str | None = None, default: str | None = None
 ) -> RegionEvidence:
@@ -461,8 +468,8 @@ def region_evidence(
         if place:
             add(place[0], f"cv.place:{place[1]}")
     language = document_language(lines)
-    if language and language in lex.LANGUAGE_REGION:
-        add(lex.LANGUAGE_REGION[language], f"cv.language:{language}")
+    for region in _language_regions(language):
+        add(region, f"cv.language:{language}")
     return RegionEvidence(tuple(found), (channel or "").upper() or None, (default or "").upper() or None)
 
 
@@ -608,6 +615,9 @@ def placeholder_phone(text: str) -> bool:
     )
 
 
+_GLUED = re.compile(r"[^\W\d_]-?$")
+
+
 def _phone_candidates(line: Line) -> Iterator[tuple[str, str | None]]:
     """(candidate, its label or None) for each digit run of a line that may be a phone."""
     text = line.text
@@ -619,6 +629,8 @@ def _phone_candidates(line: Line) -> Iterator[tuple[str, str | None]]:
         if _DATE_FULL.fullmatch(candidate) or _YEAR_RANGE.search(candidate):
             continue
         before = text[: m.start()]
+        if _GLUED.search(before) and not _phone_label(before.rstrip("-")):
+            continue  # "/in/arthur-bernard-789955152": digits glued to a word are a slug's (h47)
         if _fax_label(before):
             yield "", None  # counted as tried, never read: a fax is no number to call
             continue
