@@ -12,7 +12,7 @@ import pytest
 from ats.extraction import _layout
 from ats.extraction import _lexicon as lex
 from ats.extraction._history import _parts, _split_job, date_ranges, ym_text
-from ats.extraction._rules import RegionEvidence, _phone_candidates, looks_like_name, read_phone
+from ats.extraction._rules import RegionEvidence, _phone_candidates, emails, letter_spaced, looks_like_name, read_phone
 from tests.extraction.test_date_columns import _pdf, _values
 from tests.extraction.test_real_layouts import _extraction, _roles
 
@@ -274,3 +274,34 @@ def test_digits_glued_to_a_word_are_no_phone() -> None:
     assert _extraction("arthur-bernard-en").values("phones") == ["+33659291450"]
     line = _layout.Line("Tel-0612345678  /in/jane-doe-789955152", 0, section="top")
     assert [c for c, _ in _phone_candidates(line) if c] == ["0612345678"]  # guard: a label glued to its number
+
+
+# -- e-mails and letter-spaced contact lines (layout-21) --------------------------------------------
+
+
+def test_an_address_broken_after_its_at_with_a_separator_read_before_the_domain() -> None:
+    """A 300 dpi scan of the generator's "e-mail broken after its @": OCR reads the rule beside
+    the break as "|" ("alvaro.sanchez@" / "| gmail.com")."""
+    lines = [
+        _layout.Line("alvaro.sanchez@", 0, section="top"),
+        _layout.Line("| gmail.com", 1, section="top"),
+        _layout.Line("| +34 723 469 066", 2, section="top"),
+    ]
+    found, _ = emails(lines)
+    assert [f.value for f in found] == ["alvaro.sanchez@gmail.com"]
+
+
+def test_guard_a_finished_address_takes_nothing_after_a_separator() -> None:
+    lines = [_layout.Line("ana@example.org", 0, section="top"), _layout.Line("| gmail.com", 1, section="top")]
+    found, _ = emails(lines)
+    assert [f.value for f in found] == ["ana@example.org"]
+
+
+def test_a_letter_spaced_contact_line_gives_its_address_and_number() -> None:
+    assert letter_spaced("h a c ke r @ l i n u x . c o m") == "hacker@linux.com"
+    assert letter_spaced("+ 1 ( 3 3 7 ) 9 3 5 0 0 1 6") == "+1(337)9350016"
+    assert letter_spaced("Built the pipelines that feed every dashboard and report") is None  # guard
+    assert letter_spaced("Tél. : +33 6 57 26 61 74") is None  # guard: a number written in pairs
+    extraction = _extraction("lester-html-resume-pdf")
+    assert extraction.values("emails") == ["hacker@linux.com"]
+    assert extraction.values("phones") == ["+13379350016"]

@@ -244,11 +244,35 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
             address = check(meant)
             if address is not None:
                 keep(line, _repair_domain(address), "email.ocr_repair", line.text[start:end])
-    for line, raw, as_read in _joined_emails(lines):
+    for line, raw, as_read, rule in (*_joined_emails(lines), *_spaced_emails(lines)):
         address = check(raw)
         if address is not None:
-            keep(line, address, "email.joined", as_read)
+            keep(line, address, rule, as_read)
     return out, contact
+
+
+MAX_SPACED_LINES = 120
+
+
+def _spaced_emails(lines: list[Line]) -> Iterator[tuple[Line, str, str, str]]:
+    """(line, address, text as read, rule) for each address of a letter-spaced contact line
+    ("h a c ke r @ l i n u x . c o m", h47)."""
+    for line in lines[:MAX_SPACED_LINES]:
+        unspaced = letter_spaced(line.text) if "@" in line.text and line.in_contact else None
+        if unspaced and not about_someone_else(line):
+            for start, end in email_spans(unspaced):
+                yield line, unspaced[start:end], line.text, "email.letter_spaced"
+
+
+def letter_spaced(text: str) -> str | None:
+    """The text without its spaces when it is set letter-spaced - most of its tokens single
+    characters ("+ 1 ( 3 3 7 ) 9 3 5 0 0 1 6"); None for ordinary text, and for a number
+    written in pairs ("Tél. : +33 6 57 26 61 74")."""
+    tokens = text.split()
+    if len(tokens) < 8 or len(text) > 200:
+        return None
+    single = sum(1 for tok in tokens if len(tok) == 1)
+    return "".join(tokens) if single >= 0.75 * len(tokens) else None
 
 
 # An address the PDF's text layer broke over two lines: "jane.doe@exam" + "ple.com",
@@ -265,7 +289,12 @@ def _edge_token(text: str, *, last: bool) -> str:
 def _split_email(text: str, following: str) -> tuple[str, str] | None:
     """(address, text as read with "⏎" at the break) when this line ends with the first
     part of an address and the next line starts with the rest; else None."""
-    first, rest = _edge_token(text, last=True), _edge_token(following, last=False).rstrip(".,;")
+    first = _edge_token(text, last=True)
+    if first.endswith("@"):
+        # "alvaro.sanchez@" / "| gmail.com": OCR reads the rule drawn beside the break as a
+        # separator glyph before the domain (h47)
+        following = following.lstrip(" |¦│•·")
+    rest = _edge_token(following, last=False).rstrip(".,;")
     if not first or not rest or len(first) > 300 or len(rest) > 260:
         return None
     if first.count("@") == 1 and "@" not in rest:
@@ -278,13 +307,13 @@ def _split_email(text: str, following: str) -> tuple[str, str] | None:
     return first + rest, f"{first}⏎{rest}"
 
 
-def _joined_emails(lines: list[Line]) -> Iterator[tuple[Line, str, str]]:
-    """(first line, address, text as read) for each address split over two lines."""
+def _joined_emails(lines: list[Line]) -> Iterator[tuple[Line, str, str, str]]:
+    """(first line, address, text as read, rule) for each address split over two lines."""
     for line, following in itertools.pairwise(lines):
         if "@" in line.text[-320:] + following.text[:1] and not about_someone_else(line):
             joined = _split_email(line.text, following.text)
             if joined is not None:
-                yield line, joined[0], joined[1]
+                yield line, joined[0], joined[1], "email.joined"
 
 
 def placeholder_email(address: str) -> bool:
@@ -620,7 +649,7 @@ _GLUED = re.compile(r"[^\W\d_]-?$")
 
 def _phone_candidates(line: Line) -> Iterator[tuple[str, str | None]]:
     """(candidate, its label or None) for each digit run of a line that may be a phone."""
-    text = line.text
+    text = (letter_spaced(line.text) if line.in_contact else None) or line.text
     text = _mask(text, [m.span() for m in _URL.finditer(text) if "/" in m.group(0)] + list(email_spans(text)))
     for m in _PHONE.finditer(text):
         candidate = m.group(0).strip(" -./")
