@@ -92,11 +92,12 @@ TARGETS: dict[str, tuple[str, float]] = {
 # A new set again: the ratchet starts from it, each value less 0.02 (one or two CVs - a
 # scan's OCR cut by its time budget under CI load) rounded down to 0.05. Layout-17/18
 # (measured once each): phone 0.915, work history 0.415, the rest unchanged; layout-19:
-# skills 0.760; layout-20: phone 0.927.
+# skills 0.760; layout-20: phone 0.927 - the phone floor raised to 0.90 (0.927 less 0.02,
+# rounded down to 0.05); the rest stay.
 RATCHET: dict[str, tuple[str, float]] = {
     "name": ("exact", 0.75),
     "emails": ("f1", 0.90),
-    "phones": ("f1", 0.85),
+    "phones": ("f1", 0.90),
     "skills": ("f1", 0.70),
     "work_history": ("f1", 0.35),
     "years_experience": ("within1", 0.70),
