@@ -65,6 +65,10 @@ Data shipped in this repository:
   (github-linguist/linguist, commit b45dbe9b2825a43285bcd035861be91cc0a7299e, Copyright (c)
   2017 GitHub, Inc., MIT licence), selected by scripts/linguist_skills.py; Debian's English
   word list (wamerican 2020.12.07-2) decides which names are left out and is not shipped.
+- shared/ats/extraction/countries.csv (country names for place detection and phone
+  regions): taken from phonenumbers' geodata/locale.py (python-phonenumbers 9.0.43,
+  Apache-2.0; names generated there from java.util.Locale), the names in 14 European
+  languages, by scripts/country_names.py. Unmodified but for that selection.
 - tests/extraction/corpus: the evaluation CVs are generated from fictional names, places
   and numbers by the project's own generator; AGPL-3.0-or-later.
 - tests/extraction/corpus/real/ and tests/extraction/heldout/files/: CVs written by

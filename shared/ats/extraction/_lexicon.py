@@ -306,27 +306,22 @@ for region, spellings in {
         COUNTRIES[spelling] = region
 # Every other country, in the languages the corpus's CVs are written in, from the names
 # phonenumbers ships for its geocoder ("Haifa, Israel", "Moscow, Russia", "Costa Rica";
-# h47). Names that are also a US state, a given name or a common word are left out: a
-# "Georgia" in a US address, a "Jordan" on a name line.
+# h47), vendored as countries.csv (scripts/country_names.py): importing phonenumbers'
+# geodata package would load every geocoding table into each worker. Names that are also
+# a US state, a given name or a common word are left out: a "Georgia" in a US address, a
+# "Jordan" on a name line.
+COUNTRIES_FILE = Path(__file__).with_name("countries.csv")
 _NOT_COUNTRIES = frozenset({"georgia", "jordan", "chad", "jersey", "guernsey", "niger", "guinea"})
-_COUNTRY_NAME_LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "sv", "da", "fi", "cs", "ro", "hu")
 
 
 def _country_names() -> dict[str, str]:
-    from phonenumbers.geodata.locale import LOCALE_DATA
-
     out: dict[str, str] = {}
-    for region, names in LOCALE_DATA.items():
-        if len(region) != 2 or not region.isalpha():
-            continue
-        for language in _COUNTRY_NAME_LANGUAGES:
-            name = names.get(language, "")
-            for _ in range(3):  # "*aa": the same name as another language's
-                if name.startswith("*"):
-                    name = names.get(name[1:], "")
-            key = name.casefold()
-            if 3 <= len(key) <= 40 and not any(ch in key for ch in ",()*") and key not in _NOT_COUNTRIES:
-                out.setdefault(key, region)
+    with COUNTRIES_FILE.open(encoding="utf-8") as fh:
+        rows = [line for line in fh if line.strip() and not line.startswith("#")]
+    for row in csv.DictReader(rows):
+        key = row["name"].casefold()
+        if 3 <= len(key) <= 40 and key not in _NOT_COUNTRIES:
+            out.setdefault(key, row["region"])
     return out
 
 
