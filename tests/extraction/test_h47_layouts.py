@@ -1,8 +1,9 @@
-"""Rules of change set h47 (layout-17), each seen on one of held-out v6's CVs after v6 was
-spent and moved to development (tests/extraction/corpus/real/, docs/extraction.md "Change set
-h47"): on the vendored document through the real parser where the document is the story, on
-single lines or a built page where a line is. Every test here but the guards (marked) fails
-on layout-16."""
+"""Rules of change set h47 (layouts 17 to 21), each seen on one of held-out v6's CVs after v6
+was spent and moved to development (tests/extraction/corpus/real/, docs/extraction.md "Change
+set h47"): on the vendored document through the real parser where the document is the story,
+on single lines or a built page where a line is. Every test here but the guards (named
+test_guard_...) fails on the layout before its own section's (layout-16 for layout-17's,
+layout-17 for layout-18's names, and so on)."""
 
 # ruff: noqa: RUF001, RUF002 (CV text has typographic dashes and accents)
 from __future__ import annotations
