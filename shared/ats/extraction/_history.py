@@ -718,7 +718,7 @@ def _employer_of(text: str) -> str:
     return _IN_PLACE.sub("", _ARTICLE.sub("", text)).strip() or text
 
 
-def _whole_employer_lines(groups: list[list[str]], dashed: list[bool] | None = None) -> list[str]:
+def _whole_employer_lines(groups: list[list[str]], texts: list[str]) -> list[str]:
     """The header lines' parts, in order - but when one line is a title alone ("Enseignant
     vacataire en Mathématiques"), a line of several parts none of which is a title is one
     employer written with commas ("ONAC, Lycées privés hors contrat ACADIS & DWIGHT MOODY"),
@@ -734,7 +734,7 @@ def _whole_employer_lines(groups: list[list[str]], dashed: list[bool] | None = N
             title_line
             # "Technion - Automated planning": a dash sets the organisation's tagline apart;
             # "UoA - Physical Acoustics Laboratory" is still one name (h47)
-            and not (dashed and k < len(dashed) and dashed[k] and any(_tagline(p) for p in named[1:]))
+            and not (any(_tagline(p) for p in named[1:]) and _DASHED.search(plain(texts[k])))
             and len(named) > 1
             # "Faculty of Exact Sciences, Universidad Nacional del Sur": a unit and its
             # institution, which _institution_over_unit chooses between
@@ -789,8 +789,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             groups.append(_parts(text[: at.start()]) + ([employer_hint, *tail[1:]] if employer_hint else tail))
         else:
             groups.append(own)
-    dashed = [bool(_DASHED.search(plain(t))) for t in texts]
-    parts = [q for p in _whole_employer_lines(groups, dashed) for q in _place_in_brackets(p)]
+    parts = [q for p in _whole_employer_lines(groups, texts) for q in _place_in_brackets(p)]
     location = next((p for p in parts if is_place(p)), None)
     rest = [p for p in parts if p != location]
     if not rest:
@@ -922,12 +921,12 @@ def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
         e = entries[i]
         company = _company_line(e)
         j = i + 1
-        while company is not None and j < len(entries):
+        while company is not None and e.anchor.bbox is not None and j < len(entries):
             role = entries[j].anchor
             if not (
                 role.bbox is not None
                 and role.page == e.anchor.page
-                and role.bbox[0] >= e.anchor.bbox[0] + 4  # type: ignore[index]
+                and role.bbox[0] >= e.anchor.bbox[0] + 4
                 and _within(entries[j].dates, e.dates)
             ):
                 break

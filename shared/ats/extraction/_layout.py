@@ -584,7 +584,7 @@ _HEADING_WORD_KIND = {
 }
 
 
-def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: set[int] = frozenset()) -> dict[int, str]:  # type: ignore[assignment]
+def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: set[int]) -> dict[int, str]:
     """{line n: kind} of the lines set in the size, case and indent of the headings the
     lexicon recognised in this document (PDF lines only), after the first of them. `kinds`:
     each line's heading_kind, read once by _assign_sections."""
@@ -741,7 +741,7 @@ def _assign_sections(lines: list[Line]) -> None:
         if kind is not None:
             section = kind
             line.heading = kind
-            if parent is None or line.size > parent.size - SUBHEADING_STEP or line.page != parent.page:
+            if parent is None or not _a_step_smaller(line, parent) or line.page != parent.page:
                 parent = line  # not a sub-heading of the last larger heading: it is the parent now
             opened = line
         line.section = section
@@ -766,6 +766,11 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 SUBHEADING_STEP = 1.5  # points smaller than its parent heading: a sub-heading, not OCR's size noise
 
 
+def _a_step_smaller(heading: Line, parent: Line) -> bool:
+    """Whether a heading is set a sub-heading's step smaller than the larger one above it."""
+    return heading.size <= parent.size - SUBHEADING_STEP
+
+
 def _spoken_language_line(text: str) -> bool:
     words = [w.casefold() for w in _LETTERS.findall(text)]
     return any(w in lex.LANGUAGES or w in _LEVEL_WORDS for w in words)
@@ -783,7 +788,7 @@ def _languages_under_skills(lines: list[Line]) -> None:
             if line.heading == "skills":
                 parent, inside = line, False
             elif line.heading == "languages":
-                inside = parent is not None and 0 < line.size <= parent.size - SUBHEADING_STEP
+                inside = parent is not None and line.size > 0 and _a_step_smaller(line, parent)
             else:
                 parent, inside = None, False
             continue

@@ -314,11 +314,16 @@ COUNTRIES_FILE = Path(__file__).with_name("countries.csv")
 _NOT_COUNTRIES = frozenset({"georgia", "jordan", "chad", "jersey", "guernsey", "niger", "guinea"})
 
 
+def _data_rows(path: Path) -> csv.DictReader[str]:
+    """The rows of one of the extractor's CSV data files (skills.csv, countries.csv): its
+    "#" comment lines (version, source, licence) are not rows."""
+    with path.open(encoding="utf-8") as fh:
+        return csv.DictReader([line for line in fh if line.strip() and not line.startswith("#")])
+
+
 def _country_names() -> dict[str, str]:
     out: dict[str, str] = {}
-    with COUNTRIES_FILE.open(encoding="utf-8") as fh:
-        rows = [line for line in fh if line.strip() and not line.startswith("#")]
-    for row in csv.DictReader(rows):
+    for row in _data_rows(COUNTRIES_FILE):
         key = row["name"].casefold()
         if 3 <= len(key) <= 40 and key not in _NOT_COUNTRIES:
             out.setdefault(key, row["region"])
@@ -530,9 +535,7 @@ def taxonomy_version() -> str:
 def skills() -> dict[str, Skill]:
     """Every spelling (case-folded; canonical name and aliases) -> its skill."""
     out: dict[str, Skill] = {}
-    with SKILLS_FILE.open(encoding="utf-8") as fh:
-        rows = [line for line in fh if line.strip() and not line.startswith("#")]
-    for row in csv.DictReader(rows):
+    for row in _data_rows(SKILLS_FILE):
         canonical, esco = row["canonical"].strip(), (row.get("esco") or "").strip()
         taxonomy_id = f"esco:{esco}" if esco else "ats:" + "-".join(canonical.casefold().split())
         skill = Skill(canonical, row["category"].strip(), row["strict"].strip() == "1", taxonomy_id)
