@@ -125,7 +125,7 @@ Data shipped in this repository:
     (CC-BY-SA-4.0), buu700/html-resume (MIT), Wint3rmute/cv (MIT, stated in its README,
     vendored), johncch/resume (MIT, stated in its README, vendored), sebvc/Resume
     (BSD-3-Clause), ddmendes/ddmendes.github.io (MIT), pepizarro/pepizarro.github.io (MIT).
-    Held-out v7 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v7, in tests/extraction/corpus/real/ now (real people's own CVs):
     AdrianPrinceSolomon/Resume (MIT), brandon14/brandonclothier.me (MIT, DOCX),
     RcKeller/portfolio (MIT, DOCX), zachsvanhandel/website-v2 (MIT, DOCX),
     cadamsmith/cadamsmith.dev (MIT, DOCX), anoff/web (CC-BY-SA-4.0, stated in its cv/Readme.md,
@@ -139,6 +139,15 @@ Data shipped in this repository:
     abdullahozer11/resume (MIT, English and French), liweitianux/resume (CC-BY-4.0, stated in
     its README, vendored; Chinese and English), TomerAberbach/resume (MIT),
     SeanBailey777/LatexResumeTemplate (CC-BY-4.0).
+    Held-out v8 (tests/extraction/heldout/files/; real people's own CVs):
+    aaronzi/CV (GPL-3.0, German), silvioschwarz/CV (GPL-3.0, German and English),
+    Sinus4096/CurriculumVitae (MIT), Alessandro1984/cv (MIT, German and English), huserben/cv
+    (MIT), 62Gerente/curriculum-vitae (MIT, stated in its README, vendored; Portuguese),
+    Danipiza/Danipiza (MIT, Spanish and English), pmourlanne/CVs (GPL-2.0, French and
+    English), romainvigneres/resume (GPL-3.0, French and English), matheusaudibert/resume
+    (MIT, Portuguese and English), edunham/resume (MIT), AbdeltwabMF/resume (MIT),
+    codevbus/resume (MIT), jpnewman/my-jekyll-website (MIT), abcdlsj/resume (AGPL-3.0,
+    Chinese and English), ksusonic/CV (MIT, English and Russian), imtsuki/resume (MIT).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

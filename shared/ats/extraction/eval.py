@@ -93,14 +93,20 @@ TARGETS: dict[str, tuple[str, float]] = {
 # scan's OCR cut by its time budget under CI load) rounded down to 0.05. Layout-17/18
 # (measured once each): phone 0.915, work history 0.415, the rest unchanged; layout-19:
 # skills 0.760; layout-20: phone 0.927 - the phone floor raised to 0.90 (0.927 less 0.02,
-# rounded down to 0.05); the rest stay.
+# rounded down to 0.05); the rest stay. Layout-21 left v7 unchanged; v7 was then spent (read
+# after five change sets in one stop) and moved to development, and held-out v8 drawn
+# (2026-12-04): 64 real documents - 26 real people's own CVs from 17 repositories and 38
+# scans of them - and 32 generated. Measured once before any change (layout-21): name
+# 0.865, e-mail 0.913, phone 0.926, skills 0.714, work history 0.484, years 0.870 (real
+# documents: work history 0.256). A new set again: each value less 0.02, rounded down to
+# 0.05.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.75),
-    "emails": ("f1", 0.90),
+    "name": ("exact", 0.80),
+    "emails": ("f1", 0.85),
     "phones": ("f1", 0.90),
-    "skills": ("f1", 0.70),
-    "work_history": ("f1", 0.35),
-    "years_experience": ("within1", 0.70),
+    "skills": ("f1", 0.65),
+    "work_history": ("f1", 0.45),
+    "years_experience": ("within1", 0.85),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
