@@ -43,7 +43,9 @@ def _check_result_shape(result: dict, kind: str, limits: ParseLimits) -> None:
         assert 1 <= block["page"] <= result["pages"]
         assert len(block["bbox"]) == 4 and block["text"]
         for line in block["lines"]:  # schema 2: each line with its own box, inside its block
-            assert set(line) == {"bbox", "text", "size"} and line["text"]
+            assert set(line) - {"runs"} == {"bbox", "text", "size"} and line["text"]
+            if "runs" in line:  # a digital line's styles, ending at the line's end
+                assert line["runs"][-1][0] == len(line["text"])
             assert line["bbox"][1] >= block["bbox"][1] - 1 and line["bbox"][3] <= block["bbox"][3] + 1
     if kind != "docx":
         assert result["elements"] == []

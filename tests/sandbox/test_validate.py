@@ -136,6 +136,43 @@ def test_schema_2_layout_passes() -> None:
     assert document["elements"] == elements
 
 
+def _line_with(runs: Any) -> dict[str, Any]:
+    line = {"bbox": [72, 70, 230, 94], "text": "Engineer, Acme", "size": 10.0, "runs": runs}
+    return {"blocks": [{**_BLOCK, "text": "Engineer, Acme", "lines": [line]}]}
+
+
+def test_style_runs_pass_checked() -> None:
+    runs = [[9, 1, 10.0], [10, 0, 10.0], [14, 2, 9]]
+    failure, _, document = _decode(_framed({"status": "ok", "document": _document(**_line_with(runs))}))
+    assert failure is None
+    assert document["blocks"][0]["lines"][0]["runs"] == [[9, 1, 10.0], [10, 0, 10.0], [14, 2, 9.0]]
+
+
+@pytest.mark.parametrize(
+    "runs",
+    [
+        [],  # a line with runs has at least one
+        [[9, 1, 10.0]],  # stops before the line's end
+        [[15, 1, 10.0]],  # past the line's end
+        [[9, 1, 10.0], [9, 2, 10.0], [14, 0, 10.0]],  # ends must rise
+        [[0, 1, 10.0], [14, 0, 10.0]],  # an empty run
+        [[14, 4, 10.0]],  # an unknown style bit
+        [[14, -1, 10.0]],
+        [[14, True, 10.0]],  # bool is not an int here
+        [[14, 1, -1]],
+        [[14, 1, float("inf")]],
+        [[14.0, 1, 10.0]],
+        [[14, 1]],
+        [[14, 1, 10.0, "x"]],
+        "bold",
+        [[k + 1, 0, 10.0] for k in range(13)] + [[14, 1, 10.0]],  # more runs than a line may carry
+    ],
+)
+def test_bad_style_runs_are_protocol_errors(runs: Any) -> None:
+    failure, _, document = _decode(_framed({"status": "ok", "document": _document(**_line_with(runs))}))
+    assert (failure, document) == (Failure.PROTOCOL_ERROR, None)
+
+
 def test_schema_2_is_still_accepted_for_one_release_and_schema_1_no_more() -> None:
     failure, _, document = _decode(_framed({"status": "ok", "document": _document()}))
     assert failure is None and document["schema"] == 2

@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from ._text import normalize_text
-from .data import SCHEMA_VERSION, ErrorCode, ParseError, ParseLimits, WarningCode
+from .data import MAX_RUNS_PER_LINE, SCHEMA_VERSION, ErrorCode, ParseError, ParseLimits, WarningCode
 
 _MAX_WARNINGS = 50
 # A layout block is a paragraph or less; more lines than this is a table dump whose
@@ -21,6 +21,43 @@ def _box(bbox: tuple[float, float, float, float] | list[float]) -> list[float]:
 def _size(size: float) -> float:
     size = float(size)
     return round(size, 1) if 0 <= size < 10_000 else 0.0
+
+
+# A line's style runs: [end, style bits, size] per stretch of one style and size, `end`
+# an offset into the line's normalised text. A line of more spans than this (a table row
+# set glyph by glyph) carries none: the cost of mapping spans onto the normalised text
+# grows with their number squared.
+MAX_SPANS_PER_LINE = 24
+
+
+def line_runs(spans: list[tuple[str, int, float]], line_text: str) -> list[list[Any]] | None:
+    """Where each span's style and size run in the normalised line text, adjacent alike
+    runs merged; None when the line has too many spans or runs to be worth it.
+
+    A span's end is the length of the normalised text of the spans up to it, so whatever
+    the normalisation drops or joins (icon glyphs, runs of spaces) moves the boundaries
+    with it."""
+    if not spans or len(spans) > MAX_SPANS_PER_LINE:
+        return None
+    runs: list[list[Any]] = []
+    raw = ""
+    for k, (span_text, style, size) in enumerate(spans):
+        raw += span_text
+        end = len(line_text) if k == len(spans) - 1 else len(normalize_text(raw)[0].replace("\n", " "))
+        end = min(max(end, runs[-1][0] if runs else 0), len(line_text))
+        run = [end, style & 3, _size(size)]
+        if runs and runs[-1][1:] == run[1:]:
+            runs[-1][0] = end
+        elif runs and runs[-1][0] == end:
+            continue  # a span the normalisation dropped whole
+        elif not runs and end == 0:
+            continue
+        else:
+            runs.append(run)
+    if not runs or len(runs) > MAX_RUNS_PER_LINE:
+        return None
+    runs[-1][0] = len(line_text)
+    return runs
 
 
 _WARNING_MAX_CHARS = 300
@@ -62,12 +99,14 @@ class Collector:
         page: int,
         bbox: tuple[float, float, float, float],
         raw: str,
-        lines: list[tuple[tuple[float, float, float, float], str, float]] | None = None,
+        lines: list[tuple[Any, ...]] | None = None,
     ) -> None:
-        """One layout block; ``lines`` are its lines as (bbox, raw text, font size).
+        """One layout block; ``lines`` are its lines as (bbox, raw text, font size) or
+        (bbox, raw text, font size, spans or None), spans as (raw text, style bits, size).
 
         Schema 2: every block carries its lines with their own boxes (OCR lines too),
-        so an extracted value can point at the one line it came from.
+        so an extracted value can point at the one line it came from. Within schema 3, a
+        digital line may carry ``runs`` (``line_runs``): its spans' styles and sizes.
         """
         if self._blocks_full:
             return
@@ -76,11 +115,15 @@ class Collector:
             return
         kept_lines: list[dict[str, Any]] = []
         line_chars = 0
-        for line_bbox, line_raw, size in lines or ():
+        for line_bbox, line_raw, size, *rest in lines or ():
             line_text = normalize_text(line_raw)[0].replace("\n", " ")
             if line_text and len(kept_lines) < MAX_LINES_PER_BLOCK:
                 line_chars += len(line_text)
-                kept_lines.append({"bbox": _box(line_bbox), "text": line_text, "size": _size(size)})
+                kept: dict[str, Any] = {"bbox": _box(line_bbox), "text": line_text, "size": _size(size)}
+                runs = line_runs(rest[0], line_text) if rest and rest[0] else None
+                if runs:
+                    kept["runs"] = runs
+                kept_lines.append(kept)
         # Blocks repeat the text, so they share its character budget as well as
         # having their own count cap; otherwise a result could be twice the cap.
         # Lines repeat the block text again and count against the same budget.

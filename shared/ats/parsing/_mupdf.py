@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
+import re
 import unicodedata
 from typing import Any
 
@@ -185,11 +186,32 @@ def _text_blocks(textpage: pymupdf.TextPage) -> list[Block]:
     ]
 
 
-def _block_lines(textpage: pymupdf.TextPage) -> dict[tuple[float, float, float, float], list[Line]]:
+# A span's style bits in the answer's line runs (schema 3, additive): what tells a role's
+# title from its employer when a CV sets one bold and the other italic (docs/extraction.md).
+STYLE_BOLD = 1
+STYLE_ITALIC = 2
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demibold", re.IGNORECASE)
+_ITALIC_FONT = re.compile(r"italic|oblique", re.IGNORECASE)
+SpanStyles = dict[tuple[float, float, float, float], list[tuple[str, int, float]]]
+
+
+def _span_style(span: dict[str, Any]) -> int:
+    """Bold/italic from MuPDF's span flags or, where a font declares neither, its name."""
+    flags = int(span.get("flags") or 0)
+    font = str(span.get("font") or "")[:64]
+    bold = flags & pymupdf.TEXT_FONT_BOLD or _BOLD_FONT.search(font)
+    italic = flags & pymupdf.TEXT_FONT_ITALIC or _ITALIC_FONT.search(font)
+    return (STYLE_BOLD if bold else 0) | (STYLE_ITALIC if italic else 0)
+
+
+def _block_lines(
+    textpage: pymupdf.TextPage, styles: SpanStyles | None = None
+) -> dict[tuple[float, float, float, float], list[Line]]:
     """Each text block's lines with their boxes and largest font size, keyed by block bbox.
 
     Font size is what tells a name (set large) from the title line above it; for OCR
-    it is MuPDF's estimate from the glyph boxes.
+    it is MuPDF's estimate from the glyph boxes. ``styles``, when given (digital text),
+    gets each line's spans as (text, style bits, size), keyed by the line's box.
     """
     out: dict[tuple[float, float, float, float], list[Line]] = {}
     for block in textpage.extractDICT()["blocks"]:
@@ -201,7 +223,10 @@ def _block_lines(textpage: pymupdf.TextPage) -> dict[tuple[float, float, float, 
             text = "".join(span["text"] for span in spans)
             if text.strip():
                 size = max((float(span["size"]) for span in spans), default=0.0)
-                lines.append((tuple(line["bbox"]), text, size))  # type: ignore[arg-type]
+                bbox = tuple(line["bbox"])
+                lines.append((bbox, text, size))  # type: ignore[arg-type]
+                if styles is not None:
+                    styles[bbox] = [(span["text"], _span_style(span), float(span["size"])) for span in spans]  # type: ignore[index]
         out[tuple(block["bbox"])] = lines  # type: ignore[index]
     return out
 
@@ -706,10 +731,12 @@ def _add_blocks(
     *,
     sx: float = 1.0,
     sy: float = 1.0,
+    styles: SpanStyles | None = None,
 ) -> None:
+    styles = styles or {}
     for x0, y0, x1, y1, text in blocks:
         lines = [
-            ((lx0 * sx, ly0 * sy, lx1 * sx, ly1 * sy), line_text, size)
+            ((lx0 * sx, ly0 * sy, lx1 * sx, ly1 * sy), line_text, size, styles.get((lx0, ly0, lx1, ly1)))
             for (lx0, ly0, lx1, ly1), line_text, size in by_bbox.get((x0, y0, x1, y1), [])
         ]
         col.add_block(page_no, (x0 * sx, y0 * sy, x1 * sx, y1 * sy), text, lines)
@@ -794,7 +821,8 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
         page = doc.load_page(pno)
         textpage = page.get_textpage(flags=_TEXT_FLAGS)
         blocks = _text_blocks(textpage)
-        lines = _block_lines(textpage)
+        styles: SpanStyles = {}
+        lines = _block_lines(textpage, styles)
         text = _page_text(blocks)
         if _legible_chars(text) < limits.ocr_min_chars_per_page and _has_visual_content(page):
             if ocr_pages + len(ocr_failures) >= limits.max_ocr_pages:
@@ -813,9 +841,9 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
                     # Full-page OCR re-reads any digital text too, so it replaces
                     # the page only when it found more.
                     if _legible_chars(ocr_text) > _legible_chars(text):
-                        blocks, text, lines = ocr_blocks, ocr_text, ocr_lines
+                        blocks, text, lines, styles = ocr_blocks, ocr_text, ocr_lines, {}
         texts.append(text)
-        _add_blocks(col, blocks, pno + 1, lines)
+        _add_blocks(col, blocks, pno + 1, lines, styles=styles)
     if skipped_for_cap:
         col.warn(WarningCode.OCR_PAGE_CAP, f"{skipped_for_cap} scanned pages not OCRed")
     _warn_time_budget(col, skipped_for_time, limits)

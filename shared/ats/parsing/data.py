@@ -23,6 +23,10 @@ from ats.errors import AtsError
 # its text, [page, x0, y0, x1, y1] (points on DOCX_LAYOUT's page, as the viewer renders it)
 # or null where the line was not found on the laid-out pages.
 SCHEMA_VERSION: Final = 3
+# A digital line's style runs (`runs`, within schema 3: optional and additive): at most
+# this many [end, style, size] entries; a line of more spans carries none.
+MAX_RUNS_PER_LINE: Final = 8
+
 # Answers the trusted side still accepts (the previous schema for one release after the
 # bump; a schema 2 answer's child-made PNG is dropped, see ats.sandbox.validate).
 ACCEPTED_SCHEMA_VERSIONS: Final = frozenset({2, 3})

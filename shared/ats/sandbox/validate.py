@@ -209,12 +209,15 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any, form: str = "an
         if schema >= 2:
             lines = []
             for line in _list(block["lines"], _LINES_PER_BLOCK_MAX, "lines"):
-                _check(isinstance(line, dict) and set(line) == {"bbox", "text", "size"}, "line: shape")
+                _check(isinstance(line, dict) and set(line) - {"runs"} == {"bbox", "text", "size"}, "line: shape")
                 line_text = _string(line["text"], budget, "line text")
                 budget -= len(line_text)
                 size = line["size"]
                 _check(type(size) in (int, float) and 0 <= size < 10_000, "line size: not a number in [0, 10000)")
-                lines.append({"bbox": _bbox(line["bbox"]), "text": line_text, "size": float(size)})
+                checked_line: dict[str, Any] = {"bbox": _bbox(line["bbox"]), "text": line_text, "size": float(size)}
+                if "runs" in line:
+                    checked_line["runs"] = _runs(line["runs"], len(line_text))
+                lines.append(checked_line)
             checked["lines"] = lines
         blocks.append(checked)
     out["blocks"] = blocks
@@ -237,6 +240,24 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any, form: str = "an
         out["paragraphs"], out["tables"] = paragraphs, tables
     if schema >= 2:
         out["elements"] = _elements(untrusted.get("elements", []), limits, max_chars)
+    return out
+
+
+def _runs(value: Any, length: int) -> list[list[Any]]:
+    """A line's style runs: [end, style, size] with ends strictly rising to the line's
+    length, style bits 0-3 (bold 1, italic 2), sizes as a line's (ats.parsing._common)."""
+    from ats.parsing.data import MAX_RUNS_PER_LINE
+
+    out: list[list[Any]] = []
+    for untrusted_run in _list(value, MAX_RUNS_PER_LINE, "line runs"):
+        run = _list(untrusted_run, 3, "line run")
+        _check(len(run) == 3, "line run: not [end, style, size]")
+        end = _int(run[0], (out[-1][0] + 1) if out else 1, length, "line run end")
+        style = _int(run[1], 0, 3, "line run style")
+        size = run[2]
+        _check(type(size) in (int, float) and 0 <= size < 10_000, "line run size: not a number in [0, 10000)")
+        out.append([end, style, float(size)])
+    _check(bool(out) and out[-1][0] == length, "line runs: do not end at the line's end")
     return out
 
 
