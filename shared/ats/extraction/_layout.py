@@ -69,6 +69,10 @@ class Line:
     # A date column's cell joined with the text right of it ("2016  DevOps Engineer, ..."):
     # the row opens an entry, and the lines above it are the previous entry's (layout-12).
     date_column: bool = False
+    # A digital line's style runs from the parse answer: (end, style bits, size) per
+    # stretch, ends into ``text`` (bold 1, italic 2); None where unknown (OCR, DOCX, a
+    # line whose text was changed after the parse).
+    runs: tuple[tuple[int, int, float], ...] | None = None
 
     def source(self, rule: str, text: str | None = None) -> Source:
         page, bbox = self.page, self.bbox
@@ -204,14 +208,69 @@ def _pdf_lines(blocks: Sequence[Mapping[str, Any]]) -> list[Line]:
                 {"bbox": block.get("bbox"), "text": t, "size": 0.0} for t in str(block.get("text", "")).split("\n")
             ]
         for line in lines:
-            text = _clean(str(line.get("text", "")))
+            raw = str(line.get("text", ""))
+            text = _clean(raw)
             if text:
                 out.append(
-                    Line(text, len(out), page=page, bbox=_bbox(line.get("bbox")), size=float(line.get("size") or 0))
+                    Line(
+                        text,
+                        len(out),
+                        page=page,
+                        bbox=_bbox(line.get("bbox")),
+                        size=float(line.get("size") or 0),
+                        runs=_runs(line.get("runs"), len(text)) if text == raw else None,
+                    )
                 )
             if len(out) >= MAX_LINES:
                 return out
     return out
+
+
+def _runs(value: Any, length: int) -> tuple[tuple[int, int, float], ...] | None:
+    """The answer's runs of a line (checked by the trusted side's validator; read again
+    here as the extractor takes any answer-shaped mapping)."""
+    if not isinstance(value, list) or not value:
+        return None
+    out: list[tuple[int, int, float]] = []
+    for run in value:
+        if not (isinstance(run, list) and len(run) == 3 and all(isinstance(v, int | float) for v in run)):
+            return None
+        end = int(run[0])
+        if not (out[-1][0] if out else 0) < end <= length:
+            return None
+        out.append((end, int(run[1]) & 3, float(run[2])))
+    return tuple(out) if out[-1][0] == length else None
+
+
+def style_of(line: Line, start: int, end: int) -> int | None:
+    """The style bits of ``line.text[start:end]`` when all its letters share one, else None."""
+    if line.runs is None or not 0 <= start < end <= len(line.text):
+        return None
+    found: set[int] = set()
+    begin = 0
+    for stop, style, _ in line.runs:
+        if stop > start and begin < end and any(ch.isalnum() for ch in line.text[max(begin, start) : min(stop, end)]):
+            found.add(style)
+        begin = stop
+    return found.pop() if len(found) == 1 else None
+
+
+def without_head(line: Line, k: int) -> tuple[tuple[int, int, float], ...] | None:
+    """Runs of ``line.text[k:]``."""
+    if line.runs is None:
+        return None
+    kept = tuple((end - k, style, size) for end, style, size in line.runs if end > k)
+    return kept or None
+
+
+def _shifted(runs: tuple[tuple[int, int, float], ...] | None, by: int) -> tuple[tuple[int, int, float], ...] | None:
+    return None if runs is None else tuple((end + by, style, size) for end, style, size in runs)
+
+
+def joined_runs(first: Line, second: Line, gap: int) -> tuple[tuple[int, int, float], ...] | None:
+    """Runs of ``first.text + gap spaces + second.text``: the gap goes with the second."""
+    tail = _shifted(second.runs, len(first.text) + gap)
+    return None if first.runs is None or tail is None else first.runs + tail
 
 
 def _docx_lines(elements: Sequence[Mapping[str, Any]]) -> list[Line]:
@@ -370,6 +429,7 @@ def join_wrapped(lines: list[Line]) -> list[Line]:
             page=prev.page,
             bbox=(min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])),
             size=prev.size,
+            runs=joined_runs(prev, line, 1) if text == f"{head} {line.text}" else None,
         )
     for n, line in enumerate(out):
         line.n = n
@@ -400,7 +460,10 @@ RIGHT_EDGE = 15.0  # right-aligned dates end this close to the page's rightmost 
 _BULLETS = tuple("•◦▪▫‣∙*●○■□➢➤►✓✔–—-")
 
 
-_REMOTE = frozenset({"remote", "remote-first", "hybrid", "homeoffice", "home office", "télétravail", "en remoto"})
+_REMOTE = frozenset(
+    {"remote", "remote-first", "hybrid", "homeoffice", "home office", "télétravail", "en remoto", "remoto", "remota",
+     "à distance", "a distancia", "híbrido"}
+)  # fmt: skip
 
 
 def plain(text: str) -> str:
@@ -534,6 +597,7 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
             size=max(line.size, other.size),
             dates_beside_bullet=date_cell(line.text) and other.text.startswith(_BULLETS),
             date_column=left is line,
+            runs=joined_runs(left, right, 2),
         )
     if not joined:
         return lines

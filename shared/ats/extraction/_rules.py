@@ -212,6 +212,10 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
                 checked[raw] = validate_email(raw, check_deliverability=False).normalized.lower()
             except EmailNotValidError:
                 checked[raw] = None
+            # RFC 5322 allows "|@www.posquit0.com" and "®@..." (OCR'd icons before a web
+            # address or a department's domain); nobody's mailbox is named by symbols only.
+            if checked[raw] and not any(ch.isalnum() for ch in raw.split("@", 1)[0]):
+                checked[raw] = None
         return checked[raw]
 
     def keep(line: Line, address: str, rule: str, raw: str) -> None:
@@ -412,6 +416,9 @@ _PHONE = re.compile(r"(?:\+|\b00)?\(?\+?\d[\d \t().\-/]{5,24}\d")
 # "06.04.57.84.81" is, so the date forms must match the whole candidate).
 _DATE_FULL = re.compile(r"\d{1,2}[./]\d{1,2}[./](?:19|20)?\d\d|\d{1,2}[./](?:19|20)\d\d")
 _YEAR_RANGE = re.compile(r"(?:19|20)\d\d\s{0,3}[-–/]\s{0,3}(?:19|20)\d\d")
+# "03/2019 - 08/2019": a role's months, which a contact block beside a date column can hold
+# once an OCR'd page is read column by column (layout-22)
+_MONTH_YEAR_RANGE = re.compile(r"\d{1,2}[./](?:19|20)\d\d\s{0,3}[-–—]\s{0,3}\d{1,2}[./](?:19|20)\d\d")
 _PHONE_LABEL = re.compile(r"([^\W\d_][^\W\d_.]{0,12}\.?)\s{0,3}[:：.]?\s{0,3}$")
 MAX_LANGUAGE_WORDS = 20_000
 
@@ -655,7 +662,7 @@ def _phone_candidates(line: Line) -> Iterator[tuple[str, str | None]]:
         candidate = m.group(0).strip(" -./")
         if candidate.startswith("(") and ")" not in candidate:
             candidate = candidate[1:].strip()  # a bracket that opens the digits' text, not an area code
-        if _DATE_FULL.fullmatch(candidate) or _YEAR_RANGE.search(candidate):
+        if _DATE_FULL.fullmatch(candidate) or _YEAR_RANGE.search(candidate) or _MONTH_YEAR_RANGE.search(candidate):
             continue
         before = text[: m.start()]
         if _GLUED.search(before) and not _phone_label(before.rstrip("-")):
