@@ -28,13 +28,14 @@ up: bootstrap
 # workers (default: one per core plus one - many slow tests wait on workers and timers, and
 # the extra worker fills those gaps: 628 -> 537 s on an idle 2-core machine, CPU 92% busy;
 # docs/testing.md), each with its own Postgres cluster; `-n 0` runs serially.
+[doc("The CI gate: set up, lint, then the whole suite in parallel (`-n 0` runs serially)")]
 test *ARGS: bootstrap lint test-upstream
     # A bare `just test` does not run tests/upstream twice (test-upstream just ran them).
     # PYTHONDONTWRITEBYTECODE off for the run: with it, every xdist worker compiles and
     # assertion-rewrites every test module again (~15 CPU s per process, measured).
     if [ $# -eq 0 ]; then set -- --ignore=tests/upstream; fi; env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="{{justfile_directory()}}/shared" {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(( $(nproc) + 1 ))}" --dist worksteal "$@"
 
-# procrastinate's worker contract against the patched Worker this project installs (tests/upstream)
+# Check procrastinate's worker contract against the patched Worker this project installs (tests/upstream)
 test-upstream:
     PYTHONPATH="{{justfile_directory()}}/shared" {{PY}} -m pytest tests/upstream -q -p no:cacheprovider
 
@@ -47,7 +48,7 @@ test-durations:
     env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="{{justfile_directory()}}/shared" ATS_TEST_DURATIONS_RECORD=tests/durations.json {{PY}} -m pytest -n "${ATS_TEST_WORKERS:-$(nproc)}" --dist worksteal --ignore=tests/upstream -q
     {{PY}} -m tests.durations show
 
-# ruff (lint + format check), mypy and import-linter
+# Lint: ruff (lint + format check), mypy and import-linter
 lint:
     {{VENV}}/bin/ruff check shared tests bench scripts
     {{VENV}}/bin/ruff format --check shared tests bench scripts
@@ -57,6 +58,7 @@ lint:
 # Benchmarks, each side by side with its baseline, reported as ratios; the end-to-end table last,
 # measured for the previous release (--baseline, default b359b0a) and this tree in the same run
 # (`just bench --tiny`: the end-to-end run only, about a minute per stack on a quiet machine, to check the scripts)
+[doc("Benchmarks beside the previous release's baseline, as ratios (`--tiny`: a quick check of the scripts)")]
 bench *ARGS: bootstrap
     if [[ " $* " != *" --tiny "* ]]; then \
         {{PY}} bench/sandbox_bench.py && {{PY}} bench/defer_bench.py 1000 && {{PY}} bench/fanout_bench.py 500 && \
@@ -65,6 +67,7 @@ bench *ARGS: bootstrap
 
 # Documents through mail and upload while workers, Postgres, clamd and Graph fail on purpose;
 # then proof nothing was lost or doubled (docs/reliability.md). Prints its seed.
+[doc("Documents through mail and upload while the parts fail on purpose, then proof nothing was lost or doubled")]
 chaos *ARGS: bootstrap
     {{PY}} -m tests.chaos.driver "$@"
 
@@ -112,6 +115,6 @@ compose-down *ARGS:
 compose-smoke *ARGS: bootstrap-containers
     source scripts/containers/env.sh && ATS_CONTAINER_TESTS=1 PYTHONPATH="{{justfile_directory()}}/shared" {{PY}} -m pytest tests/containers -p no:cacheprovider -v "$@"
 
-# podman, podman-compose, mmdebstrap and friends (idempotent; needs root)
+# Install podman, podman-compose, mmdebstrap and friends (idempotent; needs root)
 bootstrap-containers: bootstrap
     scripts/bootstrap.sh --containers

@@ -103,3 +103,13 @@ def test_test_recipes_run_in_parallel_with_a_configurable_worker_count(recipe: s
     printed = _recipe_argv(recipe, printer, env)
     cores = len(os.sched_getaffinity(0))  # what nproc counts
     assert printed[printed.index("-n") + 1] == str(cores + 1 if recipe == "test" else cores), printed
+
+
+def test_every_recipe_says_what_it_does_in_one_line() -> None:
+    """`just` lists each recipe with its doc: the [doc] attribute or the comment line right
+    above it. A wrapped comment's last line ("docs/testing.md), each with ...") is no
+    description; each begins as a sentence does."""
+    for name, recipe in _recipes().items():
+        doc = recipe.get("doc") or ""
+        assert doc[:1].isupper(), (name, doc)
+        assert not doc.rstrip().endswith((",", "(", "-")), (name, doc)
