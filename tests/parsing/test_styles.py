@@ -38,7 +38,7 @@ def test_a_bold_title_and_an_italic_employer_on_one_line(limits: ParseLimits) ->
     assert line["text"] == "Data Engineer, Northwind Analytics"
     begins = [0, *(end for end, _, _ in line["runs"])]
     styles = [(line["text"][begin:end], style) for begin, (end, style, _) in zip(begins, line["runs"], strict=False)]
-    assert styles == [("Data Engineer", 1), (",", 0), (" Northwind Analytics", 2)]
+    assert styles == [("Data Engineer", 1), (", ", 0), ("Northwind Analytics", 2)]
     assert all(size == 11.0 for _, _, size in line["runs"])
 
 

@@ -40,10 +40,18 @@ def line_runs(spans: list[tuple[str, int, float]], line_text: str) -> list[list[
     if not spans or len(spans) > MAX_SPANS_PER_LINE:
         return None
     runs: list[list[Any]] = []
+    # Most lines need no normalising at all: then a span ends where its raw text does, and
+    # no prefix is normalised (a parse's cost per line stays one normalisation).
+    verbatim = "".join(t for t, _, _ in spans) == line_text
     raw = ""
     for k, (span_text, style, size) in enumerate(spans):
         raw += span_text
-        end = len(line_text) if k == len(spans) - 1 else len(normalize_text(raw)[0].replace("\n", " "))
+        if k == len(spans) - 1:
+            end = len(line_text)
+        elif verbatim:
+            end = len(raw)
+        else:
+            end = len(normalize_text(raw)[0].replace("\n", " "))
         end = min(max(end, runs[-1][0] if runs else 0), len(line_text))
         run = [end, style & 3, _size(size)]
         if runs and runs[-1][1:] == run[1:]:

@@ -7,6 +7,7 @@ explicit ``tessdata`` directory, because PyMuPDF's fallback for a missing one ru
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import math
@@ -195,13 +196,20 @@ _ITALIC_FONT = re.compile(r"italic|oblique", re.IGNORECASE)
 SpanStyles = dict[tuple[float, float, float, float], list[tuple[str, int, float]]]
 
 
+@functools.lru_cache(maxsize=256)
+def _font_style(font: str) -> int:
+    """Style bits a font's name declares ("CMBX10", "Lato-BoldItalic"): a page has a few
+    fonts and hundreds of spans, so each name is read once."""
+    return (STYLE_BOLD if _BOLD_FONT.search(font) else 0) | (STYLE_ITALIC if _ITALIC_FONT.search(font) else 0)
+
+
 def _span_style(span: dict[str, Any]) -> int:
     """Bold/italic from MuPDF's span flags or, where a font declares neither, its name."""
     flags = int(span.get("flags") or 0)
-    font = str(span.get("font") or "")[:64]
-    bold = flags & pymupdf.TEXT_FONT_BOLD or _BOLD_FONT.search(font)
-    italic = flags & pymupdf.TEXT_FONT_ITALIC or _ITALIC_FONT.search(font)
-    return (STYLE_BOLD if bold else 0) | (STYLE_ITALIC if italic else 0)
+    bits = (STYLE_BOLD if flags & pymupdf.TEXT_FONT_BOLD else 0) | (
+        STYLE_ITALIC if flags & pymupdf.TEXT_FONT_ITALIC else 0
+    )
+    return bits | _font_style(str(span.get("font") or "")[:64])
 
 
 def _block_lines(
