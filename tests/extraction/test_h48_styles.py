@@ -149,3 +149,37 @@ def test_an_address_whose_mailbox_is_only_symbols_is_none() -> None:
         assert [f.value for f in emails([_layout.Line(text, 0, section="top")])[0]] == []
     kept = emails([_layout.Line("j_doe@example.org 用户@例子.广告", 0, section="top")])[0]
     assert [f.value for f in kept] == ["j_doe@example.org", "用户@例子.广告"]
+
+
+# -- places written with a country code; labelled lists ----------------------------------------
+
+
+def test_a_city_and_its_country_code_is_a_place() -> None:
+    assert _layout.is_place("Stuttgart DE") and _layout.is_place("Paris FR")
+    answer = _styled(
+        *HEAD,
+        [("Solution Architect", BOLD), ("  2016 – 2019", 0)],
+        [("Robert Bosch GmbH, Stuttgart DE", ITALIC)],
+    )
+    assert _roles(answer) == [("Solution Architect", "Robert Bosch GmbH")]
+
+
+def test_guard_what_a_country_code_does_not_make_a_place() -> None:
+    assert not _layout.is_place("Stuttgart XX")  # no such region
+    assert not _layout.is_place("Data Engineer DE")  # no city
+    assert not _layout.is_place("Acme GmbH DE")
+
+
+def test_a_labelled_list_under_a_title_is_no_employer() -> None:
+    answer = _styled(
+        *HEAD,
+        [("Desenvolvedor Software", 0), ("  11/2020 - 09/2021", 0)],
+        [("Datainfo", 0)],
+        [("Infraestrutura: Firebase, Google Cloud.", 0)],
+        [("Desenvolvedor Web", 0), ("  02/2019 - 11/2020", 0)],
+        [("Grupo Plan Marketing", 0)],
+    )
+    assert [employer for _, employer in _roles(answer)] == ["Datainfo", "Grupo Plan Marketing"]
+    # ... but an employer written with a colon is one.
+    named = _styled(*HEAD, [("Student Developer", 0), ("  2021 – 2022", 0)], [("Auburn University: Web Solutions", 0)])
+    assert _roles(named) == [("Student Developer", "Auburn University: Web Solutions")]

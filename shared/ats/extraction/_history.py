@@ -493,13 +493,25 @@ def _institution_over_unit(candidates: list[str]) -> str | None:
     return candidates[0]
 
 
+_LABELLED_LIST = re.compile(r"[^\W\d][\w /&-]{0,30}:\s+(\S.*)")
+
+
+def _described(text: str) -> bool:
+    """A description's line, not a role's: a labelled list ("Infraestrutura: Amazon AWS,
+    Oracle OCI.", "Technologies: Go, Docker"); an employer written "Auburn University:
+    Campus Web Solutions" is none (h48). (Lines of mostly lower-case words are not left
+    out too: French and Spanish titles are written so - "Développeur d'outils métiers".)"""
+    labelled = _LABELLED_LIST.fullmatch(text)
+    return bool(labelled and ("," in labelled.group(1) or labelled.group(1).endswith(".")))
+
+
 def _is_header(line: Line) -> bool:
     text = line.text.strip()
     if not text or len(text) > MAX_HEADER_CHARS or text.startswith(_BULLET) or line.heading:
         return False
     if text.endswith(".") and len(text.split()) > 7:
         return False  # a sentence: a description ("Cyberdyne Sp. z o.o." is a name)
-    return not text[0].islower() and len(text.split()) <= 14
+    return not text[0].islower() and len(text.split()) <= 14 and not _described(text)
 
 
 @dataclass
