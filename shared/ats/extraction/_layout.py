@@ -490,16 +490,19 @@ _CITY_CODE = re.compile(r"(\w[\w .'-]{1,40}?)\s+([A-Z]{2})")
 _REGIONS = frozenset(lex.COUNTRIES.values())
 
 
+def _city_and_code(text: str) -> bool:
+    """ "Stuttgart DE": a known city and its country's ISO code (h48)."""
+    coded = _CITY_CODE.fullmatch(plain(text).strip())
+    return bool(coded and coded.group(1).casefold() in lex.CITIES and coded.group(2) in _REGIONS)
+
+
 def is_place(text: str) -> bool:
     """A known city or country, "City, ST", "City, Country", or "Remote"."""
     low = plain(text).strip(" ()[]").casefold()
     if not low or len(low) > 60:
         return False
-    if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES:
+    if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES or _city_and_code(text):
         return True
-    coded = _CITY_CODE.fullmatch(plain(text).strip())
-    if coded and coded.group(1).casefold() in lex.CITIES and coded.group(2) in _REGIONS:
-        return True  # "Stuttgart DE": a city and its country's ISO code (h48)
     inner = _PARENTHESISED.fullmatch(plain(text).strip().casefold())
     if inner:  # "Remote (Switzerland)", "Spain & Remote (Italy)" (layout-6)
         # "Budapest (Hungary)": a short name before a country in brackets is its town
