@@ -183,3 +183,38 @@ def test_a_labelled_list_under_a_title_is_no_employer() -> None:
     # ... but an employer written with a colon is one.
     named = _styled(*HEAD, [("Student Developer", 0), ("  2021 – 2022", 0)], [("Auburn University: Web Solutions", 0)])
     assert _roles(named) == [("Student Developer", "Auburn University: Web Solutions")]
+
+
+# -- dates flush right in their own column -----------------------------------------------------
+
+
+def _line(x0: float, y: float, x1: float, text: str) -> dict[str, Any]:
+    return {"page": 1, "bbox": [x0, y, x1, y + 10], "text": text, "lines": [{"bbox": [x0, y, x1, y + 10], "text": text, "size": 10.0}]}  # fmt: skip
+
+
+def test_dates_flush_right_in_their_column_date_the_line_left_of_them() -> None:
+    # A two-column CV: the main column (x 42-285) sets a role's dates flush right of its
+    # own margin, where its text lines end; the sidebar (x 300-) has a line on their row.
+    text = "Full stack developer of a web application for interactive maps"
+    blocks = [
+        _line(42, 60, 150, "Ada Lovelace"),
+        _line(42, 100, 150, "Work experience"),
+        _line(42, 120, 88, "Developer"),
+        _line(209, 120, 285, "06/2015 – today"),
+        _line(67, 133, 147, "University of Geneva"),
+        _line(67, 145, 285, text),
+        _line(42, 170, 126, "Research assistant"),
+        _line(203, 170, 285, "08/2013 – 12/2013"),
+        _line(67, 183, 147, "University of Geneva"),
+        _line(67, 195, 285, text + " and its data"),
+        _line(67, 207, 285, text + " in the cloud"),
+        # the sidebar, after the main column in reading order (a PDF's blocks)
+        _line(300, 120, 450, "Bachelor of Arts in Geography"),
+        _line(300, 170, 330, "HTML"),
+    ]
+    answer = {"schema": 3, "kind": "pdf", "text": "", "blocks": blocks, "elements": []}
+    history = extract(answer, as_of=AS_OF).values("work_history")
+    assert [(h["title"], h["employer"], h["start"]) for h in history] == [
+        ("Developer", "University of Geneva", "2015-06"),
+        ("Research assistant", "University of Geneva", "2013-08"),
+    ]

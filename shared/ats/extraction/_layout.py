@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -548,13 +549,20 @@ def _top(line: Line) -> float:
 
 
 def _row_partner(
-    cell: Line, rows: dict[tuple[int | None, int], list[Line]], used: set[int], right_edge: float
+    cell: Line,
+    rows: dict[tuple[int | None, int], list[Line]],
+    used: set[int],
+    right_edge: float,
+    margins: Counter[tuple[int | None, int]] | None = None,
 ) -> Line | None:
     """The nearest line beside a date cell on its row (tops within a third of a line):
-    right of a date column (close by), or left of dates set flush right. A date line in
-    the body's flow has neither: a sidebar's line level with it is another column's."""
+    right of a date column (close by), or left of dates set flush right - of the page, or
+    of their own column (its text lines end where they do: a two-column CV's main column,
+    h48), and then never right of them, where the other column is. A date line in the
+    body's flow has neither: a sidebar's line level with it is another column's."""
     assert cell.bbox is not None
-    flush_right = cell.bbox[2] >= right_edge - RIGHT_EDGE
+    in_column = margins is not None and _column_margin(cell, margins)
+    flush_right = cell.bbox[2] >= right_edge - RIGHT_EDGE or in_column
     height = cell.bbox[3] - cell.bbox[1]
     tolerance = max(2.5, 0.35 * height)
     top = _top(cell)
@@ -563,7 +571,7 @@ def _row_partner(
         for other in rows.get(key, [])[:MAX_ROW_SCAN]:
             if other.n in used or other is cell or other.bbox is None or abs(_top(other) - top) > tolerance:
                 continue
-            if other.bbox[0] >= cell.bbox[2] - 1:
+            if other.bbox[0] >= cell.bbox[2] - 1 and not in_column:
                 gap, limit = other.bbox[0] - cell.bbox[2], MAX_COLUMN_GAP
             elif other.bbox[2] <= cell.bbox[0] + 1 and flush_right:
                 gap, limit = cell.bbox[0] - other.bbox[2], MAX_ROW_GAP
@@ -576,15 +584,30 @@ def _row_partner(
     return best[1] if best else None
 
 
+MIN_MARGIN_LINES = 3  # text lines ending at a date cell's right edge that make it a column's margin
+MARGIN_SLACK = 2.0
+
+
+def _column_margin(cell: Line, margins: Counter[tuple[int | None, int]]) -> bool:
+    """Whether text lines that start further left end where the date cell does."""
+    assert cell.bbox is not None
+    edge = round(cell.bbox[2] / MARGIN_SLACK)
+    return sum(margins[(cell.page, edge + d)] for d in (-1, 0, 1)) >= MIN_MARGIN_LINES
+
+
 def join_date_rows(lines: list[Line]) -> list[Line]:
     """Each date cell joined with the line beside it on its row (PDF lines only). Linear:
     lines are bucketed by page and row, and a row's bucket is read only for its date cells."""
     rows: dict[tuple[int | None, int], list[Line]] = {}
     right_edge: dict[int | None, float] = {}
+    # Right edges of text lines (not date cells) as (page, edge / slack): a column's margin.
+    margins: Counter[tuple[int | None, int]] = Counter()
     for line in lines:
         if line.bbox is not None:
             rows.setdefault((line.page, int(_top(line) // 4)), []).append(line)
             right_edge[line.page] = max(right_edge.get(line.page, 0.0), line.bbox[2])
+            if len(line.text) >= MIN_WRAPPED and not date_cell(line.text):
+                margins[(line.page, round(line.bbox[2] / MARGIN_SLACK))] += 1
     joined: dict[int, Line] = {}  # the earlier line's n -> the joined line
     used: set[int] = set()
     for k, line in enumerate(lines):
@@ -592,7 +615,7 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
             continue
         if k and _stacked_under(lines[k - 1], line):
             continue
-        other = _row_partner(line, rows, used, right_edge[line.page])
+        other = _row_partner(line, rows, used, right_edge[line.page], margins)
         if other is None or other.bbox is None:
             continue
         used |= {line.n, other.n}
