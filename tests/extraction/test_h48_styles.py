@@ -189,7 +189,8 @@ def test_a_labelled_list_under_a_title_is_no_employer() -> None:
 
 
 def _line(x0: float, y: float, x1: float, text: str) -> dict[str, Any]:
-    return {"page": 1, "bbox": [x0, y, x1, y + 10], "text": text, "lines": [{"bbox": [x0, y, x1, y + 10], "text": text, "size": 10.0}]}  # fmt: skip
+    box = [x0, y, x1, y + 10]
+    return {"page": 1, "bbox": box, "text": text, "lines": [{"bbox": box, "text": text, "size": 10.0}]}
 
 
 def test_dates_flush_right_in_their_column_date_the_line_left_of_them() -> None:
