@@ -1,5 +1,7 @@
 """Change set h48 (layout-22): a CV's house style tells a role's title from its employer;
-a role's month range is no phone; an address's mailbox needs a letter or digit.
+a role's month range is no phone; an address's mailbox needs a letter or digit; dates
+flush right of their own column, places with a country code, labelled lists, dates with
+their days.
 
 The parse answer carries each digital line's style runs (bold 1, italic 2; ats.parsing,
 docs/extraction.md "Input"). Where most of a CV's roles whose title and employer were told
@@ -12,7 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from ats.extraction import _layout
+from ats.extraction._history import date_ranges, single_date, ym_text
 from ats.extraction._rules import RegionEvidence, emails, phones
 from ats.extraction.api import extract
 from tests.extraction.corpus import AS_OF
@@ -219,3 +224,28 @@ def test_dates_flush_right_in_their_column_date_the_line_left_of_them() -> None:
         ("Developer", "University of Geneva", "2015-06"),
         ("Research assistant", "University of Geneva", "2013-08"),
     ]
+
+
+# -- date forms ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("Spacefill  (30 Septembre, 2019 - 31 Mars, 2023)", "2019-09", "2023-03"),  # a day, a comma
+        ("XXII  (02 Mai, 2023 - ...)", "2023-05", "present"),  # an open end written "..."
+        ("Sep 30, 2019 - Mar 31, 2023", "2019-09", "2023-03"),  # US dates
+        ("1. März 2019 – heute", "2019-03", "present"),
+    ],
+)
+def test_dates_with_their_days(text: str, start: str, end: str) -> None:
+    (only,) = date_ranges(text)
+    assert (ym_text(only.start), ym_text(only.end) if only.end else "present") == (start, end)
+
+
+def test_guard_what_the_day_forms_do_not_read() -> None:
+    # "Top 10, 2019 - 2020": no month before the number, so the years stay a range.
+    (only,) = date_ranges("Top 10, 2019 - 2020")
+    assert (ym_text(only.start), ym_text(only.end)) == ("2019", "2020")
+    assert single_date("February 22, 2026") is None  # a page's date alone dates nothing
+    assert single_date("Les 02 et 03 Octobre 2014") is not None  # a course's days do

@@ -36,10 +36,16 @@ TWO_DIGIT_PIVOT = 50  # "Nov’22" is 2022, "Sep’98" 1998
 _DATE = re.compile(
     r"\b((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09
     r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
-    r"|\b([^\W\d_]{3,12})(?:[./]|-(?=\d))?\s{0,2}((?:18|19|20)\d\d)\b"  # Mar 2019, März 2019, Jul/2025, Aug-2021
+    # Mar 2019, März 2019, Jul/2025, Aug-2021, "Mai, 2023"
+    r"|\b([^\W\d_]{3,12})(?:[./,]|-(?=\d))?\s{0,2}((?:18|19|20)\d\d)\b"
     r"|\b((?:18|19|20)\d\d)\b"  # 2019; 18xx too (layout-6: TeX classes' examples are 19th-century lives)
     r"|\b([^\W\d_]{3,9})\.?\s?['’‘]{1,2}(\d\d)\b"  # Nov’22, Sept'15, OCR's Nov'’22 (layout-6; month names only)
+    # Sep 30, 2019 (h48): month names only, so "Top 10, 2019 - 2020" keeps its years
+    r"|\b((?i:" + "|".join(re.escape(k) for k in sorted(lex.MONTHS, key=len, reverse=True)) + r"))"
+    r"\.?\s{1,2}(?:0?[1-9]|[12]\d|3[01]),\s{0,2}((?:19|20)\d\d)\b"
 )
+# A day before a month's name ("30 Septembre 2019", "1. März 2019"): part of that date (h48).
+_DAY_BEFORE = re.compile(r"(?<!\d)(?:0?[1-9]|[12]\d|3[01])\.?\s{1,2}$")
 # What may stand between two dates of one range (stripped, case-folded).
 _SEPARATORS = frozenset(
     {"-", "–", "—", "−", "‒", "·", "•", "|", "/", "to", "bis", "à", "au", "a", "al", "tot", "do", "until", "till",
@@ -50,7 +56,7 @@ _PRESENT = sorted(
     {*lex.PRESENT_WORDS, "now", "current", "actual", "aujourd'hui", "heute", "date"}, key=len, reverse=True
 )
 # Only after a range's separator ("2017–still", moderncv's "2022–on"): bare, they are words.
-_PRESENT_AFTER_SEPARATOR = ("still", "on")
+_PRESENT_AFTER_SEPARATOR = ("still", "on", "...", "…")  # "(02 Mai, 2023 - ...)" (h48)
 _PRESENT_RE = re.compile(
     r"\s{0,3}(?:" + "|".join(re.escape(s) for s in sorted(_SEPARATORS, key=len, reverse=True)) + r")\s{0,3}"
     r"(?:"
@@ -89,7 +95,13 @@ def _tokens(text: str) -> list[tuple[int, int, int, int | None]]:
                 out.append((m.start(), m.end(), int(m.group(5)), month))
         elif m.group(7):
             month_no = lex.MONTHS.get(m.group(6).casefold().rstrip("."))
-            out.append((m.start() if month_no else m.start(7), m.end(), int(m.group(7)), month_no))
+            start = m.start() if month_no else m.start(7)
+            day = _DAY_BEFORE.search(text, max(0, start - 5), start) if month_no else None
+            out.append((day.start() if day else start, m.end(), int(m.group(7)), month_no))
+        elif m.group(11):
+            month_no = lex.MONTHS.get(m.group(11).casefold().rstrip("."))
+            if month_no:  # "Sep 30, 2019": a month, its day and the year
+                out.append((m.start(), m.end(), int(m.group(12)), month_no))
         elif m.group(8):
             # "2023 Sep. — 2024 Sep." (a Typst template): the month after its year (h47)
             after = _MONTH_AFTER.match(text, m.end())
@@ -563,7 +575,12 @@ def single_date(text: str) -> DateRange | None:
     start, end, year, month = tokens[0]
     if text[:start].strip(" ([") and text[end:].strip(" .,;)]"):
         return None  # a year inside a sentence ("thesis on 2008's crisis")
+    if _NAMED_DAY.match(text, start):
+        return None  # "February 22, 2026" alone: a day's date (a page's footer), no role's or degree's
     return DateRange((year, month), (year, month), (start, end))
+
+
+_NAMED_DAY = re.compile(r"[^\W\d_]+\.?\s{1,2}\d{1,2},")
 
 
 _LEADING_DATE_SEP = re.compile(
