@@ -26,8 +26,11 @@ def report() -> dict[str, Any]:
 
 
 def test_heldout_meets_every_floor_the_suite_enforces(report: dict[str, Any]) -> None:
+    # Only the failing floors, not the report's table: whoever runs the suite while tuning
+    # reads no more of the held-out half than the gate's verdict (a printed table is a
+    # reading - docs/extraction.md, change set h48). `just eval-extraction` prints it all.
     heldout = report["extractor"]["heldout"]
-    assert heldout["floor_failures"] == [], evaluation.format_table(report)
+    assert heldout["floor_failures"] == []
     assert report["passed"] is True
 
 
