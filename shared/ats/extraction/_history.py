@@ -1017,8 +1017,9 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
 
 # A CV sets every role's title in one style and its employer in another (bold and italic,
 # say: 59% of development entries differ so, docs/extraction.md). Where most entries whose
-# two parts were told apart by words agree on which style is the title's, an entry read
-# the other way round is swapped: the words were wrong there, the design is not.
+# two parts were told apart by words agree on which style is the title's, every entry whose
+# header is two stretches in those styles is read by them: the right way round where the
+# words had it the wrong way, and whole where the words split a name at a dash.
 MIN_STYLED_ENTRIES = 2
 STYLE_AGREEMENT = 0.6
 
@@ -1072,15 +1073,14 @@ def _style_segments(e: _Entry) -> tuple[dict[int, str], str | None] | None:
             if _YEAR.search(text):
                 return None  # a date the range reader did not take ("2016 / 09 - ..."): unsure
             parts = [q for p in _parts(text) for q in _place_in_brackets(p)]
-            places = [p for p in parts if is_place(p)]
             if not parts:
                 continue
-            if len(places) == len(parts):
-                place = place or places[0]
-                continue
+            places = [p for p in parts if is_place(p)]
             if places:
                 place = place or places[0]
                 text = ", ".join(p for p in parts if not is_place(p))
+                if not text:
+                    continue  # the stretch is a place only
             if style in named or len(text) > MAX_HEADER_CHARS or text.count("(") != text.count(")"):
                 return None  # (a bracket closed in another style: the stretch is not the whole name)
             named[style] = text

@@ -589,7 +589,7 @@ MARGIN_SLACK = 2.0
 
 
 def _column_margin(cell: Line, margins: Counter[tuple[int | None, int]]) -> bool:
-    """Whether text lines that start further left end where the date cell does."""
+    """Whether lines of running text on the cell's page end where the date cell does."""
     assert cell.bbox is not None
     edge = round(cell.bbox[2] / MARGIN_SLACK)
     return sum(margins[(cell.page, edge + d)] for d in (-1, 0, 1)) >= MIN_MARGIN_LINES
@@ -600,13 +600,14 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
     lines are bucketed by page and row, and a row's bucket is read only for its date cells."""
     rows: dict[tuple[int | None, int], list[Line]] = {}
     right_edge: dict[int | None, float] = {}
-    # Right edges of text lines (not date cells) as (page, edge / slack): a column's margin.
+    # Right edges of running text's lines as (page, edge / slack): a column's margin. A line
+    # that long is never a date cell (MIN_WRAPPED > MAX_DATE_CELL).
     margins: Counter[tuple[int | None, int]] = Counter()
     for line in lines:
         if line.bbox is not None:
             rows.setdefault((line.page, int(_top(line) // 4)), []).append(line)
             right_edge[line.page] = max(right_edge.get(line.page, 0.0), line.bbox[2])
-            if len(line.text) >= MIN_WRAPPED and not date_cell(line.text):
+            if len(line.text) >= MIN_WRAPPED:
                 margins[(line.page, round(line.bbox[2] / MARGIN_SLACK))] += 1
     joined: dict[int, Line] = {}  # the earlier line's n -> the joined line
     used: set[int] = set()

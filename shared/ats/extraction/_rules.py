@@ -416,8 +416,8 @@ _PHONE = re.compile(r"(?:\+|\b00)?\(?\+?\d[\d \t().\-/]{5,24}\d")
 # "06.04.57.84.81" is, so the date forms must match the whole candidate).
 _DATE_FULL = re.compile(r"\d{1,2}[./]\d{1,2}[./](?:19|20)?\d\d|\d{1,2}[./](?:19|20)\d\d")
 _YEAR_RANGE = re.compile(r"(?:19|20)\d\d\s{0,3}[-–/]\s{0,3}(?:19|20)\d\d")
-# "03/2019 - 08/2019": a role's months, which a contact block beside a date column can hold
-# once an OCR'd page is read column by column (layout-22)
+# "03/2019 - 08/2019": a role's months, never a phone - even in the contact block, which on
+# an OCR'd page of a date-column CV can run on into the roles (layout-22)
 _MONTH_YEAR_RANGE = re.compile(r"\d{1,2}[./](?:19|20)\d\d\s{0,3}[-–—]\s{0,3}\d{1,2}[./](?:19|20)\d\d")
 _PHONE_LABEL = re.compile(r"([^\W\d_][^\W\d_.]{0,12}\.?)\s{0,3}[:：.]?\s{0,3}$")
 MAX_LANGUAGE_WORDS = 20_000

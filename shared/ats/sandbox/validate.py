@@ -139,7 +139,7 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any, form: str = "an
     same code, so the two sides cannot drift apart.
     """
     _check(form in ("answer", "report"), "validator: unknown form")
-    from ats.parsing.data import ACCEPTED_SCHEMA_VERSIONS
+    from ats.parsing.data import ACCEPTED_SCHEMA_VERSIONS, MAX_RUNS_PER_LINE
 
     _check(isinstance(untrusted, dict), "document: not an object")
     known = {
@@ -212,11 +212,10 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any, form: str = "an
                 _check(isinstance(line, dict) and set(line) - {"runs"} == {"bbox", "text", "size"}, "line: shape")
                 line_text = _string(line["text"], budget, "line text")
                 budget -= len(line_text)
-                size = line["size"]
-                _check(type(size) in (int, float) and 0 <= size < 10_000, "line size: not a number in [0, 10000)")
-                checked_line: dict[str, Any] = {"bbox": _bbox(line["bbox"]), "text": line_text, "size": float(size)}
+                size = _font_size(line["size"], "line size")
+                checked_line: dict[str, Any] = {"bbox": _bbox(line["bbox"]), "text": line_text, "size": size}
                 if "runs" in line:
-                    checked_line["runs"] = _runs(line["runs"], len(line_text))
+                    checked_line["runs"] = _runs(line["runs"], len(line_text), MAX_RUNS_PER_LINE)
                 lines.append(checked_line)
             checked["lines"] = lines
         blocks.append(checked)
@@ -243,20 +242,21 @@ def validate_document(untrusted: Any, *, kind: str, limits: Any, form: str = "an
     return out
 
 
-def _runs(value: Any, length: int) -> list[list[Any]]:
+def _font_size(value: Any, what: str) -> float:
+    _check(type(value) in (int, float) and 0 <= value < 10_000, f"{what}: not a number in [0, 10000)")
+    return float(value)
+
+
+def _runs(value: Any, length: int, max_runs: int) -> list[list[Any]]:
     """A line's style runs: [end, style, size] with ends strictly rising to the line's
     length, style bits 0-3 (bold 1, italic 2), sizes as a line's (ats.parsing._common)."""
-    from ats.parsing.data import MAX_RUNS_PER_LINE
-
     out: list[list[Any]] = []
-    for untrusted_run in _list(value, MAX_RUNS_PER_LINE, "line runs"):
+    for untrusted_run in _list(value, max_runs, "line runs"):
         run = _list(untrusted_run, 3, "line run")
         _check(len(run) == 3, "line run: not [end, style, size]")
         end = _int(run[0], (out[-1][0] + 1) if out else 1, length, "line run end")
         style = _int(run[1], 0, 3, "line run style")
-        size = run[2]
-        _check(type(size) in (int, float) and 0 <= size < 10_000, "line run size: not a number in [0, 10000)")
-        out.append([end, style, float(size)])
+        out.append([end, style, _font_size(run[2], "line run size")])
     _check(bool(out) and out[-1][0] == length, "line runs: do not end at the line's end")
     return out
 
