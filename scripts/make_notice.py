@@ -139,7 +139,7 @@ Data shipped in this repository:
     abdullahozer11/resume (MIT, English and French), liweitianux/resume (CC-BY-4.0, stated in
     its README, vendored; Chinese and English), TomerAberbach/resume (MIT),
     SeanBailey777/LatexResumeTemplate (CC-BY-4.0).
-    Held-out v8 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v8, in tests/extraction/corpus/real/ now (real people's own CVs):
     aaronzi/CV (GPL-3.0, German), silvioschwarz/CV (GPL-3.0, German and English),
     Sinus4096/CurriculumVitae (MIT), Alessandro1984/cv (MIT, German and English), huserben/cv
     (MIT), 62Gerente/curriculum-vitae (MIT, stated in its README, vendored; Portuguese),
@@ -148,6 +148,13 @@ Data shipped in this repository:
     (MIT, Portuguese and English), edunham/resume (MIT), AbdeltwabMF/resume (MIT),
     codevbus/resume (MIT), jpnewman/my-jekyll-website (MIT), abcdlsj/resume (AGPL-3.0,
     Chinese and English), ksusonic/CV (MIT, English and Russian), imtsuki/resume (MIT).
+    Held-out v9 (tests/extraction/heldout/files/; real people's own CVs):
+    Forthy25/portfolio (MIT, German), Oliverwebdev/Final-Portfolio (MIT, German),
+    andrehickmann/resumee (MIT, German and English), AmandaMartinsDev/curriculo (MIT,
+    Portuguese), AdrianLocks/Portfolio (MIT, Portuguese), Adriano-Avelar/Portfolio (MIT,
+    stated in its README, vendored; Portuguese), cmaxreilly/resume (MIT), adamhealy/resume
+    (Unlicense), priyakdey/priyakdey.github.io (CC-BY-4.0), cong-min/resume (CC-BY-SA-4.0,
+    Chinese), SpiffyEight77/resume (MIT, English and Chinese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

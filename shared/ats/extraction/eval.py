@@ -100,13 +100,20 @@ TARGETS: dict[str, tuple[str, float]] = {
 # 0.865, e-mail 0.913, phone 0.926, skills 0.714, work history 0.484, years 0.870 (real
 # documents: work history 0.256). A new set again: each value less 0.02, rounded down to
 # 0.05. Layout-22 (measured once): work history 0.481, education entries 0.555, the rest
-# unchanged; RATCHET unchanged.
+# unchanged. But v8 had also been read, unplanned, on a layout-22 candidate whose code then
+# changed, so v8 moved to development and held-out v9 was drawn (2026-12-04): 37 real
+# documents - 16 real people's own CVs from 11 repositories and 21 scans of them - and 32
+# generated. Measured once, on layout-22 as landed (developed without it): name 0.739,
+# e-mail 0.929, phone 0.841, skills 0.725, work history 0.595, years 0.900 (real documents:
+# name 0.513, phone 0.615, work history 0.329). A new set again - Chinese and Brazilian
+# CVs, HTML and Canva exports - so the ratchet starts from it: each value less 0.02, rounded
+# down to 0.05.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.80),
-    "emails": ("f1", 0.85),
-    "phones": ("f1", 0.90),
-    "skills": ("f1", 0.65),
-    "work_history": ("f1", 0.45),
+    "name": ("exact", 0.70),
+    "emails": ("f1", 0.90),
+    "phones": ("f1", 0.80),
+    "skills": ("f1", 0.70),
+    "work_history": ("f1", 0.55),
     "years_experience": ("within1", 0.85),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
