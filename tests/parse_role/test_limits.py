@@ -100,18 +100,30 @@ def _docx_with_page_breaks(n: int) -> bytes:
     return out.getvalue()
 
 
+def _first_attempt_and_job(att: int, parse_job: int) -> tuple[Any, Any]:
+    """The first parse attempt once it ended, with its job's (status, attempts) once the
+    worker finished the job row. The attempt's terminal state is written a statement before
+    the job is finished, so both are waited for: reading the job as soon as the attempt
+    ended caught it still 'doing' once in a loaded clean-clone run."""
+
+    def finished() -> Any:
+        attempt = ParseAttempt.objects.filter(attachment_id=att, attempt_no=1).first()
+        if attempt is None or attempt.state == "pending":
+            return None
+        with connection.cursor() as cur:
+            cur.execute("SELECT status::text, attempts FROM procrastinate_jobs WHERE id = %s", [parse_job])
+            job = cur.fetchone()
+        return (attempt, job) if job is not None and job[0] != "doing" else None
+
+    found: tuple[Any, Any] = wait_for(finished, 90, "the parse attempt's and its job's terminal states")
+    return found
+
+
 @pytest.mark.django_db(transaction=True)
 def test_docx_with_10001_page_breaks_ends_typed_on_its_first_attempt(stack: Any) -> None:
     att, parse_job = parse_job_for_new_document(_docx_with_page_breaks(10_001), "docx")
 
-    def finished() -> Any:
-        attempt = ParseAttempt.objects.filter(attachment_id=att, attempt_no=1).first()
-        return attempt if attempt is not None and attempt.state != "pending" else None
-
-    attempt = wait_for(finished, 90, "the parse attempt's terminal state")
-    with connection.cursor() as cur:
-        cur.execute("SELECT status::text, attempts FROM procrastinate_jobs WHERE id = %s", [parse_job])
-        job = cur.fetchone()
+    attempt, job = _first_attempt_and_job(att, parse_job)
     assert (attempt.state, attempt.error_code, job) == ("failed", "too_many_pages", ("failed", 1))
     assert "more pages than a CV" in attempt.reason
 
@@ -159,12 +171,5 @@ def test_a_report_the_sql_refuses_ends_typed_on_its_first_attempt(
     start_worker("default", extra=["--queues=ingest"], env=accepted)
     att, parse_job = parse_job_for_new_document(_docx_with_page_breaks(10_001), "docx")
 
-    def finished() -> Any:
-        attempt = ParseAttempt.objects.filter(attachment_id=att, attempt_no=1).first()
-        return attempt if attempt is not None and attempt.state != "pending" else None
-
-    attempt = wait_for(finished, 90, "the parse attempt's terminal state")
-    with connection.cursor() as cur:
-        cur.execute("SELECT status::text, attempts FROM procrastinate_jobs WHERE id = %s", [parse_job])
-        job = cur.fetchone()
+    attempt, job = _first_attempt_and_job(att, parse_job)
     assert (attempt.state, attempt.error_code, job) == ("failed", "output_too_large", ("failed", 1))
