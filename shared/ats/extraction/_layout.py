@@ -31,6 +31,8 @@ MAX_LINES = 5000
 
 _HEADING_KIND = {name: kind for kind, names in HEADINGS.items() for name in names}
 _HEADING_STRIP = re.compile(r"^[\W\d_]{0,8}|[\W_]{0,8}$")
+# A heading's icon read by OCR as a letter or two and a bracket: "Ii) ", "ś-)".
+_ICON_PREFIX = re.compile(r"\S{1,3}[)\]]\s{0,2}(?=[^\W\d_])")
 _HEADING_SPLIT = re.compile(r"\s{0,3}(?:&|/|,|\+|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b|\bi\b)\s{0,3}")
 # A word that narrows a heading without changing its section.
 _HEADING_MODIFIERS = frozenset(
@@ -162,6 +164,10 @@ def heading_kind(text: str) -> str | None:
             match = process.extractOne(folded, _FOLDED_NAMES, scorer=Levenshtein.distance, score_cutoff=1)
             if match is not None:
                 kind = _FOLDED_KIND[match[0]]
+    if kind is None:
+        icon = _ICON_PREFIX.match(text)
+        if icon:  # "Ii) PROFESSIONAL EXPERIENCE": a heading's icon as OCR read it (h49)
+            kind = heading_kind(text[icon.end() :])
     return kind
 
 
@@ -320,12 +326,117 @@ def _schema1_docx_lines(answer: Mapping[str, Any]) -> list[Line]:
     return _docx_lines(elements)
 
 
+# -- two columns read across ---------------------------------------------------------------------
+# OCR of a two-column CV (a sidebar beside the main column) can give lines row by row across
+# both columns: "Python, C/C++, Rust" (sidebar) between a role's title and its employer
+# (main), and the sidebar's "Skills" heading in the middle of the experience. A digital PDF
+# gives each column as its own blocks, which is what the rules read. So an OCR'd page whose
+# lines fall on both sides of a clear vertical gutter and switch sides often in reading
+# order is read column by column: between full-width lines, the left column's lines, then
+# the right's. (Digital pages keep their order: their blocks are in column order already,
+# and reordering them lost more than it gained on the development half.)
+
+COLUMN_BINS = 200
+MIN_COLUMN_LINES = 5
+MAX_SPANNING_SHARE = 0.08  # of a page's lines that may cross the gutter (a header, a rule)
+MIN_SWITCH_SHARE = 0.2  # of a page's lines at which reading order changes column
+SPAN_SLACK = 0.2  # of a line's width that may cross the gutter and still leave it in its column
+DATE_COLUMN_SHARE = 0.5  # of a column's lines holding a year: a date column, read row by row
+
+
+def _gutter(page: list[Line]) -> float | None:
+    """The x of a page's vertical gutter between two columns, if it has one."""
+    boxes = [ln.bbox for ln in page if ln.bbox is not None]
+    if len(boxes) < 2 * MIN_COLUMN_LINES:
+        return None
+    left, right = min(b[0] for b in boxes), max(b[2] for b in boxes)
+    step = (right - left) / COLUMN_BINS
+    if step <= 0:
+        return None
+    cover = [0] * (COLUMN_BINS + 1)
+    for x0, _, x1, _ in boxes:
+        a, b = int((x0 - left) / step) + 1, int((x1 - left) / step)
+        if a <= b:
+            cover[a] += 1
+            cover[min(b, COLUMN_BINS)] -= 1
+    running, counts = 0, []
+    for k in range(COLUMN_BINS):
+        running += cover[k]
+        counts.append(running)
+    middle = range(COLUMN_BINS // 5, 4 * COLUMN_BINS // 5 + 1)
+    best = min(counts[k] for k in middle)
+    if best > MAX_SPANNING_SHARE * len(boxes):
+        return None
+    # The middle of the widest stretch at the least cover: a line that runs a glyph into
+    # the gutter shifts neither edge of it far.
+    runs: list[tuple[int, int]] = []
+    for k in middle:
+        if counts[k] == best:
+            if runs and runs[-1][1] == k - 1:
+                runs[-1] = (runs[-1][0], k)
+            else:
+                runs.append((k, k))
+    first, last = max(runs, key=lambda r: r[1] - r[0])
+    return left + ((first + last) / 2 + 0.5) * step
+
+
+def _by_columns(lines: list[Line]) -> list[Line]:
+    pages: dict[int | None, list[Line]] = {}
+    for line in lines:
+        pages.setdefault(line.page, []).append(line)
+    out: list[Line] = []
+    for page in pages.values():
+        out += _page_by_columns(page)
+    if out == lines:
+        return lines
+    for n, line in enumerate(out):
+        line.n = n
+    return out
+
+
+def _page_by_columns(page: list[Line]) -> list[Line]:
+    gutter = _gutter(page)
+    if gutter is None:
+        return page
+
+    def side(line: Line) -> int:
+        assert line.bbox is not None
+        x0, _, x1, _ = line.bbox
+        # A line OCR ran a glyph or two over the gutter ("...langue mater- p") stays in its
+        # column: only a line with a real share on both sides spans them (h49).
+        over = min(gutter - x0, x1 - gutter) / max(x1 - x0, 1.0)
+        if over <= SPAN_SLACK:
+            return 0 if (x0 + x1) / 2 <= gutter else 1
+        return 2
+
+    sides = [side(ln) if ln.bbox is not None else 2 for ln in page]
+    placed = [s for s in sides if s < 2]
+    switches = sum(1 for a, b in itertools.pairwise(placed) if a != b)
+    if min(placed.count(0), placed.count(1)) < MIN_COLUMN_LINES or switches < MIN_SWITCH_SHARE * len(page):
+        return page
+    for column in (0, 1):
+        texts = [ln.text for ln, s in zip(page, sides, strict=True) if s == column]
+        if sum(1 for t in texts if _YEAR.search(t)) >= DATE_COLUMN_SHARE * len(texts):
+            return page  # a date column beside its roles: the rows belong together
+    out: list[Line] = []
+    columns: tuple[list[Line], list[Line]] = ([], [])
+    for line, s in zip(page, sides, strict=True):
+        if s == 2:
+            out += columns[0] + columns[1] + [line]
+            columns = ([], [])
+        else:
+            columns[s].append(line)
+    return out + columns[0] + columns[1]
+
+
 def lines_of(answer: Mapping[str, Any]) -> list[Line]:
     """The answer's lines in reading order, with sections assigned."""
     if answer.get("elements"):
         lines = _docx_lines(answer["elements"])
     elif answer.get("blocks"):
         lines = _pdf_lines(answer["blocks"])
+        if answer.get("ocr_used"):
+            lines = _by_columns(lines)
     elif answer.get("paragraphs") or answer.get("tables"):
         lines = _schema1_docx_lines(answer)
     else:

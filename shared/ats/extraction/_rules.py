@@ -419,6 +419,8 @@ _YEAR_RANGE = re.compile(r"(?:19|20)\d\d\s{0,3}[-–/]\s{0,3}(?:19|20)\d\d")
 # "03/2019 - 08/2019": a role's months, never a phone - even in the contact block, which on
 # an OCR'd page of a date-column CV can run on into the roles (layout-22)
 _MONTH_YEAR_RANGE = re.compile(r"\d{1,2}[./](?:19|20)\d\d\s{0,3}[-–—]\s{0,3}\d{1,2}[./](?:19|20)\d\d")
+# "(WS 2017-18)": a term or season written with its second year short, never a phone (h49)
+_SHORT_YEAR_RANGE = re.compile(r"\(?(?:19|20)(\d\d)\s{0,2}[-–/]\s{0,2}(\d\d)\)?")
 _PHONE_LABEL = re.compile(r"([^\W\d_][^\W\d_.]{0,12}\.?)\s{0,3}[:：.]?\s{0,3}$")
 MAX_LANGUAGE_WORDS = 20_000
 
@@ -663,6 +665,9 @@ def _phone_candidates(line: Line) -> Iterator[tuple[str, str | None]]:
         if candidate.startswith("(") and ")" not in candidate:
             candidate = candidate[1:].strip()  # a bracket that opens the digits' text, not an area code
         if _DATE_FULL.fullmatch(candidate) or _YEAR_RANGE.search(candidate) or _MONTH_YEAR_RANGE.search(candidate):
+            continue
+        short = _SHORT_YEAR_RANGE.fullmatch(candidate)
+        if short and (int(short.group(2)) - int(short.group(1))) % 100 in (1, 2):
             continue
         before = text[: m.start()]
         if _GLUED.search(before) and not _phone_label(before.rstrip("-")):

@@ -1,0 +1,129 @@
+"""Change set h49 (layout-23): an OCR'd two-column page is read column by column; a term's
+year range is no phone; a heading's icon as OCR read it does not hide the heading.
+
+OCR gives a page's lines row by row across both columns: on a sidebar CV the sidebar's
+"Skills" heading lands between a role's title and its employer, and the main column's
+roles are read as skills. Digital PDFs give each column as its own blocks and keep their
+order. Built answers here; docs/extraction.md "Layout-23" says what each rule is for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ats.extraction import _layout
+from ats.extraction._rules import RegionEvidence, phones
+from ats.extraction.api import extract
+from tests.extraction.corpus import AS_OF
+
+LEFT, RIGHT, WIDE = (30, 190), (240, 560), (30, 560)
+
+
+def _ocr(*rows: tuple[tuple[tuple[int, int], str], ...], ocr: bool = True) -> dict[str, Any]:
+    """A one-page answer whose lines come row by row, as OCR gives them: each row is its
+    cells, each cell ((x0, x1), text) on that row's baseline."""
+    blocks, y = [], 40
+    for cells in rows:
+        for (x0, x1), text in cells:
+            line = {"bbox": [x0, y, x1, y + 12], "text": text, "size": 10.0}
+            blocks.append({"page": 1, "bbox": line["bbox"], "text": text, "lines": [line]})
+        y += 16
+    return {
+        "schema": 3,
+        "kind": "pdf",
+        "text": "\n".join(b["text"] for b in blocks),
+        "blocks": blocks,
+        "elements": [],
+        "ocr_used": ocr,
+    }
+
+
+# A sidebar CV: contact and skills on the left, experience on the right.
+SIDEBAR = (
+    ((WIDE, "Jane Example"),),
+    ((LEFT, "Contact"), (RIGHT, "Experience")),
+    ((LEFT, "jane@example.org"), (RIGHT, "Data Engineer")),
+    ((LEFT, "Skills"), (RIGHT, "Northwind Analytics GmbH, Berlin")),
+    ((LEFT, "Python"), (RIGHT, "03/2019 - 12/2023")),
+    ((LEFT, "Docker"), (RIGHT, "Built the ingestion pipelines")),
+    ((LEFT, "Kubernetes"), (RIGHT, "Backend Developer")),
+    ((LEFT, "Languages"), (RIGHT, "Contoso AG, Hamburg")),
+    ((LEFT, "German"), (RIGHT, "01/2016 - 02/2019")),
+)
+
+
+def _texts(answer: dict[str, Any]) -> list[str]:
+    return [ln.text for ln in _layout.lines_of(answer)]
+
+
+def test_an_ocr_page_of_two_columns_is_read_column_by_column() -> None:
+    texts = _texts(_ocr(*SIDEBAR))
+    assert texts[0] == "Jane Example"  # the full-width line keeps its place
+    sidebar = ["Contact", "jane@example.org", "Skills", "Python", "Docker", "Kubernetes", "Languages", "German"]
+    assert texts[1:9] == sidebar
+    assert texts[9] == "Experience"
+    extraction = extract(_ocr(*SIDEBAR), as_of=AS_OF)
+    roles = [(v["title"], v["employer"]) for v in extraction.values("work_history")]
+    assert ("Data Engineer", "Northwind Analytics GmbH") in roles
+    assert ("Backend Developer", "Contoso AG") in roles
+    assert {"Python", "Docker", "Kubernetes"} <= set(extraction.values("skills"))
+
+
+def test_a_digital_page_keeps_its_order() -> None:
+    # A digital PDF's blocks are in column order already: the same rows stay as given.
+    assert _texts(_ocr(*SIDEBAR, ocr=False))[1:4] == ["Contact", "Experience", "jane@example.org"]
+
+
+def test_a_date_column_beside_its_roles_is_read_row_by_row() -> None:
+    # Dates on the left of each role: a row's two cells belong together, so the page keeps
+    # OCR's order (the rows' dates are then joined to their roles by their geometry).
+    rows = (
+        ((WIDE, "Experience"),),
+        ((LEFT, "2019 - 2023"), (RIGHT, "Data Engineer, Northwind Analytics")),
+        ((LEFT, "Berlin"), (RIGHT, "Built the ingestion pipelines")),
+        ((LEFT, "2016 - 2019"), (RIGHT, "Backend Developer, Contoso")),
+        ((LEFT, "Hamburg"), (RIGHT, "Wrote the billing service")),
+        ((LEFT, "2014 - 2016"), (RIGHT, "Intern, Fabrikam")),
+        ((LEFT, "Munich"), (RIGHT, "Tested the web shop")),
+    )
+    lines = _layout._pdf_lines(_ocr(*rows)["blocks"])
+    assert [ln.text for ln in _layout._by_columns(list(lines))] == [ln.text for ln in lines]
+    texts = _texts(_ocr(*rows))
+    assert texts[1:3] == ["2019 - 2023  Data Engineer, Northwind Analytics", "Berlin"]
+
+
+def test_a_line_run_a_glyph_over_the_gutter_stays_in_its_column() -> None:
+    # "...langue mater- p": the OCR line of a sidebar entry took a glyph of the main column.
+    rows = list(SIDEBAR[1:])  # a page of this size tolerates one line across the gutter, not two
+    rows[4] = (((30, 250), "Docker, Podman (langue mater- p"), (RIGHT, "Built the ingestion pipelines"))
+    texts = _texts(_ocr(*rows))
+    left = texts.index("Docker, Podman (langue mater- p")
+    assert texts.index("Kubernetes") == left + 1  # the sidebar is not cut in two there
+    assert texts.index("Experience") > texts.index("German")
+
+
+@pytest.mark.parametrize("text", ["Economics Tutorium (WS 2016-17)", "Research Seminar (WS 2019-20, SS 2020)"])
+def test_a_terms_year_range_is_no_phone(text: str) -> None:
+    # In a contact block (section "top"), where unlabelled national numbers are read.
+    line = _layout.Line(text, 0, section="top")
+    assert [f.value for f in phones([line], RegionEvidence(default="DE"))[0]] == []
+
+
+def test_a_number_that_starts_like_a_year_is_still_a_phone() -> None:
+    # Only a term written as a year and the next one or two ("2017-18") is passed over.
+    number = _layout.Line("Mobil: 0151 2017 1845", 0, section="top")
+    assert [f.value for f in phones([number], RegionEvidence(default="DE"))[0]] == ["+4915120171845"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("Ii) PROFESSIONAL EXPERIENCE", "experience"), ("a) Education", "education"), ("ś-)SKILLS", "skills")],
+)
+def test_a_headings_icon_read_as_letters_does_not_hide_it(text: str, kind: str) -> None:
+    assert _layout.heading_kind(text) == kind
+
+
+def test_a_bracketed_note_is_no_heading() -> None:
+    assert _layout.heading_kind("(c) 2020 Jane Example") is None
+    assert _layout.heading_kind("1) Built the ingestion pipelines") is None
