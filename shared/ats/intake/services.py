@@ -313,7 +313,9 @@ def attachment_ingest(*, attachment_id: int, raised_limits: bool = False) -> Non
             _move(att, state, reason_code=code, reason=reason, **clean)  # bytes stay in quarantine
             _record_scan(att, "clean", scan.engine)
             return
-        _move(att, State.PROMOTED, storage_container=DOCUMENTS, **clean)
+        _move(
+            att, State.PROMOTED, storage_container=DOCUMENTS, **clean, parse_attempts_requested=_next_parse_attempt(att)
+        )
         _record_scan(att, "clean", scan.engine)
         _handoff_to_parse(att, data)
 
@@ -490,7 +492,7 @@ def attachment_release_after_review(
             _audit_release(att, actor, reason)
             return None
         adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)
-        _move(att, State.PROMOTED, storage_container=DOCUMENTS)
+        _move(att, State.PROMOTED, storage_container=DOCUMENTS, parse_attempts_requested=_next_parse_attempt(att))
         attempt = _handoff_to_parse(att, data)
         _audit_release(att, actor, reason)
         return selectors.parse_attempt_summary(attempt)
@@ -542,10 +544,15 @@ def _record_scan(att: Attachment, verdict: str, engine: str) -> None:
     )
 
 
+def _next_parse_attempt(att: Attachment) -> int:
+    """The next parse attempt's number, for the caller's move to `promoted` to save as
+    `parse_attempts_requested` in its UPDATE (issue 26: one UPDATE of the row, was two)."""
+    return att.parse_attempts_requested + 1
+
+
 def _handoff_to_parse(att: Attachment, data: bytes) -> ParseAttempt:
-    """Create the next parse attempt, fill the hand-off row and defer parse - one transaction."""
-    att.parse_attempts_requested += 1
-    att.save(update_fields=["parse_attempts_requested", "updated_at"])
+    """Create the attempt `_next_parse_attempt` numbered (saved by the caller's move), fill
+    the hand-off row and defer parse - one transaction."""
     attempt = ParseAttempt.objects.create(attachment=att, attempt_no=att.parse_attempts_requested)
     ParseHandoff.objects.create(
         attachment=att,
@@ -585,8 +592,7 @@ def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt
                 "finished document can be re-parsed"
             )
         data = adapters.blob_store().get(att.storage_container, att.storage_key)
-        _set_state(att, State.PROMOTED)
-        _save(att)
+        _move(att, State.PROMOTED, parse_attempts_requested=_next_parse_attempt(att))
         attempt = _handoff_to_parse(att, data)
         audit_api.audit_event_record(
             actor=_actor_label(actor, "cli"),
