@@ -240,14 +240,17 @@ def _actor_label(actor: Any, channel: str) -> str:
     return f"{channel}:system"
 
 
-def _locked(attachment_id: int) -> Attachment | None:
+def _locked(attachment_id: int, *, with_intake: bool = False) -> Attachment | None:
     # FOR NO KEY UPDATE (issue 26): it serialises every writer of the document (this lock
     # conflicts with itself and with FOR UPDATE) but not the foreign-key checks of rows
     # inserted under it (FOR KEY SHARE), which FOR UPDATE made wait for the whole unit of
     # work: parse attempts, page hand-offs, candidate documents. Safe because nothing
     # holding it deletes the row or changes its key (the id; no other unique column).
     # Erasure, which blanks and deletes, locks FOR UPDATE (erasure.py, attachments_lock).
-    return Attachment.objects.select_for_update(no_key=True).filter(pk=attachment_id).first()
+    rows = Attachment.objects.select_for_update(no_key=True)
+    if with_intake:  # its raw intake joined (not locked), for a caller that hands the row on
+        rows = Attachment.objects.select_for_update(no_key=True, of=("self",)).select_related("raw_intake")
+    return rows.filter(pk=attachment_id).first()
 
 
 def _locked_in(attachment_id: int, *states: State) -> Attachment | None:
@@ -760,7 +763,9 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
             return ParseReportApplied(parsed_attachment_id=None, figures=None)
         # Locked now rather than read here and locked again by the success path (issue 26:
         # one round trip fewer per document); the order (report, then document) is the same.
-        att = _locked(report.attachment_id)
+        # With its intake: the candidate step this transaction runs next takes the row as
+        # it is (ParsedAttempt.locked_row), not locked and read again (issue 26).
+        att = _locked(report.attachment_id, with_intake=True)
         if att is None:  # erased since: nothing to apply, nothing to check it against
             report.delete()
             return ParseReportApplied(parsed_attachment_id=None, figures=None)
@@ -808,7 +813,9 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
         figures = ParseReportFigures(ok=checked.ok, code=checked.code, sandbox=checked.result.get("sandbox"))
     just_parsed = None
     if parsed is not None:
-        just_parsed = ParsedAttempt(attempt_no=report.attempt_no, text=checked.text, result=checked.result)
+        just_parsed = ParsedAttempt(
+            attempt_no=report.attempt_no, text=checked.text, result=checked.result, locked_row=att
+        )
     return ParseReportApplied(parsed_attachment_id=parsed, figures=figures, parsed=just_parsed)
 
 
@@ -894,18 +901,20 @@ def _record_success(
     """parse_attempt_record_success with the document already locked by the caller."""
     attachment_id = att.pk
     with transaction.atomic(savepoint=False):
-        attempt = (
-            ParseAttempt.objects.select_for_update().filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
+        # One conditional UPDATE (issue 26; was a locking read, then the UPDATE): it locks
+        # the attempt and re-checks `pending` under the lock, as the read did.
+        recorded = ParseAttempt.objects.filter(
+            attachment_id=attachment_id, attempt_no=attempt_no, state=ParseAttemptState.PENDING
+        ).update(
+            state=ParseAttemptState.SUCCEEDED,
+            text=text,
+            page_count=page_count,
+            result=result,
+            policy_hash=policy_hash,
+            finished_at=timezone.now(),
         )
-        if attempt is None or attempt.state != ParseAttemptState.PENDING:
+        if not recorded:
             return None
-        attempt.state = ParseAttemptState.SUCCEEDED
-        attempt.text = text
-        attempt.page_count = page_count
-        attempt.result = result
-        attempt.policy_hash = policy_hash
-        attempt.finished_at = timezone.now()
-        attempt.save()
         ParseHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).delete()
         audit_api.audit_event_record(
             actor="system:parse",
