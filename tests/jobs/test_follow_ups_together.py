@@ -60,12 +60,15 @@ def _batches(candidate_id: int) -> int:
 
 def test_held_jobs_go_out_with_the_batch_in_one_statement() -> None:
     tok, tok2, cid = _token(), _token(), _token()
-    with transaction.atomic(), CaptureQueriesContext(connection) as q:
-        with jobs_api.follow_ups(STEP, together=[HELD]) as batch:
-            assert jobs_api.defer(STEP, payload={"candidate_id": cid}) is None
-            assert jobs_api.defer(HELD, payload={"token": tok}) is None
-            assert jobs_api.defer(HELD, payload={"token": tok2}) is None
-            assert _jobs(HELD, tok) == []  # held, not sent yet
+    with (
+        transaction.atomic(),
+        CaptureQueriesContext(connection) as q,
+        jobs_api.follow_ups(STEP, together=[HELD]) as batch,
+    ):
+        assert jobs_api.defer(STEP, payload={"candidate_id": cid}) is None
+        assert jobs_api.defer(HELD, payload={"token": tok}) is None
+        assert jobs_api.defer(HELD, payload={"token": tok2}) is None
+        assert _jobs(HELD, tok) == []  # held, not sent yet
         batch.defer_as_one(BATCH, candidate_id=cid)
     assert sum("procrastinate_defer_jobs" in x["sql"] for x in q.captured_queries) == 1
     assert _jobs(HELD, tok) == ["todo"] and _jobs(HELD, tok2) == ["todo"]
@@ -74,28 +77,36 @@ def test_held_jobs_go_out_with_the_batch_in_one_statement() -> None:
 
 def test_held_jobs_go_out_when_the_steps_are_deferred_alone_or_there_are_none() -> None:
     tok, cid = _token(), _token()
-    with transaction.atomic():
-        with jobs_api.follow_ups(STEP, together=[HELD]) as batch:
-            jobs_api.defer(HELD, payload={"token": tok})
+    with transaction.atomic(), jobs_api.follow_ups(STEP, together=[HELD]) as batch:
+        jobs_api.defer(HELD, payload={"token": tok})
         batch.defer_as_one(BATCH, candidate_id=cid)  # no step collected: no batch job
     assert _jobs(HELD, tok) == ["todo"] and _batches(cid) == 0
     tok = _token()
-    with transaction.atomic():
-        with jobs_api.follow_ups(STEP, together=[HELD]) as batch:
-            jobs_api.defer(HELD, payload={"token": tok})
+    with transaction.atomic(), jobs_api.follow_ups(STEP, together=[HELD]) as batch:
+        jobs_api.defer(HELD, payload={"token": tok})
         batch.defer_alone()
     assert _jobs(HELD, tok) == ["todo"]
 
 
 def test_held_jobs_roll_back_with_the_work_that_deferred_them() -> None:
     tok, cid = _token(), _token()
-    with pytest.raises(RuntimeError), transaction.atomic():
-        with jobs_api.follow_ups(STEP, together=[HELD]) as batch:
-            jobs_api.defer(HELD, payload={"token": tok})
-            raise RuntimeError("the step failed")
-        batch.defer_as_one(BATCH, candidate_id=cid)
+    with pytest.raises(RuntimeError), transaction.atomic(), jobs_api.follow_ups(STEP, together=[HELD]):
+        jobs_api.defer(HELD, payload={"token": tok})
+        raise RuntimeError("the step failed")
     assert _jobs(HELD, tok) == [] and _batches(cid) == 0
     # Outside a batch the same defer is sent at once, as before.
     with transaction.atomic():
         assert jobs_api.defer(HELD, payload={"token": tok}) is not None
     assert _jobs(HELD, tok) == ["todo"]
+
+
+def test_a_batch_left_with_held_jobs_unsent_raises_and_rolls_back() -> None:
+    # Never a silent loss: a caller that forgets to end the batch fails its transaction.
+    tok = _token()
+    with (
+        pytest.raises(RuntimeError, match="not sent"),
+        transaction.atomic(),
+        jobs_api.follow_ups(STEP, together=[HELD]),
+    ):
+        jobs_api.defer(HELD, payload={"token": tok})
+    assert _jobs(HELD, tok) == []

@@ -51,7 +51,8 @@ class FollowUps:
     in ONE statement when the caller ends the batch (issue 26: the candidate step's score
     jobs and its follow-ups were two defers, two round trips). Only jobs without a queueing
     lock and without a delay are held; the caller ends the batch with `defer_as_one` or
-    `defer_alone` in the same transaction (a rollback before that drops them with it).
+    `defer_alone` inside the `with` block (leaving it with jobs still held raises), in the
+    same transaction (a rollback before that drops them with it).
     """
 
     task_names: frozenset[str]
@@ -108,6 +109,11 @@ def follow_ups(*task_names: str, together: Sequence[str] = ()) -> Iterator[Follo
     token = _collecting.set(batch)
     try:
         yield batch
+        if batch.held:
+            # Held jobs that were never sent would be lost with no trace: the caller ends
+            # the batch inside the block (defer_as_one / defer_alone). Raising rolls its
+            # transaction back, so the job retries and fails loudly rather than silently.
+            raise RuntimeError(f"follow-ups batch left with {len(batch.held)} held job(s) not sent")
     finally:
         _collecting.reset(token)
 

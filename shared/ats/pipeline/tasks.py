@@ -98,10 +98,11 @@ def _candidate_step_with_follow_ups(
     # The score jobs the step defers go out with the follow-ups, in one statement.
     with jobs_api.follow_ups(*FOLLOW_UP_STEPS, together=scoring_api.SCORE_TASKS) as batch:
         candidate_id = _candidate_step(attachment_id=attachment_id, readmitted=readmitted, just_parsed=just_parsed)
-    if candidate_id is not None:
-        batch.defer_as_one(FOLLOW_UPS, candidate_id=candidate_id)
-    else:
-        batch.defer_alone()
+        # Ended inside the block: the batch refuses to be left with held jobs unsent.
+        if candidate_id is not None:
+            batch.defer_as_one(FOLLOW_UPS, candidate_id=candidate_id)
+        else:
+            batch.defer_alone()
 
 
 def _candidate_step(
