@@ -185,3 +185,51 @@ def test_rolled_back_candidate_step_leaves_no_batch() -> None:
         assert jobs_api.defer("candidates.dedupe", payload={"candidate_id": -73}) is not None
     assert batch.steps == [["candidates.dedupe", {"candidate_id": -72}]]
     assert _jobs("candidates.dedupe", "candidate_id", -72) == []
+
+
+def test_the_apply_job_reads_the_document_once_and_sends_its_jobs_in_one_statement(report: dict[str, Any]) -> None:
+    """Issue 26, round trips of the apply hop: the parse attempt is recorded by one UPDATE,
+    the document row the report apply locked is the one the candidate step uses (not
+    locked again), its candidate link is read once, an upload reads no mail companions,
+    its kind goes in with its link, a candidate made here follows no merges and looks for
+    no other applications, and the application's score job goes out with the follow-ups
+    in one statement - with the same rows and jobs as the long way."""
+    from django.test.utils import CaptureQueriesContext
+
+    from ats.intake.models import RawIntake
+    from ats.scoring.models import Application
+    from tests.scoring.helpers import requisition
+
+    req = requisition()
+    att_id, row = _stored_report(report)
+    raw_id = Attachment.objects.get(pk=att_id).raw_intake_id
+    RawIntake.objects.filter(pk=raw_id).update(channel="upload", metadata={"requisition_id": req.requisition_id})
+    with CaptureQueriesContext(connection) as q:
+        pipeline_tasks.apply_parse_result(parse_result_id=row, payload_version=1)
+    sql = [x["sql"] for x in q.captured_queries]
+
+    def count(*parts: str) -> int:
+        return sum(1 for s in sql if all(p in s for p in parts))
+
+    att = Attachment.objects.get(pk=att_id)
+    assert att.state == "candidate_created" and att.candidate_id is not None
+    [app] = Application.objects.filter(candidate_id=att.candidate_id)
+    assert app.requisition_id == req.requisition_id and app.state == "applied"
+    assert [j["status"] for j in _jobs("scoring.score_application", "application_id", app.pk)] == ["todo"]
+    [batch] = _jobs("candidates.follow_ups", "candidate_id", att.candidate_id)
+    assert batch["status"] == "todo"
+    locks = [s for s in sql if 'FROM "intake_attachment"' in s and "FOR NO KEY UPDATE" in s]
+    assert len(locks) == 1, locks
+    # The only plain read of the document: its requisitions (and its duplicates').
+    assert count('FROM "intake_attachment"', '"duplicate_of_id" = ') == 1
+    assert count('FROM "intake_attachment"') == 2, [s for s in sql if 'FROM "intake_attachment"' in s]
+    assert count('FROM "candidates_document"') == 1
+    assert count('FROM "intake_parse_attempt"') == 0  # recorded by one conditional UPDATE
+    assert count('FROM "candidates_candidate"') == 0  # no merge to follow on a candidate made here
+    assert count('FROM "scoring_application"') == 0  # inserted with RETURNING; no others looked for
+    assert count("procrastinate_defer_jobs") == 1
+    # Its kind is written with its link to the candidate, not by an UPDATE after.
+    assert count('UPDATE "candidates_document"') == 0
+    from ats.candidates.models import CandidateDocument
+
+    assert CandidateDocument.objects.get(attachment_id=att_id).kind == "cv"

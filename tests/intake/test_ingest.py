@@ -63,6 +63,26 @@ def test_clean_pdf_is_promoted_and_handed_to_parse() -> None:
     assert bytes(handoff.data) == data and handoff.kind == "pdf"
 
 
+def test_promotion_writes_the_state_and_the_attempt_counter_in_one_update() -> None:
+    """Issue 26: the move to `promoted` saves the next parse attempt's number with it (was
+    a second UPDATE of the row); the attempt, its hand-off and the parse job match it."""
+    from django.test.utils import CaptureQueriesContext
+
+    att = receive("cv.pdf", corpus.text_pdf())
+    with CaptureQueriesContext(connection) as q:
+        att = ingest(att)
+    updates = [x["sql"] for x in q.captured_queries if x["sql"].startswith('UPDATE "intake_attachment"')]
+    # One for the checks (`scanning`), one for the promotion with the counter.
+    assert len(updates) == 2, updates
+    assert '"parse_attempts_requested"' in updates[1] and '"state"' in updates[1]
+    assert att.state == "promoted" and att.parse_attempts_requested == 1
+    from ats.intake.models import ParseAttempt, ParseHandoff
+
+    assert list(ParseAttempt.objects.filter(attachment_id=att.pk).values_list("attempt_no", flat=True)) == [1]
+    assert ParseHandoff.objects.filter(attachment_id=att.pk, attempt_no=1).exists()
+    assert jobs_for(att.pk, "intake.parse_attachment") == ["todo"]
+
+
 def intake_api_store() -> Any:
     from ats.intake import adapters
 

@@ -15,8 +15,11 @@ def parse_job_for_new_document(data: bytes = b"%PDF-1.7", kind: str = "pdf") -> 
         att = intake_api.raw_intake_attachments(raw.pk)[0]
         with connection.cursor() as cur:
             cur.execute("DELETE FROM procrastinate_jobs WHERE args->>'attachment_id' = %s", [str(att.pk)])
+            # The move to `promoted` numbers the next parse attempt (services._next_parse_attempt).
             cur.execute(
-                "UPDATE intake_attachment SET state = 'promoted', detected_type = %s WHERE id = %s", [kind, att.pk]
+                "UPDATE intake_attachment SET state = 'promoted', detected_type = %s,"
+                " parse_attempts_requested = parse_attempts_requested + 1 WHERE id = %s",
+                [kind, att.pk],
             )
         from ats.intake.models import Attachment
         from ats.intake.services import _handoff_to_parse

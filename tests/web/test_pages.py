@@ -294,3 +294,65 @@ def test_a_page_typed_with_a_trailing_slash_redirects_to_it(client: Any) -> None
     assert client.post("/candidates/4/").status_code in (403, 404)  # CSRF or not found: never a redirect
     # The page it lands on still checks access.
     assert client.get("/candidates/4")["Location"].startswith("/login/")
+
+
+def test_page_store_reads_the_attempt_and_document_once_and_replaces_pages_only_of_a_set_it_had() -> None:
+    """Issue 26, the page-store hop's round trips: the attempt and its document are one
+    read, and a document's first set deletes no pages (it has none); a second store still
+    replaces the first one's pages, and a superseded attempt is still `stale`."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ats.intake.models import PageImage, PageImageHandoff, PageImageSet
+
+    att = helpers.candidate_failed()
+
+    def hand_off(fill: bytes) -> None:
+        PageImageHandoff.objects.create(
+            attachment_id=att.pk,
+            attempt_no=1,
+            page_no=1,
+            untrusted_width=60,
+            untrusted_height=80,
+            untrusted_unit_width=595.0,
+            untrusted_unit_height=842.0,
+            untrusted_data=zlib.compress(fill * (60 * 80)),
+            received_at=timezone.now(),
+        )
+
+    hand_off(b"\xee")
+    with CaptureQueriesContext(connection) as q:
+        assert intake_api.page_images_store(attachment_id=att.pk, attempt_no=1) == "stored"
+    sql = [x["sql"] for x in q.captured_queries]
+    assert len([s for s in sql if 'FROM "intake_parse_attempt"' in s]) == 1
+    assert [s for s in sql if 'SELECT "intake_attachment"' in s] == []  # joined into the attempt's read
+    assert [s for s in sql if s.startswith('DELETE FROM "intake_page_image"')] == []
+    first = list(PageImage.objects.filter(page_set__attachment_id=att.pk).values_list("sha256", flat=True))
+    assert len(first) == 1
+    hand_off(b"\x11")
+    with CaptureQueriesContext(connection) as q:
+        assert intake_api.page_images_store(attachment_id=att.pk, attempt_no=1) == "stored"
+    assert [x for x in q.captured_queries if x["sql"].startswith('DELETE FROM "intake_page_image"')]
+    second = list(PageImage.objects.filter(page_set__attachment_id=att.pk).values_list("sha256", flat=True))
+    assert len(second) == 1 and second != first
+    assert PageImageSet.objects.filter(attachment_id=att.pk).count() == 1
+    hand_off(b"\x22")
+    assert intake_api.page_images_store(attachment_id=att.pk, attempt_no=2) == "stale"
+    assert intake_api.page_images_store(attachment_id=att.pk, attempt_no=1) == "stored"
+
+
+def test_page_store_exhaustion_records_the_refusal_and_serves_no_image() -> None:
+    """The store task's exhaustion handler (storage down on every attempt): the document's
+    set says so, its audit event names the document, and no image is served."""
+    from ats.audit.models import AuditEvent
+    from ats.intake import pages
+    from ats.intake.models import PageImageSet
+
+    att = helpers.candidate_failed()
+    pages.page_images_exhausted(attachment_id=att.pk, attempt_no=1, reason_code="error", reason="storage down")
+    page_set = PageImageSet.objects.get(attachment_id=att.pk)
+    assert (page_set.state, page_set.reason_code, page_set.page_count) == ("refused", "store_failed", 0)
+    events = AuditEvent.objects.filter(action="intake.page_images_refused", object_id=str(att.pk))
+    assert events.count() == 1
+    assert intake_api.page_images_store(attachment_id=att.pk, attempt_no=1) in ("none", "stale")
+    pages.page_images_exhausted(attachment_id=-1, reason_code="error", reason="gone")  # a deleted document: nothing

@@ -22,6 +22,9 @@ class CandidateRef:
 
     id: int
     display_name: str
+    # Made by this write, in the caller's still-open transaction: nobody else has seen it
+    # yet, so it is not merged and has no applications (issue 26: callers skip those reads).
+    created: bool = False
 
 
 @dataclass(frozen=True, slots=True)

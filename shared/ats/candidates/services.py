@@ -94,7 +94,13 @@ def lock_with_documents(*ids: int) -> dict[int, Candidate]:
 
 
 def candidate_apply_document(
-    *, attachment_id: int, parse_attempt: int, extraction: Extraction, text: str = ""
+    *,
+    attachment_id: int,
+    parse_attempt: int,
+    extraction: Extraction,
+    text: str = "",
+    has_candidate: bool | None = None,
+    classify: bool = False,
 ) -> CandidateRef | None:
     """Record one parse attempt's extraction for its document and refresh the candidate.
 
@@ -102,15 +108,23 @@ def candidate_apply_document(
     known document adds an extraction version to the candidate that holds the document.
     Idempotent per (attachment, parse attempt). Returns the candidate's id and name (the
     candidate step marks the document with it), None for an erased candidate.
+
+    `has_candidate`: the caller's document_has_candidate() answer, read in this same
+    transaction under the document's row lock (the candidate step's): False skips reading
+    it again (issue 26). A document another transaction linked meanwhile still cannot be
+    linked twice: the link is unique per document, the insert fails and the step retries.
+    `classify`: also what document_set_kind(text, has_identity=True) does, written with
+    the link a new document gets (issue 26: one UPDATE fewer), else after the refresh.
     """
     # No savepoint inside the candidate step's transaction (issue 26: round trips per
     # document); the step's own savepoint (ats.pipeline.tasks) is what a failure undoes.
     with transaction.atomic(savepoint=False):
-        candidate = _document_owner_locked(attachment_id)
+        candidate = None if has_candidate is False else _document_owner_locked(attachment_id)
         fresh = candidate is None
+        guess = _guess_kind(text, has_identity=True) if classify else None
         if candidate is None:
             candidate = Candidate.objects.create()
-            CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id)
+            CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id, **_kind_fields(guess))
         elif candidate.status != CandidateStatus.ACTIVE:
             # Documents move to the survivor on merge, so only erasure lands here.
             logger.info("document %s belongs to %s candidate %s: no-op", attachment_id, candidate.status, candidate.pk)
@@ -132,8 +146,16 @@ def candidate_apply_document(
         # takes the reading path.
         only = record if fresh and created else None
         _recompute(candidate, new_record=record if created else None, only_record=only)
+        if guess is not None and not fresh:
+            CandidateDocument.objects.filter(attachment_id=attachment_id).update(**_kind_fields(guess))
         jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
-        return CandidateRef(id=candidate.pk, display_name=candidate.display_name)
+        return CandidateRef(id=candidate.pk, display_name=candidate.display_name, created=fresh)
+
+
+def _kind_fields(guess: Any) -> dict[str, Any]:
+    if guess is None:
+        return {}
+    return {"kind": guess.kind, "kind_confidence": guess.confidence, "kind_evidence": guess.evidence}
 
 
 def _extraction_record(
@@ -947,9 +969,7 @@ def document_set_kind(*, attachment_id: int, text: str, has_identity: bool) -> N
     """Classify a candidate's document (cv / cover_letter / certificate / other) with its
     confidence and evidence; the candidate task calls this for the document it applied."""
     guess = _guess_kind(text, has_identity=has_identity)
-    CandidateDocument.objects.filter(attachment_id=attachment_id).update(
-        kind=guess.kind, kind_confidence=guess.confidence, kind_evidence=guess.evidence
-    )
+    CandidateDocument.objects.filter(attachment_id=attachment_id).update(**_kind_fields(guess))
 
 
 def _attach_companion(
@@ -1046,12 +1066,18 @@ def _collect(candidate_id: int, companions: list[Any], reason: str, how: str) ->
     return locked
 
 
-def candidate_collect_message_companions(*, attachment_id: int, candidate_id: int) -> list[int]:
+def candidate_collect_message_companions(
+    *, attachment_id: int, candidate_id: int, by_mail: bool | None = None
+) -> list[int]:
     """After a CV made (or joined) a candidate: the documents of the same message that
     ended `no_candidate_details` before it (they were read first) become its documents,
     and so do those the same sender mailed within SAME_SENDER_WINDOW (in other messages).
     Rows another transaction holds are skipped, never waited for (the candidate is
-    locked here); such a document stays `no_candidate_details`, with its actions."""
+    locked here); such a document stays `no_candidate_details`, with its actions.
+    `by_mail=False`: the caller knows the document did not come by e-mail (companions are
+    mail only): nothing is read (issue 26)."""
+    if by_mail is False:
+        return []
     same_message, sender, by_sender = intake_api.mail_companions(attachment_id)
     if not same_message and not by_sender:
         return []  # most CVs come alone: the CV's own row is not read for nothing (issue 26)

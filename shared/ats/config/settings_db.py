@@ -28,6 +28,9 @@ def database_from_url(url: str, *, deployable: str) -> dict[str, object]:
         "CONN_MAX_AGE": env.integer(
             "ATS_CONN_MAX_AGE", default=60 if deployable in {"web", "default", "untrusted"} else 0
         ),
+        # Before the first statement after a checkout. A job's first statement is its start
+        # record, which stands in for the check's `SELECT 1` (ats.jobs.attempts: one round
+        # trip fewer per job); web requests and everything else still pay the check.
         "CONN_HEALTH_CHECKS": True,
         # Names connections in pg_stat_activity: ops see which process holds what.
         "OPTIONS": {"application_name": os.environ.get("ATS_PROCESS_NAME", f"ats-{deployable}")[:63]},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -133,3 +133,7 @@ class ParsedAttempt:
     attempt_no: int
     text: str
     result: dict[str, Any]
+    # Intake's own: the document row the caller's transaction locked and moved to `parsed`
+    # when it recorded this parse, so parsed_document_for_update in the same transaction
+    # does not lock and read it again (issue 26). Opaque to every other module.
+    locked_row: Any = field(default=None, repr=False, compare=False)

@@ -89,14 +89,18 @@ def page_images_store(*, attachment_id: int, attempt_no: int) -> str:
     Idempotent; returns what happened ("stored", "refused:<code>", "stale", "none").
     """
     handoffs = PageImageHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no)
-    att = Attachment.objects.filter(pk=attachment_id).first()
-    attempt = ParseAttempt.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
+    # The attempt's state with its document's counter and state: one read (issue 26; was
+    # the document, then the attempt). No row: the document or the attempt is gone.
+    seen = (
+        ParseAttempt.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no)
+        .values_list("state", "attachment__parse_attempts_requested", "attachment__state")
+        .first()
+    )
     if (
-        att is None
-        or attempt is None
-        or attempt.state != ParseAttemptState.SUCCEEDED
-        or att.parse_attempts_requested != attempt_no
-        or att.state == State.ERASED_SUBJECT
+        seen is None
+        or seen[0] != ParseAttemptState.SUCCEEDED
+        or seen[1] != attempt_no
+        or seen[2] == State.ERASED_SUBJECT
     ):
         # Superseded by a re-parse, failed, or erased meanwhile: these pages are not shown.
         handoffs.delete()
@@ -130,7 +134,7 @@ def page_images_store(*, attachment_id: int, attempt_no: int) -> str:
                 tw, th, small = sandbox_data.downscale_grey(pixels, width, height, THUMBNAIL_WIDTH)
                 thumbnail = sandbox_data.encode_png(tw, th, 1, small)
     except sandbox_data.PageRefused as exc:
-        _record_refusal(att, attempt_no, exc.code, exc.detail)
+        _record_refusal(attachment_id, attempt_no, exc.code, exc.detail)
         handoffs.delete()
         return f"refused:{exc.code}"
     store = adapters.blob_store()
@@ -175,6 +179,7 @@ def _switch_to(
     """Point the document's set at the new pages (caller's transaction); the old keys."""
     page_set = PageImageSet.objects.select_for_update().filter(attachment_id=attachment_id).first()
     old = [k for k in _old_keys(page_set) if k not in new_keys]
+    first = page_set is None
     if page_set is None:
         page_set = PageImageSet(attachment_id=attachment_id)
     page_set.attempt_no = attempt_no
@@ -183,7 +188,8 @@ def _switch_to(
     page_set.page_count = len(encoded)
     page_set.thumbnail_key = thumb_key
     page_set.save()
-    page_set.pages.all().delete()
+    if not first:  # a set made just now has no pages to replace (issue 26: no DELETE for nothing)
+        page_set.pages.all().delete()
     PageImage.objects.bulk_create(
         PageImage(
             page_set=page_set,
@@ -200,12 +206,12 @@ def _switch_to(
     return old
 
 
-def _record_refusal(att: Attachment, attempt_no: int, code: str, detail: str) -> None:
+def _record_refusal(attachment_id: int, attempt_no: int, code: str, detail: str) -> None:
     with transaction.atomic():
-        page_set = PageImageSet.objects.select_for_update().filter(attachment_id=att.pk).first()
+        page_set = PageImageSet.objects.select_for_update().filter(attachment_id=attachment_id).first()
         old = _old_keys(page_set)
         if page_set is None:
-            page_set = PageImageSet(attachment_id=att.pk)
+            page_set = PageImageSet(attachment_id=attachment_id)
         page_set.attempt_no = attempt_no
         page_set.state = PageImageSetState.REFUSED
         page_set.reason_code = code
@@ -218,19 +224,19 @@ def _record_refusal(att: Attachment, attempt_no: int, code: str, detail: str) ->
             actor="system:parse",
             action="intake.page_images_refused",
             object_type="attachment",
-            object_id=att.pk,
+            object_id=attachment_id,
             payload={"attempt_no": attempt_no, "code": code, "detail": detail[:300]},
         )
     _delete_blobs(old)
     # A refused hand-off from our own sandbox is a bug or an escape: loud in the logs.
-    logger.warning("page images of attachment %s refused: %s (%s)", att.pk, code, detail[:300])
+    logger.warning("page images of attachment %s refused: %s (%s)", attachment_id, code, detail[:300])
 
 
 def page_images_exhausted(*, attachment_id: int, attempt_no: int = 0, reason_code: str, reason: str, **_: Any) -> None:
     """The store task ran out of attempts (storage down): say so, show no images."""
     att = Attachment.objects.filter(pk=attachment_id).first()
     if att is not None:
-        _record_refusal(att, attempt_no, "store_failed", f"{reason_code}: {reason}")
+        _record_refusal(att.pk, attempt_no, "store_failed", f"{reason_code}: {reason}")
 
 
 def _servable(attachment_id: int) -> PageImageSet | None:

@@ -40,6 +40,9 @@ class ParsedDocument:
     # The channel's region for national phone numbers (the mailbox's, recorded at receipt,
     # or the web upload setting); None: the deployment default decides.
     channel_region: str | None = None
+    # Whether it came by e-mail: only mail documents have companions (same message, same
+    # sender) to collect, so a caller that knows this reads nothing for the others.
+    by_mail: bool = False
 
 
 def parsed_document_for_update(
@@ -49,14 +52,21 @@ def parsed_document_for_update(
 
     `just_parsed`: that parse, recorded earlier in the caller's transaction (the folded
     apply job, parse_result_apply's answer): used as it is, not read back (issue 26)."""
-    # FOR NO KEY UPDATE, as intake.services._locked: the candidate step's rows that point
-    # at the document (candidate documents, fields) need not wait on the lock's holder.
-    att = (
-        Attachment.objects.select_for_update(no_key=True, of=("self",))
-        .select_related("raw_intake")
-        .filter(pk=attachment_id, state=State.PARSED)
-        .first()
-    )
+    held = just_parsed.locked_row if just_parsed is not None else None
+    if held is not None and held.pk == attachment_id and held.state == State.PARSED:
+        # The row the caller's transaction locked (FOR NO KEY UPDATE, with its intake) and
+        # moved to `parsed` when it recorded this parse: the lock is still held, so the row
+        # is as it left it (issue 26: one locking read fewer per document).
+        att = held
+    else:
+        # FOR NO KEY UPDATE, as intake.services._locked: the candidate step's rows that point
+        # at the document (candidate documents, fields) need not wait on the lock's holder.
+        att = (
+            Attachment.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("raw_intake")
+            .filter(pk=attachment_id, state=State.PARSED)
+            .first()
+        )
     if att is None:
         return None
     _lock_companions(att.raw_intake)
@@ -78,6 +88,7 @@ def parsed_document_for_update(
         parse_attempt=attempt_no,
         result={**(result or {}), "text": text},
         channel_region=_channel_region(att),
+        by_mail=att.raw_intake.channel == Channel.MAIL,
     )
 
 

@@ -240,14 +240,17 @@ def _actor_label(actor: Any, channel: str) -> str:
     return f"{channel}:system"
 
 
-def _locked(attachment_id: int) -> Attachment | None:
+def _locked(attachment_id: int, *, with_intake: bool = False) -> Attachment | None:
     # FOR NO KEY UPDATE (issue 26): it serialises every writer of the document (this lock
     # conflicts with itself and with FOR UPDATE) but not the foreign-key checks of rows
     # inserted under it (FOR KEY SHARE), which FOR UPDATE made wait for the whole unit of
     # work: parse attempts, page hand-offs, candidate documents. Safe because nothing
     # holding it deletes the row or changes its key (the id; no other unique column).
     # Erasure, which blanks and deletes, locks FOR UPDATE (erasure.py, attachments_lock).
-    return Attachment.objects.select_for_update(no_key=True).filter(pk=attachment_id).first()
+    rows = Attachment.objects.select_for_update(no_key=True)
+    if with_intake:  # its raw intake joined (not locked), for a caller that hands the row on
+        rows = Attachment.objects.select_for_update(no_key=True, of=("self",)).select_related("raw_intake")
+    return rows.filter(pk=attachment_id).first()
 
 
 def _locked_in(attachment_id: int, *states: State) -> Attachment | None:
@@ -313,7 +316,9 @@ def attachment_ingest(*, attachment_id: int, raised_limits: bool = False) -> Non
             _move(att, state, reason_code=code, reason=reason, **clean)  # bytes stay in quarantine
             _record_scan(att, "clean", scan.engine)
             return
-        _move(att, State.PROMOTED, storage_container=DOCUMENTS, **clean)
+        _move(
+            att, State.PROMOTED, storage_container=DOCUMENTS, **clean, parse_attempts_requested=_next_parse_attempt(att)
+        )
         _record_scan(att, "clean", scan.engine)
         _handoff_to_parse(att, data)
 
@@ -490,7 +495,7 @@ def attachment_release_after_review(
             _audit_release(att, actor, reason)
             return None
         adapters.blob_store().promote(QUARANTINE, att.storage_key, DOCUMENTS)
-        _move(att, State.PROMOTED, storage_container=DOCUMENTS)
+        _move(att, State.PROMOTED, storage_container=DOCUMENTS, parse_attempts_requested=_next_parse_attempt(att))
         attempt = _handoff_to_parse(att, data)
         _audit_release(att, actor, reason)
         return selectors.parse_attempt_summary(attempt)
@@ -542,10 +547,15 @@ def _record_scan(att: Attachment, verdict: str, engine: str) -> None:
     )
 
 
+def _next_parse_attempt(att: Attachment) -> int:
+    """The next parse attempt's number, for the caller's move to `promoted` to save as
+    `parse_attempts_requested` in its UPDATE (issue 26: one UPDATE of the row, was two)."""
+    return att.parse_attempts_requested + 1
+
+
 def _handoff_to_parse(att: Attachment, data: bytes) -> ParseAttempt:
-    """Create the next parse attempt, fill the hand-off row and defer parse - one transaction."""
-    att.parse_attempts_requested += 1
-    att.save(update_fields=["parse_attempts_requested", "updated_at"])
+    """Create the attempt `_next_parse_attempt` numbered (saved by the caller's move), fill
+    the hand-off row and defer parse - one transaction."""
     attempt = ParseAttempt.objects.create(attachment=att, attempt_no=att.parse_attempts_requested)
     ParseHandoff.objects.create(
         attachment=att,
@@ -585,8 +595,7 @@ def attachment_reparse(*, attachment_id: int, actor: Any = None) -> ParseAttempt
                 "finished document can be re-parsed"
             )
         data = adapters.blob_store().get(att.storage_container, att.storage_key)
-        _set_state(att, State.PROMOTED)
-        _save(att)
+        _move(att, State.PROMOTED, parse_attempts_requested=_next_parse_attempt(att))
         attempt = _handoff_to_parse(att, data)
         audit_api.audit_event_record(
             actor=_actor_label(actor, "cli"),
@@ -754,7 +763,9 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
             return ParseReportApplied(parsed_attachment_id=None, figures=None)
         # Locked now rather than read here and locked again by the success path (issue 26:
         # one round trip fewer per document); the order (report, then document) is the same.
-        att = _locked(report.attachment_id)
+        # With its intake: the candidate step this transaction runs next takes the row as
+        # it is (ParsedAttempt.locked_row), not locked and read again (issue 26).
+        att = _locked(report.attachment_id, with_intake=True)
         if att is None:  # erased since: nothing to apply, nothing to check it against
             report.delete()
             return ParseReportApplied(parsed_attachment_id=None, figures=None)
@@ -802,7 +813,9 @@ def parse_result_apply(*, parse_result_id: int, defer_candidate: bool = True) ->
         figures = ParseReportFigures(ok=checked.ok, code=checked.code, sandbox=checked.result.get("sandbox"))
     just_parsed = None
     if parsed is not None:
-        just_parsed = ParsedAttempt(attempt_no=report.attempt_no, text=checked.text, result=checked.result)
+        just_parsed = ParsedAttempt(
+            attempt_no=report.attempt_no, text=checked.text, result=checked.result, locked_row=att
+        )
     return ParseReportApplied(parsed_attachment_id=parsed, figures=figures, parsed=just_parsed)
 
 
@@ -888,18 +901,20 @@ def _record_success(
     """parse_attempt_record_success with the document already locked by the caller."""
     attachment_id = att.pk
     with transaction.atomic(savepoint=False):
-        attempt = (
-            ParseAttempt.objects.select_for_update().filter(attachment_id=attachment_id, attempt_no=attempt_no).first()
+        # One conditional UPDATE (issue 26; was a locking read, then the UPDATE): it locks
+        # the attempt and re-checks `pending` under the lock, as the read did.
+        recorded = ParseAttempt.objects.filter(
+            attachment_id=attachment_id, attempt_no=attempt_no, state=ParseAttemptState.PENDING
+        ).update(
+            state=ParseAttemptState.SUCCEEDED,
+            text=text,
+            page_count=page_count,
+            result=result,
+            policy_hash=policy_hash,
+            finished_at=timezone.now(),
         )
-        if attempt is None or attempt.state != ParseAttemptState.PENDING:
+        if not recorded:
             return None
-        attempt.state = ParseAttemptState.SUCCEEDED
-        attempt.text = text
-        attempt.page_count = page_count
-        attempt.result = result
-        attempt.policy_hash = policy_hash
-        attempt.finished_at = timezone.now()
-        attempt.save()
         ParseHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no).delete()
         audit_api.audit_event_record(
             actor="system:parse",

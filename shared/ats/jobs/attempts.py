@@ -23,23 +23,51 @@ logger = logging.getLogger(__name__)
 LOST_ERROR = "WorkerLost: the process running this attempt stopped before it ended"
 
 
-def _call(job: Any, attempt: int, event: str, worker: str, *, error: str = "", traceback: str = "") -> None:
+def _call(
+    job: Any, attempt: int, event: str, worker: str, *, error: str = "", traceback: str = "", check: bool = False
+) -> None:
     if job.id is None or job.worker_id is None:
         return
-    try:
-        with connection.cursor() as cur:
-            cur.execute(
-                "SELECT ats_jobs_attempt_v1(%s, %s, %s, %s, %s, %s, %s)",
-                [job.id, job.worker_id, attempt, event, worker[:128], error, traceback],
-            )
-    except Exception:
-        logger.warning("could not record %s of attempt %s of job %s", event, attempt, job.id, exc_info=True)
-        if connection.in_atomic_block:
-            raise  # never inside the body's transaction: a caller bug, not an outage
+    args = [job.id, job.worker_id, attempt, event, worker[:128], error, traceback]
+    # `check`: this statement stands in for CONN_HEALTH_CHECKS' `SELECT 1` on a persistent
+    # connection reused by a new run (issue 26: one round trip fewer per job). Django runs
+    # that check before the first statement after close_old_connections() and, when it
+    # fails, reconnects; here the record itself goes first and, only when it failed on a
+    # connection that is no longer usable, is sent again once on a fresh one. The same
+    # outcome as the check (a dead connection never reaches the body), without its round
+    # trip when the connection is fine. The start is an upsert: sending it twice is safe.
+    db: Any = connection  # the health_check_* attributes are not in django-stubs
+    checking = (
+        check
+        and db.connection is not None
+        and db.health_check_enabled
+        and not db.health_check_done
+        and not db.in_atomic_block
+    )
+    if checking:
+        db.health_check_done = True
+    # Sent once; when checking, once more on a fresh connection if the first found it dead.
+    for last in (not checking, True):
+        try:
+            _send(args)
+            return
+        except Exception:
+            if last or connection.in_atomic_block or connection.is_usable():
+                logger.warning("could not record %s of attempt %s of job %s", event, attempt, job.id, exc_info=True)
+                if connection.in_atomic_block:
+                    raise  # never inside the body's transaction: a caller bug, not an outage
+                return
+            connection.close()  # what the failed health check would have done
+
+
+def _send(args: list[Any]) -> None:
+    with connection.cursor() as cur:
+        cur.execute("SELECT ats_jobs_attempt_v1(%s, %s, %s, %s, %s, %s, %s)", args)
 
 
 def record_start(job: Any, attempt: int, worker: str) -> None:
-    _call(job, attempt, "start", worker)
+    # The first statement of every run: it is also the connection's health check.
+    _call(job, attempt, "start", worker, check=True)
 
 
 def record_success(job: Any, attempt: int, worker: str) -> None:

@@ -46,10 +46,19 @@ class FollowUps:
     carrying every step, in the caller's transaction; that task's body calls
     `run_follow_ups(steps)`. Each step stays idempotent and re-reads its state, so running
     them late or together changes nothing they decide.
+
+    `together`: tasks deferred as their own jobs, unchanged, but sent with the batch's job
+    in ONE statement when the caller ends the batch (issue 26: the candidate step's score
+    jobs and its follow-ups were two defers, two round trips). Only jobs without a queueing
+    lock and without a delay are held; the caller ends the batch with `defer_as_one` or
+    `defer_alone` inside the `with` block (leaving it with jobs still held raises), in the
+    same transaction (a rollback before that drops them with it).
     """
 
     task_names: frozenset[str]
     steps: list[list[Any]] = dataclasses.field(default_factory=list)
+    together: frozenset[str] = frozenset()
+    held: list[Job] = dataclasses.field(default_factory=list)
 
     def add(self, task_name: str, payload: Mapping[str, Any]) -> None:
         step = [task_name, dict(payload)]
@@ -57,30 +66,54 @@ class FollowUps:
             self.steps.append(step)
 
     def defer_as_one(self, task_name: str, **ids: Any) -> int | None:
-        """Queue the batch as one `task_name` job (nothing when no step was collected)."""
+        """Queue the batch as one `task_name` job (nothing when no step was collected),
+        with the jobs held (`together`)."""
         if not self.steps:
+            self._send([])
             return None
-        return defer(task_name, payload={**ids, "steps": self.steps})
+        payload = {**ids, "steps": self.steps}
+        job = _job(task_name, payload)
+        if job.queueing_lock:  # a clash would abort the whole statement: on its own
+            job_id = defer(task_name, payload=payload)
+            self._send([])
+            return job_id
+        return self._send([job])[0]
 
     def defer_alone(self) -> None:
-        """Queue every collected step as its own job, as if nothing had been collected."""
+        """Queue every collected step as its own job, as if nothing had been collected,
+        and the jobs held (`together`)."""
         for task_name, payload in self.steps:
             defer(task_name, payload=payload)
+        self._send([])
+
+    def _send(self, first: list[Job]) -> list[int]:
+        jobs, self.held = [*first, *self.held], []
+        if not jobs:
+            return []
+        if not connection.in_atomic_block:
+            raise NotInTransaction("follow-ups sent outside transaction.atomic() (ADR 0004 convention 2)")
+        return [int(j.id) for j in _manager.batch_defer_jobs(jobs=jobs) if j.id is not None]
 
 
 _collecting: contextvars.ContextVar[FollowUps | None] = contextvars.ContextVar("ats_follow_ups", default=None)
 
 
 @contextlib.contextmanager
-def follow_ups(*task_names: str) -> Iterator[FollowUps]:
-    """Collect deferrals of `task_names` into one batch (see FollowUps). The caller
-    discards the batch when its own work rolls back (leave the block by the exception)."""
-    for name in task_names:
+def follow_ups(*task_names: str, together: Sequence[str] = ()) -> Iterator[FollowUps]:
+    """Collect deferrals of `task_names` into one batch, and hold those of `together` to
+    send with it (see FollowUps). The caller discards the batch when its own work rolls
+    back (leave the block by the exception)."""
+    for name in (*task_names, *together):
         policy_for(name)  # an unknown task raises here, not when the batch runs
-    batch = FollowUps(frozenset(task_names))
+    batch = FollowUps(frozenset(task_names), together=frozenset(together))
     token = _collecting.set(batch)
     try:
         yield batch
+        if batch.held:
+            # Held jobs that were never sent would be lost with no trace: the caller ends
+            # the batch inside the block (defer_as_one / defer_alone). Raising rolls its
+            # transaction back, so the job retries and fails loudly rather than silently.
+            raise RuntimeError(f"follow-ups batch left with {len(batch.held)} held job(s) not sent")
     finally:
         _collecting.reset(token)
 
@@ -92,9 +125,9 @@ def defer(
 
     Returns the job id, or None when a job with the same queueing lock is already
     waiting or running (that job does the work: per-entity tasks are idempotent and read
-    the entity's state when they run). Refuses to run outside
-    `transaction.atomic()`: a defer that commits on its own reopens the lost-job window
-    ADR 0004 exists to close (R1).
+    the entity's state when they run), or when a FollowUps batch collected or holds it
+    (sent when the batch ends). Refuses to run outside `transaction.atomic()`: a defer
+    that commits on its own reopens the lost-job window ADR 0004 exists to close (R1).
 
     `beside_running=True` is for a job queuing its own continuation as its very last
     step (it cannot fail or retry after that, so no collision is possible).
@@ -108,19 +141,10 @@ def defer(
     if batch is not None and task_name in batch.task_names and not delay_s and not beside_running:
         batch.add(task_name, payload)
         return None
-    policy = policy_for(task_name)
-    scheduled_at: datetime.datetime | None = None
-    if delay_s:
-        scheduled_at = timezone.now() + datetime.timedelta(seconds=delay_s)
-    job = Job(
-        queue=policy.queue,
-        priority=policy.priority,
-        lock=policy.lock_for(payload),
-        queueing_lock=policy.queueing_lock_for(payload),
-        task_name=task_name,
-        task_kwargs=_envelope(policy, payload),
-        scheduled_at=scheduled_at,
-    )
+    job = _job(task_name, payload, delay_s=delay_s)
+    if batch is not None and task_name in batch.together and not (job.queueing_lock or delay_s or beside_running):
+        batch.held.append(job)
+        return None
     if job.queueing_lock and not beside_running and _running(job.queueing_lock):
         # procrastinate's queueing lock is unique among `todo` jobs only. A twin queued
         # beside a running job makes the running job's retry collide with it (unique
@@ -137,6 +161,22 @@ def defer(
             return JobDeferrer(job_manager=_manager, job=job).defer()
     except AlreadyEnqueued:
         return None
+
+
+def _job(task_name: str, payload: Mapping[str, Any], *, delay_s: float | None = None) -> Job:
+    policy = policy_for(task_name)
+    scheduled_at: datetime.datetime | None = None
+    if delay_s:
+        scheduled_at = timezone.now() + datetime.timedelta(seconds=delay_s)
+    return Job(
+        queue=policy.queue,
+        priority=policy.priority,
+        lock=policy.lock_for(payload),
+        queueing_lock=policy.queueing_lock_for(payload),
+        task_name=task_name,
+        task_kwargs=_envelope(policy, payload),
+        scheduled_at=scheduled_at,
+    )
 
 
 def _envelope(policy: TaskPolicy, payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -95,12 +95,14 @@ def follow_ups(*, candidate_id: int, steps: list[list[Any]], payload_version: in
 def _candidate_step_with_follow_ups(
     *, attachment_id: int, readmitted: bool, just_parsed: intake_data.ParsedAttempt | None = None
 ) -> None:
-    with jobs_api.follow_ups(*FOLLOW_UP_STEPS) as batch:
+    # The score jobs the step defers go out with the follow-ups, in one statement.
+    with jobs_api.follow_ups(*FOLLOW_UP_STEPS, together=scoring_api.SCORE_TASKS) as batch:
         candidate_id = _candidate_step(attachment_id=attachment_id, readmitted=readmitted, just_parsed=just_parsed)
-    if candidate_id is not None:
-        batch.defer_as_one(FOLLOW_UPS, candidate_id=candidate_id)
-    else:
-        batch.defer_alone()
+        # Ended inside the block: the batch refuses to be left with held jobs unsent.
+        if candidate_id is not None:
+            batch.defer_as_one(FOLLOW_UPS, candidate_id=candidate_id)
+        else:
+            batch.defer_alone()
 
 
 def _candidate_step(
@@ -146,7 +148,12 @@ def _candidate_step(
                 intake_api.attachment_mark_no_candidate_details(attachment_id=attachment_id, missing=lacking)
             return None
     candidate = candidates_api.candidate_apply_document(
-        attachment_id=attachment_id, parse_attempt=doc.parse_attempt, extraction=extraction, text=doc.text
+        attachment_id=attachment_id,
+        parse_attempt=doc.parse_attempt,
+        extraction=extraction,
+        text=doc.text,
+        has_candidate=not is_new,
+        classify=True,  # its kind (cv, cover letter, ...) with the link, not one UPDATE more
     )
     if candidate is None:
         intake_api.attachment_mark_candidate_failed(
@@ -156,10 +163,13 @@ def _candidate_step(
         )
         return None
     intake_api.attachment_mark_candidate_created(attachment_id=attachment_id, candidate_id=candidate.id)
-    candidates_api.document_set_kind(attachment_id=attachment_id, text=doc.text, has_identity=True)
     # Documents of the same message read before this CV wait in no_candidate_details.
-    candidates_api.candidate_collect_message_companions(attachment_id=attachment_id, candidate_id=candidate.id)
+    candidates_api.candidate_collect_message_companions(
+        attachment_id=attachment_id, candidate_id=candidate.id, by_mail=doc.by_mail
+    )
     # The application step: one application per requisition the document (or a
     # byte-identical duplicate) was sent for; none = talent pool.
-    scoring_api.applications_for_document(attachment_id=attachment_id, candidate_id=candidate.id)
+    scoring_api.applications_for_document(
+        attachment_id=attachment_id, candidate_id=candidate.id, candidate_created=candidate.created
+    )
     return candidate.id

@@ -25,6 +25,7 @@ from ats.scoring.selectors import (
     version_json,
 )
 from ats.scoring.services import (
+    SCORE_TASKS,
     DecisionRefused,
     NotAllowed,
     ScoringError,
@@ -50,6 +51,7 @@ from ats.scoring.services import (
 
 __all__ = [
     "CONFIG_VERSION",
+    "SCORE_TASKS",
     "ApplicationState",
     "DecisionRefused",
     "LostApplication",
