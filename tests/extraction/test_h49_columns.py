@@ -127,3 +127,45 @@ def test_a_headings_icon_read_as_letters_does_not_hide_it(text: str, kind: str) 
 def test_a_bracketed_note_is_no_heading() -> None:
     assert _layout.heading_kind("(c) 2020 Jane Example") is None
     assert _layout.heading_kind("1) Built the ingestion pipelines") is None
+
+
+# -- names on scans (h49) ---------------------------------------------------------------------
+
+
+def _page(*lines: tuple[tuple[float, float, float, float], str]) -> dict[str, Any]:
+    """An OCR'd one-page answer of the given lines, in this order."""
+    blocks = [{"page": 1, "bbox": list(b), "text": t, "lines": [{"bbox": list(b), "text": t, "size": b[3] - b[1]}]}
+              for b, t in lines]  # fmt: skip
+    text = "\n".join(t for _, t in lines)
+    return {"schema": 3, "kind": "pdf", "text": text, "blocks": blocks, "elements": [], "ocr_used": True}
+
+
+CONTACT = ((42, 91, 552, 100), "(646) 344-2210 ° jane.roe@example.org ° Dallas TX")
+
+
+@pytest.mark.parametrize(
+    ("cells", "expected"),
+    [
+        # A letter-spaced name OCR cut at its wide gap.
+        ((((234, 64, 273, 86), "Sean"), ((296, 64, 360, 86), "Bailey")), "Sean Bailey"),
+        ((((54, 90, 169, 121), "Zach Van"), ((222, 90, 337, 121), "Handel")), "Zach Van Handel"),
+        # Not a place beside the name, nor a heading before it.
+        ((((54, 90, 200, 112), "Jane Roe"), ((230, 90, 300, 112), "Berlin")), "Jane Roe"),
+        ((((65, 98, 176, 109), "PERSONAL INFORMATION"), ((188, 98, 259, 109), "Katie Smith")), "Katie Smith"),
+    ],
+)
+def test_a_name_cut_on_its_row_is_joined(cells: tuple[Any, ...], expected: str) -> None:
+    extraction = extract(_page(*cells, CONTACT), as_of=AS_OF)
+    assert extraction.values("name") == [expected]
+
+
+def test_a_place_is_no_name_and_a_speck_before_the_name_is_dropped() -> None:
+    answer = _page(((60, 20, 200, 44), "Seattle. Wa"), ((60, 50, 300, 70), ".Pierce Jorgensen"), CONTACT)
+    assert extract(answer, as_of=AS_OF).values("name") == ["Pierce Jorgensen"]
+
+
+def test_a_grave_set_before_its_letter_goes_back_on_it() -> None:
+    # TeX's old fonts: "VIGN`ERES" in the text layer; a code span keeps its backticks.
+    answer = _page(((190, 41, 422, 67), "ROMAIN VIGN`ERES"), CONTACT)
+    assert extract(answer, as_of=AS_OF).values("name") == ["Romain Vignères"]
+    assert _layout._clean("I use `kubectl` daily") == "I use `kubectl` daily"

@@ -110,8 +110,12 @@ def _clean(text: str) -> str:
 
 # TeX's old fonts set an accent as its own glyph before the letter, and the text layer
 # gives "Universit¨at", "Pers¨onliche" (h44): the accent goes back on its letter.
-_COMBINING = {"¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¸": "\u0327", "ˇ": "\u030c"}
-_SPACING_ACCENT = re.compile(r"([¨´ˆ˜¸ˇ])([^\W\d_])")
+_COMBINING = {
+    "¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¸": "\u0327", "ˇ": "\u030c",
+    "`": "\u0300",  # "VIGN`ERES" (h49): the grave, as the same fonts set it
+}  # fmt: skip
+# The grave only inside a word: "`kubectl`" is a code span, not an accent.
+_SPACING_ACCENT = re.compile(r"([¨´ˆ˜¸ˇ]|(?<=[^\W\d_])`)([^\W\d_])")
 
 
 def _fold(text: str) -> str:

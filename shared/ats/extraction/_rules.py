@@ -21,6 +21,7 @@ from email_validator import EmailNotValidError, validate_email
 
 from ats.extraction import _lexicon as lex
 from ats.extraction._layout import Line, heading_kind, label_of
+from ats.extraction._layout import is_place as _is_place
 from ats.extraction.data import Source
 
 MAX_EMAIL_CANDIDATES = 500
@@ -882,6 +883,10 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     "helm"), a lost space ("JaneEyre"), given and family name stacked on two lines."""
     words = text.split()
     yield from _spacing_repairs(text, words)
+    following = lines[k + 1] if k + 1 < len(lines) else None
+    if following is not None and len(words) <= 3 and not heading_kind(text) and _same_row(lines[k], following):
+        # OCR cut a letter-spaced name at a wide gap: "Sean" | "Bailey", "Zach Van" | "Handel" (h49)
+        yield f"{text} {following.text}"
     degree = _POSTNOMINAL.search(text)
     if degree:  # "Rodrigo Luger, PhD" (h44)
         yield text[: degree.start()]
@@ -896,7 +901,6 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
         lead = list(itertools.takewhile(lambda w: not w[0].isdigit(), words))
         if 2 <= len(lead) <= 4 < len(words):
             yield " ".join(lead)
-    following = lines[k + 1] if k + 1 < len(lines) else None
     if text.endswith("-") and following is not None and following.text[:1].islower():
         yield text[:-1] + following.text.split()[0]
     if len(words) != 1 or not text.isalpha():
@@ -953,6 +957,25 @@ def _spacing_repairs(text: str, words: list[str]) -> Iterator[str]:
         yield " ".join(a + b for a, b in zip(*pairs, strict=True))
     if len(wide) >= 2 and any(w.casefold() in lex.JOB_WORDS for seg in wide[1:] for w in seg):
         yield " ".join(wide[0])
+
+
+def _same_row(line: Line, right: Line) -> bool:
+    """A line's right-hand neighbour on the same row in the same type: OCR's cut of one
+    line at a wide gap. One or two words, no place, at most three line heights away."""
+    if line.bbox is None or right.bbox is None or line.page != right.page:
+        return False
+    height = line.bbox[3] - line.bbox[1]
+    other = right.bbox[3] - right.bbox[1]
+    words = right.text.split()
+    return (
+        height > 0
+        and abs(other - height) <= 0.25 * height
+        and abs(right.bbox[1] - line.bbox[1]) <= 0.3 * height
+        and 0 <= right.bbox[0] - line.bbox[2] <= 3 * height
+        and 1 <= len(words) <= 2
+        and all(w[:1].isupper() for w in words)
+        and not _is_place(right.text)
+    )
 
 
 def _stacked(line: Line, below: Line) -> bool:
@@ -1044,9 +1067,11 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         segments = [seg.strip() for seg in _SEGMENTS.split(text, maxsplit=3)]
         while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
             segments.pop(0)
-        shaped = _name_shaped(_strip_prefixes(_strip_titles(segments[0])), lines, k, parts)
-        if shaped is None:
-            continue
+        # ".Pierce Jorgensen": a scan's speck before the name
+        head = _strip_prefixes(_strip_titles(segments[0])).lstrip(".,;:·*")
+        shaped = _name_shaped(head, lines, k, parts)
+        if shaped is None or _is_place(shaped) or _is_place(shaped.replace(". ", ", ")):
+            continue  # "São Paulo", "Seattle. Wa": a place under the name, never the name (h49)
         text = shaped
         score = bonus - 0.15 * position
         if line.size:
