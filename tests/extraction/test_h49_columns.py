@@ -169,3 +169,34 @@ def test_a_grave_set_before_its_letter_goes_back_on_it() -> None:
     answer = _page(((190, 41, 422, 67), "ROMAIN VIGN`ERES"), CONTACT)
     assert extract(answer, as_of=AS_OF).values("name") == ["Romain Vignères"]
     assert _layout._clean("I use `kubectl` daily") == "I use `kubectl` daily"
+
+
+# -- earlier roles and their workload (h49) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Other work experiences", "experience"),
+        ("Previous Commercial Experience", "experience"),
+        ("Weitere Berufserfahrung", "experience"),
+        ("Other experience", "other"),  # the corpus's volunteering and side projects
+    ],
+)
+def test_earlier_roles_under_their_own_heading_are_roles(text: str, kind: str) -> None:
+    assert _layout.heading_kind(text) == kind
+
+
+def test_a_roles_workload_is_not_its_employers_name() -> None:
+    answer = _page(
+        ((60, 20, 200, 40), "Jane Roe"),
+        CONTACT,
+        ((60, 120, 300, 134), "Other work experiences"),
+        ((60, 140, 200, 150), "Computer technician"),
+        ((300, 140, 380, 150), "09/2009–02/2014"),  # noqa: RUF001 - the CV's own dash
+        ((80, 152, 220, 162), "MacWorks SàRL (20-50%)"),
+    )
+    roles = extract(answer, as_of=AS_OF).values("work_history")
+    assert [(r["title"], r["employer"], r["start"]) for r in roles] == [
+        ("Computer technician", "MacWorks SàRL", "2009-09")
+    ]

@@ -973,6 +973,15 @@ def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
     return out
 
 
+# "MacWorks SàRL (20-50%)": the share of a week the role took, a Swiss and German CV's
+# habit - not part of the employer's name (h49).
+_WORKLOAD = re.compile(r"\s{0,3}\((?:\d{1,3}\s?%?\s?[-–]\s?)?\d{1,3}\s?%\)\s*$")
+
+
+def _without_workload(text: str | None) -> str | None:
+    return _WORKLOAD.sub("", text) or text if text else text
+
+
 def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     """{employer, title, location, start, end} per role of the experience section."""
     now = as_of.year * 12 + as_of.month - 1
@@ -1002,8 +1011,8 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
                 title = title or employer
             employer = company
         value: dict[str, str | None] = {
-            "employer": employer,
-            "title": title,
+            "employer": _without_workload(employer),
+            "title": _without_workload(title),
             "location": location,
             "start": ym_text(e.dates.start),
             "end": ym_text(e.dates.end),

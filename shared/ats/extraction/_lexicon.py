@@ -31,6 +31,12 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "appointments", "professional appointments", "academic appointments", "academic positions", "positions",
         "positions held", "professional positions", "research positions", "employment experience",
         "consulting engagements", "consulting experience", "consulting",  # h44
+        # h49: earlier roles under a heading of their own ("Other experience" stays a non-role
+        # section: the corpus's volunteering and side projects)
+        "other work experience", "other work experiences", "previous experience", "prior experience",
+        "earlier experience", "previous employment", "previous commercial experience", "commercial experience",
+        "work experiences", "weitere berufserfahrung", "autres expériences professionnelles",
+        "otras experiencias laborales", "outras experiências profissionais",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
