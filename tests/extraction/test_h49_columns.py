@@ -200,3 +200,17 @@ def test_a_roles_workload_is_not_its_employers_name() -> None:
     assert [(r["title"], r["employer"], r["start"]) for r in roles] == [
         ("Computer technician", "MacWorks SàRL", "2009-09")
     ]
+
+
+def test_the_kind_of_post_and_what_it_was_are_one_title() -> None:
+    answer = _page(
+        ((60, 20, 200, 40), "Jane Roe"),
+        CONTACT,
+        ((60, 120, 300, 134), "Experience"),
+        ((60, 140, 560, 152), "06/2016 - 08/2016  Internship - iOS developer (2 months), Lundi Matin, Montpellier"),
+        ((80, 154, 500, 164), "Internationalised the cash register app."),
+    )
+    roles = extract(answer, as_of=AS_OF).values("work_history")
+    assert [(r["title"], r["employer"], r["start"]) for r in roles] == [
+        ("Internship - iOS developer", "Lundi Matin", "2016-06")
+    ]

@@ -843,8 +843,28 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     else:  # no cue but the place: the other part is the title; else "Title, Employer" order
         title_i = next((k for k, p in enumerate(rest) if p not in beside_place), 0)
     title = rest[title_i]
-    employer = _institution_over_unit([p for k, p in enumerate(rest) if k != title_i])
+    others = [p for k, p in enumerate(rest) if k != title_i]
+    kind_of_post = _kind_and_subject(title, others, texts)
+    if kind_of_post is not None:
+        title, others = kind_of_post
+    employer = _institution_over_unit(others)
     return _whole_title_line(title, employer, location, groups, texts), employer, location
+
+
+def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[str, list[str]] | None:
+    """ "Internship - iOS developer (2 months), Lundi Matin": the kind of post and what it
+    was are one title, when another part is left to be the employer (h49)."""
+    if title.casefold() not in _EMPLOYMENT_KINDS or len(others) < 2:
+        return None
+    subject = others[0]
+    for dash in (" - ", " – ", " — "):
+        if any(f"{title}{dash}{subject}" in text for text in texts):
+            return f"{title}{dash}{_HOW_LONG.sub('', subject)}", others[1:]
+    return None
+
+
+# "(2 months)", "(3 mois)", "(6 Monate)": how long, not what
+_HOW_LONG = re.compile(r"\s{0,3}\(\d{1,2}\s?(?:months?|mois|monate?n?|meses|mesi|weeks?|semaines)\)\s*$", re.I)
 
 
 def _whole_title_line(
