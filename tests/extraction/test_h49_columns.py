@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ats.extraction import _layout
+from ats.extraction._history import date_ranges
 from ats.extraction._rules import RegionEvidence, phones
 from ats.extraction.api import extract
 from tests.extraction.corpus import AS_OF
@@ -213,4 +214,38 @@ def test_the_kind_of_post_and_what_it_was_are_one_title() -> None:
     roles = extract(answer, as_of=AS_OF).values("work_history")
     assert [(r["title"], r["employer"], r["start"]) for r in roles] == [
         ("Internship - iOS developer", "Lundi Matin", "2016-06")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Oct. 19 – Juin 24", ((2019, 10), (2024, 6))),  # noqa: RUF001 - the CV's own dash
+        ("Août 24 – Présent", ((2024, 8), None)),  # noqa: RUF001 - the CV's own dash
+        ("Sept. 14 - Oct. 15", ((2014, 9), (2015, 10))),
+    ],
+)
+def test_month_names_with_two_digit_years_make_a_range(text: str, expected: tuple[Any, Any]) -> None:
+    assert [(r.start, r.end) for r in date_ranges(text)] == [expected]
+
+
+def test_a_month_name_and_a_number_alone_are_no_range() -> None:
+    assert date_ranges("Top 10 - Best 20") == []
+    assert date_ranges("Oct. 19") == []
+    # with a full year on the line, its dates are read as ever
+    assert [(r.start, r.end) for r in date_ranges("Jan 2019 - Mar 2020")] == [((2019, 1), (2020, 3))]
+
+
+def test_a_french_title_with_en_keeps_it_and_a_used_list_is_no_employer() -> None:
+    answer = _page(
+        ((60, 20, 200, 40), "Jane Roe"),
+        CONTACT,
+        ((60, 120, 300, 134), "Expérience professionnelle"),
+        ((60, 140, 120, 150), "Oct. 15 - Sept. 18"),
+        ((133, 140, 540, 150), "Ingénieur en développement Web, Quividi (Python, Django, SQL, Elasticsearch)"),
+        ((160, 152, 500, 162), "Développement d'un back office Python / Django."),
+    )
+    roles = extract(answer, as_of=AS_OF).values("work_history")
+    assert [(r["title"], r["employer"], r["start"], r["end"]) for r in roles] == [
+        ("Ingénieur en développement Web", "Quividi", "2015-10", "2018-09")
     ]

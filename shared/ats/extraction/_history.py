@@ -149,9 +149,41 @@ _SHORT_MONTHS = re.compile(
     re.IGNORECASE,
 )
 
+# "Oct. 19 – Juin 24", "Août 24 – Présent": month names and two-digit years, only as a whole
+# range between two month names (or a month name and "present"): a lone "Oct. 19" may be a
+# day of October (h49).
+_SHORT_NAMED = re.compile(
+    r"(?<![^\W\d_])([^\W\d_]{3,9})\.?\s(\d\d)(?![\d/.:])\s{0,2}[-–—]\s{0,2}"
+    r"(?:([^\W\d_]{3,9})\.?\s(\d\d)(?![\d/.:])|(" + "|".join(re.escape(w) for w in _PRESENT) + r")(?![^\W\d_]))",
+    re.IGNORECASE,
+)
+
+
+_FULL_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
 
 def _two_digit_year(yy: int) -> int:
     return (2000 if yy < TWO_DIGIT_PIVOT else 1900) + yy
+
+
+def _named_short_ranges(text: str) -> list[DateRange]:
+    """ "Oct. 19 – Juin 24", "Août 24 – Présent" (_SHORT_NAMED), on a line with no full year."""
+    out: list[DateRange] = []
+    if _FULL_YEAR.search(text):
+        return out
+    for m in _SHORT_NAMED.finditer(text):
+        first = lex.MONTHS.get(m.group(1).casefold())
+        if not first:
+            continue
+        begin = (_two_digit_year(int(m.group(2))), first)
+        if m.group(5):
+            out.append(DateRange(begin, None, m.span()))
+            continue
+        second = lex.MONTHS.get(m.group(3).casefold())
+        final = (_two_digit_year(int(m.group(4))), second or 0)
+        if second and begin <= final <= (begin[0] + 20, 12):
+            out.append(DateRange(begin, final, m.span()))
+    return out
 
 
 def _compact_ranges(text: str) -> list[DateRange]:
@@ -175,6 +207,7 @@ def _compact_ranges(text: str) -> list[DateRange]:
         final = (_two_digit_year(int(m.group(4))), int(m.group(3)))
         if begin <= final <= (begin[0] + 20, 12):
             out.append(DateRange(begin, final, m.span()))
+    out += _named_short_ranges(text)
     for m in _MONTHS_OF_A_YEAR.finditer(text):
         year = int(m.group(5))
         if m.group(1) and m.group(3):
@@ -815,7 +848,12 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             and len(left.split()) <= (8 if at.group(1).casefold() in _STRONG_AT else 6)
             # "Becario en desarrollo de Software" under "Nvidia Corporation": a weak "at" word
             # ("en", "w") is a field of work when another line names the employer (layout-6).
-            and (at.group(1).casefold() in _STRONG_AT or (_title_score(left) > 0 and alone))
+            and (
+                at.group(1).casefold() in _STRONG_AT
+                # "Ingénieur en développement Web, PeopleDoc": a weak "at" word with another
+                # part after it is the title's own word; that part is the employer (h49)
+                or (_title_score(left) > 0 and alone and len(_parts(text[at.end() :])) == 1)
+            )
         ):
             tail = _parts(text[at.end() :].strip())
             employer_hint = _employer_of(tail[0]) if tail else None
@@ -998,6 +1036,16 @@ def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
 _WORKLOAD = re.compile(r"\s{0,3}\((?:\d{1,3}\s?%?\s?[-–]\s?)?\d{1,3}\s?%\)\s*$")
 
 
+# "MyBeezBox (Management, Python, Django)": what the role used, in brackets after the
+# employer - a list of three or more, not part of its name (a place in brackets was split
+# off before: "Microsoft (Bellevue, Estados Unidos)") (h49).
+_LISTED = re.compile(r"\s{0,3}\(([^()]{2,80}(?:,[^(),]{1,40}){2,})\)\s*$")
+
+
+def _without_list(text: str | None) -> str | None:
+    return _LISTED.sub("", text) or text if text else text
+
+
 def _without_workload(text: str | None) -> str | None:
     return _WORKLOAD.sub("", text) or text if text else text
 
@@ -1031,7 +1079,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
                 title = title or employer
             employer = company
         value: dict[str, str | None] = {
-            "employer": _without_workload(employer),
+            "employer": _without_list(_without_workload(employer)),
             "title": _without_workload(title),
             "location": location,
             "start": ym_text(e.dates.start),
