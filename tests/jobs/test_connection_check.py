@@ -24,7 +24,7 @@ def _task_connections(worker_name: str) -> list[int]:
     with connection.cursor() as cur:
         cur.execute(
             "SELECT pid FROM pg_stat_activity WHERE application_name = %s AND state = 'idle' AND query LIKE %s",
-            [worker_name, 'UPDATE "testapp_marker" SET%'],
+            [worker_name, 'UPDATE "ats_testapp_marker" SET%'],
         )
         return [r[0] for r in cur.fetchall()]
 
