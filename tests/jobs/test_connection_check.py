@@ -18,12 +18,13 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def _task_connections(worker_name: str) -> list[int]:
-    """The worker's task connections: idle, last statement a run's end record (the
-    procrastinate pool's and LISTEN connections never send it)."""
+    """The worker's task connections: idle, last statement the last one of the
+    `tests.slow_marker` body (a run's success is recorded by the finish, on the
+    procrastinate pool's connection; neither it nor the LISTEN connection sends that)."""
     with connection.cursor() as cur:
         cur.execute(
             "SELECT pid FROM pg_stat_activity WHERE application_name = %s AND state = 'idle' AND query LIKE %s",
-            [worker_name, "%ats_jobs_attempt_v1%"],
+            [worker_name, 'UPDATE "ats_testapp_marker" SET%'],
         )
         return [r[0] for r in cur.fetchall()]
 

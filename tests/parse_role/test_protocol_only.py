@@ -159,6 +159,21 @@ def test_a_fetched_job_succeeds_only_with_its_report_and_stays_on_its_worker(par
     parse_role.execute("SELECT procrastinate_unregister_worker_v1(%s)", [other])
 
 
+def test_the_roles_finish_records_its_runs_success(parse_role: Any, worker: int) -> None:
+    """Issue 26: the parse worker sends no success record of its own; its finish closes the
+    run (jobs migration 0005, a SECURITY DEFINER trigger: the role has no grant on
+    jobs_attempt). The start it still writes through ats_jobs_attempt_v1."""
+    att, parse_job = parse_job_for_new_document()
+    assert fetch_as_role(parse_role, parse_job, worker)
+    assert _refused(parse_role, "UPDATE jobs_attempt SET status = 'succeeded' WHERE job_id = %s", [parse_job])
+    parse_role.execute("SELECT ats_jobs_attempt_v1(%s, %s, 1, 'start', 'parse-w', '', '')", [parse_job, worker])
+    assert parse_role.execute(SUBMIT, _report(parse_job, att)).fetchone() == (True,)
+    parse_role.execute("SELECT procrastinate_finish_job_v1(%s, 'succeeded', false)", [parse_job])
+    with connection.cursor() as cur:
+        cur.execute("SELECT worker, status, ended_at IS NOT NULL FROM jobs_attempt WHERE job_id = %s", [parse_job])
+        assert cur.fetchall() == [("parse-w", "succeeded", True)]
+
+
 @pytest.mark.parametrize("finished", ["succeeded", "failed", "cancelled", "aborted"])
 def test_finished_parse_jobs_are_read_only(parse_role: Any, worker: int, finished: str) -> None:
     _, parse_job = parse_job_for_new_document()

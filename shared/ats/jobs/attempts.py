@@ -1,12 +1,16 @@
 """Per-attempt records (issue 24 item 1), written by the job machinery around every run.
 
-The task wrapper (ats.jobs.runtime.task) records the start, then the end with the
-outcome, the exception line and a trimmed, scrubbed traceback. A run whose process dies
-(SIGKILL, out-of-memory, the watchdog's overrun exit) never writes its end: the rescue
-closes it as `lost` (ats.jobs.maintenance), and so does the next run's start.
+The task wrapper (ats.jobs.runtime.task) records the start, and the end of a run that
+failed with the exception line and a trimmed, scrubbed traceback. The end of a run that
+succeeded is written by procrastinate's finish itself (the trigger of migration 0005, in
+the finish's statement: no round trip of its own). A run whose process dies (SIGKILL,
+out-of-memory, the watchdog's overrun exit) - or dies after its body but before the
+finish - never writes its end: the rescue closes it as `lost` (ats.jobs.maintenance),
+and so does the next run's start.
 
-Both worker roles write through ats_jobs_attempt_v1() (migration 0003): the parse role
-has no grant on the table. A failure to record never fails the job itself.
+Both worker roles write through ats_jobs_attempt_v1() (migration 0003) and that trigger
+(SECURITY DEFINER both): the parse role has no grant on the table. A failure to record
+never fails the job itself.
 """
 
 from __future__ import annotations
@@ -68,10 +72,6 @@ def _send(args: list[Any]) -> None:
 def record_start(job: Any, attempt: int, worker: str) -> None:
     # The first statement of every run: it is also the connection's health check.
     _call(job, attempt, "start", worker, check=True)
-
-
-def record_success(job: Any, attempt: int, worker: str) -> None:
-    _call(job, attempt, "succeeded", worker)
 
 
 def record_failure(job: Any, attempt: int, worker: str, exc: BaseException) -> None:

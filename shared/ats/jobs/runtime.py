@@ -205,7 +205,7 @@ def task(task_name: str, *, periodic: str | None = None) -> Callable[[F], F]:
                     run_exhaustion(policy, exc, payload)
                 raise
             else:
-                attempts.record_success(job, attempt.number, worker)
+                # Its success is recorded by procrastinate's finish (jobs migration 0005).
                 return result
             finally:
                 _current.reset(token)
