@@ -249,3 +249,26 @@ def test_a_french_title_with_en_keeps_it_and_a_used_list_is_no_employer() -> Non
     assert [(r["title"], r["employer"], r["start"], r["end"]) for r in roles] == [
         ("Ingénieur en développement Web", "Quividi", "2015-10", "2018-09")
     ]
+
+
+def test_a_phone_written_with_en_dashes_is_read() -> None:
+    line = _layout.Line("jane@example.org | GitHub | 775–232–8142", 0, section="top")  # noqa: RUF001 - as printed
+    assert [f.value for f in phones([line], RegionEvidence(default="US"))[0]] == ["+17752328142"]
+    for text in ("Engineer 2019–2021", "03/2019 – 08/2019"):  # noqa: RUF001 - as printed
+        assert [f.value for f in phones([_layout.Line(text, 0, section="top")], RegionEvidence(default="US"))[0]] == []
+
+
+def test_a_chinese_cv_gives_its_national_number_chinas_region() -> None:
+    # Written in Chinese with English tool names; the deployment's default is the US, where
+    # "132-6262-0332" is a valid number too.
+    summary = (
+        "物理学专业直博研究生，有扎实的物理、数学与统计学基础，"  # noqa: RUF001 - Chinese punctuation
+        "擅长数据建模与分析。熟练掌握 Shell、Python 和 C 语言编程。"
+    )
+    answer = _page(
+        ((42, 40, 130, 60), "李维天"),
+        ((42, 66, 130, 77), "132-6262-0332"),
+        ((42, 80, 200, 90), "liweitianux@live.com"),
+        ((42, 120, 553, 132), summary),
+    )
+    assert extract(answer, as_of=AS_OF, default_region="US").values("phones") == ["+8613262620332"]

@@ -464,13 +464,16 @@ LANGUAGE_WORDS = {
     "pl": "oraz|na|dla|od|doświadczenie|wykształcenie|umiejętności|języki|obecnie|ul.|telefon|tel.|urodzenia",
     "pt": "os|as|do|da|dos|com|para|desde|experiência|formação|competências|idiomas|atualmente|rua|telemóvel",
 }
-LANGUAGE_REGION = {"de": "DE", "fr": "FR", "es": "ES", "it": "IT", "nl": "NL", "pl": "PL", "pt": "PT"}
+LANGUAGE_REGION = {
+    "de": "DE", "fr": "FR", "es": "ES", "it": "IT", "nl": "NL", "pl": "PL", "pt": "PT",
+    "zh": "CN", "ja": "JP", "ko": "KR",  # by script (h49)
+}  # fmt: skip
 # The other countries a language is written in, tried after every stronger signal: a
 # national number valid in exactly one of them is read there ("(47) 9 8829-1690" on a
 # Portuguese CV is Brazil's, h47); valid in several, it stays as written.
 LANGUAGE_OTHER_REGIONS = {
     "pt": ("BR",), "es": ("MX", "AR", "CO", "CL", "PE"), "fr": ("BE", "CH", "CA"), "de": ("AT", "CH"),
-    "it": ("CH",), "nl": ("BE",),
+    "it": ("CH",), "nl": ("BE",), "zh": ("TW", "HK", "SG"),
 }  # fmt: skip
 LANGUAGE_OF_WORD: dict[str, list[str]] = {}
 for language, words in LANGUAGE_WORDS.items():

@@ -412,7 +412,9 @@ def links(lines: list[Line]) -> Values:
 # -- phones ----------------------------------------------------------------------------------
 
 # "(+33) 6 ..." writes the country code inside the brackets: the "+" may follow a "(".
-_PHONE = re.compile(r"(?:\+|\b00)?\(?\+?\d[\d \t().\-/]{5,24}\d")
+# An en dash between digit groups too (U+2013, as "775-232-8142" is printed by some
+# templates, h49); a range of years or months is told apart below.
+_PHONE = re.compile(r"(?:\+|\b00)?\(?\+?\d[\d \t().\-–/]{5,24}\d")
 # Dates are not phone numbers: "01/09/2019", "03.2020", "2015 - 2018" (a dotted French number
 # "06.04.57.84.81" is, so the date forms must match the whole candidate).
 _DATE_FULL = re.compile(r"\d{1,2}[./]\d{1,2}[./](?:19|20)?\d\d|\d{1,2}[./](?:19|20)\d\d")
@@ -456,6 +458,9 @@ def document_language(lines: list[Line]) -> str | None:
                 counts[language] = counts.get(language, 0) + 1
         if seen >= MAX_LANGUAGE_WORDS:
             break
+    script = _cjk_language(lines)
+    if script is not None:
+        return script
     ranked = sorted(counts.items(), key=lambda kv: -kv[1])
     if not ranked:
         return None
@@ -465,6 +470,35 @@ def document_language(lines: list[Line]) -> str | None:
     if n >= 6 and n >= 2 * second and n > english:
         return best
     return None
+
+
+MIN_CJK_CHARS = 20
+
+
+def _cjk_language(lines: list[Line]) -> str | None:
+    """Chinese, Japanese or Korean by script: Hangul is Korean, kana Japanese, Han alone
+    Chinese - when the document has more of it than of Latin text (h49: "132-6262-0332" on
+    a Chinese CV is a Chinese mobile number)."""
+    hangul = kana = han = latin = 0
+    for line in lines:
+        for ch in line.text[:MAX_DATE_LINE]:
+            if "\uac00" <= ch <= "\ud7a3":
+                hangul += 1
+            elif "\u3040" <= ch <= "\u30ff":
+                kana += 1
+            elif "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf":
+                han += 1
+            elif ch.isascii() and ch.isalpha():
+                latin += 1
+        if hangul + kana + han + latin >= 4 * MAX_LANGUAGE_WORDS:
+            break
+    # A CJK character carries about as much as a Latin word's three letters: a Chinese CV
+    # full of English tool names is still Chinese.
+    if hangul + kana + han < MIN_CJK_CHARS or 3 * (hangul + kana + han) < latin:
+        return None
+    if hangul >= max(kana, MIN_CJK_CHARS // 2):
+        return "ko"
+    return "ja" if kana >= MIN_CJK_CHARS // 2 else "zh"
 
 
 def _language_regions(language: str | None) -> tuple[str, ...]:
