@@ -272,3 +272,15 @@ def test_a_chinese_cv_gives_its_national_number_chinas_region() -> None:
         ((42, 120, 553, 132), summary),
     )
     assert extract(answer, as_of=AS_OF, default_region="US").values("phones") == ["+8613262620332"]
+
+
+def test_a_referees_address_under_no_references_heading_is_not_the_candidates() -> None:
+    answer = _page(
+        ((60, 20, 200, 40), "Jane Roe"),
+        CONTACT,
+        ((60, 120, 300, 134), "Publications"),
+        ((100, 140, 400, 150), "Prof. Dr. Eckhard Hein, Berlin School of Economics and Law"),
+        ((100, 152, 260, 162), "eckhard.hein@hwr-berlin.de"),
+        ((100, 170, 300, 180), "Mail me at jane.roe@example.org"),
+    )
+    assert extract(answer, as_of=AS_OF).values("emails") == ["jane.roe@example.org"]

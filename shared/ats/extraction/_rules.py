@@ -67,6 +67,21 @@ def about_someone_else(line: Line) -> bool:
 
 # -- e-mail ---------------------------------------------------------------------------------
 
+# "Prof. Dr. Eckhard Hein, Berlin School of Economics" over "eckhard.hein@hwr-berlin.de":
+# a referee listed under no references heading the rules know (h49).
+_HONORIFIC = re.compile(r"^(?:prof|dr|mr|mrs|ms|herr|frau|mme|mlle|sr|sra)\.?\s", re.IGNORECASE)
+
+
+def _beside_a_referee(lines: list[Line], k: int) -> bool:
+    """An address outside the contact block on or right beside a line naming someone by
+    title (the two are one line when the layout joined a wrapped entry)."""
+    line = lines[k]
+    if line.in_contact:
+        return False
+    near = (lines[j] for j in (k - 1, k, k + 1) if 0 <= j < len(lines) and lines[j].page == line.page)
+    return any(_HONORIFIC.match(other.text) for other in near)
+
+
 _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-'")
 _DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 
@@ -224,9 +239,9 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         if line.in_contact and address not in contact:
             contact.append(address)
 
-    for line in lines:
+    for k, line in enumerate(lines):
         at_sign = "@" in line.text or (ocr and ("(at)" in line.text.casefold() or "[at]" in line.text.casefold()))
-        if not at_sign or about_someone_else(line):
+        if not at_sign or about_someone_else(line) or _beside_a_referee(lines, k):
             continue
         repair = ocr and line.in_contact
         found: list[tuple[int, int]] = []
