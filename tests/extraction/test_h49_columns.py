@@ -284,3 +284,18 @@ def test_a_referees_address_under_no_references_heading_is_not_the_candidates() 
         ((100, 170, 300, 180), "Mail me at jane.roe@example.org"),
     )
     assert extract(answer, as_of=AS_OF).values("emails") == ["jane.roe@example.org"]
+
+
+def test_a_month_its_date_left_behind_is_no_employer() -> None:
+    # The range's end on the line below ("Sep 2016 -" over "Mar 2018"): its month is no part.
+    answer = _page(
+        ((60, 20, 200, 40), "Jane Roe"),
+        CONTACT,
+        ((131, 120, 200, 134), "Experience"),
+        ((72, 140, 460, 151), "Sep 2016 –  Software Developer, Contoso, Lille."),  # noqa: RUF001 - as printed
+        ((80, 154, 122, 165), "Mar 2018"),
+        ((131, 170, 460, 181), "Wrote the billing service."),
+    )
+    roles = extract(answer, as_of=AS_OF).values("work_history")
+    assert all(r["employer"] not in ("Sep", "Mar") and r["title"] not in ("Sep", "Mar") for r in roles)
+    assert [(r["title"], r["employer"]) for r in roles] == [("Software Developer", "Contoso")]

@@ -861,6 +861,9 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
         else:
             groups.append(own)
     parts = [q for p in _whole_employer_lines(groups, texts) for q in _place_in_brackets(p)]
+    # "Janv", "Sep": a month its date left behind ("Janv. 2019 - Analyste" over "Présent"),
+    # never a title or an employer (h49)
+    parts = [p for p in parts if p.strip(" .,").casefold() not in lex.MONTHS]
     location = next((p for p in parts if is_place(p)), None)
     rest = [p for p in parts if p != location]
     if not rest:
