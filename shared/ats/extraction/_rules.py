@@ -20,8 +20,7 @@ import phonenumbers
 from email_validator import EmailNotValidError, validate_email
 
 from ats.extraction import _lexicon as lex
-from ats.extraction._layout import Line, heading_kind, label_of
-from ats.extraction._layout import is_place as _is_place
+from ats.extraction._layout import Line, heading_kind, is_place, label_of
 from ats.extraction.data import Source
 
 MAX_EMAIL_CANDIDATES = 500
@@ -564,7 +563,7 @@ def region_evidence(
 def _place_of(line: Line) -> tuple[str, str] | None:
     """A line's place, unless the line is a person's name: "Chiara Colombo" and "André
     Santos" name no city (h49)."""
-    if looks_like_name(line.text) and not _is_place(line.text):
+    if looks_like_name(line.text) and not is_place(line.text):
         return None
     return place_region(line.text)
 
@@ -1031,7 +1030,7 @@ def _same_row(line: Line, right: Line) -> bool:
         and 0 <= right.bbox[0] - line.bbox[2] <= 3 * height
         and 1 <= len(words) <= 2
         and all(w[:1].isupper() for w in words)
-        and not _is_place(right.text)
+        and not is_place(right.text)
     )
 
 
@@ -1127,7 +1126,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         # ".Pierce Jorgensen": a scan's speck before the name
         head = _strip_prefixes(_strip_titles(segments[0])).lstrip(".,;:·*")
         shaped = _name_shaped(head, lines, k, parts)
-        if shaped is None or _is_place(shaped) or _is_place(shaped.replace(". ", ", ")):
+        if shaped is None or is_place(shaped) or is_place(shaped.replace(". ", ", ")):
             continue  # "São Paulo", "Seattle. Wa": a place under the name, never the name (h49)
         text = shaped
         score = bonus - 0.15 * position
