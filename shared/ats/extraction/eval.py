@@ -107,11 +107,12 @@ TARGETS: dict[str, tuple[str, float]] = {
 # e-mail 0.929, phone 0.841, skills 0.725, work history 0.595, years 0.900 (real documents:
 # name 0.513, phone 0.615, work history 0.329). A new set again - Chinese and Brazilian
 # CVs, HTML and Canva exports - so the ratchet starts from it: each value less 0.02, rounded
-# down to 0.05.
+# down to 0.05. Layout-23+skills-4 (h49, measured once): phone 0.882 - the phone floor raised
+# to 0.85; skills 0.718, education entries 0.737, the rest unchanged.
 RATCHET: dict[str, tuple[str, float]] = {
     "name": ("exact", 0.70),
     "emails": ("f1", 0.90),
-    "phones": ("f1", 0.80),
+    "phones": ("f1", 0.85),
     "skills": ("f1", 0.70),
     "work_history": ("f1", 0.55),
     "years_experience": ("within1", 0.85),
