@@ -487,12 +487,15 @@ def document_language(lines: list[Line]) -> str | None:
 
 
 MIN_CJK_CHARS = 20
+_CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]")
 
 
 def _cjk_language(lines: list[Line]) -> str | None:
     """Chinese, Japanese or Korean by script: Hangul is Korean, kana Japanese, Han alone
     Chinese - when the document has more of it than of Latin text (h49: "132-6262-0332" on
     a Chinese CV is a Chinese mobile number)."""
+    if not any(_CJK_CHAR.search(line.text[:MAX_DATE_LINE]) for line in lines):
+        return None  # most CVs: no per-character count (issue 26: extraction runs per document)
     hangul = kana = han = latin = 0
     for line in lines:
         for ch in line.text[:MAX_DATE_LINE]:
@@ -563,9 +566,10 @@ def region_evidence(
 def _place_of(line: Line) -> tuple[str, str] | None:
     """A line's place, unless the line is a person's name: "Chiara Colombo" and "André
     Santos" name no city (h49)."""
-    if looks_like_name(line.text) and not is_place(line.text):
-        return None
-    return place_region(line.text)
+    place = place_region(line.text)
+    if place is not None and looks_like_name(line.text) and not is_place(line.text):
+        return None  # (checked only when a place was found: a name check per line costs)
+    return place
 
 
 def region_hint(lines: list[Line], own_emails: Iterable[str], default_region: str) -> tuple[str, str]:
