@@ -159,9 +159,6 @@ _SHORT_NAMED = re.compile(
 )
 
 
-_FULL_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
-
-
 def _two_digit_year(yy: int) -> int:
     return (2000 if yy < TWO_DIGIT_PIVOT else 1900) + yy
 
@@ -169,7 +166,7 @@ def _two_digit_year(yy: int) -> int:
 def _named_short_ranges(text: str) -> list[DateRange]:
     """ "Oct. 19 – Juin 24", "Août 24 – Présent" (_SHORT_NAMED), on a line with no full year."""
     out: list[DateRange] = []
-    if _FULL_YEAR.search(text):
+    if _YEAR.search(text):
         return out
     for m in _SHORT_NAMED.finditer(text):
         first = lex.MONTHS.get(m.group(1).casefold())
@@ -904,8 +901,8 @@ def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[
     return None
 
 
-# "(2 months)", "(3 mois)", "(6 Monate)": how long, not what
-_HOW_LONG = re.compile(r"\s{0,3}\(\d{1,2}\s?(?:months?|mois|monate?n?|meses|mesi|weeks?|semaines)\)\s*$", re.I)
+# "(2 months)", "(3 mois)", "(6 Monate)": how long, not what (the units _DURATION reads)
+_HOW_LONG = re.compile(r"\s{0,3}\(" + _DURATION.pattern + r"\)\s*$", re.IGNORECASE)
 
 
 def _whole_title_line(
@@ -1045,12 +1042,9 @@ _WORKLOAD = re.compile(r"\s{0,3}\((?:\d{1,3}\s?%?\s?[-–]\s?)?\d{1,3}\s?%\)\s*$
 _LISTED = re.compile(r"\s{0,3}\(([^()]{2,80}(?:,[^(),]{1,40}){2,})\)\s*$")
 
 
-def _without_list(text: str | None) -> str | None:
-    return _LISTED.sub("", text) or text if text else text
-
-
-def _without_workload(text: str | None) -> str | None:
-    return _WORKLOAD.sub("", text) or text if text else text
+def _less_tail(tail: re.Pattern[str], text: str | None) -> str | None:
+    """The text less a trailing note (_WORKLOAD, _LISTED); the text as it was if that is all."""
+    return tail.sub("", text) or text if text else text
 
 
 def work_history(lines: list[Line], as_of: date) -> list[Entry]:
@@ -1082,8 +1076,8 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
                 title = title or employer
             employer = company
         value: dict[str, str | None] = {
-            "employer": _without_list(_without_workload(employer)),
-            "title": _without_workload(title),
+            "employer": _less_tail(_LISTED, _less_tail(_WORKLOAD, employer)),
+            "title": _less_tail(_WORKLOAD, title),
             "location": location,
             "start": ym_text(e.dates.start),
             "end": ym_text(e.dates.end),
