@@ -7,6 +7,7 @@ worker would have taken as done, so the lost-document detector stays truthful.
 from __future__ import annotations
 
 import itertools
+import zlib
 from typing import Any
 
 from django.db import connection, transaction
@@ -160,3 +161,33 @@ def audit_candidate(candidate_id: int) -> list[tuple[str, str]]:
             [str(candidate_id)],
         )
         return [(a, b) for a, b in cur.fetchall()]
+
+
+def hand_off_page(
+    att_id: int,
+    *,
+    page_no: int = 1,
+    attempt_no: int = 1,
+    size: tuple[int, int] = (600, 800),
+    unit: tuple[float, float] = (595.0, 842.0),
+    fill: bytes = b"\xee",
+    data: bytes | None = None,
+) -> None:
+    """A page image as worker-untrusted hands it off: a grey page of `size` filled with
+    `fill`, or `data` exactly as given (a forged or mismatched hand-off)."""
+    from django.utils import timezone
+
+    from ats.intake.models import PageImageHandoff
+
+    width, height = size
+    PageImageHandoff.objects.create(
+        attachment_id=att_id,
+        attempt_no=attempt_no,
+        page_no=page_no,
+        untrusted_width=width,
+        untrusted_height=height,
+        untrusted_unit_width=unit[0],
+        untrusted_unit_height=unit[1],
+        untrusted_data=zlib.compress(fill * (width * height)) if data is None else data,
+        received_at=timezone.now(),
+    )

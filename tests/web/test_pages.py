@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from django.http import HttpResponseNotFound
 from django.test import Client, RequestFactory
-from django.utils import timezone
 
 from ats.intake import api as intake_api
 from ats.web.middleware import TrailingSlashMiddleware
@@ -104,7 +103,7 @@ def test_thumbnail_is_served_as_a_strict_image(login: Any) -> None:
     served; the report's `thumbnail_png_b64` never is (issue 21 N1): whoever holds the
     parse role writes the report."""
     from ats.intake import adapters
-    from ats.intake.models import PageImageHandoff, PageImageSet
+    from ats.intake.models import PageImageSet
 
     att = helpers.candidate_failed()  # terminal: its images may be served
     c = login("recruiter")
@@ -116,17 +115,7 @@ def test_thumbnail_is_served_as_a_strict_image(login: Any) -> None:
     attempt.result = {**attempt.result, "thumbnail_png_b64": base64.b64encode(png).decode()}
     attempt.save()
     assert c.get(f"/documents/{att.pk}/thumbnail.png").status_code == 404  # not even a plain one
-    PageImageHandoff.objects.create(
-        attachment_id=att.pk,
-        attempt_no=1,
-        page_no=1,
-        untrusted_width=600,
-        untrusted_height=800,
-        untrusted_unit_width=595.0,
-        untrusted_unit_height=842.0,
-        untrusted_data=zlib.compress(b"\xee" * (600 * 800)),
-        received_at=timezone.now(),
-    )
+    helpers.hand_off_page(att.pk, size=(600, 800), fill=b"\xee")
     assert intake_api.page_images_store(attachment_id=att.pk, attempt_no=1) == "stored"
     res = c.get(f"/documents/{att.pk}/thumbnail.png")
     assert res.status_code == 200 and res.content[12:16] == b"IHDR" and res.content != png
@@ -303,22 +292,12 @@ def test_page_store_reads_the_attempt_and_document_once_and_replaces_pages_only_
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from ats.intake.models import PageImage, PageImageHandoff, PageImageSet
+    from ats.intake.models import PageImage, PageImageSet
 
     att = helpers.candidate_failed()
 
     def hand_off(fill: bytes) -> None:
-        PageImageHandoff.objects.create(
-            attachment_id=att.pk,
-            attempt_no=1,
-            page_no=1,
-            untrusted_width=60,
-            untrusted_height=80,
-            untrusted_unit_width=595.0,
-            untrusted_unit_height=842.0,
-            untrusted_data=zlib.compress(fill * (60 * 80)),
-            received_at=timezone.now(),
-        )
+        helpers.hand_off_page(att.pk, size=(60, 80), fill=fill)
 
     hand_off(b"\xee")
     with CaptureQueriesContext(connection) as q:

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from django.utils import timezone
 
 from ats.intake import api as intake_api
 from ats.intake.models import PageImageHandoff, ParseAttempt
@@ -31,17 +30,7 @@ W, H = 1240, 1754
 
 def _hand_off(att_id: int, pages: int = 2, attempt: int = 1) -> None:
     for n in range(1, pages + 1):
-        PageImageHandoff.objects.create(
-            attachment_id=att_id,
-            attempt_no=attempt,
-            page_no=n,
-            untrusted_width=W,
-            untrusted_height=H,
-            untrusted_unit_width=595.0,
-            untrusted_unit_height=842.0,
-            untrusted_data=zlib.compress(bytes([200 + n]) * (W * H)),
-            received_at=timezone.now(),
-        )
+        helpers.hand_off_page(att_id, page_no=n, attempt_no=attempt, size=(W, H), fill=bytes([200 + n]))
 
 
 def _with_pages(pages: int = 2) -> tuple[Any, int]:
@@ -141,17 +130,7 @@ def test_pages_wait_for_a_terminal_document_and_a_stale_attempt_is_dropped(login
 
 def test_a_refused_set_replaces_earlier_images(login: Any) -> None:
     att, _ = _with_pages(2)
-    PageImageHandoff.objects.create(
-        attachment_id=att.pk,
-        attempt_no=1,
-        page_no=1,
-        untrusted_width=20000,
-        untrusted_height=20000,
-        untrusted_unit_width=1.0,
-        untrusted_unit_height=1.0,
-        untrusted_data=zlib.compress(b"\0" * 100),
-        received_at=timezone.now(),
-    )
+    helpers.hand_off_page(att.pk, size=(20000, 20000), unit=(1.0, 1.0), data=zlib.compress(b"\0" * 100))
     assert intake_api.page_images_store(attachment_id=att.pk, attempt_no=1) == "refused:page_dimensions"
     recruiter = login("recruiter")
     for url in (f"/documents/{att.pk}/pages/1.png", f"/documents/{att.pk}/thumbnail.png"):
