@@ -154,13 +154,29 @@ Data shipped in this repository:
     (MIT, Portuguese and English), edunham/resume (MIT), AbdeltwabMF/resume (MIT),
     codevbus/resume (MIT), jpnewman/my-jekyll-website (MIT), abcdlsj/resume (AGPL-3.0,
     Chinese and English), ksusonic/CV (MIT, English and Russian), imtsuki/resume (MIT).
-    Held-out v9 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v9, in tests/extraction/corpus/real/ now (real people's own CVs):
     Forthy25/portfolio (MIT, German), Oliverwebdev/Final-Portfolio (MIT, German),
     andrehickmann/resumee (MIT, German and English), AmandaMartinsDev/curriculo (MIT,
     Portuguese), AdrianLocks/Portfolio (MIT, Portuguese), Adriano-Avelar/Portfolio (MIT,
     stated in its README, vendored; Portuguese), cmaxreilly/resume (MIT), adamhealy/resume
     (Unlicense), priyakdey/priyakdey.github.io (CC-BY-4.0), cong-min/resume (CC-BY-SA-4.0,
     Chinese), SpiffyEight77/resume (MIT, English and Chinese).
+    Held-out v10 (tests/extraction/heldout/files/; real people's own CVs):
+    ADMARIl/aingson.xyz (MIT), axal25/CV (Apache-2.0, stated in its README, vendored),
+    caginagirdemir/caginagirdemir.github.io (Unlicense, English and Turkish),
+    xCloudx8/danielecastrovilli.github.io (MIT, English and Italian), disksing/disksing.github.io
+    (CC-BY-4.0, stated in its README, vendored; English and Chinese), Fandasestak/website-1
+    (GPL-3.0, Czech), tr0fin0/model_cv (GPL-3.0, English and French),
+    hamsternik/www.hamsternik.com (MIT), heartsker/resume (MIT, Russian), jazeved0/jazevedo.me
+    (MIT), jensen-ballen/Portafolio (MIT, stated in its README, vendored; Spanish),
+    jluisvim/jluisvim.github.io (MIT, English and French), JoaoMaganin/jomag.com (MIT, stated
+    in its README, vendored; Portuguese and English), kostyrko/portfolio (MIT, English and
+    Polish), notaskynet/resume (MIT), orhanweb/orhanweb.github.io (MIT, English and Turkish),
+    psafer/CV (Apache-2.0, Polish), RAFI419/portfolio (MIT, stated in its README, vendored),
+    rajephon/rajephon.dev (MIT, stated in its README, vendored; English and Korean),
+    ralmasri/ralmasri.github.io (MIT, German and English), laffer-ryan/ryan-lafferty-portfolio
+    (MIT), simonbohnen/simonbohnen.me (MIT, German and English), shaonhuang/resume (MIT,
+    English and Chinese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
