@@ -159,6 +159,16 @@ _SHORT_NAMED = re.compile(
 )
 
 
+# "01 2025 – 09 2025", "3 2022 – 8 2022", "04 2021 – heute": a month's number and its year
+# set apart by a space (a German LibreOffice CV), only as a whole range - a lone "3 2022"
+# may be a count and a year (h50).
+_SPACED_MONTHS = re.compile(
+    r"(?<![\d/.,:])(0?[1-9]|1[0-2])\s((?:19|20)\d\d)\s{0,2}[-–—]\s{0,2}"
+    r"(?:(0?[1-9]|1[0-2])\s((?:19|20)\d\d)(?![\d/.])|(" + "|".join(re.escape(w) for w in _PRESENT) + r")(?![^\W\d_]))",
+    re.IGNORECASE,
+)
+
+
 def _two_digit_year(yy: int) -> int:
     return (2000 if yy < TWO_DIGIT_PIVOT else 1900) + yy
 
@@ -179,6 +189,20 @@ def _named_short_ranges(text: str) -> list[DateRange]:
         second = lex.MONTHS.get(m.group(3).casefold())
         final = (_two_digit_year(int(m.group(4))), second or 0)
         if second and begin <= final <= (begin[0] + 20, 12):
+            out.append(DateRange(begin, final, m.span()))
+    return out
+
+
+def _spaced_month_ranges(text: str) -> list[DateRange]:
+    """ "01 2025 – 09 2025", "04 2021 – heute" (_SPACED_MONTHS)."""
+    out: list[DateRange] = []
+    for m in _SPACED_MONTHS.finditer(text):
+        begin = (int(m.group(2)), int(m.group(1)))
+        if m.group(5):
+            out.append(DateRange(begin, None, m.span()))
+            continue
+        final = (int(m.group(4)), int(m.group(3)))
+        if begin <= final <= (begin[0] + 20, 12):
             out.append(DateRange(begin, final, m.span()))
     return out
 
@@ -205,6 +229,7 @@ def _compact_ranges(text: str) -> list[DateRange]:
         if begin <= final <= (begin[0] + 20, 12):
             out.append(DateRange(begin, final, m.span()))
     out += _named_short_ranges(text)
+    out += _spaced_month_ranges(text)
     for m in _MONTHS_OF_A_YEAR.finditer(text):
         year = int(m.group(5))
         if m.group(1) and m.group(3):
@@ -266,7 +291,9 @@ def ym_text(ym: YM | None) -> str:
 
 _BULLET = tuple("•◦▪▫‣∙·*-–—●○■□➢➤►✓✔")
 # "Title at Employer": what follows the word is the employer.
-_AT_WORDS = re.compile(r"\s(at|@|bei|chez|presso|en|bij|w|na)\s", re.IGNORECASE)
+# "数据工程师@ 上海领脉网络科技": an "@" glued to the title (h50); not "Cortana @Work Calendar",
+# a product's name.
+_AT_WORDS = re.compile(r"\s(at|@|bei|chez|presso|en|bij|w|na)\s|(?<=[^\W\d_])(@)\s", re.IGNORECASE)
 _STRONG_AT = frozenset({"at", "@", "bei", "chez", "presso"})  # "en", "w": also "Máster en ..."
 # German and Dutch compounds: "Softwareentwickler", "Projektleiterin", "Datenbankberater".
 _TITLE_SUFFIXES = (
@@ -284,6 +311,30 @@ _TITLE_SUFFIXES = (
     "developer",
     "ontwikkelaar",
     "adviseur",
+    # h50: German occupations named by their trade ("Hotelfachmann", "Bäckereifachverkäufer",
+    # "Außendienstmitarbeiter", "Mediengestalter", "Verpackungshelfer", "Lieferfahrer")
+    "fachmann",
+    "fachfrau",
+    "kaufmann",
+    "kauffrau",
+    "verkäufer",
+    "verkäuferin",
+    "mitarbeiter",
+    "mitarbeiterin",
+    "helfer",
+    "helferin",
+    "gestalter",
+    "gestalterin",
+    "techniker",
+    "technikerin",
+    "mechaniker",
+    "mechanikerin",
+    "elektroniker",
+    "elektronikerin",
+    "assistent",
+    "assistentin",
+    "fahrer",
+    "fahrerin",
 )
 _PARTS = re.compile(r"\s{2,}|\t|\s[|–—·•]\s|\s-\s|,\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
 _ORG_WORDS = frozenset(
@@ -291,7 +342,7 @@ _ORG_WORDS = frozenset(
      "sa", "s.a.", "sas", "sarl", "s.l.", "sl", "spa", "s.p.a.", "srl", "s.r.l.", "bv", "b.v.", "nv", "n.v.",
      "sp.", "o.o.", "group", "bank", "labs", "industries", "technologies", "solutions", "consulting", "partners",
      "systems", "software", "digital", "analytics", "logistics", "airlines", "holding", "studio", "agency",
-     "associates",
+     "associates", "ltda", "ltda.", "eireli",
      "university", "universität", "université", "universidad", "università", "universiteit", "uniwersytet",
      "college", "institute", "institut", "hospital", "ministry", "council", "foundation", "gmbh & co. kg"}
 )  # fmt: skip
@@ -300,7 +351,7 @@ _TITLE_WORDS = frozenset(
      "stagiaire", "becario", "tirocinante", "stagiair", "stażysta", "owner", "founder", "co-founder", "ceo", "cto",
      "cfo", "vp", "president", "partner", "teacher", "nurse", "researcher", "professor", "lecturer", "editor",
      "writer", "sales", "marketing", "representative", "associate", "advisor", "programmer", "tester",
-     "operator", "supervisor", "executive", "trainee", "apprentice", "freelance", "freelancer", "volunteer",
+     "operator", "supervisor", "executive", "trainee", "apprentice", "freelance", "freelancer", "volunteer", "agent",
      "geschäftsführer", "geschäftsführerin", "mitarbeiter", "mitarbeiterin", "referent", "referentin",
      "sachbearbeiter", "sachbearbeiterin", "responsable", "directeur", "directrice", "gerente", "director",
      "direttore", "responsabile", "medewerker", "specjalista", "kierownik", "dyrektor", "architekt",
@@ -309,7 +360,10 @@ _TITLE_WORDS = frozenset(
      "profesor", "profesora", "professeur", "docente", "ayudante", "asistente",
      "investigador", "investigadora", "becaria", "consultor", "consultora", "técnico", "técnica", "fundador",
      "fundadora", "coordinador", "coordinadora", "desenvolvedor", "desenvolvedora", "engenheiro", "engenheira",
-     "estagiário", "estagiária", "cofounder", "lehrer", "lehrerin", "dozent", "dozentin", "employee"}
+     "estagiário", "estagiária", "cofounder", "lehrer", "lehrerin", "dozent", "dozentin", "employee",
+     # h50: Portuguese and Spanish trades of the development half's Brazilian CVs
+     "vendedor", "vendedora", "promotor", "promotora", "auxiliar", "assistente", "atendente", "recepcionista",
+     "operador", "operadora", "administrador", "administradora", "teilhaber", "teilhaberin"}
 )  # fmt: skip
 _INSTITUTION_WORDS = frozenset(
     {"university", "universität", "universitat", "université", "universidad", "università", "universiteit",
@@ -339,10 +393,32 @@ _TITLE_HEADS = frozenset(
 )  # fmt: skip
 
 
+# Chinese and Japanese posts and organisations are written without spaces: their heads are
+# suffixes ("后台研发工程师", "北京优刻得科技有限公司") (h50).
+_CJK_TITLE_ENDS = (
+    "工程师", "实习", "实习生", "经理", "总监", "架构师", "设计师", "开发", "主管", "专家", "研究员", "顾问",
+    "分析师", "负责人", "助理", "教师", "讲师", "教授", "エンジニア", "マネージャー", "개발자", "엔지니어",
+)  # fmt: skip
+_CJK_ORG_WORDS = (
+    "公司", "集团", "大学", "学院", "研究院", "研究所", "银行", "医院", "工作室", "株式会社", "会社",
+    "대학교", "주식회사",
+)  # fmt: skip
+
+
+def _cjk_score(part: str) -> int | None:
+    if not any("\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" for ch in part):
+        return None
+    core = re.sub(r"[（(][^）)]*[）)]", "", part).strip()
+    return (3 if core.endswith(_CJK_TITLE_ENDS) else 0) - (2 if any(w in core for w in _CJK_ORG_WORDS) else 0)
+
+
 def _title_score(part: str) -> int:
+    cjk = _cjk_score(part)
+    if cjk is not None:
+        return cjk
     words = _words(part)
     titles = sum(w in _TITLE_WORDS or w.endswith(_TITLE_SUFFIXES) for w in words)
-    head = 2 if words and (words[-1] in _TITLE_HEADS or words[0] in _TITLE_HEADS) else 0
+    head = 2 if _title_headed(part) else 0
     return titles + head - 2 * sum(w in _ORG_WORDS for w in words)
 
 
@@ -434,7 +510,7 @@ _DURATION = re.compile(
 _FOOTNOTE = re.compile(r"(?<=[^\W\d_.]{4})[1-9]$|(?<=[A-Z]\.)[1-9]$")  # not "Auth0"
 _LEGAL_FORM = re.compile(
     r"(?:ltd|inc|llc|llp|plc|corp|co|gmbh|ag|sa|s\.a|sas|sarl|srl|s\.r\.l|spa|s\.p\.a|bv|b\.v|nv|n\.v|s\.l|sl|"
-    r"oy|ab|a/s|kg|pty ltd|pvt ltd)\.?",
+    r"oy|ab|a/s|kg|pty ltd|pvt ltd|ltda|eireli)\.?",
     re.IGNORECASE,
 )
 
@@ -551,9 +627,18 @@ def _is_header(line: Line) -> bool:
     text = line.text.strip()
     if not text or len(text) > MAX_HEADER_CHARS or text.startswith(_BULLET) or line.heading:
         return False
-    if text.endswith(".") and len(text.split()) > 7:
-        return False  # a sentence: a description ("Cyberdyne Sp. z o.o." is a name)
-    return not text[0].islower() and len(text.split()) <= 14 and not _described(text)
+    if (text.endswith(".") and len(text.split()) > 7) or text.endswith("。"):
+        return False  # a sentence: a description ("Cyberdyne Sp. z o.o." is a name; "。" ends a CJK one)
+    if text[0].islower() and not _lower_cased_name(text):
+        return False
+    return len(text.split()) <= 14 and not _described(text)
+
+
+def _lower_cased_name(text: str) -> bool:
+    """ "clinicom GmbH, Verl — Mediengestalter": a company that writes its name in lower case
+    opens the line with its legal form after it - a header, not a description's next line (h50)."""
+    first = _PARTS.split(text, maxsplit=1)[0]
+    return len(first.split()) <= 4 and _legal_named(first)
 
 
 @dataclass
@@ -671,14 +756,26 @@ def _closer_below(pending: list[Line], anchor: Line, below: list[Line]) -> bool:
     than the line above: templates space entries apart and set an entry's lines tight, so
     Europass's "dates  Title" / "Employer, City" is one entry and the line above ("Business
     or sector  ...") ends the previous one."""
-    if not pending or not below or not _is_header(below[0]) or not _parts(_without_dates(anchor.text)):
+    if not pending or not below or not _is_header(below[0]):
         return False
     prev, nxt = pending[-1], below[0]
+    if not _parts(_without_dates(anchor.text)) and not _tight_block(prev, anchor, nxt):
+        return False
     if prev.bbox is None or anchor.bbox is None or nxt.bbox is None or not prev.page == anchor.page == nxt.page:
         return False
     gap_above = anchor.bbox[1] - prev.bbox[3]
     gap_below = nxt.bbox[1] - anchor.bbox[3]
     return gap_above > 2 * max(gap_below, 1.0) + 4
+
+
+def _tight_block(prev: Line, anchor: Line, nxt: Line) -> bool:
+    """A dates-only line set tight on the line below and apart from the line above ("08/2008
+    – 12/2017" over "Unternehmensgründung / Teilhaber · swepp GmbH"): the line below is its
+    entry's header, the one above ends the entry before (h50). Needs the three lines' boxes
+    on one page and one left edge."""
+    if prev.bbox is None or anchor.bbox is None or nxt.bbox is None or not prev.page == anchor.page == nxt.page:
+        return False
+    return abs(anchor.bbox[0] - nxt.bbox[0]) < 2 and abs(anchor.bbox[0] - prev.bbox[0]) < 2
 
 
 def _without_all(text: str, ranges: list[DateRange]) -> str:
@@ -761,7 +858,18 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
         if (
             after_anchor is not None
             and len(after_anchor.header) < MAX_HEADER_LINES
-            and (aside or org_below or not after_anchor.complete())
+            and (
+                aside
+                or org_below
+                or _beside_aside(after_anchor, line)
+                or (
+                    _title_below_untitled(after_anchor, line)
+                    # a title right above the next dates is that entry's ("Head of Digital
+                    # Experience" over "Advanced MedTech  May 2019 – Feb 2021")
+                    and not (k + 1 < len(body) and date_ranges(body[k + 1].text))
+                )
+                or not after_anchor.complete()
+            )
         ):
             # "(IUFM Mérignac)" under "Juillet 2006  CAPES": an aside belongs to the entry above.
             after_anchor.whole_title = after_anchor.whole_title or org_below
@@ -772,8 +880,46 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
     return out
 
 
+def _title_below_untitled(entry: _Entry, line: Line) -> bool:
+    """ "TikTok (ByteDance), Technical Infrastructure  Aug 2023 – Present" over "Software
+    Engineer  Singapore" (Jake's résumé and its kin): an employer and its team on the dates'
+    line, no word of a title in it, and a title alone below - the title is the entry's (h50)."""
+    if entry.header[-1][0] is not entry.anchor or not all(
+        ln is entry.anchor or _same_row(ln, entry.anchor) for ln, _ in entry.header
+    ):
+        return False  # only the dates' row so far ("ByteDance, Lark Messenger" | "Jun – Oct 2021")
+    own = [p for _, text in entry.header for p in _parts(text) if not is_place(p)]
+    below = [p for p in _parts(line.text) if not is_place(p)]
+    if not own or len(below) != 1:
+        return False
+    # ("ClickHouse Database Team": a team's word is a title's word too, but no title's head)
+    return not any(_title_headed(p) for p in own) and _title_headed(below[0])
+
+
+def _title_headed(part: str) -> bool:
+    """A title's head noun ends or opens the part, less an aside in brackets: "Software
+    Engineer Intern (Rust)", "Ingeniero de software"."""
+    words = _words(re.sub(r"\s*\([^()]*\)$", "", part))
+    return bool(words) and (words[-1] in _TITLE_HEADS or words[0] in _TITLE_HEADS)
+
+
+def _beside_aside(entry: _Entry, line: Line) -> bool:
+    """ "(Algorithmic Middleware Department)" and "R&D Intern, Golang" on one row under the
+    employer's dated line: the title beside a department's aside is the entry's too (h50)."""
+    last = entry.header[-1][0]
+    if last is entry.anchor or not (last.text.startswith("(") and last.text.rstrip(" .,").endswith(")")):
+        return False
+    if last.bbox is None or line.bbox is None or last.page != line.page:
+        return False
+    return abs(last.bbox[1] - line.bbox[1]) < 2 and line.bbox[0] > last.bbox[2]
+
+
 _ARTICLE = re.compile(r"^(?:the|a|an|der|die|das|le|la|les|l'|l’|el|il|de)\s+", re.IGNORECASE)
 _IN_PLACE = re.compile(r"\s+(?:in|à|a|en|im|in der)\s+[A-ZÀ-Ý][\w.'’-]*(?:\s+[A-ZÀ-Ý][\w.'’-]*){0,2}$")
+
+
+def _at_word(at: re.Match[str]) -> str:
+    return (at.group(1) or at.group(2)).casefold()
 
 
 def _employer_of(text: str) -> str:
@@ -842,11 +988,11 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             at
             and "," not in left
             # "Research Associate in Software and Hardware Engineering at King’s College London"
-            and len(left.split()) <= (8 if at.group(1).casefold() in _STRONG_AT else 6)
+            and len(left.split()) <= (8 if _at_word(at) in _STRONG_AT else 6)
             # "Becario en desarrollo de Software" under "Nvidia Corporation": a weak "at" word
             # ("en", "w") is a field of work when another line names the employer (layout-6).
             and (
-                at.group(1).casefold() in _STRONG_AT
+                _at_word(at) in _STRONG_AT
                 # "Ingénieur en développement Web, PeopleDoc": a weak "at" word with another
                 # part after it is the title's own word; that part is the employer (h49)
                 or (_title_score(left) > 0 and alone and len(_parts(text[at.end() :])) == 1)
@@ -892,12 +1038,15 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
 def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[str, list[str]] | None:
     """ "Internship - iOS developer (2 months), Lundi Matin": the kind of post and what it
     was are one title, when another part is left to be the employer (h49)."""
-    if title.casefold() not in _EMPLOYMENT_KINDS or len(others) < 2:
+    if title.casefold() in _EMPLOYMENT_KINDS and len(others) >= 2:
+        kind, subject, rest = title, others[0], others[1:]
+    elif others and others[0].casefold() in _EMPLOYMENT_KINDS and len(others) >= 2:
+        kind, subject, rest = others[0], title, others[1:]  # the subject scored as the title (h50)
+    else:
         return None
-    subject = others[0]
     for dash in (" - ", " – ", " — "):
-        if any(f"{title}{dash}{subject}" in text for text in texts):
-            return f"{title}{dash}{_HOW_LONG.sub('', subject)}", others[1:]
+        if any(f"{kind}{dash}{subject}" in text for text in texts):
+            return f"{kind}{dash}{_HOW_LONG.sub('', subject)}", rest
     return None
 
 
@@ -940,12 +1089,25 @@ def _place_in_brackets(part: str) -> list[str]:
     return [part]
 
 
+# German schools are compounds: "Realschule", "Berufskolleg", "Fachhochschule" (h50).
+_SCHOOL_SUFFIXES = ("schule", "kolleg", "gymnasium", "universität", "akademie")
+
+
+def _school_named(part: str) -> bool:
+    words = _words(part)
+    return (
+        bool(set(words) & _INSTITUTION_WORDS)
+        or any(len(w) > 8 and w.endswith(_SCHOOL_SUFFIXES) for w in words)
+        or any(w in part for w in ("大学", "学院", "大學", "대학교"))
+    )
+
+
 def _split_school(texts: list[str]) -> tuple[str | None, str | None]:
     """(institution, degree) from an education entry's texts."""
     parts = [p for text in texts for p in _parts(text) if not is_place(p)]
     if not parts:
         return None, None
-    inst_i = next((k for k, p in enumerate(parts) if set(_words(p)) & _INSTITUTION_WORDS), None)
+    inst_i = next((k for k, p in enumerate(parts) if _school_named(p)), None)
     if inst_i is None:
         return (parts[1], parts[0]) if len(parts) > 1 else (None, parts[0])
     degree = next((p for k, p in enumerate(parts) if k != inst_i), None)
@@ -1076,8 +1238,9 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
                 title = title or employer
             employer = company
         value: dict[str, str | None] = {
-            "employer": _less_tail(_LISTED, _less_tail(_WORKLOAD, employer)),
-            "title": _less_tail(_WORKLOAD, title),
+            "employer": _less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer))),
+            # "Ingénieur Test Automation (3 ans)": how long the post lasted is no part of it (h50)
+            "title": _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, title)),
             "location": location,
             "start": ym_text(e.dates.start),
             "end": ym_text(e.dates.end),

@@ -237,6 +237,26 @@ def _pdf_lines(blocks: Sequence[Mapping[str, Any]]) -> list[Line]:
     return out
 
 
+def _header_drawn_last(lines: list[Line]) -> list[Line]:
+    """The first page's last lines, when all of them stand above the page's first line: a
+    header the exporter drew after the body (FlowCV: the name and contact block came after
+    the experience section, and were read as part of it). Read first (h50)."""
+    page_one = [ln for ln in lines if ln.page == 1]
+    if len(page_one) < 4 or page_one[0].bbox is None:
+        return lines
+    first_top = page_one[0].bbox[1]
+    k = len(page_one)
+    while k > 1 and (box := page_one[k - 1].bbox) is not None and box[3] <= first_top:
+        k -= 1
+    moved = page_one[k:]
+    if len(moved) < 2 or len(moved) > len(page_one) // 2:
+        return lines
+    order = moved + page_one[:k] + [ln for ln in lines if ln.page != 1]
+    for i, ln in enumerate(order):
+        ln.n = i
+    return order
+
+
 def _runs(value: Any, length: int) -> tuple[tuple[int, int, float], ...] | None:
     """The answer's runs of a line (checked by the trusted side's validator; read again
     here as the extractor takes any answer-shaped mapping)."""
@@ -439,8 +459,7 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
         lines = _docx_lines(answer["elements"])
     elif answer.get("blocks"):
         lines = _pdf_lines(answer["blocks"])
-        if answer.get("ocr_used"):
-            lines = _by_columns(lines)
+        lines = _by_columns(lines) if answer.get("ocr_used") else _header_drawn_last(lines)
     elif answer.get("paragraphs") or answer.get("tables"):
         lines = _schema1_docx_lines(answer)
     else:
@@ -633,8 +652,11 @@ def is_place(text: str) -> bool:
     if tail.count(",") == 1 and not organisation:  # "Mountain View, California, EUA": City, State, Country (layout-6)
         middle, _, country = tail.partition(",")
         words = (head + " " + middle).split()
+        # "PeroPeroGames, Beijing, China": an employer before its city (h50)
+        employer_first = middle.strip() in lex.CITIES and head not in lex.CITIES and not is_place(head)
         return (
-            len(words) <= 6
+            not employer_first
+            and len(words) <= 6
             and len(head.split()) <= 3  # "Universidad Nacional de Rosario, Rosario, Argentina" (h47)
             and country.strip() in lex.COUNTRIES
             and not any(w.strip(".,") in lex.JOB_WORDS for w in words)  # "Engineer, Data Platform, Germany"

@@ -37,6 +37,8 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "earlier experience", "previous employment", "previous commercial experience", "commercial experience",
         "work experiences", "weitere berufserfahrung", "autres expériences professionnelles",
         "otras experiencias laborales", "outras experiências profissionais",
+        # h50: Chinese, Japanese and Korean headings (a Chinese LaTeX CV's sections read as "top")
+        "工作经历", "工作经验", "实习经历", "工作履历", "職歴", "職務経歴", "경력", "경력 사항",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
@@ -46,6 +48,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "wykształcenie", "edukacja", "formação", "formação acadêmica", "formação académica", "educação",
         "bildung", "akademische bildung", "schulische bildung",  # layout-12
         "akademische laufbahn",  # h44
+        "教育经历", "教育背景", "学历", "学歴", "학력", "학력 사항",  # h50
     ),
     "skills": (
         "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",
@@ -55,6 +58,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "aptitudes", "competenze", "competenze tecniche", "competenze digitali", "capacità", "vaardigheden",
         "competenties", "kennis", "umiejętności", "kompetencje", "umiejętności techniczne",
         # TeX classes' and Europass's own headings for the same list
+        "专业技能", "技能", "技术栈", "技能清单", "スキル", "기술", "기술 스택",  # h50
         "computer skills", "computer knowledge", "computer knowledges", "digital skills", "digital competences",
         "digital competence", "software skills", "programming skills", "software",
         # layout-6: Spanish and Portuguese lists ("Tecnologías", "Conocimientos en computación")
@@ -74,12 +78,19 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "profile", "summary", "professional summary", "personal statement", "objective", "about me", "about",
         "profil", "über mich", "kurzprofil", "à propos", "perfil", "sobre mí", "perfil profesional", "profilo",
         "chi sono", "profiel", "over mij", "o mnie", "podsumowanie",
+        # h50: objectives and summaries in Portuguese, Spanish and French CVs
+        "objetivo", "objetivos", "objetivo profissional", "objetivo profesional", "resumo", "resumo profissional",
+        "sobre mim", "perfil profissional", "objectif", "objectif professionnel", "resumen", "resumen profesional",
     ),
     "contact": (
         "contact", "contact details", "contact information", "personal details", "personal information",
         "kontakt", "persönliche daten", "kontaktdaten", "coordonnées", "contacto", "datos personales",
         "contatti", "informazioni personali", "dati personali", "persoonlijke gegevens", "contactgegevens",
-        "dane osobowe", "dane kontaktowe",
+        "dane osobowe", "dane kontaktowe", "个人信息", "联系方式", "連絡先", "연락처",
+        # h50: the contact block's other headings in development CVs and their languages
+        "persönliche infos", "persönliche angaben", "kontaktinformationen", "personal info", "contact info",
+        "informations personnelles", "informações pessoais", "dados pessoais", "contato", "contatos",
+        "informações de contato", "informacje kontaktowe", "kontakty",
     ),
     "other": (
         "projects", "certifications", "certificates", "publications", "interests", "hobbies", "awards",
@@ -94,6 +105,8 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "extracurricular activity", "extracurricular activities", "activities", "leadership and activities",
         "other experience", "volunteer experience", "leadership experience", "leadership",
         "reconocimientos", "logros", "distinctions", "prix", "récompenses", "auszeichnungen und preise",  # h44
+        "certificados", "certificados e cursos", "cursos e certificados", "cursos complementares",
+        "个人项目", "项目经验", "项目经历", "自我评价", "获奖情况", "荣誉奖项", "其他",  # h50
     ),
 }  # fmt: skip
 

@@ -116,6 +116,9 @@ def _trim_wide_prefix(text: str, i: int, at: int) -> int:
 _OCR_JUNK = frozenset("®©°")
 
 
+_SPACED_TLD = re.compile(r" \.[a-z]{2,6}(?![\w.])")
+
+
 def email_spans(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of e-mail-shaped substrings: a linear scan outward from each "@".
 
@@ -131,6 +134,9 @@ def email_spans(text: str) -> Iterator[tuple[int, int]]:
         j = at + 2 if at + 1 < len(text) and text[at + 1] in _OCR_JUNK else at + 1
         while j < len(text) and j - at <= 253 and _domain_ok(text[j]):
             j += 1
+        spaced = _SPACED_TLD.match(text, j)
+        if spaced and "." not in text[at + 1 : j] and j > at + 1:
+            j = spaced.end()  # "aaron@zielstorff .com": the text layer's space before the TLD (h50)
         while j > at + 1 and text[j - 1] in ".-":
             j -= 1
         while i < at and text[i] in ".'":
@@ -245,7 +251,7 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         repair = ocr and line.in_contact
         found: list[tuple[int, int]] = []
         for start, end in email_spans(line.text):
-            raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
+            raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK and ch != " ")
             address = check(raw)
             if address is None:
                 continue
@@ -428,7 +434,9 @@ def links(lines: list[Line]) -> Values:
 # "(+33) 6 ..." writes the country code inside the brackets: the "+" may follow a "(".
 # An en dash between digit groups too (U+2013, as "775-232-8142" is printed by some
 # templates, h49); a range of years or months is told apart below.
-_PHONE = re.compile(r"(?:\+|\b00)?\(?\+?\d[\d \t().\-–/]{5,24}\d")
+# Up to 28 characters: two Brazilian numbers joined by a slash ("91 98273-7028/51 99975-4418",
+# h50) are one run, split below when they do not read as one number.
+_PHONE = re.compile(r"(?:\+|\b00)?\(?\+?\d[\d \t().\-–/]{5,26}\d")
 # Dates are not phone numbers: "01/09/2019", "03.2020", "2015 - 2018" (a dotted French number
 # "06.04.57.84.81" is, so the date forms must match the whole candidate).
 _DATE_FULL = re.compile(r"\d{1,2}[./]\d{1,2}[./](?:19|20)?\d\d|\d{1,2}[./](?:19|20)\d\d")
@@ -764,8 +772,8 @@ def phones(lines: list[Line], evidence: RegionEvidence | str) -> tuple[Values, V
             rule = "phone.label" if label else "phone.e164"
             parts = [candidate]
             reading = read_phone(candidate, evidence)
-            if (reading is None or reading.e164 is None) and re.search(r"\s/\s|,\s", candidate):
-                parts = [p.strip() for p in re.split(r"\s/\s|,\s", candidate) if p.strip()]
+            if (reading is None or reading.e164 is None) and _TWO_NUMBERS.search(candidate):
+                parts = [p.strip() for p in _TWO_NUMBERS.split(candidate) if p.strip()]
             for part in parts:
                 got = reading if len(parts) == 1 else read_phone(part, evidence)
                 if got is None:
@@ -780,6 +788,11 @@ def phones(lines: list[Line], evidence: RegionEvidence | str) -> tuple[Values, V
                     src = line.source("phone.as_written", part)
                     as_written.add(part, part, _with(src, got, placeholder))
     return out, as_written
+
+
+# Two numbers on one run: "a / b", "a, b", and "91 98273-7028/51 99975-4418" (a slash between
+# two whole numbers; tried only when the run does not read as one number: "030/1234567" does).
+_TWO_NUMBERS = re.compile(r"\s/\s|,\s|(?<=\d{4})/(?=\d{2}\s\d)")
 
 
 def _with(src: Source, reading: PhoneReading, placeholder: bool) -> Source:
@@ -1147,7 +1160,38 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
             best = (score, _smart_case(text), line, rule)
     if best is None:
         return None
-    return Found(best[1], [best[2].source(best[3])])
+    sources = [best[2].source(best[3])]
+    rest = _name_line_below(best[2], lines, best[1])
+    if rest is not None:
+        sources.append(rest[1].source("name.second_line"))
+        return Found(f"{best[1]} {rest[0]}", sources)
+    return Found(best[1], sources)
+
+
+def _name_line_below(line: Line, lines: list[Line], name_text: str) -> tuple[str, Line] | None:
+    """ "André Hickmann" over "Kuschnereit" in the same large type, aligned left, right or
+    centred: a name set over two lines, the second one word or two (h50)."""
+    at = next((i for i, ln in enumerate(lines[:200]) if ln is line), None)
+    nxt = lines[at + 1] if at is not None and at + 1 < len(lines) else None
+    if nxt is None or line.bbox is None or nxt.bbox is None or not line.size or len(name_text.split()) > 3:
+        return None
+    a, b = line.bbox, nxt.bbox
+    aligned = abs(a[0] - b[0]) <= 3 or abs(a[2] - b[2]) <= 3 or abs((a[0] + a[2]) - (b[0] + b[2])) <= 6
+    words = nxt.text.split()
+    fits = (
+        aligned
+        and nxt.page == line.page
+        and abs(nxt.size - line.size) <= 0.5
+        and -2 <= b[1] - a[3] <= 0.5 * line.size
+        and 1 <= len(words) <= 2
+        # "Jules" / "Verne": the name as read already took the line below
+        and not any(w.casefold() in name_text.casefold().split() for w in words)
+        and not any(w.casefold() in lex.JOB_WORDS or not w[:1].isupper() for w in words)
+        and not is_place(nxt.text)
+    )
+    if not fits or not looks_like_name(f"{name_text} {_smart_case(nxt.text)}"):
+        return None
+    return _smart_case(nxt.text), nxt
 
 
 # -- location --------------------------------------------------------------------------------
