@@ -209,17 +209,6 @@ def test_cjk_title_and_organisation_scores() -> None:
     assert _rules.looks_like_name("温锐华")
 
 
-def test_an_address_with_a_space_before_its_top_level_domain() -> None:
-    text = "\\ faAt : aaron@zielstorff .com"
-    assert [text[a:b] for a, b in _rules.email_spans(text)] == ["aaron@zielstorff .com"]
-    answer = _pdf(
-        ((180, 42, 426, 67), "AARON EXAMPLE", 24.8), ((182, 90, 280, 100), "Mail: aaron@zielstorff .com", 9.0)
-    )
-    assert extract(answer, as_of=AS_OF).values("emails") == ["aaron@zielstorff.com"]
-    # a sentence's next word after a finished address is not its domain
-    assert [text[a:b] for text in ["mail: a@b.com .de"] for a, b in _rules.email_spans(text)] == ["a@b.com"]
-
-
 def test_a_title_below_an_employer_and_team_on_the_dates_row() -> None:
     answer = _pdf(
         ((26, 33, 106, 51), "Jianxin Example", 15.4),

@@ -116,9 +116,6 @@ def _trim_wide_prefix(text: str, i: int, at: int) -> int:
 _OCR_JUNK = frozenset("®©°")
 
 
-_SPACED_TLD = re.compile(r" \.[a-z]{2,6}(?![\w.])")
-
-
 def email_spans(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of e-mail-shaped substrings: a linear scan outward from each "@".
 
@@ -134,9 +131,6 @@ def email_spans(text: str) -> Iterator[tuple[int, int]]:
         j = at + 2 if at + 1 < len(text) and text[at + 1] in _OCR_JUNK else at + 1
         while j < len(text) and j - at <= 253 and _domain_ok(text[j]):
             j += 1
-        spaced = _SPACED_TLD.match(text, j)
-        if spaced and "." not in text[at + 1 : j] and j > at + 1:
-            j = spaced.end()  # "aaron@zielstorff .com": the text layer's space before the TLD (h50)
         while j > at + 1 and text[j - 1] in ".-":
             j -= 1
         while i < at and text[i] in ".'":
@@ -251,7 +245,7 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         repair = ocr and line.in_contact
         found: list[tuple[int, int]] = []
         for start, end in email_spans(line.text):
-            raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK and ch != " ")
+            raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
             address = check(raw)
             if address is None:
                 continue
