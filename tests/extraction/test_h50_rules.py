@@ -1,7 +1,7 @@
 """Change set h50 (layout-24): rules for the development misses of held-out v9's documents
 once they moved to development (German trades, Brazilian and Chinese CVs, exporters that
-draw the header last, names over two lines). Built answers here; docs/extraction.md
-"Layout-24" says what each rule is for and what it moved on the development half."""
+draw the header last, names over two lines). Built answers here; docs/extraction.md,
+"Change set h50 (layout-24)", says what each rule is for and what it moved on development."""
 
 # ruff: noqa: RUF001 (CV text has typographic dashes)
 from __future__ import annotations

@@ -108,14 +108,22 @@ TARGETS: dict[str, tuple[str, float]] = {
 # name 0.513, phone 0.615, work history 0.329). A new set again - Chinese and Brazilian
 # CVs, HTML and Canva exports - so the ratchet starts from it: each value less 0.02, rounded
 # down to 0.05. Layout-23+skills-4 (h49, measured once): phone 0.882 - the phone floor raised
-# to 0.85; skills 0.718, education entries 0.737, the rest unchanged.
+# to 0.85; skills 0.718, education entries 0.737, the rest unchanged. v9 was then spent (two
+# behaviour-identical commits followed its reading) and moved to development, and held-out
+# v10 drawn (2026-12-04): 91 real documents - 38 real people's own CVs (36 PDFs, 2 DOCX)
+# from 23 repositories and 53 scans of them - and 32 generated. Read once before the change
+# set (layout-23: name 0.862, e-mail 0.933, phone 0.923, skills 0.751, work history 0.476,
+# years 0.682) and measured once after it (layout-24, h50): name 0.862, e-mail 0.933, phone
+# 0.929, skills 0.751, work history 0.485, years 0.682 (real documents: work history 0.311,
+# years 0.491). A new, larger set again (years and work history well under v9's): the
+# ratchet starts from the layout-24 reading, each value less 0.02 rounded down to 0.05.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.70),
+    "name": ("exact", 0.80),
     "emails": ("f1", 0.90),
-    "phones": ("f1", 0.85),
+    "phones": ("f1", 0.90),
     "skills": ("f1", 0.70),
-    "work_history": ("f1", 0.55),
-    "years_experience": ("within1", 0.85),
+    "work_history": ("f1", 0.45),
+    "years_experience": ("within1", 0.65),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
