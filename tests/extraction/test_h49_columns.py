@@ -16,6 +16,7 @@ from ats.extraction import _layout
 from ats.extraction._history import date_ranges
 from ats.extraction._rules import RegionEvidence, phones
 from ats.extraction.api import extract
+from tests.extraction.answers import pdf_answer
 from tests.extraction.corpus import AS_OF
 
 LEFT, RIGHT, WIDE = (30, 190), (240, 560), (30, 560)
@@ -30,14 +31,7 @@ def _ocr(*rows: tuple[tuple[tuple[int, int], str], ...], ocr: bool = True) -> di
             line = {"bbox": [x0, y, x1, y + 12], "text": text, "size": 10.0}
             blocks.append({"page": 1, "bbox": line["bbox"], "text": text, "lines": [line]})
         y += 16
-    return {
-        "schema": 3,
-        "kind": "pdf",
-        "text": "\n".join(b["text"] for b in blocks),
-        "blocks": blocks,
-        "elements": [],
-        "ocr_used": ocr,
-    }
+    return pdf_answer(blocks, ocr=ocr)
 
 
 # A sidebar CV: contact and skills on the left, experience on the right.

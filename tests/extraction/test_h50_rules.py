@@ -13,6 +13,7 @@ from ats.extraction._history import date_ranges
 from ats.extraction._layout import heading_kind, is_place
 from ats.extraction._rules import RegionEvidence, phones
 from ats.extraction.api import extract
+from tests.extraction.answers import pdf_answer
 from tests.extraction.corpus import AS_OF
 
 Row = tuple[tuple[float, float, float, float], str, float]
@@ -25,14 +26,7 @@ def _pdf(*rows: Row, page_two: tuple[Row, ...] = ()) -> dict[str, Any]:
         for bbox, text, size in group:
             line = {"bbox": list(bbox), "text": text, "size": size}
             blocks.append({"page": page, "bbox": list(bbox), "text": text, "lines": [line]})
-    return {
-        "schema": 3,
-        "kind": "pdf",
-        "text": "\n".join(b["text"] for b in blocks),
-        "blocks": blocks,
-        "elements": [],
-        "ocr_used": False,
-    }
+    return pdf_answer(blocks, ocr=False)
 
 
 def _roles(answer: dict[str, Any]) -> list[tuple[str | None, str | None, str]]:
