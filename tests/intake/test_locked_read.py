@@ -60,3 +60,33 @@ def test_the_locked_read_takes_the_no_key_update_lock() -> None:
         with pytest.raises(psycopg.errors.LockNotAvailable):
             other.execute("SELECT 1 FROM intake_attachment WHERE id = %s FOR SHARE NOWAIT", [att_id])
         assert other.execute("SELECT 1 FROM intake_raw_intake WHERE id = %s FOR UPDATE NOWAIT", [raw.pk]).fetchone()
+
+
+def test_a_state_save_writes_what_model_save_wrote() -> None:
+    """h50perf: `services._save` (every state move) is written out too: the same columns,
+    `updated_at` stamped, a foreign key given by name, and a row that is gone an error."""
+    from django.db import DatabaseError
+
+    raw = intake_api.intake_receive(
+        channel="cli",
+        files=[
+            intake_api.IncomingFile("a.pdf", b"%PDF-1.7 save a"),
+            intake_api.IncomingFile("b.pdf", b"%PDF-1.7 save b"),
+        ],
+    )
+    first, second = (a.pk for a in intake_api.raw_intake_attachments(raw.pk))
+    with transaction.atomic():
+        att = services._locked(second)
+        assert att is not None
+        before = att.updated_at
+        services._move(
+            att, "scanning", "sha256", reason_code="x", reason="why", duplicate_of=Attachment.objects.get(pk=first)
+        )
+    again = Attachment.objects.get(pk=second)
+    assert _values(again) == _values(att)
+    assert again.state == "scanning" and (again.reason_code, again.reason) == ("x", "why")
+    assert again.duplicate_of_id == first and again.updated_at > before
+    Attachment.objects.filter(pk=second).update(duplicate_of=None)
+    Attachment.objects.filter(pk=second).delete()
+    with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
+        services._save(att)

@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from ats.audit import api as audit_api
@@ -74,7 +74,22 @@ def _set_state(att: Attachment, new: State, *, reason_code: str = "", reason: st
 
 
 def _save(att: Attachment, *extra: str) -> None:
-    att.save(update_fields=["state", "state_changed_at", "reason_code", "reason", "updated_at", *extra])
+    """`att.save(update_fields=[the state's columns, *extra])`, written out (h50perf): every
+    state move of every hop saves through here, and Model.save built the UPDATE anew each
+    time (~0.25 ms of worker CPU). The same statement and checks: `updated_at` is stamped
+    as auto_now stamps it, each value prepared by its field, and a row that is gone is the
+    same DatabaseError. No signal listens to these saves."""
+    names = dict.fromkeys(("state", "state_changed_at", "reason_code", "reason", "updated_at", *extra))
+    att.updated_at = timezone.now()
+    fields = [_ATTACHMENT_FIELD[name] for name in names]
+    sets = ", ".join(f'"{f.column}" = %s' for f in fields)
+    with connection.cursor() as cur:
+        cur.execute(
+            f'UPDATE "{_ATT}" SET {sets} WHERE "{_ATT}"."id" = %s',
+            [*(f.get_db_prep_save(getattr(att, f.attname), connection) for f in fields), att.pk],
+        )
+        if cur.rowcount == 0:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
 
 
 def _move(att: Attachment, new: State, *also: str, reason_code: str = "", reason: str = "", **fields: Any) -> None:
@@ -270,6 +285,8 @@ def _locked(attachment_id: int, *, with_intake: bool = False) -> Attachment | No
 
 
 _ATTACHMENT_FIELDS = tuple(Attachment._meta.concrete_fields)
+# By name and by attname ("duplicate_of" and "duplicate_of_id"), as update_fields takes them.
+_ATTACHMENT_FIELD = {**{f.name: f for f in _ATTACHMENT_FIELDS}, **{f.attname: f for f in _ATTACHMENT_FIELDS}}
 _INTAKE_FIELDS = tuple(RawIntake._meta.concrete_fields)
 
 
