@@ -18,7 +18,7 @@ from ats.intake import api as intake_api
 from ats.search import api as search_api
 from ats.search.api import MAX_TEXT, Source
 
-# "" as well: rows written before the status column had a default count as live.
+# An empty status counts as live, as it did when this module read the column defensively.
 _LIVE = (CandidateStatus.ACTIVE.value, "")
 
 

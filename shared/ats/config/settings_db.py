@@ -67,8 +67,8 @@ def with_statement_binding(db: dict[str, object], *, deployable: str) -> dict[st
     return {**db, "OPTIONS": options}
 
 
-# A worker's statements prepared from their second execution: a one-off statement (a
-# migration-time query, an operator's read) never takes a slot of the connection's cache.
+# A worker's statements prepared from their second execution on a connection: one it sends
+# once (a rare path, a periodic task's read) takes no slot of psycopg's cache of 100.
 PREPARE_THRESHOLD = 1
 SERVER_BINDING_ENV = "ATS_DB_SERVER_BINDING"
 # The long-running task processes, whose threads repeat the same statements. Web and the
@@ -80,9 +80,9 @@ _SERVER_BINDING_DEPLOYABLES = frozenset({"default", "untrusted"})
 
 def server_binding(deployable: str) -> bool:
     """Server-side binding and prepared statements for this process's direct connections:
-    on for the workers, off elsewhere; ATS_DB_SERVER_BINDING=1/0 overrides (the tests run
-    the task bodies in process with it on, as the workers run them). Never through a
-    transaction-mode pooler (see database_from_url)."""
+    on for the workers, off elsewhere; ATS_DB_SERVER_BINDING=1/0 overrides (1 in a test
+    process runs the task bodies as the workers run them). Never through a transaction-mode
+    pooler (see database_from_url)."""
     return env.flag(SERVER_BINDING_ENV, default=deployable in _SERVER_BINDING_DEPLOYABLES)
 
 
