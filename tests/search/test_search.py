@@ -80,6 +80,30 @@ def test_names_skills_and_document_text_are_searchable() -> None:
     assert search_api.search_entry_refresh(kind="candidate", object_id=ada) == "unchanged"
 
 
+def test_a_candidates_skills_are_searchable_by_wording_and_taxonomy_label() -> None:
+    """h50perf reads the candidate and its skills field in one statement: the field's
+    wording and its taxonomy label are both indexed; a merged candidate drops out."""
+    from ats.candidates.models import CandidateField
+
+    cid = candidate("Hedy Lamarr")
+    CandidateField.objects.create(
+        candidate_id=cid,
+        field="skills",
+        values=[
+            {"value": "k8s", "sources": [{"rule": "skill.section", "taxonomy_label": "Kubernetes"}]},
+            {"value": "Frequency hopping", "sources": []},
+        ],
+    )
+    assert search_api.search_entry_refresh(kind="candidate", object_id=cid) == "indexed"
+    assert search_api.search_candidates("k8s") == [cid] == search_api.search_candidates("kubernetes")
+    assert search_api.search_candidates("hopping") == [cid]
+    doc = document(cid, "spread spectrum")
+    assert search_api.search_entry_refresh(kind="document", object_id=doc) == "indexed"
+    candidates_api.Candidate.objects.filter(pk=cid).update(status="merged")
+    assert search_api.search_entry_refresh(kind="candidate", object_id=cid) == "removed"
+    assert search_api.search_entry_refresh(kind="document", object_id=doc) == "removed"
+
+
 def test_sweep_indexes_what_no_job_covered_and_drops_what_is_gone() -> None:
     cid = candidate("Katherine Johnson")
     doc = document(cid, "orbital mechanics")

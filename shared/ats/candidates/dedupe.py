@@ -10,14 +10,15 @@ Candidates to compare are found through the signal index, never by scanning ever
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import defaultdict
 from typing import Any
 
-from django.db.models import Count
+from django.db import connection
 from rapidfuzz import fuzz
 
 from ats.candidates import fields as F
-from ats.candidates.models import Candidate, CandidateField, CandidateSignal, CandidateStatus, PairKind
+from ats.candidates.models import CandidateStatus, PairKind
 
 NAME_THRESHOLD = 85.0
 MIN_SHARED_SKILLS = 3
@@ -37,47 +38,80 @@ class Match:
     evidence: list[dict[str, Any]]
 
 
-def _sharers(candidate_id: int, wanted: set[tuple[str, str]], limit: int) -> list[int]:
-    """Active candidates sharing any of `wanted`, those sharing the most first."""
-    if not wanted:
-        return []
-    rows = (
-        CandidateSignal.objects.filter(
-            kind__in={k for k, _ in wanted},
-            value__in={v for _, v in wanted},
-            candidate__status=CandidateStatus.ACTIVE,
+# What a dedupe needs before it compares anyone, in one statement (change set h50perf: was
+# five - the candidate, its signals, the two sharer lists, their signals): the candidate's
+# status, its signals, and the active candidates sharing its e-mails/phones and its name
+# tokens with their signals. The sharer lists keep the ORM's reading (any wanted kind with
+# any wanted value, those sharing the most first, ties by id, at most MAX_COMPARED each).
+# One statement is also one snapshot: the lists and their signals agree with each other.
+_SHARERS = """
+SELECT s.candidate_id
+  FROM candidates_signal s JOIN candidates_candidate c ON c.id = s.candidate_id
+ WHERE s.kind IN (SELECT kind FROM mine WHERE kind = ANY(%(kinds)s))
+   AND s.value IN (SELECT value FROM mine WHERE kind = ANY(%(kinds)s))
+   AND c.status = %(active)s AND s.candidate_id <> %(id)s
+ GROUP BY s.candidate_id ORDER BY count(s.id) DESC, s.candidate_id LIMIT %(limit)s
+"""
+_STATE_AND_SHARERS = f"""
+WITH mine AS (SELECT kind, value FROM candidates_signal WHERE candidate_id = %(id)s),
+strong AS ({_SHARERS.replace("%(kinds)s", "%(strong)s")}),
+names AS ({_SHARERS.replace("%(kinds)s", "%(name)s")}),
+shared AS (
+    SELECT candidate_id, kind, value FROM candidates_signal
+     WHERE candidate_id IN (SELECT candidate_id FROM strong UNION SELECT candidate_id FROM names)
+       AND kind = ANY(%(compared)s)
+)
+SELECT (SELECT status FROM candidates_candidate WHERE id = %(id)s),
+       (SELECT coalesce(json_agg(json_build_array(kind, value)), '[]') FROM mine),
+       (SELECT coalesce(json_agg(candidate_id), '[]') FROM names),
+       (SELECT coalesce(json_agg(json_build_array(candidate_id, kind, value)), '[]') FROM shared)
+"""
+
+
+def _json(value: Any) -> Any:
+    # Django's cursor hands json back as text.
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def state_and_matches(candidate_id: int) -> tuple[str | None, list[Match]]:
+    """The candidate's status (None: gone) and its matches, as find_matches."""
+    with connection.cursor() as cur:
+        cur.execute(
+            _STATE_AND_SHARERS,
+            {
+                "id": candidate_id,
+                "active": CandidateStatus.ACTIVE.value,
+                "strong": list(_STRONG),
+                "name": ["name_token"],
+                "compared": [*_STRONG, *_WEAK],
+                "limit": MAX_COMPARED,
+            },
         )
-        .exclude(candidate_id=candidate_id)
-        .values("candidate_id")
-        .annotate(n=Count("id"))
-        .order_by("-n", "candidate_id")
-        .values_list("candidate_id", flat=True)[:limit]
-    )
-    return list(rows)
-
-
-def find_matches(candidate_id: int) -> list[Match]:
-    mine = set(CandidateSignal.objects.filter(candidate_id=candidate_id).values_list("kind", "value"))
+        status, mine_rows, name_ids, shared_rows = cur.fetchone()
+    mine = {(k, v) for k, v in _json(mine_rows)}
     if not mine:
-        return []
+        return status, []
     # Same person: anyone sharing an e-mail or a phone. Possible duplicate: the fuzzy name
     # is required, so the people to compare are those sharing name tokens (most shared
     # first; a common first name must not crowd out the surname's matches).
-    strong_ids = _sharers(candidate_id, {s for s in mine if s[0] in _STRONG}, MAX_COMPARED)
-    name_ids = _sharers(candidate_id, {s for s in mine if s[0] == "name_token"}, MAX_COMPARED)
     shared: dict[int, set[tuple[str, str]]] = defaultdict(set)
-    for other, kind, value in CandidateSignal.objects.filter(
-        candidate_id__in={*strong_ids, *name_ids}, kind__in=(*_STRONG, *_WEAK)
-    ).values_list("candidate_id", "kind", "value"):
+    for other, kind, value in _json(shared_rows):
         if (kind, value) in mine:
             shared[other].add((kind, value))
-    for other in name_ids:
+    for other in _json(name_ids):
         shared.setdefault(other, set())
+    return status, _compare(candidate_id, shared)
+
+
+def find_matches(candidate_id: int) -> list[Match]:
+    return state_and_matches(candidate_id)[1]
+
+
+def _compare(candidate_id: int, shared: dict[int, set[tuple[str, str]]]) -> list[Match]:
     if not shared:
         return []  # nobody to compare with: no names or skills to read (most candidates)
     matches: list[Match] = []
-    names = _names([candidate_id, *shared])
-    skills = _skills([candidate_id, *shared])
+    names, skills = _names_and_skills([candidate_id, *shared])
     for other, common in sorted(shared.items()):
         strong = sorted((k, v) for k, v in common if k in _STRONG)
         if strong:
@@ -108,17 +142,22 @@ def find_matches(candidate_id: int) -> list[Match]:
     return matches
 
 
-def _names(ids: list[int]) -> dict[int, str]:
-    return dict(Candidate.objects.filter(pk__in=ids).values_list("pk", "display_name"))
-
-
-def _skills(ids: list[int]) -> dict[int, set[str]]:
-    out: dict[int, set[str]] = {}
-    for cid, values in CandidateField.objects.filter(candidate_id__in=ids, field="skills").values_list(
-        "candidate_id", "values"
-    ):
-        out[cid] = {_skill_key(v) for v in values}
-    return out
+def _names_and_skills(ids: list[int]) -> tuple[dict[int, str], dict[int, set[str]]]:
+    """Display names and skill keys of `ids`, in one statement (was one each)."""
+    names: dict[int, str] = {}
+    skills: dict[int, set[str]] = {}
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT c.id, c.display_name, f.values FROM candidates_candidate c"
+            " LEFT JOIN candidates_field f ON f.candidate_id = c.id AND f.field = 'skills'"
+            " WHERE c.id = ANY(%s)",
+            [ids],
+        )
+        for cid, name, values in cur.fetchall():
+            names[cid] = name
+            if values is not None:
+                skills[cid] = {_skill_key(v) for v in _json(values)}
+    return names, skills
 
 
 def _skill_key(value: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from django.conf import global_settings
 
 from ats.config import env
 from ats.config.log_config import LOGGING  # noqa: F401 - Django reads it: one LOGGING for every process
-from ats.config.settings_db import database_from_url
+from ats.config.settings_db import database_from_url, with_statement_binding
 
 REPO_ROOT = env.REPO_ROOT
 STATE_DIR = env.STATE_DIR
@@ -99,7 +99,9 @@ TEMPLATES = [
 
 
 DATABASE_URL = env.database_url()
-DATABASES = {"default": database_from_url(DATABASE_URL, deployable=DEPLOYABLE)}
+DATABASES = {
+    "default": with_statement_binding(database_from_url(DATABASE_URL, deployable=DEPLOYABLE), deployable=DEPLOYABLE)
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -49,6 +49,43 @@ def database_from_url(url: str, *, deployable: str) -> dict[str, object]:
     return db
 
 
+def with_statement_binding(db: dict[str, object], *, deployable: str) -> dict[str, object]:
+    """`db` (database_from_url's) with server-side binding and prepared statements when this
+    process is a worker connecting directly to Postgres (change set h50perf, issue 26 item 1);
+    unchanged through a transaction-mode pooler (see database_from_url) and elsewhere.
+
+    Client-side binding sent every statement as text, which Postgres parsed, analysed and
+    planned again each time - a task thread runs the same few dozen shapes per document -
+    and psycopg quoted every value in Python first. In process, the trusted hops of one
+    document: Postgres 9.4 -> 5.6 ms CPU (docs/benchmarks.md, "Change set h50perf"). The
+    job pool is built from the same parameters (connector_params), so procrastinate's
+    fetch, finish and the attempt records are prepared too."""
+    if pooled() or not server_binding(deployable):
+        return db
+    options = dict(db["OPTIONS"])  # type: ignore[call-overload]
+    options.update(server_side_binding=True, prepare_threshold=PREPARE_THRESHOLD)
+    return {**db, "OPTIONS": options}
+
+
+# A worker's statements prepared from their second execution on a connection: one it sends
+# once (a rare path, a periodic task's read) takes no slot of psycopg's cache of 100.
+PREPARE_THRESHOLD = 1
+SERVER_BINDING_ENV = "ATS_DB_SERVER_BINDING"
+# The long-running task processes, whose threads repeat the same statements. Web and the
+# CLI keep Django's default (client-side binding, nothing prepared): what was measured and
+# run under the workers' settings is the task code (ATS_DB_SERVER_BINDING=1 runs a test
+# process that way; the fast suite passes with it).
+_SERVER_BINDING_DEPLOYABLES = frozenset({"default", "untrusted"})
+
+
+def server_binding(deployable: str) -> bool:
+    """Server-side binding and prepared statements for this process's direct connections:
+    on for the workers, off elsewhere; ATS_DB_SERVER_BINDING=1/0 overrides (1 in a test
+    process runs the task bodies as the workers run them). Never through a transaction-mode
+    pooler (see database_from_url)."""
+    return env.flag(SERVER_BINDING_ENV, default=deployable in _SERVER_BINDING_DEPLOYABLES)
+
+
 POOLER_ENV = "ATS_DB_POOLER"
 # The direct (session) path beside a pooled DATABASE_URL: what needs one session for its
 # whole life connects here - procrastinate's LISTEN and the watchdog's fence (ats.jobs.session).

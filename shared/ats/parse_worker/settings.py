@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ats.config import env
 from ats.config.log_config import LOGGING  # noqa: F401 - Django reads it: one LOGGING for every process
-from ats.config.settings_db import database_from_url
+from ats.config.settings_db import database_from_url, with_statement_binding
 
 if env.DEPLOYABLE != "untrusted":
     # Keeps the trusted settings' DEPLOYABLE branches (connection reuse, wake-up fix) right.
@@ -42,7 +42,11 @@ INSTALLED_APPS = [
 ]
 MIDDLEWARE: list[str] = []
 
-DATABASES = {"default": database_from_url(env.database_url(), deployable="untrusted")}
+DATABASES = {
+    "default": with_statement_binding(
+        database_from_url(env.database_url(), deployable="untrusted"), deployable="untrusted"
+    )
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 TIME_ZONE = "UTC"
