@@ -289,7 +289,7 @@ def ym_text(ym: YM | None) -> str:
 
 # -- splitting a header into title / employer / location -------------------------------------
 
-_BULLET = tuple("•◦▪▫‣∙·*-–—●○■□➢➤►✓✔")
+_BULLET = tuple("•◦▪▫‣∙·*-–—●○■□➢➤►✓✔→➔➜⇒")  # arrows: h51
 # "Title at Employer": what follows the word is the employer.
 # "数据工程师@ 上海领脉网络科技": an "@" glued to the title (h50); not "Cortana @Work Calendar",
 # a product's name.
@@ -1237,6 +1237,8 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
             else:
                 title = title or employer
             employer = company
+        if _studies(title, employer):
+            continue
         value: dict[str, str | None] = {
             "employer": _less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer))),
             # "Ingénieur Test Automation (3 ans)": how long the post lasted is no part of it (h50)
@@ -1250,6 +1252,19 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         styled.append((e, title, employer))
     _by_house_style(out, styled, ("title", "employer"))
     return out
+
+
+_STUDENT_WORDS = frozenset(
+    {"student", "studentin", "schüler", "schülerin", "étudiant", "étudiante", "estudiante", "estudante", "studente",
+     "studentessa", "pupil"}
+)  # fmt: skip
+
+
+def _studies(title: str | None, employer: str | None) -> bool:
+    """ "Student" at "Full Stack Web Developer Schule" under the experience heading: a
+    student at a school is studying, not employed (h51). A student post with more words
+    ("Student assistant", "Werkstudent") is a job."""
+    return bool(title and employer and title.strip(" .,").casefold() in _STUDENT_WORDS and _school_named(employer))
 
 
 # A CV sets every role's title in one style and its employer in another (bold and italic,

@@ -392,7 +392,9 @@ def _gutter(page: list[Line]) -> float | None:
     if best > MAX_SPANNING_SHARE * len(boxes):
         return None
     # The middle of the widest stretch at the least cover: a line that runs a glyph into
-    # the gutter shifts neither edge of it far.
+    # the gutter shifts neither edge of it far - but not a stretch with only dates on its
+    # right: the gap between a main column's titles and its right-aligned dates is often
+    # wider than the gutter before it (h51).
     runs: list[tuple[int, int]] = []
     for k in middle:
         if counts[k] == best:
@@ -400,8 +402,16 @@ def _gutter(page: list[Line]) -> float | None:
                 runs[-1] = (runs[-1][0], k)
             else:
                 runs.append((k, k))
-    first, last = max(runs, key=lambda r: r[1] - r[0])
-    return left + ((first + last) / 2 + 0.5) * step
+
+    def at(run: tuple[int, int]) -> float:
+        return left + ((run[0] + run[1]) / 2 + 0.5) * step
+
+    def dates_right(run: tuple[int, int]) -> bool:
+        right = [ln.text for ln in page if ln.bbox is not None and ln.bbox[0] >= at(run)]
+        return sum(1 for t in right if date_cell(t)) >= DATE_COLUMN_SHARE * len(right)
+
+    by_width = sorted(runs, key=lambda r: r[0] - r[1])
+    return at(next((r for r in by_width if not dates_right(r)), by_width[0]))
 
 
 def _by_columns(lines: list[Line]) -> list[Line]:
@@ -973,6 +983,8 @@ def _assign_sections(lines: list[Line]) -> None:
         kind = None if line.n in labels else kinds[line.n] or styled.get(line.n)
         if kind is not None and prev is not None and _word_of_row(prev, line):
             kind = None  # "Design software architecture ...": a justified line's words, one per text line
+        if kind is not None and section == "experience" and parent is not None and _role_label(line, parent):
+            kind = None  # "Key Achievements: -" inside a role, smaller than "Work Experience" (h51)
         if kind is not None:
             section = kind
             line.heading = kind
@@ -985,6 +997,7 @@ def _assign_sections(lines: list[Line]) -> None:
         prev = line
     _place_trailing_headings(lines)
     _languages_under_skills(lines)
+    _role_stacks_in_experience(lines)
 
 
 # Words a spoken-languages line is made of besides the language itself ("Italian: Native",
@@ -999,6 +1012,37 @@ _LEVEL_WORDS = frozenset(
 )  # fmt: skip
 _LETTERS = re.compile(r"[^\W\d_]+")
 SUBHEADING_STEP = 1.5  # points smaller than its parent heading: a sub-heading, not OCR's size noise
+
+
+# What a role lists under its own label: a heading's words only at a section heading's size.
+_ROLE_LABELS = frozenset(
+    {"achievements", "key achievements", "accomplishments", "key accomplishments", "highlights", "responsibilities",
+     "key responsibilities", "tasks", "erfolge", "aufgaben", "réalisations", "logros", "realizações"}
+)  # fmt: skip
+
+
+def _role_label(line: Line, parent: Line) -> bool:
+    """ "Key Achievements: -" set a step smaller than the "Work Experience" heading above it:
+    a role's own label, not a section of the CV (jpnewman's twenty-seconds CV, h51)."""
+    key = _HEADING_STRIP.sub("", line.text).casefold().strip(" :-–")
+    return key in _ROLE_LABELS and parent.heading == "experience" and _a_step_smaller(line, parent)
+
+
+def _role_stacks_in_experience(lines: list[Line]) -> None:
+    """ "Tech stack:" under each role of the experience section (a DOCX with no heading
+    styles): a label ending in a colon whose block holds the next role's dated line is the
+    role's own list, not a skills section - the roles after it stay experience (h51)."""
+    for i, line in enumerate(lines):
+        if line.heading != "skills" or not line.text.rstrip().endswith(":") or i == 0:
+            continue
+        if lines[i - 1].section != "experience":
+            continue
+        block = list(itertools.takewhile(lambda ln: not ln.heading, lines[i + 1 : i + 1 + MAX_LINES]))
+        if not any(_YEAR.search(ln.text) and len(ln.text) <= 120 for ln in block):
+            continue  # a real skills section after the roles
+        line.heading = None
+        for ln in (line, *block):
+            ln.section = "experience"
 
 
 def _a_step_smaller(heading: Line, parent: Line) -> bool:
