@@ -48,6 +48,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "wykształcenie", "edukacja", "formação", "formação acadêmica", "formação académica", "educação",
         "bildung", "akademische bildung", "schulische bildung",  # layout-12
         "akademische laufbahn",  # h44
+        "informações acadêmicas", "academic information", "informação acadêmica",  # h52
         "教育经历", "教育背景", "学历", "学歴", "학력", "학력 사항",  # h50
     ),
     "skills": (
@@ -106,6 +107,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "other experience", "volunteer experience", "leadership experience", "leadership",
         "reconocimientos", "logros", "distinctions", "prix", "récompenses", "auszeichnungen und preise",  # h44
         "certificados", "certificados e cursos", "cursos e certificados", "cursos complementares",
+        "additional information", "informações adicionais", "zusätzliche informationen",  # h52
         "个人项目", "项目经验", "项目经历", "自我评价", "获奖情况", "荣誉奖项", "其他",  # h50
     ),
 }  # fmt: skip
