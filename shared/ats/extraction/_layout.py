@@ -1037,7 +1037,10 @@ def _role_stacks_in_experience(lines: list[Line]) -> None:
             continue
         if lines[i - 1].section != "experience":
             continue
-        block = list(itertools.takewhile(lambda ln: not ln.heading, lines[i + 1 : i + 1 + MAX_LINES]))
+        end = i + 1
+        while end < len(lines) and not lines[end].heading:  # each block is walked once: linear
+            end += 1
+        block = lines[i + 1 : end]
         if not any(_YEAR.search(ln.text) and len(ln.text) <= 120 for ln in block):
             continue  # a real skills section after the roles
         line.heading = None
