@@ -22,7 +22,8 @@ class JobsConfig(AppConfig):
                 "worker-untrusted connects directly to Postgres, never through a pooler "
                 f"({settings_db.POOLER_ENV} must be unset): its row-level security keys on inet_client_addr()"
             )
-        # Pooled worker-default: LISTEN and the fence take the session path.
+        # The job pool in autocommit; pooled worker-default: LISTEN and the fence take the
+        # session path (ats.jobs.session).
         session.install()
         # ATS_WORKER_WAKEUP_FIX=0 runs upstream's loop: bench/paced_bench.py measures both.
         if flag("ATS_WORKER_WAKEUP_FIX", default=True):

@@ -14,16 +14,27 @@ life, so they connect to `ATS_SESSION_DATABASE_URL` (direct to Postgres) instead
 
 Everything else - the job pool (fetch, finish, heartbeats, defer) and the task threads'
 Django connections - goes through the pooler: each of those is one transaction at a time.
-Without a pooler there is one URL and this module changes nothing.
+Without a pooler there is one URL and this module changes nothing but the pool's
+autocommit (below).
+
+The job pool's connections are in autocommit (issue 26, paced latency): every statement
+procrastinate sends on its pool - the fetch, the finish, a retry, a heartbeat - is one
+statement in one `_get_cursor()` block, and psycopg wrapped each in BEGIN and COMMIT of
+its own: two round trips more per fetch and per finish, with the fetch's on every hop's
+pickup. One statement in autocommit is one transaction, the same as BEGIN; statement;
+COMMIT: the fetch's advisory locks and row locks still end with it, and a failed
+statement still leaves nothing behind. Through a transaction-mode pooler too.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 import psycopg
+import psycopg_pool
 from procrastinate.psycopg_connector import PsycopgConnector
 
 from ats.config import settings_db
@@ -89,12 +100,27 @@ def session_connection() -> Iterator[Any]:
         wrapper.close()
 
 
+async def _autocommit(conn: psycopg.AsyncConnection[Any]) -> None:
+    await conn.set_autocommit(True)
+
+
+# The pool procrastinate builds for the worker (its `pool_factory`), with every new
+# connection in autocommit (module docstring). Upstream's own connection check still runs
+# at each checkout (check_connection: one empty statement, autocommit or not).
+_autocommit_pool = functools.partial(psycopg_pool.AsyncConnectionPool, configure=_autocommit)
+
+
 def _worker_connector(self: Any) -> Any:
-    """DjangoConnector.get_worker_connector, pooled: the job pool through the pooler, the
-    LISTEN connection on the session path."""
+    """DjangoConnector.get_worker_connector: upstream's connector and parameters, the job
+    pool in autocommit; pooled, the job pool through the pooler and the LISTEN connection
+    on the session path."""
     from procrastinate.contrib.django.utils import connector_params
 
-    return SessionListenConnector(session_kwargs=session_params(), kwargs=connector_params())
+    if not settings_db.pooled():
+        return PsycopgConnector(kwargs=connector_params(), pool_factory=_autocommit_pool)
+    return SessionListenConnector(
+        session_kwargs=session_params(), kwargs=connector_params(), pool_factory=_autocommit_pool
+    )
 
 
 class SessionListenConnector(PsycopgConnector):
@@ -112,11 +138,10 @@ class SessionListenConnector(PsycopgConnector):
 
 
 def install() -> None:
-    """Pooled workers: `procrastinate worker` builds its connector through ours. Checks
-    the session URL at once, so a misconfigured worker fails at start, not silently."""
-    if not settings_db.pooled():
-        return
-    if settings_db.session_url() is None:
+    """Worker processes: `procrastinate worker` builds its connector through ours (the job
+    pool in autocommit). Pooled, checks the session URL at once, so a misconfigured worker
+    fails at start, not silently."""
+    if settings_db.pooled() and settings_db.session_url() is None:
         session_params()  # raises PoolerConfigError with the explanation
     from procrastinate.contrib.django.django_connector import DjangoConnector
 

@@ -9,6 +9,7 @@ by an fsync of the directory so the new name survives a crash.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import datetime
 import errno
 import os
@@ -26,6 +27,7 @@ from ats.storage.data import (
     BlobTooLarge,
     ContainerNotFound,
     InvalidName,
+    PromoteResult,
     PutResult,
 )
 
@@ -33,6 +35,40 @@ _TMP_PREFIX = ".ats-tmp-"
 # Documents are personal data: owner-only by default.
 _DIR_MODE = 0o700
 _FILE_MODE = 0o600
+
+# renameat2(2) with RENAME_NOREPLACE (Linux 3.15+, glibc 2.28+; ext4, xfs, btrfs, tmpfs):
+# an atomic rename that fails with EEXIST instead of replacing the target. Python has no
+# binding for it; None where libc lacks it (promote then copies, as every other store).
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+
+
+def _load_renameat2() -> object | None:
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_renameat2 = _load_renameat2()
+# The errors that say "this filesystem or kernel cannot do it": fall back to the copy.
+_NO_ATOMIC_RENAME = frozenset({errno.EINVAL, errno.ENOSYS, errno.EXDEV, errno.EOPNOTSUPP, errno.EPERM})
+
+
+def _rename_noreplace(src: Path, dst: Path) -> bool:
+    """Atomically rename src to dst unless dst exists (FileExistsError). False when the
+    platform cannot (no renameat2, or an error in _NO_ATOMIC_RENAME): nothing moved."""
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE) == 0:  # type: ignore[operator]
+        return True
+    err = ctypes.get_errno()
+    if err in _NO_ATOMIC_RENAME:
+        return False
+    raise OSError(err, os.strerror(err), str(src), None, str(dst))
 
 
 class LocalBlobStore(BlobStore):
@@ -165,6 +201,42 @@ class LocalBlobStore(BlobStore):
         if data is None:
             raise BlobNotFound(f"{src_container}/{key}")
         return self.put(dst_container, dst_key or key, data, overwrite=overwrite)
+
+    def promote(self, src_container: str, key: str, dst_container: str) -> PromoteResult:
+        """Quarantine -> documents as one atomic rename that never replaces (issue 26: the
+        ingest hop's latency). The base class's copy rewrote the bytes, fsynced them again,
+        then deleted the source: three fsyncs (file, two directories) on the ingest hop, 4-5
+        ms of its ~15 at p50 on a 2-core VM. The bytes were fsynced when they were put in
+        quarantine (put and the streamed writer both fsync before publishing), so only the
+        name moves here; both directories are fsynced before returning, so the new name and
+        the source's removal are durable before the caller's row says `documents` - the
+        same guarantee as before. A crash leaves the one copy under one of the two names
+        (never both, never neither), and the retry finishes the job (ALREADY_PROMOTED).
+
+        Anything but a plain file at the source (absent, a planted symlink), an existing
+        destination (same bytes: PROMOTED; different: BlobConflict, source kept) or a
+        filesystem without RENAME_NOREPLACE goes through the base class's copy, unchanged."""
+        src = self._path(src_container, key)
+        dst = self._path(dst_container, key)
+        try:
+            plain_file = stat.S_ISREG(os.lstat(src).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            plain_file = False
+        if not plain_file:
+            return super().promote(src_container, key, dst_container)
+        try:
+            dst.parent.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            raise BlobConflict(f"{dst_container}/{key}: a prefix of the key is an object") from exc
+        try:
+            moved = _rename_noreplace(src, dst)
+        except FileExistsError:
+            moved = False  # the base class compares the bytes
+        if not moved:
+            return super().promote(src_container, key, dst_container)
+        self._fsync_dir(dst.parent)
+        self._fsync_dir(src.parent)
+        return PromoteResult.PROMOTED
 
     # ----------------------------------------------------------------- internals
 
