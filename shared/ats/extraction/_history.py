@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -193,15 +194,17 @@ def _named_short_ranges(text: str) -> list[DateRange]:
     return out
 
 
-def _spaced_month_ranges(text: str) -> list[DateRange]:
-    """ "01 2025 – 09 2025", "04 2021 – heute" (_SPACED_MONTHS)."""
+def _numeric_month_ranges(pattern: re.Pattern[str], text: str, year: Callable[[int], int]) -> list[DateRange]:
+    """Whole ranges of month numbers and years - "08/15 - 12/15" (_SHORT_MONTHS, two-digit
+    years), "01 2025 – 09 2025" (_SPACED_MONTHS): groups month, year, month, year, or a
+    present word in the fifth; `year` reads the year's digits."""
     out: list[DateRange] = []
-    for m in _SPACED_MONTHS.finditer(text):
-        begin = (int(m.group(2)), int(m.group(1)))
+    for m in pattern.finditer(text):
+        begin = (year(int(m.group(2))), int(m.group(1)))
         if m.group(5):
             out.append(DateRange(begin, None, m.span()))
             continue
-        final = (int(m.group(4)), int(m.group(3)))
+        final = (year(int(m.group(4))), int(m.group(3)))
         if begin <= final <= (begin[0] + 20, 12):
             out.append(DateRange(begin, final, m.span()))
     return out
@@ -220,16 +223,9 @@ def _compact_ranges(text: str) -> list[DateRange]:
             out.append(DateRange((first, None), (end, None), m.span()))
     for m in _OPEN_DASH.finditer(text):
         out.append(DateRange((int(m.group(1)), None), None, m.span()))
-    for m in _SHORT_MONTHS.finditer(text):
-        begin = (_two_digit_year(int(m.group(2))), int(m.group(1)))
-        if m.group(5):
-            out.append(DateRange(begin, None, m.span()))
-            continue
-        final = (_two_digit_year(int(m.group(4))), int(m.group(3)))
-        if begin <= final <= (begin[0] + 20, 12):
-            out.append(DateRange(begin, final, m.span()))
+    out += _numeric_month_ranges(_SHORT_MONTHS, text, _two_digit_year)
     out += _named_short_ranges(text)
-    out += _spaced_month_ranges(text)
+    out += _numeric_month_ranges(_SPACED_MONTHS, text, int)
     for m in _MONTHS_OF_A_YEAR.finditer(text):
         year = int(m.group(5))
         if m.group(1) and m.group(3):
@@ -399,9 +395,9 @@ _CJK_TITLE_ENDS = (
     "工程师", "实习", "实习生", "经理", "总监", "架构师", "设计师", "开发", "主管", "专家", "研究员", "顾问",
     "分析师", "负责人", "助理", "教师", "讲师", "教授", "エンジニア", "マネージャー", "개발자", "엔지니어",
 )  # fmt: skip
+_CJK_SCHOOL_WORDS = ("大学", "学院", "대학교")
 _CJK_ORG_WORDS = (
-    "公司", "集团", "大学", "学院", "研究院", "研究所", "银行", "医院", "工作室", "株式会社", "会社",
-    "대학교", "주식회사",
+    *_CJK_SCHOOL_WORDS, "公司", "集团", "研究院", "研究所", "银行", "医院", "工作室", "株式会社", "会社", "주식회사",
 )  # fmt: skip
 
 
@@ -843,7 +839,7 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
         if not _is_header(line):
             pending, after_anchor, unbroken = [], None, False
             continue
-        aside = line.text.startswith("(") and line.text.rstrip(" .,").endswith(")")
+        aside = _is_aside(line.text)
         org_below = (
             section != "education"
             and after_anchor is not None
@@ -903,11 +899,16 @@ def _title_headed(part: str) -> bool:
     return bool(words) and (words[-1] in _TITLE_HEADS or words[0] in _TITLE_HEADS)
 
 
+def _is_aside(text: str) -> bool:
+    """A line in brackets: "(IUFM Mérignac)", "(Algorithmic Middleware Department)"."""
+    return text.startswith("(") and text.rstrip(" .,").endswith(")")
+
+
 def _beside_aside(entry: _Entry, line: Line) -> bool:
     """ "(Algorithmic Middleware Department)" and "R&D Intern, Golang" on one row under the
     employer's dated line: the title beside a department's aside is the entry's too (h50)."""
     last = entry.header[-1][0]
-    if last is entry.anchor or not (last.text.startswith("(") and last.text.rstrip(" .,").endswith(")")):
+    if last is entry.anchor or not _is_aside(last.text):
         return False
     if last.bbox is None or line.bbox is None or last.page != line.page:
         return False
@@ -1098,7 +1099,7 @@ def _school_named(part: str) -> bool:
     return (
         bool(set(words) & _INSTITUTION_WORDS)
         or any(len(w) > 8 and w.endswith(_SCHOOL_SUFFIXES) for w in words)
-        or any(w in part for w in ("大学", "学院", "大學", "대학교"))
+        or any(w in part for w in (*_CJK_SCHOOL_WORDS, "大學"))
     )
 
 

@@ -237,6 +237,13 @@ def _pdf_lines(blocks: Sequence[Mapping[str, Any]]) -> list[Line]:
     return out
 
 
+def _renumbered(lines: list[Line]) -> list[Line]:
+    """The lines with their reading order (`n`) set to their place in the list."""
+    for n, line in enumerate(lines):
+        line.n = n
+    return lines
+
+
 def _header_drawn_last(lines: list[Line]) -> list[Line]:
     """The first page's last lines, when all of them stand above the page's first line: a
     header the exporter drew after the body (FlowCV: the name and contact block came after
@@ -251,10 +258,7 @@ def _header_drawn_last(lines: list[Line]) -> list[Line]:
     moved = page_one[k:]
     if len(moved) < 2 or len(moved) > len(page_one) // 2:
         return lines
-    order = moved + page_one[:k] + [ln for ln in lines if ln.page != 1]
-    for i, ln in enumerate(order):
-        ln.n = i
-    return order
+    return _renumbered(moved + page_one[:k] + [ln for ln in lines if ln.page != 1])
 
 
 def _runs(value: Any, length: int) -> tuple[tuple[int, int, float], ...] | None:
@@ -407,7 +411,8 @@ def _gutter(page: list[Line]) -> float | None:
         return left + ((run[0] + run[1]) / 2 + 0.5) * step
 
     def dates_right(run: tuple[int, int]) -> bool:
-        right = [ln.text for ln in page if ln.bbox is not None and ln.bbox[0] >= at(run)]
+        x = at(run)
+        right = [ln.text for ln in page if ln.bbox is not None and ln.bbox[0] >= x]
         return sum(1 for t in right if date_cell(t)) >= DATE_COLUMN_SHARE * len(right)
 
     by_width = sorted(runs, key=lambda r: r[0] - r[1])
@@ -423,9 +428,7 @@ def _by_columns(lines: list[Line]) -> list[Line]:
         out += _page_by_columns(page)
     if out == lines:
         return lines
-    for n, line in enumerate(out):
-        line.n = n
-    return out
+    return _renumbered(out)
 
 
 def _page_by_columns(page: list[Line]) -> list[Line]:
@@ -576,9 +579,7 @@ def join_wrapped(lines: list[Line]) -> list[Line]:
             size=prev.size,
             runs=joined_runs(prev, line, 1) if text == f"{head} {line.text}" else None,
         )
-    for n, line in enumerate(out):
-        line.n = n
-    return out
+    return _renumbered(out)
 
 
 # -- dates in their own column -----------------------------------------------------------------
@@ -788,9 +789,7 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
             out.append(joined[line.n])
         elif line.n not in used:
             out.append(line)
-    for n, line in enumerate(out):
-        line.n = n
-    return out
+    return _renumbered(out)
 
 
 def _stacked_under(above: Line, cell: Line) -> bool:

@@ -1113,7 +1113,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
     parts = _email_name_parts(emails)
     first_page = [ln for ln in lines if ln.page in (None, 1)]
     max_size = max((ln.size for ln in first_page[:80]), default=0.0) or 1.0
-    best: tuple[float, str, Line, str] | None = None
+    best: tuple[float, str, Line, str, int] | None = None
     position = 0
     for k, line in enumerate(lines[:120]):
         if line.section not in ("top", "contact", "header") and line.style != "Title":
@@ -1151,22 +1151,22 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
             score += 1.0
         position += 1
         if best is None or score > best[0]:
-            best = (score, _smart_case(text), line, rule)
+            best = (score, _smart_case(text), line, rule, k)
     if best is None:
         return None
     sources = [best[2].source(best[3])]
-    rest = _name_line_below(best[2], lines, best[1])
+    rest = _name_line_below(best[2], lines[best[4] + 1 : best[4] + 2], best[1])
     if rest is not None:
         sources.append(rest[1].source("name.second_line"))
         return Found(f"{best[1]} {rest[0]}", sources)
     return Found(best[1], sources)
 
 
-def _name_line_below(line: Line, lines: list[Line], name_text: str) -> tuple[str, Line] | None:
+def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str, Line] | None:
     """ "André Hickmann" over "Kuschnereit" in the same large type, aligned left, right or
-    centred: a name set over two lines, the second one word or two (h50)."""
-    at = next((i for i, ln in enumerate(lines[:200]) if ln is line), None)
-    nxt = lines[at + 1] if at is not None and at + 1 < len(lines) else None
+    centred: a name set over two lines, the second one word or two (h50). `below`: the line
+    after the name's in reading order, if any."""
+    nxt = below[0] if below else None
     if nxt is None or line.bbox is None or nxt.bbox is None or not line.size or len(name_text.split()) > 3:
         return None
     a, b = line.bbox, nxt.bbox
