@@ -516,6 +516,7 @@ def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, An
         if path.exists():
             cached: dict[str, Any] = json.loads(path.read_text())
             return cached
+    from ats.parsing.api import ErrorCode as ParseErrorCode
     from ats.parsing.api import ParseError
 
     try:
@@ -531,7 +532,9 @@ def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, An
     # document: a scan's later pages go unread on a busy machine (8 development scans lost
     # their second page at load ~12 on 2 cores). Such an answer is used, never cached, so
     # a quieter run reads the document whole.
-    if path is not None and not _budget_cut(answer):
+    # Nor is a refusal because Tesseract failed: a parse killed or starved mid-OCR (a test
+    # run stopped by hand, stop 43) reads so, and a cached one turned a scan empty for good.
+    if path is not None and not _budget_cut(answer) and answer.get("refused") != ParseErrorCode.OCR_FAILED.value:
         write_atomically(path, json.dumps(answer).encode())
     return answer
 
