@@ -3,7 +3,11 @@ the trusted side stores for a PDF (ats.sandbox validate_document), lines given a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
+
+from ats.extraction.api import extract
+from tests.extraction.corpus import AS_OF
 
 
 def pdf_answer(blocks: list[dict[str, Any]], *, ocr: bool) -> dict[str, Any]:
@@ -16,3 +20,21 @@ def pdf_answer(blocks: list[dict[str, Any]], *, ocr: bool) -> dict[str, Any]:
         "elements": [],
         "ocr_used": ocr,
     }
+
+
+Row = tuple[tuple[float, float, float, float], str, float]
+
+
+def rows_answer(rows: Iterable[Row], *, ocr: bool) -> dict[str, Any]:
+    """A one-page PDF answer whose lines come in the order given: ((x0, y0, x1, y1), text, size)."""
+    blocks = []
+    for bbox, text, size in rows:
+        line = {"bbox": list(bbox), "text": text, "size": size}
+        blocks.append({"page": 1, "bbox": list(bbox), "text": text, "lines": [line]})
+    return pdf_answer(blocks, ocr=ocr)
+
+
+def roles(answer: dict[str, Any]) -> list[tuple[str | None, str | None, str]]:
+    """(title, employer, start) of each work-history entry the extractor reads."""
+    found = extract(answer, as_of=AS_OF).fields.get("work_history", ())
+    return [(v.value["title"], v.value["employer"], v.value["start"]) for v in found]

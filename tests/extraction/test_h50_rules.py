@@ -13,25 +13,12 @@ from ats.extraction._history import date_ranges
 from ats.extraction._layout import heading_kind, is_place
 from ats.extraction._rules import RegionEvidence, phones
 from ats.extraction.api import extract
-from tests.extraction.answers import pdf_answer
+from tests.extraction.answers import Row, roles, rows_answer
 from tests.extraction.corpus import AS_OF
 
-Row = tuple[tuple[float, float, float, float], str, float]
 
-
-def _pdf(*rows: Row, page_two: tuple[Row, ...] = ()) -> dict[str, Any]:
-    """A digital answer whose lines come in the order given: ((x0, y0, x1, y1), text, size)."""
-    blocks = []
-    for page, group in ((1, rows), (2, page_two)):
-        for bbox, text, size in group:
-            line = {"bbox": list(bbox), "text": text, "size": size}
-            blocks.append({"page": page, "bbox": list(bbox), "text": text, "lines": [line]})
-    return pdf_answer(blocks, ocr=False)
-
-
-def _roles(answer: dict[str, Any]) -> list[tuple[str | None, str | None, str]]:
-    found = extract(answer, as_of=AS_OF).fields.get("work_history", ())
-    return [(v.value["title"], v.value["employer"], v.value["start"]) for v in found]
+def _pdf(*rows: Row) -> dict[str, Any]:
+    return rows_answer(rows, ocr=False)
 
 
 def _y(k: int) -> tuple[float, float]:
@@ -49,7 +36,7 @@ def test_german_trades_are_titles_whichever_line_they_are_on() -> None:
                     "Gerweck  07.2018 - 02.2020", "Bäckereifachverkäufer",
                     "Amazon  10.2015 - 02.2016", "Verpackungshelfer"]),
     )  # fmt: skip
-    assert _roles(answer) == [
+    assert roles(answer) == [
         ("Hotelfachmann", "Familie Zordel", "2020-05"),
         ("Bäckereifachverkäufer", "Gerweck", "2018-07"),
         ("Verpackungshelfer", "Amazon", "2015-10"),
@@ -81,7 +68,7 @@ def test_a_company_that_writes_its_name_in_lower_case_still_heads_its_role() -> 
         *_rows(60, ["Berufserfahrung", "clinicom GmbH, Verl — Mediengestalter", "01 2025 – 09 2025",
                     "Nach der Ausbildung weitergearbeitet."]),
     )  # fmt: skip
-    assert _roles(answer) == [("Mediengestalter", "clinicom GmbH", "2025-01")]
+    assert roles(answer) == [("Mediengestalter", "clinicom GmbH", "2025-01")]
     # a description's next line in lower case is still no header
     assert not _history._is_header(_layout.Line("continued the work on the platform", 0))
 
@@ -98,7 +85,7 @@ def test_an_employer_before_its_city_and_country_is_no_place() -> None:
     assert is_place("Beijing, China")
 
 
-def test_a_title_beside_a_departments_aside_is_the_roles() -> None:
+def test_a_title_beside_a_departments_aside_is_theroles() -> None:
     answer = _pdf(
         ((60, 40, 200, 70), "Ruihua Example", 30.0),
         ((43, 150, 193, 165), "Work Experience", 14.0),
@@ -107,7 +94,7 @@ def test_a_title_beside_a_departments_aside_is_the_roles() -> None:
         ((239, 190, 337, 201), "R&D Intern", 10.9),
         ((44, 206, 552, 230), "• Back-end development of the deep learning platform", 10.9),
     )
-    assert _roles(answer) == [("R&D Intern", "SeetaTech Inc.", "2018-08")]
+    assert roles(answer) == [("R&D Intern", "SeetaTech Inc.", "2018-08")]
 
 
 def test_chinese_headings_posts_and_companies() -> None:
@@ -125,7 +112,7 @@ def test_chinese_headings_posts_and_companies() -> None:
         ((43, 332, 552, 345), "广州呸喽呸喽科技有限公司(PeroPeroGames)  2021/01 – 至今", 12.0),
         ((95, 349, 183, 360), "游戏服务端工程师", 10.9),
     )
-    assert _roles(answer) == [
+    assert roles(answer) == [
         ("后台研发工程师", "北京优刻得科技有限公司（UCloud Inc.）", "2019-02"),
         ("游戏服务端工程师", "广州呸喽呸喽科技有限公司(PeroPeroGames)", "2021-01"),
     ]
@@ -154,7 +141,7 @@ def test_a_header_the_exporter_drew_last_is_read_first() -> None:
     assert heading_kind("Objetivo Profissional") == "summary"
     found = extract(answer, as_of=AS_OF)
     assert found.values("name") == ["Adriano Avelar da Silva"]
-    assert _roles(answer) == [
+    assert roles(answer) == [
         ("Consultor de Vendas Externas", "Brasil Shopping Ltda", "2022-04"),
         ("Vendedor", "F.cardoso Ltda", "2016-12"),
     ]
@@ -175,7 +162,7 @@ def test_how_long_a_post_lasted_is_no_part_of_its_title() -> None:
         *_rows(60, ["Expérience professionnelle", "Ingénieur Test Automation (3 ans)  Août 2021 – Présent",
                     "6WIND, Paris, France"]),
     )  # fmt: skip
-    assert _roles(answer) == [("Ingénieur Test Automation", "6WIND", "2021-08")]
+    assert roles(answer) == [("Ingénieur Test Automation", "6WIND", "2021-08")]
 
 
 def test_a_name_set_over_two_lines_in_the_same_type() -> None:
@@ -214,7 +201,7 @@ def test_a_title_below_an_employer_and_team_on_the_dates_row() -> None:
         ((26, 637, 400, 649), "Software Engineer Intern (Java)  Hangzhou, China", 11.0),
         ((26, 652, 560, 678), "• Integrated ClickHouse and Apache Flink", 11.0),
     )
-    assert _roles(answer) == [
+    assert roles(answer) == [
         ("Software Engineer", "TikTok (ByteDance)", "2023-08"),
         ("Software Engineer Intern (Java)", "Alibaba Cloud", "2020-07"),
     ]
@@ -226,7 +213,7 @@ def test_a_title_right_above_the_next_dates_stays_with_them() -> None:
         *_rows(26, ["Experience", "VP of Design", "CodeSee (exited to GitKraken)  Mar 2022 – Feb 2024",
                     "Head of Digital Experience", "Advanced MedTech  May 2019 – Feb 2021"]),
     )  # fmt: skip
-    assert _roles(answer) == [
+    assert roles(answer) == [
         ("VP of Design", "CodeSee (exited to GitKraken)", "2022-03"),
         ("Head of Digital Experience", "Advanced MedTech", "2019-05"),
     ]

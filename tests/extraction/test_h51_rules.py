@@ -6,27 +6,10 @@ here; docs/extraction.md, "Change set h51 (layout-25)", says what each rule is f
 
 from __future__ import annotations
 
-from typing import Any
-
 from ats.extraction import _layout
 from ats.extraction.api import extract
-from tests.extraction.answers import pdf_answer
+from tests.extraction.answers import Row, roles, rows_answer
 from tests.extraction.corpus import AS_OF
-
-Row = tuple[tuple[float, float, float, float], str, float]
-
-
-def _answer(rows: list[Row], *, ocr: bool) -> dict[str, Any]:
-    blocks = []
-    for bbox, text, size in rows:
-        line = {"bbox": list(bbox), "text": text, "size": size}
-        blocks.append({"page": 1, "bbox": list(bbox), "text": text, "lines": [line]})
-    return pdf_answer(blocks, ocr=ocr)
-
-
-def _roles(answer: dict[str, Any]) -> list[tuple[str | None, str | None, str]]:
-    found = extract(answer, as_of=AS_OF).fields.get("work_history", ())
-    return [(v.value["title"], v.value["employer"], v.value["start"]) for v in found]
 
 
 def _sidebar_scan() -> list[Row]:
@@ -52,8 +35,8 @@ def _sidebar_scan() -> list[Row]:
 
 
 def test_an_ocr_sidebar_cv_whose_roles_are_dated_at_the_right_is_read_by_columns() -> None:
-    answer = _answer(_sidebar_scan(), ocr=True)
-    assert _roles(answer) == [
+    answer = rows_answer(_sidebar_scan(), ocr=True)
+    assert roles(answer) == [
         ("Hotelfachmann", "Familie Zordel", "2020-05"),
         ("Bäckereifachverkäufer", "Gerweck", "2018-07"),
         ("Callcenter Agent", "Stadtwerke Pforzheim", "2017-04"),
@@ -74,7 +57,7 @@ def test_a_student_at_a_school_is_studying_not_employed() -> None:
         ((255, 374, 575, 387), "Universität Hamburg  01.2019 - 03.2020", 10.0),
         ((255, 387, 354, 400), "Student assistant", 10.0),
     ]
-    assert _roles(_answer(rows, ocr=False)) == [
+    assert roles(rows_answer(rows, ocr=False)) == [
         ("Hotelfachmann", "Familie Zordel", "2020-05"),
         ("Student assistant", "Universität Hamburg", "2019-01"),
     ]
@@ -92,11 +75,13 @@ def test_a_roles_key_achievements_label_keeps_the_experience_section() -> None:
         ((170, 481, 270, 491), "Wonga (2012 - 2019)", 10.0),
         ((170, 520, 270, 540), "Education", 17.2),
     ]
-    answer = _answer(rows, ocr=False)
-    assert [r[2] for r in _roles(answer)] == ["2019", "2012"]
+    answer = rows_answer(rows, ocr=False)
+    assert [r[2] for r in roles(answer)] == ["2019", "2012"]
     # a real section heading of that name, at the section headings' size, still opens one
     rows[4] = ((170, 276, 300, 292), "Key Achievements", 17.2)
-    assert [ln.section for ln in _layout.lines_of(_answer(rows, ocr=False)) if ln.text.startswith("Wonga")] == ["other"]
+    assert [ln.section for ln in _layout.lines_of(rows_answer(rows, ocr=False)) if ln.text.startswith("Wonga")] == [
+        "other"
+    ]
 
 
 def test_a_roles_tech_stack_label_keeps_the_roles_after_it() -> None:
