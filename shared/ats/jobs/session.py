@@ -15,7 +15,7 @@ life, so they connect to `ATS_SESSION_DATABASE_URL` (direct to Postgres) instead
 Everything else - the job pool (fetch, finish, heartbeats, defer) and the task threads'
 Django connections - goes through the pooler: each of those is one transaction at a time.
 Without a pooler there is one URL and this module changes nothing but the pool's
-autocommit (below).
+autocommit and its checkout check (below).
 
 The job pool's connections are in autocommit (issue 26, paced latency): every statement
 procrastinate sends on its pool - the fetch, the finish, a retry, a heartbeat - is one
@@ -29,7 +29,7 @@ statement still leaves nothing behind. Through a transaction-mode pooler too.
 from __future__ import annotations
 
 import contextlib
-import functools
+import select
 from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
@@ -104,10 +104,43 @@ async def _autocommit(conn: psycopg.AsyncConnection[Any]) -> None:
     await conn.set_autocommit(True)
 
 
-# The pool procrastinate builds for the worker (its `pool_factory`), with every new
-# connection in autocommit (module docstring). Upstream's own connection check still runs
-# at each checkout (check_connection: one empty statement, autocommit or not).
-_autocommit_pool = functools.partial(psycopg_pool.AsyncConnectionPool, configure=_autocommit)
+def _socket_quiet(conn: psycopg.AsyncConnection[Any]) -> bool:
+    """Nothing has arrived on an idle connection's socket: no EOF, no error, no message.
+
+    A server that ends a session - Postgres restarted or shut down, the backend terminated,
+    PgBouncer closing an idle client - sends a FATAL error and closes the socket, and both
+    make it readable; an idle connection of the job pool is otherwise sent nothing (it
+    LISTENs to nothing: the LISTEN has its own connection)."""
+    if conn.closed or conn.broken:
+        return False
+    poller = select.poll()
+    poller.register(conn.pgconn.socket, select.POLLIN | select.POLLPRI)
+    return not poller.poll(0)
+
+
+async def _check_unless_quiet(conn: psycopg.AsyncConnection[Any]) -> None:
+    """The job pool's checkout check (issue 26 item 1): upstream's only when the socket
+    shows the session may be gone.
+
+    procrastinate gives its pool psycopg_pool's `check_connection`, one empty statement
+    - a round trip - at every checkout: each fetch (an empty one too) and each finish, ~3
+    per job: 13% of worker-default's event-loop time in a backlog, 7% of the process's
+    (py-spy --gil, stop 44). A server-side end shows on the socket without asking
+    (`_socket_quiet`), so the empty statement is sent only then; it fails on a dead
+    session and the pool replaces the connection, as before (without any check, a fetch
+    on a dead connection stalled the worker: tests/jobs/test_job_pool_check.py). What
+    neither notices is a peer that vanished without a word (a cut network): the empty
+    statement waited on it exactly as the fetch now does, until TCP gives up."""
+    if _socket_quiet(conn):
+        return
+    await psycopg_pool.AsyncConnectionPool.check_connection(conn)
+
+
+def _job_pool(**kwargs: Any) -> psycopg_pool.AsyncConnectionPool[Any]:
+    """The pool procrastinate builds for the worker (its `pool_factory`): every new
+    connection in autocommit (module docstring), checked at checkout by the socket first."""
+    kwargs["check"] = _check_unless_quiet
+    return psycopg_pool.AsyncConnectionPool(configure=_autocommit, **kwargs)
 
 
 def _worker_connector(self: Any) -> Any:
@@ -117,10 +150,8 @@ def _worker_connector(self: Any) -> Any:
     from procrastinate.contrib.django.utils import connector_params
 
     if not settings_db.pooled():
-        return PsycopgConnector(kwargs=connector_params(), pool_factory=_autocommit_pool)
-    return SessionListenConnector(
-        session_kwargs=session_params(), kwargs=connector_params(), pool_factory=_autocommit_pool
-    )
+        return PsycopgConnector(kwargs=connector_params(), pool_factory=_job_pool)
+    return SessionListenConnector(session_kwargs=session_params(), kwargs=connector_params(), pool_factory=_job_pool)
 
 
 class SessionListenConnector(PsycopgConnector):
