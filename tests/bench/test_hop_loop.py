@@ -9,7 +9,8 @@ score - in this process, on the test cluster, each hop's work measured on both s
 The parse (sandbox), the receive and the job bookkeeping between hops are outside the
 measured spans. Skipped unless ATS_HOP_LOOP=<documents>; ATS_HOP_LOOP_OUT=<file> writes the
 figures as JSON; ATS_HOP_LOOP_PROFILE=<hop> also profiles that hop (cProfile, thread
-CPU time) into <file>.prof. CPU time, not wall time: the machine may be shared, but a hop's own CPU
+CPU time) into <file>.prof; ATS_HOP_LOOP_SQL=<hop> lists that hop's statements for the last
+document. CPU time, not wall time: the machine may be shared, but a hop's own CPU
 moves far less with load than its latency (compare two trees' runs side by side anyway).
 """
 
@@ -85,13 +86,20 @@ def test_hop_loop() -> None:
     counter = [0]
     profiles: list[cProfile.Profile] = []
 
+    listed: dict[str, list[str]] = {}  # ATS_HOP_LOOP_SQL=<hop>: that hop's statements, last document
+    current = [""]
+
     def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         counter[0] += 1
+        if current[0] == os.environ.get("ATS_HOP_LOOP_SQL"):
+            listed.setdefault(current[0], []).append(" ".join(sql.split())[:140])
         return execute(sql, params, many, context)
 
     def hop(name: str, i: int, fn: Any, **kwargs: Any) -> None:
         pid = _backend_pid()
         counter[0] = 0
+        current[0] = name
+        listed.pop(name, None)
         py0, pg0 = _thread_ns(), _backend_ns(pid)
         profiler = (
             cProfile.Profile(time.thread_time) if i >= warm and name == os.environ.get("ATS_HOP_LOOP_PROFILE") else None
@@ -167,6 +175,9 @@ def test_hop_loop() -> None:
         "prepared_statements_on_the_connection": len(prepared),
     }
     print(json.dumps(out, indent=1))
+    for name, statements in listed.items():
+        print(f"{name}: {len(statements)} statements of the last document")
+        print("\n".join(f"  {i + 1:3d} {sql}" for i, sql in enumerate(statements)))
     if profiles:
         stats = pstats.Stats(profiles[0])
         for p in profiles[1:]:
