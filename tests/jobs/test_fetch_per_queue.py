@@ -1,0 +1,149 @@
+"""The capped fetch's per-queue probes (migration 0006, issue 26): the same job as the
+single priority-order scan it replaced, whatever the table holds, and a bounded read
+however long the backlog."""
+
+from __future__ import annotations
+
+import importlib
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ats.jobs.concurrency import CAP_EXEMPT_TASKS, FETCH_SQL
+
+pytestmark = pytest.mark.django_db
+
+QUEUES = ("ingest", "parse", "score", "maintenance", "mail")
+TASKS = ("intake.ingest_attachment", "scoring.score_application", *CAP_EXEMPT_TASKS)
+
+_job = st.fixed_dictionaries(
+    {
+        "queue": st.sampled_from(QUEUES),
+        "task": st.sampled_from(TASKS),
+        "priority": st.sampled_from((-2147483648, -1, 0, 10, 20, 2147483647)),
+        "lock": st.sampled_from((None, "a", "b", "c")),
+        "status": st.sampled_from(("todo", "todo", "todo", "doing", "succeeded")),
+        "scheduled": st.sampled_from((None, "past", "future")),
+        "has_worker": st.booleans(),
+    }
+)
+
+
+class _Undo(Exception):
+    """Rolls an example's rows back."""
+
+
+def _previous_fetch_sql() -> str:
+    """0003's fetch as a temporary function of this session: the reference."""
+    module = importlib.import_module("ats.jobs.migrations.0006_fetch_per_queue")
+    return module._previous_fetch().replace(
+        "CREATE OR REPLACE FUNCTION ats_jobs_fetch_v1(", "CREATE OR REPLACE FUNCTION pg_temp.previous_fetch("
+    )
+
+
+def _insert(cur: Any, jobs: list[dict[str, Any]], worker_id: int) -> None:
+    now = timezone.now()
+    doing_locks: set[str] = set()
+    for j in jobs:
+        if j["status"] == "doing" and j["lock"] is not None:
+            if j["lock"] in doing_locks:  # procrastinate allows one running job per lock
+                continue
+            doing_locks.add(j["lock"])
+        when = {None: None, "past": now - timedelta(minutes=5), "future": now + timedelta(hours=1)}[j["scheduled"]]
+        cur.execute(
+            "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status, scheduled_at, worker_id)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            [
+                j["queue"],
+                j["task"],
+                j["priority"],
+                j["lock"],
+                j["status"],
+                when,
+                worker_id if j["has_worker"] and j["status"] == "doing" else None,
+            ],
+        )
+
+
+def _fetch(cur: Any, function: str, queues: list[str], caps: list[int], worker_id: int) -> int | None:
+    sql = FETCH_SQL.replace("ats_jobs_fetch_v1(", f"{function}(")
+    with transaction.atomic():  # a savepoint: the fetch's UPDATE is undone for the next one
+        cur.execute(sql, {"queues": queues, "caps": caps, "exempt": list(CAP_EXEMPT_TASKS), "worker_id": worker_id})
+        found = cur.fetchone()[0]
+        transaction.set_rollback(True)
+    return found
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    jobs=st.lists(_job, max_size=14),
+    requested=st.lists(st.sampled_from(QUEUES), min_size=1, max_size=5, unique=True),
+    caps=st.lists(st.integers(min_value=0, max_value=3), min_size=5, max_size=5),
+)
+def test_the_probes_choose_the_job_the_single_scan_chose(
+    jobs: list[dict[str, Any]], requested: list[str], caps: list[int]
+) -> None:
+    with connection.cursor() as cur:
+        cur.execute(_previous_fetch_sql())
+        try:
+            with transaction.atomic():
+                cur.execute("DELETE FROM procrastinate_jobs")
+                cur.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
+                worker_id = cur.fetchone()[0]
+                _insert(cur, jobs, worker_id)
+                queue_caps = caps[: len(requested)]
+                new = _fetch(cur, "ats_jobs_fetch_v1", requested, queue_caps, worker_id)
+                old = _fetch(cur, "pg_temp.previous_fetch", requested, queue_caps, worker_id)
+                assert new == old, (jobs, requested, queue_caps)
+                raise _Undo
+        except _Undo:
+            pass
+
+
+def test_an_empty_fetch_reads_a_bounded_number_of_rows_behind_a_long_capped_backlog() -> None:
+    """worker-default's fetch while `ingest` is at its cap and 5,000 documents wait: the
+    single scan read every waiting job before saying there was nothing (once its plan was
+    the one kept for every call); the probes read a handful, whatever the backlog (rows
+    fetched through indexes, this transaction's statistics - a count, not a time)."""
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM procrastinate_jobs")  # what earlier tests left (rolled back after)
+        cur.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
+        worker_id = cur.fetchone()[0]
+        cur.execute(
+            "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status)"
+            " SELECT 'ingest', 'intake.ingest_attachment', 20, 'attachment:' || g, 'todo'"
+            " FROM generate_series(1, 5000) g"
+        )
+        cur.execute(
+            "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status, worker_id)"
+            " SELECT 'ingest', 'intake.ingest_attachment', 20, 'attachment:running' || g, 'doing', %s"
+            " FROM generate_series(1, 2) g",
+            [worker_id],
+        )
+        cur.execute("ANALYZE procrastinate_jobs")
+        cur.execute(_previous_fetch_sql())
+        queues = ["ai", "ingest", "maintenance", "mail", "score"]
+        caps = [2, 2, 1, 1, 2]
+
+        def rows_read(function: str) -> int:
+            # As a worker's connection runs it: many times (PL/pgSQL plans a statement for
+            # the call's values five times, then may keep one plan for any values).
+            for _ in range(6):
+                _fetch(cur, function, queues, caps, worker_id)
+            cur.execute(
+                "SELECT idx_tup_fetch + seq_tup_read FROM pg_stat_xact_user_tables WHERE relname = 'procrastinate_jobs'"
+            )
+            before = cur.fetchone()[0]
+            assert _fetch(cur, function, queues, caps, worker_id) is None  # ingest is full
+            cur.execute(
+                "SELECT idx_tup_fetch + seq_tup_read FROM pg_stat_xact_user_tables WHERE relname = 'procrastinate_jobs'"
+            )
+            return int(cur.fetchone()[0] - before)
+
+        assert rows_read("pg_temp.previous_fetch") >= 5000  # the control: the old scan
+        assert rows_read("ats_jobs_fetch_v1") <= 20
