@@ -576,6 +576,24 @@ def _title_above(above: str, texts: list[str]) -> bool:
     return title is None or _title_score(title) <= 0
 
 
+def _employer_above(above: Line, anchor: Line, texts: list[str]) -> bool:
+    """Whether a line naming an organisation alone ("Clevertech") right above "Senior Software
+    Engineer, Fullstack" / "2019 – 2020" is the entry's employer: set larger than the dates,
+    as an entry's own heading is, while the "employer" the lines below it give is one word
+    after the title on its line, the post's field (_qualified) - "Software Engineer,
+    Rackspace" under a description's last line keeps Rackspace (h53)."""
+    if not above.size or above.size < anchor.size + 1:
+        return False
+    own = [p for p in _parts(above.text) if not is_place(p)]
+    if len(own) != 1 or _title_score(own[0]) > 0:
+        return False
+    title, employer, _ = _split_job(texts)
+    if title is None or employer is None:
+        return False
+    line = next((named for named in ([p for p in _parts(t) if not is_place(p)] for t in texts) if title in named), [])
+    return employer in line and _qualified(title, line)
+
+
 # A unit of an institution: an academic CV names it above the institution ("Chair of
 # Information Systems" / "University of Regensburg"); the institution is the employer (layout-12).
 _SUBUNIT = re.compile(
@@ -830,7 +848,12 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
                 # Awesome-CV) is the entry's employer even when the dates' line has two parts.
                 employer_row = prev.place_row and len(_parts(prev.text)) == 2
                 texts = [t for _, t in entry.header]
-                if _complete(texts) and not employer_row and not _title_above(prev.text, texts):
+                if (
+                    _complete(texts)
+                    and not employer_row
+                    and not _title_above(prev.text, texts)
+                    and not _employer_above(prev, line, texts)
+                ):
                     break
                 entry.header.insert(0, (prev, prev.text))
             out.append(entry)
@@ -1070,7 +1093,28 @@ def _whole_title_line(
     # Only a dash joins a title and its topic; "Software Engineer, Equipo de Google Cloud"
     # (a comma) names the title and then the team.
     dashed = re.compile(re.escape(title) + r"\s[–—-]\s")
-    return " – ".join(rest) if any(dashed.search(plain(t)) for t in texts) else title
+    if any(dashed.search(plain(t)) for t in texts):
+        return " – ".join(rest)
+    return ", ".join(rest) if _qualified(title, rest) else title
+
+
+# A word of letters (and "&", "+", "#", "-": "R&D", "C++", "C#", "Full-stack"); a period or a
+# slash ("Independiente/Autónomo.") makes it a name or an abbreviation's.
+_ONE_WORD = re.compile(r"[^\W\d_][\w&+#-]{0,30}")
+
+
+def _qualified(title: str, parts: list[str]) -> bool:
+    """ "Software Engineer, Web", "Développeur Web Python, Perl", "Pianist, Organist": after
+    the title, one word each - the post's field or a second post, not a team or an
+    organisation (those take more words or an organisation's word); only read so when
+    another line names the employer (h53)."""
+    return parts[0] == title and all(
+        _ONE_WORD.fullmatch(p) is not None
+        and not p.isupper()  # "Servicio Social, CEDETEC": an acronym names a unit or a company
+        and not _legal_named(p)
+        and not set(_words(p)) & (_ORG_WORDS | _INSTITUTION_WORDS)
+        for p in parts[1:]
+    )
 
 
 _TRAILING_BRACKET = re.compile(r"^(.{2,}?)\s{0,2}\(([^()]{2,60})\)$")

@@ -1,0 +1,65 @@
+"""Change set h53 (layout-27): rules for more of the development half's real documents'
+role misses. Built answers here; docs/extraction.md, "Change set h53 (layout-27)", says what
+each rule is for and what it moved on development."""
+
+# ruff: noqa: RUF001 (CV text has typographic dashes)
+from __future__ import annotations
+
+from typing import Any
+
+from tests.extraction.answers import Row, roles, rows_answer
+
+
+def _pdf(*rows: Row) -> dict[str, Any]:
+    return rows_answer(rows, ocr=False)
+
+
+def test_a_title_keeps_the_one_word_field_after_its_comma_when_a_heading_names_the_employer() -> None:
+    answer = _pdf(
+        ((36, 40, 236, 67), "Andy Example", 24.0),
+        ((425, 55, 580, 68), "https://example.com", 12.0),
+        ((35, 107, 212, 124), "Professional Experience", 16.0),
+        ((35, 135, 208, 150), "University of Washington", 14.0),
+        ((35, 152, 176, 165), "Software Engineer, Web", 12.0),
+        ((311, 152, 382, 165), "2017 – 2018", 12.0),
+        ((36, 167, 375, 180), "• Developed a project management web app", 10.0),
+        ((35, 190, 111, 205), "Clevertech", 14.0),
+        ((35, 207, 243, 220), "Senior Software Engineer, Fullstack", 12.0),
+        ((311, 207, 382, 220), "2019 – 2020", 12.0),
+        ((36, 222, 375, 235), "• Developed cross-platform SaaS products", 10.0),
+    )
+    assert roles(answer) == [
+        ("Software Engineer, Web", "University of Washington", "2017"),
+        ("Senior Software Engineer, Fullstack", "Clevertech", "2019"),
+    ]
+
+
+def test_a_second_post_after_a_comma_is_part_of_the_title_below_the_employers_dated_line() -> None:
+    answer = _pdf(
+        ((252, 42, 360, 56), "Max Example", 14.3),
+        ((270, 269, 342, 281), "EXPERIENCE", 12.0),
+        ((57, 293, 555, 304), "FIRST PRESBYTERIAN CHURCH, Grand Junction, CO  August 2023 - June 2025", 10.0),
+        ((57, 305, 130, 315), "Pianist, Organist", 10.0),
+        ((50, 320, 383, 330), "– Accompanied the choir on organ and piano.", 10.0),
+    )
+    assert roles(answer) == [("Pianist, Organist", "FIRST PRESBYTERIAN CHURCH", "2023-08")]
+
+
+def test_a_one_word_employer_after_the_title_stays_the_employer() -> None:
+    # no heading above: "Title, Employer" on one line, the employer a word
+    answer = _pdf(
+        ((36, 40, 236, 67), "Jane Example", 24.0),
+        ((35, 107, 212, 124), "Experience", 16.0),
+        ((35, 130, 560, 142), "Designed the tiered-storage architecture of the brokers.", 10.0),
+        ((35, 150, 300, 162), "Software Engineer, Rackspace  2015 – 2018", 10.0),
+    )
+    assert roles(answer) == [("Software Engineer", "Rackspace", "2015")]
+    # an acronym after the comma names a unit, not the post's field
+    answer = _pdf(
+        ((36, 40, 236, 67), "Jane Example", 24.0),
+        ((35, 107, 212, 124), "Experiencia", 16.0),
+        ((35, 135, 300, 150), "Universidad Nacional Autónoma de México", 14.0),
+        ((35, 152, 176, 165), "Servicio Social, CEDETEC", 12.0),
+        ((311, 152, 382, 165), "2012 – 2013", 12.0),
+    )
+    assert [t for t, _, _ in roles(answer)] == ["Servicio Social"]
