@@ -1108,12 +1108,15 @@ def _qualified(title: str, parts: list[str]) -> bool:
     the title, one word each - the post's field or a second post, not a team or an
     organisation (those take more words or an organisation's word); only read so when
     another line names the employer (h53)."""
-    return parts[0] == title and all(
-        _ONE_WORD.fullmatch(p) is not None
-        and not p.isupper()  # "Servicio Social, CEDETEC": an acronym names a unit or a company
-        and not _legal_named(p)
-        and not set(_words(p)) & (_ORG_WORDS | _INSTITUTION_WORDS)
-        for p in parts[1:]
+    return (
+        parts[0] == title
+        and all(
+            _ONE_WORD.fullmatch(p) is not None
+            and not p.isupper()  # "Servicio Social, CEDETEC": an acronym names a unit or a company
+            and not _legal_named(p)
+            and not set(_words(p)) & (_ORG_WORDS | _INSTITUTION_WORDS)
+            for p in parts[1:]
+        )
     )
 
 
