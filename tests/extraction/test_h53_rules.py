@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ats.extraction._layout import heading_kind
 from tests.extraction.answers import Row, roles, rows_answer
 
 
@@ -63,3 +64,8 @@ def test_a_one_word_employer_after_the_title_stays_the_employer() -> None:
         ((311, 152, 382, 165), "2012 – 2013", 12.0),
     )
     assert [t for t, _, _ in roles(answer)] == ["Servicio Social"]
+
+
+def test_polish_commercial_experience_headings() -> None:
+    assert heading_kind("DOŚWIADCZENIE KOMERCYJNE") == "experience"
+    assert heading_kind("Wcześniejsze doświadczenie komercyjne") == "experience"
