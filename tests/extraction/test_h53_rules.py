@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ats.extraction import _layout
 from ats.extraction._layout import heading_kind
 from tests.extraction.answers import Row, roles, rows_answer
 
@@ -69,3 +70,20 @@ def test_a_one_word_employer_after_the_title_stays_the_employer() -> None:
 def test_polish_commercial_experience_headings() -> None:
     assert heading_kind("DOŚWIADCZENIE KOMERCYJNE") == "experience"
     assert heading_kind("Wcześniejsze doświadczenie komercyjne") == "experience"
+
+
+def test_a_role_header_drawn_before_its_heading_is_in_the_headings_section() -> None:
+    answer = _pdf(
+        ((163, 48, 432, 72), "Jakub Example", 24.0),
+        ((51, 100, 300, 112), "Projects", 12.0),
+        ((64, 120, 500, 131), "jQuery Terminal: creator and maintainer of the library.", 10.5),
+        # the text layer gives the page's role headers first, then its heading and bullets
+        ((51, 250, 544, 260), "Sii Polska | Senior Software Engineer  2025 - 2026", 10.5),
+        # a sidebar's line left of the heading's column keeps the section it was read in
+        ((10, 300, 45, 310), "Python", 9.0),
+        ((51, 223, 226, 235), "Commercial Experience", 12.0),
+        ((64, 267, 485, 278), "• Architected and implemented front-end systems.", 10.5),
+    )
+    lines = _layout.lines_of(answer)
+    assert [ln.section for ln in lines if ln.text.startswith(("Sii", "Python"))] == ["experience", "other"]
+    assert roles(answer) == [("Senior Software Engineer", "Sii Polska", "2025")]
