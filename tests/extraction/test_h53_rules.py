@@ -9,7 +9,7 @@ from typing import Any
 
 from ats.extraction import _layout
 from ats.extraction._layout import heading_kind
-from tests.extraction.answers import Row, roles, rows_answer
+from tests.extraction.answers import Row, pdf_answer, roles, rows_answer
 
 
 def _pdf(*rows: Row) -> dict[str, Any]:
@@ -87,3 +87,33 @@ def test_a_role_header_drawn_before_its_heading_is_in_the_headings_section() -> 
     lines = _layout.lines_of(answer)
     assert [ln.section for ln in lines if ln.text.startswith(("Sii", "Python"))] == ["experience", "other"]
     assert roles(answer) == [("Senior Software Engineer", "Sii Polska", "2025")]
+
+
+def _styled(bbox: tuple[float, float, float, float], text: str, size: float = 10.5) -> dict[str, Any]:
+    line = {"bbox": list(bbox), "text": text, "size": size, "runs": [[len(text), 1, size]]}
+    return {"page": 1, "bbox": list(bbox), "text": text, "lines": [line]}
+
+
+def test_a_one_year_role_with_its_year_flush_right_on_a_digital_row() -> None:
+    answer = pdf_answer(
+        [
+            _styled((163, 48, 432, 72), "Jakub Example", 24.0),
+            _styled((51, 223, 226, 235), "Commercial Experience", 12.0),
+            _styled((51, 250, 260, 260), "Sii Polska | Senior Software Engineer"),
+            _styled((480, 250, 544, 260), "2025 - 2026"),
+            _styled((64, 267, 485, 278), "• Architected and implemented front-end systems."),
+            _styled((51, 300, 270, 310), "Piwik PRO | Senior JavaScript Developer"),
+            _styled((520, 300, 544, 310), "2024"),
+            _styled((64, 317, 485, 328), "• Engineered privacy-focused analytics components."),
+        ],
+        ocr=False,
+    )
+    assert roles(answer) == [
+        ("Senior Software Engineer", "Sii Polska", "2025"),
+        ("Senior JavaScript Developer", "Piwik PRO", "2024"),
+    ]
+    # a year at the end of an OCR'd line may be a project's, in a column of its own: no role
+    ocr = pdf_answer(
+        [{**b, "lines": [{k: v for k, v in b["lines"][0].items() if k != "runs"}]} for b in answer["blocks"]], ocr=True
+    )
+    assert [r[2] for r in roles(ocr)] == ["2025"]

@@ -731,6 +731,20 @@ def _leading_date(text: str) -> DateRange | None:
     return one
 
 
+def _trailing_date(text: str) -> DateRange | None:
+    """A role of one year, its year set flush right on the header's row: "Piwik PRO | Senior
+    JavaScript Developer  2024" (the row joined as "text  dates", _layout.join_date_rows)
+    beside "Sii Polska | Senior Software Engineer  2025 - 2026" (h53). Only a year or a
+    month alone after a wide gap, with a header's parts before it."""
+    one = single_date(text)
+    if one is None or one.span[1] != len(text.rstrip()) or text[one.span[0] - 2 : one.span[0]] != "  ":
+        return None
+    head = text[: one.span[0]].strip()
+    if not _parts(head) or is_place(head):
+        return None
+    return one
+
+
 def _with_places(lines: list[Line]) -> list[Line]:
     """A place on a line of its own right after a header-shaped line is read with it:
     templates set "Employer" left and "City, Country" flush right on one row, and the text
@@ -832,7 +846,9 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
             one = single_date(line.text)
             ranges = [one] if one and one.span[0] == 0 else []
         elif not ranges and len(out) < MAX_ENTRIES and _is_header(line):
-            one = _leading_date(line.text)
+            # (a text layer's rows only: OCR's wide gaps are its columns' - projects' years)
+            trailing = section == "experience" and line.runs is not None
+            one = _leading_date(line.text) or (_trailing_date(line.text) if trailing else None)
             ranges = [one] if one else []
         if ranges:
             own = "" if line.dates_beside_bullet else _without_all(line.text, ranges)
