@@ -576,6 +576,24 @@ def _title_above(above: str, texts: list[str]) -> bool:
     return title is None or _title_score(title) <= 0
 
 
+def _employer_above(above: Line, anchor: Line, texts: list[str]) -> bool:
+    """Whether a line naming an organisation alone ("Clevertech") right above "Senior Software
+    Engineer, Fullstack" / "2019 – 2020" is the entry's employer: set larger than the dates,
+    as an entry's own heading is, while the "employer" the lines below it give is one word
+    after the title on its line, the post's field (_qualified) - "Software Engineer,
+    Rackspace" under a description's last line keeps Rackspace (h53)."""
+    if not above.size or above.size < anchor.size + 1:
+        return False
+    own = [p for p in _parts(above.text) if not is_place(p)]
+    if len(own) != 1 or _title_score(own[0]) > 0:
+        return False
+    title, employer, _ = _split_job(texts)
+    if title is None or employer is None:
+        return False
+    line = next((named for named in ([p for p in _parts(t) if not is_place(p)] for t in texts) if title in named), [])
+    return employer in line and _qualified(title, line)
+
+
 # A unit of an institution: an academic CV names it above the institution ("Chair of
 # Information Systems" / "University of Regensburg"); the institution is the employer (layout-12).
 _SUBUNIT = re.compile(
@@ -713,6 +731,20 @@ def _leading_date(text: str) -> DateRange | None:
     return one
 
 
+def _trailing_date(text: str) -> DateRange | None:
+    """A role of one year, its year set flush right on the header's row: "Piwik PRO | Senior
+    JavaScript Developer  2024" (the row joined as "text  dates", _layout.join_date_rows)
+    beside "Sii Polska | Senior Software Engineer  2025 - 2026" (h53). Only a year or a
+    month alone after a wide gap, with a header's parts before it."""
+    one = single_date(text)
+    if one is None or one.span[1] != len(text.rstrip()) or text[one.span[0] - 2 : one.span[0]] != "  ":
+        return None
+    head = text[: one.span[0]].strip()
+    if not _parts(head) or is_place(head):
+        return None
+    return one
+
+
 def _with_places(lines: list[Line]) -> list[Line]:
     """A place on a line of its own right after a header-shaped line is read with it:
     templates set "Employer" left and "City, Country" flush right on one row, and the text
@@ -814,7 +846,9 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
             one = single_date(line.text)
             ranges = [one] if one and one.span[0] == 0 else []
         elif not ranges and len(out) < MAX_ENTRIES and _is_header(line):
-            one = _leading_date(line.text)
+            # (a text layer's rows only: OCR's wide gaps are its columns' - projects' years)
+            trailing = section == "experience" and line.runs is not None
+            one = _leading_date(line.text) or (_trailing_date(line.text) if trailing else None)
             ranges = [one] if one else []
         if ranges:
             own = "" if line.dates_beside_bullet else _without_all(line.text, ranges)
@@ -830,7 +864,12 @@ def _entries(lines: list[Line], section: str) -> list[_Entry]:
                 # Awesome-CV) is the entry's employer even when the dates' line has two parts.
                 employer_row = prev.place_row and len(_parts(prev.text)) == 2
                 texts = [t for _, t in entry.header]
-                if _complete(texts) and not employer_row and not _title_above(prev.text, texts):
+                if (
+                    _complete(texts)
+                    and not employer_row
+                    and not _title_above(prev.text, texts)
+                    and not _employer_above(prev, line, texts)
+                ):
                     break
                 entry.header.insert(0, (prev, prev.text))
             out.append(entry)
@@ -1070,7 +1109,31 @@ def _whole_title_line(
     # Only a dash joins a title and its topic; "Software Engineer, Equipo de Google Cloud"
     # (a comma) names the title and then the team.
     dashed = re.compile(re.escape(title) + r"\s[–—-]\s")
-    return " – ".join(rest) if any(dashed.search(plain(t)) for t in texts) else title
+    if any(dashed.search(plain(t)) for t in texts):
+        return " – ".join(rest)
+    return ", ".join(rest) if _qualified(title, rest) else title
+
+
+# A word of letters (and "&", "+", "#", "-": "R&D", "C++", "C#", "Full-stack"); a period or a
+# slash ("Independiente/Autónomo.") makes it a name or an abbreviation's.
+_ONE_WORD = re.compile(r"[^\W\d_][\w&+#-]{0,30}")
+
+
+def _qualified(title: str, parts: list[str]) -> bool:
+    """ "Software Engineer, Web", "Développeur Web Python, Perl", "Pianist, Organist": after
+    the title, one word each - the post's field or a second post, not a team or an
+    organisation (those take more words or an organisation's word); only read so when
+    another line names the employer (h53)."""
+    return (
+        parts[0] == title
+        and all(
+            _ONE_WORD.fullmatch(p) is not None
+            and not p.isupper()  # "Servicio Social, CEDETEC": an acronym names a unit or a company
+            and not _legal_named(p)
+            and not set(_words(p)) & (_ORG_WORDS | _INSTITUTION_WORDS)
+            for p in parts[1:]
+        )
+    )
 
 
 _TRAILING_BRACKET = re.compile(r"^(.{2,}?)\s{0,2}\(([^()]{2,60})\)$")

@@ -482,7 +482,7 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
             if text:
                 lines.append(Line(text, len(lines), part="text", index=i))
     lines = join_date_rows(join_wrapped(lines))
-    _assign_sections(lines)
+    _assign_sections(lines, ocr=bool(answer.get("ocr_used")))
     return lines
 
 
@@ -945,7 +945,7 @@ def _beside_dates(lines: list[Line]) -> set[int]:
     return out
 
 
-def _assign_sections(lines: list[Line]) -> None:
+def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     beside = _beside_dates(lines)
     kinds = {ln.n: None if ln.n in beside else heading_kind(ln.text) for ln in lines}
     styled = _styled_headings(lines, kinds, beside)
@@ -995,6 +995,8 @@ def _assign_sections(lines: list[Line]) -> None:
             column_section[_column_of(line)] = section
         prev = line
     _place_trailing_headings(lines)
+    if not ocr:  # an OCR'd page's reading order is the column walk's (_by_columns), not a text layer's
+        _lines_before_their_heading(lines)
     _languages_under_skills(lines)
     _role_stacks_in_experience(lines)
 
@@ -1104,6 +1106,46 @@ def _place_trailing_headings(lines: list[Line]) -> None:
                 continue
             above = [h for h in ordered if _top(h) <= _top(line)]
             line.section = above[-1].heading if above and above[-1].heading else "top"
+
+
+MAX_PAGE_HEADINGS = 40  # a page with more "headings" is no CV page: its lines are left as read
+
+
+def _lines_before_their_heading(lines: list[Line]) -> None:
+    """A line the text layer gives before a heading it sits below on the page, in the
+    heading's column, with no other heading between them: the heading's section. An HTML
+    export drew a page's role headers ("Sii Polska | Senior Software Engineer  2025 - 2026",
+    flush-right dates in a flex row) before the page's "Commercial experience" heading and
+    its bullets, so they went on in the previous page's last section (h53). Only PDF lines
+    with boxes; a sidebar's lines start left of the main column's headings and keep theirs."""
+    by_page: dict[int | None, list[Line]] = {}
+    for line in lines:
+        if line.heading and line.bbox is not None:
+            by_page.setdefault(line.page, []).append(line)
+    for page, headings in by_page.items():
+        if len(headings) > MAX_PAGE_HEADINGS:
+            by_page[page] = []
+        else:
+            headings.sort(key=_top)
+    for line in lines:
+        if line.heading or line.bbox is None or line.part in ("header", "footer"):
+            continue
+        heading = _heading_above(line, by_page.get(line.page, []))
+        if heading is not None and heading.n > line.n and heading.heading:
+            line.section = heading.heading
+
+
+def _heading_above(line: Line, headings: list[Line]) -> Line | None:
+    """The nearest heading above the line whose column the line starts in."""
+    assert line.bbox is not None
+    found = None
+    for heading in headings:
+        assert heading.bbox is not None
+        if heading.bbox[3] > _top(line):
+            break
+        if heading.bbox[0] - 2 <= line.bbox[0] < heading.bbox[2]:
+            found = heading
+    return found
 
 
 def _below(line: Line, heading: Line | None) -> bool:

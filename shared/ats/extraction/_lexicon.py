@@ -37,6 +37,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "earlier experience", "previous employment", "previous commercial experience", "commercial experience",
         "work experiences", "weitere berufserfahrung", "autres expériences professionnelles",
         "otras experiencias laborales", "outras experiências profissionais",
+        # h53: the Polish of "commercial experience" and "previous commercial experience"
+        # (Polish sets the adjective after the noun: no leading modifier reads it)
+        "doświadczenie komercyjne", "wcześniejsze doświadczenie komercyjne",
         # h50: Chinese, Japanese and Korean headings (a Chinese LaTeX CV's sections read as "top")
         "工作经历", "工作经验", "实习经历", "工作履历", "職歴", "職務経歴", "경력", "경력 사항",
     ),
