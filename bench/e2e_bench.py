@@ -183,6 +183,56 @@ def memory_summary(snap: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# --- CPU per process tree ------------------------------------------------------------
+
+
+def process_tree(pid: int) -> list[int]:
+    """The process and its descendants (through /proc/<pid>/task/*/children)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            with contextlib.suppress(OSError):  # the thread or process ended meanwhile
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+def cpu_seconds(root_pids: list[int]) -> float:
+    """CPU time (user + system) of these process trees, reaped children included (a
+    process's cutime/cstime holds the children it waited for: sandbox children, backends
+    that ended). Load inflates wall time, not this."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for root in root_pids:
+        for pid in process_tree(root):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    return total / ticks
+
+
+def machine_cpu_seconds() -> float:
+    """The whole machine's busy CPU time (/proc/stat: user, nice, system, irq, softirq,
+    steal): what the process trees miss - children nobody waited for, kernel work (forks,
+    page faults, loopback), clamd, the bench itself. The machine should be otherwise idle."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    busy = sum(values) - values[3] - values[4]  # less idle and iowait
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+def postmaster_pid(url: str) -> int:
+    import psycopg
+
+    from ats.config.env import with_user
+
+    with psycopg.connect(with_user(url, "postgres"), autocommit=True) as conn:
+        datadir = conn.execute("SHOW data_directory").fetchone()[0]
+    return int((Path(datadir) / "postmaster.pid").read_text().split()[0])
+
+
 # --- ceilings: pgbench and the no-op task --------------------------------------------
 
 PGBENCH_SCRIPT = """BEGIN;
@@ -601,7 +651,21 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
         sampler = Sampler({d: procs[d] for d in ("default", "untrusted")})
         stmts = StatementCounter(env["DATABASE_URL"])
+        # CPU time per document, per deployable and for the whole machine: it moves far
+        # less with a shared machine's load than the docs/s figure does (compare it too).
+        roots = {
+            "worker-default": [p.pid for d, p in procs.items() if d.startswith("default")],
+            "worker-untrusted": [procs["untrusted"].pid],
+            "postgres": [postmaster_pid(env["DATABASE_URL"])],
+        }
+        cpu_before = {k: cpu_seconds(v) for k, v in roots.items()}
+        machine_before = machine_cpu_seconds()
         report["backlog"] = backlog(args.backlog, docs, sampler, stmts, settle_s=120 + args.backlog)
+        cpu = {k: cpu_seconds(v) - cpu_before[k] for k, v in roots.items()}
+        cpu["machine"] = machine_cpu_seconds() - machine_before
+        # Includes the receive (one transaction storing every document) and the bench's polling.
+        done = max(report["backlog"]["candidates"], 1)
+        report["backlog"]["cpu_ms_per_document"] = {k: round(v * 1000 / done, 1) for k, v in cpu.items()}
         report["memory_under_backlog"] = memory_summary(sampler.peak)
         report["memory_under_backlog"]["samples"] = sampler.samples
         report["child_private_max_mb"] = round(sampler.child_private_max_kb / 1024, 1)
@@ -655,6 +719,14 @@ def table(r: dict[str, Any]) -> str:
             "statements, jobs per document",
             f"{bl['statements_per_document']} statements",
             f"{bl['jobs_per_document']} jobs (backlog, pg_stat_statements; bench polling subtracted)",
+            "(reported)",
+            "",
+        ),
+        (
+            "backlog CPU per document",
+            f"{bl.get('cpu_ms_per_document', {}).get('machine', '-')} ms machine",
+            ", ".join(f"{k} {v}" for k, v in bl.get("cpu_ms_per_document", {}).items() if k != "machine")
+            + " ms (the rest: clamd, the kernel, the bench)",
             "(reported)",
             "",
         ),
@@ -883,6 +955,15 @@ def side_by_side(r: dict[str, Any]) -> str:
         row("paced p95", lambda x: x["paced"]["end_to_end_ms"]["p95"], "ms", "lower"),
         row("paced p99", lambda x: x["paced"]["end_to_end_ms"]["p99"], "ms", "lower"),
         row("statements per document", lambda x: x["backlog"]["statements_per_document"], "", "lower"),
+        *(
+            row(
+                f"backlog CPU ms per document: {k}",
+                lambda x, k=k: x["backlog"].get("cpu_ms_per_document", {}).get(k),
+                "ms",
+                "lower",
+            )
+            for k in ("worker-default", "worker-untrusted", "postgres", "machine")
+        ),
         row("jobs per document", lambda x: x["backlog"]["jobs_per_document"], "", "lower"),
         row("worker-untrusted PSS at rest", mem("untrusted"), "MB", "lower"),
         row("worker-default PSS at rest", mem("default"), "MB", "lower"),

@@ -21,7 +21,6 @@ Never gated; the machine may be shared: compare the two trees of one run.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import subprocess
@@ -85,51 +84,12 @@ class LockWaits(threading.Thread):
         }
 
 
-def _tree(pid: int) -> list[int]:
-    """The process and its descendants (through /proc/<pid>/task/*/children)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        for task in Path(f"/proc/{p}/task").glob("*"):
-            with contextlib.suppress(OSError):  # the thread or process ended meanwhile
-                todo += [int(c) for c in (task / "children").read_text().split()]
-    return out
-
-
-def cpu_seconds(root_pids: list[int]) -> float:
-    """CPU time (user + system) of these process trees, reaped children included (a
-    process's cutime/cstime holds the children it waited for: sandbox children, backends
-    that ended). Load inflates wall time, not this."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for root in root_pids:
-        for pid in _tree(root):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
-    return total / ticks
-
-
-def machine_cpu_seconds() -> float:
-    """The whole machine's busy CPU time (/proc/stat: user, nice, system, irq, softirq,
-    steal): what the process trees miss - children nobody waited for, kernel work (forks,
-    page faults, loopback), clamd, the bench itself. The machine should be otherwise idle."""
-    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    busy = sum(values) - values[3] - values[4]  # less idle and iowait
-    return busy / os.sysconf("SC_CLK_TCK")
-
-
-def postmaster_pid(url: str) -> int:
-    import psycopg
-
-    from ats.config.env import with_user
-
-    with psycopg.connect(with_user(url, "postgres"), autocommit=True) as conn:
-        datadir = conn.execute("SHOW data_directory").fetchone()[0]
-    return int((Path(datadir) / "postmaster.pid").read_text().split()[0])
+_tree, cpu_seconds, machine_cpu_seconds, postmaster_pid = (
+    e2e.process_tree,
+    e2e.cpu_seconds,
+    e2e.machine_cpu_seconds,
+    e2e.postmaster_pid,
+)
 
 
 def hops(directory: Path) -> dict[str, dict[str, list[float]]]:

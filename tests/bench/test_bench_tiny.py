@@ -46,6 +46,7 @@ def test_e2e_bench_tiny_prints_the_table_and_writes_the_report(tmp_path: Path) -
         "intake.parse_attachment",
         "intake.apply_parse_result",
         "statements, jobs per document",
+        "backlog CPU per document",
         "side by side with the baseline release",
         "statements per document",
         "jobs per document",
@@ -71,6 +72,10 @@ def test_e2e_bench_tiny_prints_the_table_and_writes_the_report(tmp_path: Path) -
     stmts = r["backlog"]["statements"]
     assert stmts["total"] > stmts["bench_polling"] > 0 and stmts["evicted_entries"] == 0, stmts
     assert r["backlog"]["statements_per_document"] > 0 and {"ats", "ats_parse"} <= set(stmts["by_role"]), stmts
+    # CPU per document: each deployable's tree and Postgres's, inside the whole machine's.
+    cpu = r["backlog"]["cpu_ms_per_document"]
+    assert set(cpu) == {"worker-default", "worker-untrusted", "postgres", "machine"}, cpu
+    assert all(v > 0 for v in cpu.values()) and cpu["machine"] >= cpu["worker-default"], cpu
     # The baseline release ran in the same run through the same bench, or says why not.
     base = r["baseline"]
     assert base["ref"] and ("report" in base or base["unavailable"]), base
