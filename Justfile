@@ -62,6 +62,7 @@ lint:
 bench *ARGS: bootstrap
     if [[ " $* " != *" --tiny "* ]]; then \
         {{PY}} bench/sandbox_bench.py && {{PY}} bench/defer_bench.py 1000 && {{PY}} bench/fanout_bench.py 500 && \
+        {{PY}} bench/fetch_bench.py && \
         {{PY}} bench/paced_bench.py --count 60 --interval 0.4; fi
     {{PY}} bench/e2e_bench.py "$@"
 
