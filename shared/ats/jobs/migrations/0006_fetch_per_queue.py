@@ -86,49 +86,10 @@ BEGIN
     -- queue or task per probe, compared for equality: an `= ANY(array)` reads no index in
     -- order, and the planner took the all-queue priority scan for it instead.
     FOR q IN SELECT DISTINCT t FROM unnest(allowed) AS t LOOP
-        SELECT jobs.id, jobs.priority INTO probe
-          FROM procrastinate_jobs AS jobs
-         WHERE jobs.queue_name = q
-           AND jobs.status = 'todo'
-           AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
-           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
-                SELECT 1 FROM procrastinate_jobs AS other_jobs
-                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'doing'))
-           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
-                SELECT 1 FROM procrastinate_jobs AS other_jobs
-                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'todo'
-                   AND (other_jobs.priority > jobs.priority
-                        OR (other_jobs.priority = jobs.priority AND other_jobs.id < jobs.id))))
-         ORDER BY jobs.priority::bigint DESC, jobs.id ASC LIMIT 1
-         FOR UPDATE OF jobs SKIP LOCKED;
-        IF FOUND AND (best_id IS NULL OR probe.priority > best_priority
-                      OR (probe.priority = best_priority AND probe.id < best_id)) THEN
-            best_id := probe.id;
-            best_priority := probe.priority;
-        END IF;
+        -- probe: jobs.queue_name = q
     END LOOP;
     FOR task IN SELECT DISTINCT t FROM unnest(coalesce(exempt_tasks, '{}')) AS t LOOP
-        SELECT jobs.id, jobs.priority INTO probe
-          FROM procrastinate_jobs AS jobs
-         WHERE jobs.task_name = task
-           AND jobs.queue_name = ANY(target_queue_names)
-           AND jobs.status = 'todo'
-           AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
-           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
-                SELECT 1 FROM procrastinate_jobs AS other_jobs
-                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'doing'))
-           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
-                SELECT 1 FROM procrastinate_jobs AS other_jobs
-                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'todo'
-                   AND (other_jobs.priority > jobs.priority
-                        OR (other_jobs.priority = jobs.priority AND other_jobs.id < jobs.id))))
-         ORDER BY jobs.priority::bigint DESC, jobs.id ASC LIMIT 1
-         FOR UPDATE OF jobs SKIP LOCKED;
-        IF FOUND AND (best_id IS NULL OR probe.priority > best_priority
-                      OR (probe.priority = best_priority AND probe.id < best_id)) THEN
-            best_id := probe.id;
-            best_priority := probe.priority;
-        END IF;
+        -- probe: jobs.task_name = task AND jobs.queue_name = ANY(target_queue_names)
     END LOOP;
     IF best_id IS NULL THEN
         RETURN found_jobs;  -- all NULL: nothing to fetch, as upstream's empty UPDATE returns
@@ -142,6 +103,37 @@ END;
 $$;
 """
 
+# One probe: the first fetchable row of one queue (or one exempt task), kept if it beats the
+# best so far. procrastinate 3.10's condition - due, and no lock held by a running job or
+# owed to an earlier waiting one - with its lock test split in its two halves (NOT EXISTS of
+# an OR is both NOT EXISTS), so each reads its own index.
+PROBE = """
+        SELECT jobs.id, jobs.priority INTO probe
+          FROM procrastinate_jobs AS jobs
+         WHERE WHICH
+           AND jobs.status = 'todo'
+           AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
+           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
+                SELECT 1 FROM procrastinate_jobs AS other_jobs
+                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'doing'))
+           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
+                SELECT 1 FROM procrastinate_jobs AS other_jobs
+                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'todo'
+                   AND (other_jobs.priority > jobs.priority
+                        OR (other_jobs.priority = jobs.priority AND other_jobs.id < jobs.id))))
+         ORDER BY jobs.priority::bigint DESC, jobs.id ASC LIMIT 1
+         FOR UPDATE OF jobs SKIP LOCKED;
+        IF FOUND AND (best_id IS NULL OR probe.priority > best_priority
+                      OR (probe.priority = best_priority AND probe.id < best_id)) THEN
+            best_id := probe.id;
+            best_priority := probe.priority;
+        END IF;"""
+
+
+def _with_probes(sql: str) -> str:
+    """Each `-- probe: <condition>` line of the function becomes PROBE for that condition."""
+    return re.sub(r"\n        -- probe: (.+)", lambda m: PROBE.replace("WHICH", m.group(1)), sql)
+
 
 def _previous_fetch() -> str:
     """0003's function, word for word (CREATE OR REPLACE keeps its grants)."""
@@ -152,7 +144,7 @@ def _previous_fetch() -> str:
 
 
 def apply(apps, schema_editor):  # type: ignore[no-untyped-def]
-    schema_editor.execute(SQL, params=None)
+    schema_editor.execute(_with_probes(SQL), params=None)
 
 
 def revert(apps, schema_editor):  # type: ignore[no-untyped-def]
