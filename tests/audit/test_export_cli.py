@@ -12,6 +12,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -78,7 +79,9 @@ def test_export_writes_the_closed_month_to_the_archive_without_personal_data(arc
     assert (result.rows, result.status, result.partition) == (3, "created", partitions.name_for(month_start(0).date()))
     data = archive_on_azurite.get(result.container, result.key)
     assert hashlib.sha256(data).hexdigest() == result.sha256 == AuditExport.objects.get(month=current).sha256
-    text = data.decode().lower()
+    # The digests taken out first: a phone's four digits turn up in a 64-digit hex hash by
+    # chance (a clean-clone run found "0958" inside a prev_hash, stop 44).
+    text = re.sub(r"\b[0-9a-f]{64}\b", "", data.decode().lower())
     for needle in ("jane", "doe", "example.org", "7946", "0958", "+44", "@"):
         assert needle not in text, needle
     header = independent_check(data)
