@@ -209,6 +209,31 @@ def _ocr_email_candidates(text: str) -> Iterator[tuple[int, int, str]]:
             yield i, j, f"{text[i : m.start()]}@{domain}"
 
 
+# OCR reads the "@" of an address in a small font as a letter or a symbol it resembles
+# ("samhiattQgmail.com", "spiffyeight770gmail.com", "vigneres©gmail.com"; h54). Only before a
+# known provider's whole domain: that the rest names a mailbox is then certain, and what is
+# left before the look-alike is the local part.
+_AT_LOOKALIKES = "Q0O©®"
+_PROVIDER_AFTER_AT = re.compile(
+    rf"(?<=[A-Za-z0-9._%+-])[{_AT_LOOKALIKES}]"
+    rf"((?i:{'|'.join(re.escape(p) for p in sorted(lex.MAIL_PROVIDERS, key=len, reverse=True))}))"
+    r"(?![A-Za-z0-9.-]*[A-Za-z0-9])"  # the provider's whole domain ("gmail.com.br" is none)
+)
+
+
+def _at_misread(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, address as meant) for each "<local><look-alike><provider>" token with no
+    "@" of its own; linear (the local part is walked back at most 64 characters)."""
+    for m in _PROVIDER_AFTER_AT.finditer(text):
+        i = m.start()
+        while i > 0 and m.start() - i < 64 and text[i - 1] in _LOCAL_CHARS:
+            i -= 1
+        while i < m.start() and text[i] in ".'":
+            i += 1
+        if i < m.start() and "@" not in text[i : m.end()]:
+            yield i, m.end(), f"{text[i : m.start()]}@{m.group(1)}"
+
+
 def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
     """The candidate's e-mails (not referees' or agencies'), and those in the contact block.
 
@@ -239,6 +264,11 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
             contact.append(address)
 
     for k, line in enumerate(lines):
+        if ocr and line.in_contact and "@" not in line.text and not about_someone_else(line):
+            for start, end, meant in _at_misread(line.text):
+                address = check(meant)
+                if address is not None:
+                    keep(line, address, "email.ocr_at", line.text[start:end])
         at_sign = "@" in line.text or (ocr and ("(at)" in line.text.casefold() or "[at]" in line.text.casefold()))
         if not at_sign or about_someone_else(line) or _beside_a_referee(lines, k):
             continue
