@@ -48,3 +48,27 @@ def test_no_at_sign_is_read_into_a_word_or_an_unknown_domain_or_a_text_layer() -
     for text in ("fooogmail.com", "janeQexample.org", "janeQgmail.com.br"):
         assert _emails(_scan(((54, 70, 213, 83), "Jane Example", 18.0), ((54, 90, 213, 100), text, 10.0))) == []
     assert _emails(_pdf(((54, 70, 213, 83), "Jane Example", 18.0), ((54, 90, 213, 100), "janeQgmail.com", 10.0))) == []
+
+
+def test_a_glyph_before_the_name_and_the_space_after_it_are_no_part_of_it() -> None:
+    # an icon's glyph OCR read as "=" glued to the name; a speck, a space, and a name whose
+    # text layer lost the space between its words
+    for text, meant in (("=Pierce Example", "Pierce Example"), (". AndréExample", "André Example")):
+        answer = _scan(
+            ((44, 45, 239, 87), text, 32.7),
+            ((45, 95, 180, 106), "Z pexample@gmail.com", 14.7),
+        )
+        assert _name(answer) == meant
+
+
+def test_a_rule_drawn_as_a_dash_or_a_product_in_camel_case_is_no_name() -> None:
+    # "—" (a rule, stripped to nothing) beside a heading does not make the heading a name;
+    # "© GitHub" is an icon and a product, not "Git Hub"
+    answer = _scan(
+        ((62, 68, 204, 90), "Helge Example", 23.1),
+        ((60, 166, 147, 176), "—", 42.1),
+        ((157, 166, 305, 176), "Persönliche Informationen", 11.0),
+    )
+    assert _name(answer) == "Helge Example"
+    answer = _scan(((74, 76, 200, 126), "D", 33.9), ((374, 132, 419, 141), "| © GitHub", 11.6))
+    assert _name(answer) is None

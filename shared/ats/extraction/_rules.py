@@ -1003,7 +1003,8 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     if len(words) != 1 or not text.isalpha():
         return
     humps = [i for i in range(1, len(text)) if text[i].isupper() and text[i - 1].islower()]
-    cut = humps[0] if len(humps) == 1 else 0
+    # "GitHub", "JavaScript": a product's name in camel case, no name that lost its space (h54)
+    cut = humps[0] if len(humps) == 1 and text.casefold() not in lex.skills() else 0
     if cut >= 2 and len(text) - cut >= 2 and text[:cut].casefold() not in _NOT_SPLIT:
         yield f"{text[:cut]} {text[cut:]}"
     if following is not None and _stacked(lines[k], following):
@@ -1137,6 +1138,18 @@ def _respaced_by_email(text: str, parts: tuple[tuple[str, ...], ...]) -> str | N
     return None
 
 
+_OPENERS = frozenset("(\"'“„«‘")
+
+
+def _strip_lead_glyphs(text: str) -> str:
+    """The text without the symbols and spaces before its first letter or digit: a name
+    never starts with punctuation or a symbol, save an opening quote or bracket."""
+    i = 0
+    while i < len(text) and not text[i].isalnum() and text[i] not in _OPENERS:
+        i += 1
+    return text[i:]
+
+
 def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
     """The candidate's name: the most prominent name-shaped line near the top. ``emails``
     (the CV's own addresses) only re-segment a line whose letters spell their local part."""
@@ -1164,8 +1177,11 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         segments = [seg.strip() for seg in _SEGMENTS.split(text, maxsplit=3)]
         while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
             segments.pop(0)
-        # ".Pierce Jorgensen": a scan's speck before the name
-        head = _strip_prefixes(_strip_titles(segments[0])).lstrip(".,;:·*")
+        # ".Pierce Jorgensen", "=Pierce Jorgensen", ". AndréSantos": a scan's speck or an
+        # icon's glyph before the name, and the space after it (h54)
+        head = _strip_lead_glyphs(_strip_prefixes(_strip_titles(segments[0])))
+        if not head:
+            continue  # a rule drawn as a dash: nothing of a name, and not to join the next line to
         shaped = _name_shaped(head, lines, k, parts)
         if shaped is None or is_place(shaped) or is_place(shaped.replace(". ", ", ")):
             continue  # "São Paulo", "Seattle. Wa": a place under the name, never the name (h49)
