@@ -72,3 +72,20 @@ def test_a_rule_drawn_as_a_dash_or_a_product_in_camel_case_is_no_name() -> None:
     assert _name(answer) == "Helge Example"
     answer = _scan(((74, 76, 200, 126), "D", 33.9), ((374, 132, 419, 141), "| © GitHub", 11.6))
     assert _name(answer) is None
+
+
+def test_a_sentence_ending_on_a_name_with_an_at_sign_is_no_address_broken_at_its_dot() -> None:
+    answer = _pdf(
+        ((14, 21, 165, 46), "Paul Example", 24.8),
+        ((48, 121, 174, 131), "paul.example@gmail.com", 10.0),
+        ((215, 600, 567, 610), "Data published on ResearchSpace@Auckland.", 10.0),
+        ((215, 612, 567, 622), "Example, P. & Shepherd, J. (2020). Data Acquisition with Python.", 10.0),
+    )
+    assert _emails(answer) == ["paul.example@gmail.com"]
+    # a domain broken after its dot still joins
+    answer = _pdf(
+        ((14, 21, 165, 46), "Paul Example", 24.8),
+        ((48, 121, 174, 131), "paul.example@example.", 10.0),
+        ((48, 133, 174, 143), "org", 10.0),
+    )
+    assert _emails(answer) == ["paul.example@example.org"]

@@ -351,6 +351,10 @@ def _split_email(text: str, following: str) -> tuple[str, str] | None:
         # Only an evidently unfinished address: no dot in its domain yet, or ending on one.
         if ("." in domain and not domain.endswith((".", "-"))) or "." not in domain + rest:
             return None
+        # "... hosted on ResearchSpace@Auckland." / "Freeman, P. ...": a sentence's full stop
+        # and the next one's capital, no domain broken at its dot (h54)
+        if domain.endswith(".") and rest[:1].isupper():
+            return None
     elif not (rest.startswith("@") and rest.count("@") == 1 and "@" not in first):
         return None
     return first + rest, f"{first}⏎{rest}"
