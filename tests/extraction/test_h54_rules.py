@@ -89,3 +89,15 @@ def test_a_sentence_ending_on_a_name_with_an_at_sign_is_no_address_broken_at_its
         ((48, 133, 174, 143), "org", 10.0),
     )
     assert _emails(answer) == ["paul.example@example.org"]
+
+
+def test_a_phone_numbers_last_group_glued_to_a_web_address_is_no_mailbox() -> None:
+    answer = _scan(
+        ((198, 70, 394, 88), "JOHN EXAMPLE", 21.8),
+        ((60, 107, 152, 116), "johnexample@gmail.com", 9.5),
+        ((174, 107, 314, 116), "(+1) 987 6543210@johnexample.com", 10.6),
+    )
+    assert _emails(answer) == ["johnexample@gmail.com"]
+    # a mailbox named by digits after a label is one
+    answer = _scan(((198, 70, 394, 88), "Wang Example", 21.8), ((60, 107, 252, 116), "QQ: 123456@qq.com", 9.5))
+    assert _emails(answer) == ["123456@qq.com"]

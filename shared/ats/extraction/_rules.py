@@ -135,9 +135,16 @@ def email_spans(text: str) -> Iterator[tuple[int, int]]:
             j -= 1
         while i < at and text[i] in ".'":
             i += 1
-        if i < at and "." in text[at + 1 : j]:
+        if i < at and "." in text[at + 1 : j] and not _number_group(text, i, at):
             yield i, j
         at = text.find("@", max(j, at + 1))
+
+
+def _number_group(text: str, i: int, at: int) -> bool:
+    """Digits before the "@" that are a phone number's last group: "(+1) 987 6543210@site.com"
+    is a number and a web address whose "@"-like icon OCR glued to it (h54). A mailbox named
+    by digits ("123456@qq.com") follows a label or a space, not another digit group."""
+    return text[i:at].isdigit() and i >= 2 and text[i - 1] == " " and (text[i - 2].isdigit() or text[i - 2] == ")")
 
 
 # OCR repairs, for OCR'd documents' contact lines only (where the candidate's own address
