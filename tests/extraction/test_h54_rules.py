@@ -101,3 +101,19 @@ def test_a_phone_numbers_last_group_glued_to_a_web_address_is_no_mailbox() -> No
     # a mailbox named by digits after a label is one
     answer = _scan(((198, 70, 394, 88), "Wang Example", 21.8), ((60, 107, 252, 116), "QQ: 123456@qq.com", 9.5))
     assert _emails(answer) == ["123456@qq.com"]
+
+
+def test_the_candidates_footer_after_references_on_request_is_the_candidates() -> None:
+    rows = [
+        ((36, 40, 236, 67), "James Example", 24.0),
+        ((36, 80, 236, 92), "https://james.example.info/", 10.0),
+        ((36, 110, 236, 124), "Education", 14.0),
+        ((36, 130, 400, 142), "B.Sc., Mathematics; Clayton State University", 10.0),
+        ((36, 160, 236, 174), "References", 14.0),
+        ((36, 180, 236, 192), "Available upon request", 10.0),
+        ((36, 200, 400, 212), "james.example@gmail.com • (404) 939 – 3576", 10.0),  # noqa: RUF001 - as printed
+    ]
+    assert _emails(_pdf(*rows)) == ["james.example@gmail.com"]
+    # a referee listed under the heading stays a referee
+    rows[5] = ((36, 180, 236, 192), "Dr. Ann Referee, University of Somewhere", 10.0)
+    assert _emails(_pdf(*rows)) == []
