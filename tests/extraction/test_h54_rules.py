@@ -117,3 +117,18 @@ def test_the_candidates_footer_after_references_on_request_is_the_candidates() -
     # a referee listed under the heading stays a referee
     rows[5] = ((36, 180, 236, 192), "Dr. Ann Referee, University of Somewhere", 10.0)
     assert _emails(_pdf(*rows)) == []
+
+
+def test_an_address_whose_first_letter_the_text_layer_gave_to_the_label_before_it_is_whole() -> None:
+    rows: list[Row] = [
+        ((38, 44, 237, 68), "MARISSA EXAMPLE", 24.8),
+        ((39.9, 92.3, 56.6, 100.7), "email: m", 8.0),
+        ((56.6, 92.7, 137.3, 100.7), "mexample@yahoo-inc.com", 8.0),
+    ]
+    assert _emails(_pdf(*rows)) == ["mmexample@yahoo-inc.com"]
+    # a gap between them (a space drawn, or the next cell) leaves the label's text out
+    rows[2] = ((60.6, 92.7, 141.3, 100.7), "mexample@yahoo-inc.com", 8.0)
+    assert _emails(_pdf(*rows)) == ["mexample@yahoo-inc.com"]
+    rows[1] = ((39.9, 92.3, 56.6, 100.7), "Email", 8.0)
+    rows[2] = ((56.6, 92.7, 137.3, 100.7), "mexample@yahoo-inc.com", 8.0)
+    assert _emails(_pdf(*rows)) == ["mexample@yahoo-inc.com"]

@@ -283,6 +283,11 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         found: list[tuple[int, int]] = []
         for start, end in email_spans(line.text):
             raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
+            head = _abutting_head(lines, k) if start == 0 and not ocr else ""
+            if head and check(head + raw) is not None:
+                found.append((start, end))
+                keep(line, str(check(head + raw)), "email.joined", f"{head}⏎{raw}")
+                continue
             address = check(raw)
             if address is None:
                 continue
@@ -308,6 +313,25 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
 
 
 MAX_SPACED_LINES = 120
+
+
+def _abutting_head(lines: list[Line], k: int) -> str:
+    """The local part's first characters when the text layer ended the line before this one
+    inside the address: "email: m" | "mayer@yahoo-inc.com", the second line starting on the
+    same row exactly where the first ends (a change of font mid-word, h54; a space between
+    them would leave a gap)."""
+    line, prev = lines[k], lines[k - 1] if k > 0 else None
+    if prev is None or prev.page != line.page or prev.bbox is None or line.bbox is None or not line.size:
+        return ""
+    same_row = abs((prev.bbox[1] + prev.bbox[3]) - (line.bbox[1] + line.bbox[3])) <= 0.5 * line.size
+    if not same_row or abs(line.bbox[0] - prev.bbox[2]) > 0.1 * line.size:
+        return ""
+    i = len(prev.text)
+    while i > 0 and len(prev.text) - i < 64 and prev.text[i - 1] in _LOCAL_CHARS:
+        i -= 1
+    head = prev.text[i:].lstrip(".'")
+    # "Email" | "jane@example.com" set in two fonts without a colon: a label, not the address's
+    return "" if head.casefold() in _CONTACT_WORDS else head
 
 
 def _spaced_emails(lines: list[Line]) -> Iterator[tuple[Line, str, str, str]]:
