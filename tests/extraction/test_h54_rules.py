@@ -132,3 +132,16 @@ def test_an_address_whose_first_letter_the_text_layer_gave_to_the_label_before_i
     rows[1] = ((39.9, 92.3, 56.6, 100.7), "Email", 8.0)
     rows[2] = ((56.6, 92.7, 137.3, 100.7), "mexample@yahoo-inc.com", 8.0)
     assert _emails(_pdf(*rows)) == ["mexample@yahoo-inc.com"]
+
+
+def test_a_space_ocr_set_before_a_dot_of_the_local_part_is_no_part_of_the_address() -> None:
+    rows: list[Row] = [
+        ((78, 86, 211, 97), "Pablo Example Tejada", 11.1),
+        ((78, 160, 218, 170), "pablo .example@gmail.com", 10.1),
+    ]
+    assert _emails(_scan(*rows)) == ["pablo.example@gmail.com"]
+    rows[1] = ((78, 160, 218, 170), "Email .example@gmail.com", 10.1)
+    assert _emails(_scan(*rows)) == ["example@gmail.com"]
+    rows[1] = ((78, 160, 218, 170), "pablo .example@gmail.com", 10.1)
+    source = extract(_scan(*rows), as_of=AS_OF).fields["emails"][0].sources[0]
+    assert (source.rule, source.text) == ("email.ocr_repair", "pablo .example@gmail.com")

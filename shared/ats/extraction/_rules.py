@@ -283,10 +283,13 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         found: list[tuple[int, int]] = []
         for start, end in email_spans(line.text):
             raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
-            head = _abutting_head(lines, k) if start == 0 and not ocr else ""
+            head = _abutting_head(lines, k) if start == 0 and not ocr else _spaced_dot_head(line.text, start) if repair else ""
             if head and check(head + raw) is not None:
                 found.append((start, end))
-                keep(line, str(check(head + raw)), "email.joined", f"{head}⏎{raw}")
+                if ocr:  # the span as read, its space and all
+                    keep(line, str(check(head + raw)), "email.ocr_repair", line.text[start - len(head) - 1 : end])
+                else:
+                    keep(line, str(check(head + raw)), "email.joined", f"{head}⏎{raw}")
                 continue
             address = check(raw)
             if address is None:
@@ -313,6 +316,18 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
 
 
 MAX_SPACED_LINES = 120
+
+
+def _spaced_dot_head(text: str, start: int) -> str:
+    """ "pablo .miangolarra@gmail.com": OCR set a space before a dot of the local part (no
+    local part starts with a dot); the word before the space, and the dot (h54)."""
+    if start < 3 or text[start - 2 : start] != " .":
+        return ""
+    i = start - 2
+    while i > 0 and start - i < 64 and text[i - 1] in _LOCAL_CHARS:
+        i -= 1
+    word = text[i : start - 2]
+    return f"{word}." if word[:1].isalnum() and word.casefold().rstrip(":") not in _CONTACT_WORDS else ""
 
 
 def _abutting_head(lines: list[Line], k: int) -> str:
