@@ -145,3 +145,11 @@ def test_a_space_ocr_set_before_a_dot_of_the_local_part_is_no_part_of_the_addres
     rows[1] = ((78, 160, 218, 170), "pablo .example@gmail.com", 10.1)
     source = extract(_scan(*rows), as_of=AS_OF).fields["emails"][0].sources[0]
     assert (source.rule, source.text) == ("email.ocr_repair", "pablo .example@gmail.com")
+
+
+def test_a_spaced_dash_parts_the_name_from_its_tagline() -> None:
+    answer = _pdf(
+        ((180, 42, 430, 55), "ARTHUR L. – Software Engineer | Web3 Specialist", 11.0),  # noqa: RUF001 - as printed
+        ((229, 59, 382, 68), "Nice, FR | arthur@proton.me | GitHub", 8.5),
+    )
+    assert _name(answer) == "Arthur L."

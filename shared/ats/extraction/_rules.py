@@ -877,6 +877,7 @@ def _with(src: Source, reading: PhoneReading, placeholder: bool) -> Source:
 
 # Separators of a one-line contact header ("a | b | c"); OCR reads a bullet as "°" or "◦".
 _SEGMENTS = re.compile(r"\s{0,4}[|·•°◦▪●■♦⋅»«]\s{0,4}|\s{2,}[-–]\s{1,4}|\t")
+_NAME_DASH = re.compile(r"\s[–—]\s")
 _NAME_TOKEN = re.compile(r"^(?:[^\W\d_][^\W\d_'’.-]*(?:['’.-][^\W\d_]*){0,3}\.?|'t)$")
 
 
@@ -1224,7 +1225,9 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         elif labelled or line.label:
             continue
         # "Curriculum Vitae | Anna Schmidt": a title segment gives way to the next one.
-        segments = [seg.strip() for seg in _SEGMENTS.split(text, maxsplit=3)]
+        # "ARTHUR L. – Software Engineer | Web3 Specialist": a dash spaced on both sides
+        # parts the name from its tagline as a bar does (h54; a hyphen joins double names)
+        segments = [seg.strip() for seg in _SEGMENTS.split(_NAME_DASH.sub(" | ", text), maxsplit=3)]
         while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
             segments.pop(0)
         # ".Pierce Jorgensen", "=Pierce Jorgensen", ". AndréSantos": a scan's speck or an
