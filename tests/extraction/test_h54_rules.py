@@ -153,3 +153,15 @@ def test_a_spaced_dash_parts_the_name_from_its_tagline() -> None:
         ((229, 59, 382, 68), "Nice, FR | arthur@proton.me | GitHub", 8.5),
     )
     assert _name(answer) == "Arthur L."
+
+
+def test_a_name_glued_into_one_word_is_cut_where_the_address_names_its_part() -> None:
+    rows: list[Row] = [
+        ((74, 19, 538, 76), "andreasexamplehaeuser", 49.8),
+        ((232, 70, 380, 86), "cloud solution architect", 13.9),
+        ((52, 137, 159, 148), "examplehaeuser@gmail.com", 10.0),
+    ]
+    assert _name(_pdf(*rows)) == "Andreas Examplehaeuser"
+    # an address that names no part of the word leaves it alone
+    rows[2] = ((52, 137, 159, 148), "contact@gmail.com", 10.0)
+    assert _name(_pdf(*rows)) is None

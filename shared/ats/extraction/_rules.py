@@ -1144,7 +1144,32 @@ def _name_shaped(text: str, lines: list[Line], k: int, parts: tuple[tuple[str, .
         # Only a line that is no name as read: "Mary Ann Smith" stays beside maryann.smith@.
         respaced = _respaced_by_email(text, parts)
         repaired = respaced if respaced is not None and looks_like_name(respaced) else None
+    if repaired is None and k < 15 and not looks_like_name(text):
+        repaired = _split_by_email(text, parts, lines, k)
     return repaired or (text if looks_like_name(text) else None)
+
+
+MIN_GLUED = 6
+
+
+def _split_by_email(text: str, parts: tuple[tuple[str, ...], ...], lines: list[Line], k: int) -> str | None:
+    """ "andreasoffenhaeuser" beside offenhaeuser@gmail.com: a name whose text layer lost
+    the space between its words (a TeX class sets given and family name in two weights),
+    cut where an address's local word begins or ends it, in the largest type at the top.
+    Set in lower case as a style, it is capitalised (h54)."""
+    if not (MIN_GLUED <= len(text) <= 40 and text.isalpha() and _largest(lines, k)):
+        return None
+    low = text.casefold()
+    for word in {w for words in parts for w in words if len(w) >= 3}:
+        if len(low) - len(word) < 2:
+            continue
+        cut = len(low) - len(word) if low.endswith(word) else len(word) if low.startswith(word) else 0
+        if cut:
+            pieces = [text[:cut], text[cut:]]
+            candidate = " ".join(p[:1].upper() + p[1:] if text.islower() else p for p in pieces)
+            if looks_like_name(candidate):
+                return candidate
+    return None
 
 
 # OCR's look-alike glyphs, folded the same way on both sides of a comparison.
@@ -1157,11 +1182,11 @@ def _lookalike_fold(text: str) -> str:
 
 def _email_name_parts(emails: Iterable[str]) -> tuple[tuple[str, ...], ...]:
     """Each address's local part as its words ("najmi.achraf" -> ("najmi", "achraf")), when
-    it has two or three of at least two letters each."""
+    it has one to three of at least two letters each."""
     out = []
     for address in emails:
         words = tuple(w for w in re.split(r"[._\-+]", address.partition("@")[0]) if w)
-        if 2 <= len(words) <= 3 and all(len(w) >= 2 and w.isalpha() for w in words):
+        if 1 <= len(words) <= 3 and all(len(w) >= 2 and w.isalpha() for w in words):
             out.append(words)
     return tuple(out)
 
