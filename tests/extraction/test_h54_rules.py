@@ -165,3 +165,12 @@ def test_a_name_glued_into_one_word_is_cut_where_the_address_names_its_part() ->
     # an address that names no part of the word leaves it alone
     rows[2] = ((52, 137, 159, 148), "contact@gmail.com", 10.0)
     assert _name(_pdf(*rows)) is None
+
+
+def test_a_capital_ocr_parted_from_the_family_names_second_line_joins_it() -> None:
+    answer = _scan(
+        ((15, 24, 141, 42), "JOHN PAUL", 23.5),
+        ((16, 44, 119, 64), "N EXAMPLE", 23.5),
+        ((15, 77, 150, 90), "Senior Software Engineer", 12.3),
+    )
+    assert _name(answer) == "John Paul Nexample"

@@ -1296,6 +1296,10 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
     a, b = line.bbox, nxt.bbox
     aligned = abs(a[0] - b[0]) <= 3 or abs(a[2] - b[2]) <= 3 or abs((a[0] + a[2]) - (b[0] + b[2])) <= 6
     words = nxt.text.split()
+    if len(words) == 2 and len(words[0]) == 1 and words[0].isupper() and _is_caps(words[1]) and _is_caps(line.text):
+        # "JOHN PAUL" / "N EWMAN": OCR parted a capital set wider than the rest of its word
+        # (small caps) - no initial stands alone on the family name's line (h54)
+        words = ["".join(words)]
     fits = (
         aligned
         and nxt.page == line.page
@@ -1307,9 +1311,10 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
         and not any(w.casefold() in lex.JOB_WORDS or not w[:1].isupper() for w in words)
         and not is_place(nxt.text)
     )
-    if not fits or not looks_like_name(f"{name_text} {_smart_case(nxt.text)}"):
+    second = " ".join(words)
+    if not fits or not looks_like_name(f"{name_text} {_smart_case(second)}"):
         return None
-    return _smart_case(nxt.text), nxt
+    return _smart_case(second), nxt
 
 
 # -- location --------------------------------------------------------------------------------
