@@ -9,6 +9,7 @@ from typing import Any
 from ats.extraction.api import extract
 from tests.extraction.answers import Row, rows_answer
 from tests.extraction.corpus import AS_OF
+from tests.extraction.test_layouts import docx
 
 
 def _scan(*rows: Row) -> dict[str, Any]:
@@ -174,3 +175,18 @@ def test_a_capital_ocr_parted_from_the_family_names_second_line_joins_it() -> No
         ((15, 77, 150, 90), "Senior Software Engineer", 12.3),
     )
     assert _name(answer) == "John Paul Nexample"
+
+
+def test_a_title_style_the_docx_gives_its_headings_says_nothing_of_the_name() -> None:
+    body = [
+        ("body", "Andy K. Example", {}),
+        ("body", "Frontend Lead with a DevOps / security background.", {}),
+        ("body", "andy@example.com", {"style": "Heading2"}),
+        ("body", "Professional Experience", {"style": "Title"}),
+        ("body", "Frontend Lead, Initech  2019 – 2022", {}),  # noqa: RUF001 - as printed
+        ("body", "Open Source", {"style": "Title"}),
+        ("body", "Maintainer of a date library.", {}),
+    ]
+    assert _name(docx(*body)) == "Andy K. Example"
+    # one "Title" line is the name's style, and wins over the first line
+    assert _name(docx(("body", "Resume Builder Pro", {}), ("body", "Jane Example", {"style": "Title"}))) == "Jane Example"

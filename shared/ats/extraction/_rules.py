@@ -1234,8 +1234,11 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
     max_size = max((ln.size for ln in first_page[:80]), default=0.0) or 1.0
     best: tuple[float, str, Line, str, int] | None = None
     position = 0
+    # A DOCX that styles its section headings "Title" ("Professional Experience", "Open
+    # Source") uses the style for headings, not for the name: it says nothing then (h54).
+    title_style = sum(1 for ln in lines[:120] if ln.style == "Title") == 1
     for k, line in enumerate(lines[:120]):
-        if line.section not in ("top", "contact", "header") and line.style != "Title":
+        if line.section not in ("top", "contact", "header") and not (title_style and line.style == "Title"):
             continue
         if about_someone_else(line):
             continue
@@ -1267,7 +1270,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         score = bonus - 0.15 * position
         if line.size:
             score += 3.0 * line.size / max_size
-        if line.style == "Title":
+        if line.style == "Title" and title_style:
             score += 3.0
         elif line.style and line.style.startswith("Heading"):
             score += 1.0
