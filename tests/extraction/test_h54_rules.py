@@ -190,3 +190,12 @@ def test_a_title_style_the_docx_gives_its_headings_says_nothing_of_the_name() ->
     assert _name(docx(*body)) == "Andy K. Example"
     # one "Title" line is the name's style, and wins over the first line
     assert _name(docx(("body", "Resume Builder Pro", {}), ("body", "Jane Example", {"style": "Title"}))) == "Jane Example"
+
+
+def test_the_second_half_of_a_name_ocr_cut_on_its_row_is_no_name_of_its_own() -> None:
+    answer = _scan(
+        ((163, 48, 226, 66), "JAKUB", 21.4),
+        ((253, 48, 431, 66), "T. EXAMPLEWICZ", 23.4),
+        ((113, 79, 180, 88), "jakub@example.pl", 8.7),
+    )
+    assert _name(answer) == "Jakub T. Examplewicz"

@@ -1237,9 +1237,12 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
     # A DOCX that styles its section headings "Title" ("Professional Experience", "Open
     # Source") uses the style for headings, not for the name: it says nothing then (h54).
     title_style = sum(1 for ln in lines[:120] if ln.style == "Title") == 1
+    absorbed = -1  # a line the name before it took in (OCR's cut of one row)
     for k, line in enumerate(lines[:120]):
         if line.section not in ("top", "contact", "header") and not (title_style and line.style == "Title"):
             continue
+        if k == absorbed:
+            continue  # "JAKUB" | "T. JANKIEWICZ": the row's second half is no name of its own (h54)
         if about_someone_else(line):
             continue
         text, bonus, rule = line.text, 0.0, "name.top"
@@ -1267,6 +1270,8 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         if shaped is None or is_place(shaped) or is_place(shaped.replace(". ", ", ")):
             continue  # "São Paulo", "Seattle. Wa": a place under the name, never the name (h49)
         text = shaped
+        if k + 1 < len(lines) and shaped.endswith(lines[k + 1].text) and _same_row(line, lines[k + 1]):
+            absorbed = k + 1
         score = bonus - 0.15 * position
         if line.size:
             score += 3.0 * line.size / max_size
