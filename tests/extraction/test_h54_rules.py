@@ -199,3 +199,19 @@ def test_the_second_half_of_a_name_ocr_cut_on_its_row_is_no_name_of_its_own() ->
         ((113, 79, 180, 88), "jakub@example.pl", 8.7),
     )
     assert _name(answer) == "Jakub T. Examplewicz"
+
+
+def test_a_names_second_line_below_it_is_found_past_the_contact_columns_lines() -> None:
+    # a scan: the right-hand contact column's line and a speck come between the two in
+    # reading order, and the OCR's sizes differ by a few points
+    rows: list[Row] = [
+        ((56.9, 58.1, 226.1, 74.6), "André Example", 20.5),
+        ((395.4, 58.1, 537.5, 74.6), "* andre@example-kuschnereit.de", 12.3),
+        ((167.9, 87.6, 171.3, 90.9), ".", 4.8),
+        ((393.5, 78.9, 532.8, 110.4), "e linkedin.com/in/andre-example", 21.8),
+        ((57.8, 78.9, 178.8, 110.4), "Kuschnereit", 26.3),
+    ]
+    assert _name(_scan(*rows)) == "André Example Kuschnereit"
+    # a document title below the name is no part of it
+    rows[4] = ((57.8, 78.9, 178.8, 110.4), "Lebenslauf", 22.3)
+    assert _name(_scan(*rows)) == "André Example"

@@ -1287,7 +1287,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
     if best is None:
         return None
     sources = [best[2].source(best[3])]
-    rest = _name_line_below(best[2], lines[best[4] + 1 : best[4] + 2], best[1])
+    rest = _name_line_below(best[2], lines[best[4] + 1 : best[4] + 5], best[1])
     if rest is not None:
         sources.append(rest[1].source("name.second_line"))
         return Found(f"{best[1]} {rest[0]}", sources)
@@ -1298,10 +1298,28 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
     """ "André Hickmann" over "Kuschnereit" in the same large type, aligned left, right or
     centred: a name set over two lines, the second one word or two (h50). `below`: the line
     after the name's in reading order, if any."""
-    nxt = below[0] if below else None
-    if nxt is None or line.bbox is None or nxt.bbox is None or not line.size or len(name_text.split()) > 3:
+    if line.bbox is None or not line.size or len(name_text.split()) > 3:
         return None
-    a, b = line.bbox, nxt.bbox
+    # The first of the next four lines under the name's own span: on a header with a
+    # right-hand contact column the text layer or the OCR's walk may give that column's
+    # line between them ("André Hickmann" | "andre@..." / "Kuschnereit"; h54).
+    a = line.bbox
+    nxt = next(
+        (
+            ln
+            for ln in below
+            if ln.page == line.page
+            and ln.bbox is not None
+            and ln.bbox[0] < a[2]
+            and ln.bbox[2] > a[0]
+            and ln.bbox[1] >= a[3] - 2
+            and any(ch.isalpha() for ch in ln.text[:80])  # a scan's speck is no line of the name's
+        ),
+        None,
+    )
+    if nxt is None or nxt.bbox is None:
+        return None
+    b = nxt.bbox
     aligned = abs(a[0] - b[0]) <= 3 or abs(a[2] - b[2]) <= 3 or abs((a[0] + a[2]) - (b[0] + b[2])) <= 6
     words = nxt.text.split()
     if len(words) == 2 and len(words[0]) == 1 and words[0].isupper() and _is_caps(words[1]) and _is_caps(line.text):
@@ -1311,13 +1329,16 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
     fits = (
         aligned
         and nxt.page == line.page
-        and abs(nxt.size - line.size) <= 0.5
+        # a text layer's sizes are exact; an OCR'd line's is its box's height, read a few
+        # points either way ("André Hickmann" 20.5, "Kuschnereit" 26.3 on one scan)
+        and abs(nxt.size - line.size) <= (0.5 if line.runs is not None else 0.3 * line.size)
         and -2 <= b[1] - a[3] <= 0.5 * line.size
         and 1 <= len(words) <= 2
         # "Jules" / "Verne": the name as read already took the line below
         and not any(w.casefold() in name_text.casefold().split() for w in words)
         and not any(w.casefold() in lex.JOB_WORDS or not w[:1].isupper() for w in words)
         and not is_place(nxt.text)
+        and nxt.text.casefold() not in lex.DOCUMENT_TITLES  # "Helge Eichhorn" / "Lebenslauf"
     )
     second = " ".join(words)
     if not fits or not looks_like_name(f"{name_text} {_smart_case(second)}"):
