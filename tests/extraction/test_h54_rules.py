@@ -71,6 +71,12 @@ def test_a_rule_drawn_as_a_dash_or_a_product_in_camel_case_is_no_name() -> None:
         ((157, 166, 305, 176), "Persönliche Informationen", 11.0),
     )
     assert _name(answer) == "Helge Example"
+    # moderncv's rule before a heading, read by OCR as a dash on the heading's line
+    answer = _scan(
+        ((62, 68, 204, 90), "Helge Example", 23.1),
+        ((60, 166, 147, 176), "— Persönliche Informationen", 29.7),
+    )
+    assert _name(answer) == "Helge Example"
     answer = _scan(((74, 76, 200, 126), "D", 33.9), ((374, 132, 419, 141), "| © GitHub", 11.6))
     assert _name(answer) is None
 

@@ -1214,14 +1214,16 @@ def _respaced_by_email(text: str, parts: tuple[tuple[str, ...], ...]) -> str | N
     return None
 
 
-_OPENERS = frozenset("(\"'“„«‘")
+# Kept: an opening quote or bracket, and a dash - moderncv draws a rule before each section
+# heading ("— Persönliche Informationen"), which OCR reads as a dash: a heading's mark.
+_KEPT_LEAD = frozenset("(\"'“„«‘-–—‒―")
 
 
 def _strip_lead_glyphs(text: str) -> str:
     """The text without the symbols and spaces before its first letter or digit: a name
-    never starts with punctuation or a symbol, save an opening quote or bracket."""
+    never starts with punctuation or a symbol."""
     i = 0
-    while i < len(text) and not text[i].isalnum() and text[i] not in _OPENERS:
+    while i < len(text) and not text[i].isalnum() and text[i] not in _KEPT_LEAD:
         i += 1
     return text[i:]
 
