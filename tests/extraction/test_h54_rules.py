@@ -195,7 +195,8 @@ def test_a_title_style_the_docx_gives_its_headings_says_nothing_of_the_name() ->
     ]
     assert _name(docx(*body)) == "Andy K. Example"
     # one "Title" line is the name's style, and wins over the first line
-    assert _name(docx(("body", "Resume Builder Pro", {}), ("body", "Jane Example", {"style": "Title"}))) == "Jane Example"
+    answer = docx(("body", "Resume Builder Pro", {}), ("body", "Jane Example", {"style": "Title"}))
+    assert _name(answer) == "Jane Example"
 
 
 def test_the_second_half_of_a_name_ocr_cut_on_its_row_is_no_name_of_its_own() -> None:

@@ -271,11 +271,6 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
             contact.append(address)
 
     for k, line in enumerate(lines):
-        if ocr and line.in_contact and "@" not in line.text and not about_someone_else(line):
-            for start, end, meant in _at_misread(line.text):
-                address = check(meant)
-                if address is not None:
-                    keep(line, address, "email.ocr_at", line.text[start:end])
         at_sign = "@" in line.text or (ocr and ("(at)" in line.text.casefold() or "[at]" in line.text.casefold()))
         if not at_sign or about_someone_else(line) or _beside_a_referee(lines, k):
             continue
@@ -283,13 +278,10 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         found: list[tuple[int, int]] = []
         for start, end in email_spans(line.text):
             raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
-            head = _abutting_head(lines, k) if start == 0 and not ocr else _spaced_dot_head(line.text, start) if repair else ""
-            if head and check(head + raw) is not None:
+            cut = _cut_address(lines, k, start, end, raw, ocr=ocr, repair=repair)
+            if cut is not None and check(cut[0]) is not None:
                 found.append((start, end))
-                if ocr:  # the span as read, its space and all
-                    keep(line, str(check(head + raw)), "email.ocr_repair", line.text[start - len(head) - 1 : end])
-                else:
-                    keep(line, str(check(head + raw)), "email.joined", f"{head}⏎{raw}")
+                keep(line, str(check(cut[0])), cut[1], cut[2])
                 continue
             address = check(raw)
             if address is None:
@@ -300,15 +292,14 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
                 keep(line, repaired, "email.ocr_repair", line.text[start:end])
             else:
                 keep(line, address, "email.scan", raw)
-        if not repair:
-            continue
-        for start, end, meant in _ocr_email_candidates(line.text):
+        for start, end, meant in _ocr_email_candidates(line.text) if repair else ():
             if any(start < f_end and f_start < end for f_start, f_end in found):
                 continue
             address = check(meant)
             if address is not None:
                 keep(line, _repair_domain(address), "email.ocr_repair", line.text[start:end])
-    for line, raw, as_read, rule in (*_joined_emails(lines), *_spaced_emails(lines)):
+    misread = _misread_at_emails(lines) if ocr else ()
+    for line, raw, as_read, rule in (*_joined_emails(lines), *_spaced_emails(lines), *misread):
         address = check(raw)
         if address is not None:
             keep(line, address, rule, as_read)
@@ -316,6 +307,29 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
 
 
 MAX_SPACED_LINES = 120
+
+
+def _misread_at_emails(lines: list[Line]) -> Iterator[tuple[Line, str, str, str]]:
+    """(line, address, text as read, rule) for each address of an OCR'd contact line whose
+    "@" was read as a look-alike (`_at_misread`)."""
+    for line in lines:
+        if line.in_contact and "@" not in line.text and not about_someone_else(line):
+            for start, end, meant in _at_misread(line.text):
+                yield line, meant, line.text[start:end], "email.ocr_at"
+
+
+def _cut_address(
+    lines: list[Line], k: int, start: int, end: int, raw: str, *, ocr: bool, repair: bool
+) -> tuple[str, str, str] | None:
+    """(address, rule, text as read) when the span at start:end is the end of an address
+    whose beginning the text layer or the OCR cut off (below); None otherwise."""
+    text = lines[k].text
+    if start == 0 and not ocr:
+        head = _abutting_head(lines, k)
+        return (head + raw, "email.joined", f"{head}⏎{raw}") if head else None
+    head = _spaced_dot_head(text, start) if repair else ""
+    # an OCR repair's source is the span as read, its space and all
+    return (head + raw, "email.ocr_repair", text[start - len(head) - 1 : end]) if head else None
 
 
 def _spaced_dot_head(text: str, start: int) -> str:
@@ -1228,7 +1242,7 @@ def _strip_lead_glyphs(text: str) -> str:
     return text[i:]
 
 
-def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
+def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa: PLR0912, PLR0915 - one scoring rule per branch, kept together so the weights read as one table
     """The candidate's name: the most prominent name-shaped line near the top. ``emails``
     (the CV's own addresses) only re-segment a line whose letters spell their local part."""
     parts = _email_name_parts(emails)
@@ -1258,7 +1272,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         elif labelled or line.label:
             continue
         # "Curriculum Vitae | Anna Schmidt": a title segment gives way to the next one.
-        # "ARTHUR L. – Software Engineer | Web3 Specialist": a dash spaced on both sides
+        # "ARTHUR L. - Software Engineer | Web3 Specialist" (an en dash): a dash spaced on both sides
         # parts the name from its tagline as a bar does (h54; a hyphen joins double names)
         segments = [seg.strip() for seg in _SEGMENTS.split(_NAME_DASH.sub(" | ", text), maxsplit=3)]
         while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
