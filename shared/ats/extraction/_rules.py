@@ -1159,8 +1159,20 @@ def _name_shaped(text: str, lines: list[Line], k: int, parts: tuple[tuple[str, .
         respaced = _respaced_by_email(text, parts)
         repaired = respaced if respaced is not None and looks_like_name(respaced) else None
     if repaired is None and k < 15 and not looks_like_name(text):
-        repaired = _split_by_email(text, parts, lines, k)
+        repaired = _split_by_email(text, parts, lines, k) or _initial_last(text, lines, k)
     return repaired or (text if looks_like_name(text) else None)
+
+
+def _initial_last(text: str, lines: list[Line], k: int) -> str | None:
+    """ "Karan Kumar Aneja R": an initial set after the names (a South Indian convention: the
+    father's or the village's name), on the name's own line - the largest type at the top of
+    a text layer's page (on a scan a lone capital at a line's end is as often an icon). The
+    names before it must make a name of at least two words (h54)."""
+    words = text.split()
+    last = words[-1] if words else ""
+    if len(words) < 3 or len(last) != 1 or not last.isupper() or lines[k].runs is None or not _largest(lines, k):
+        return None
+    return text if _latin_name(" ".join(words[:-1])) else None
 
 
 MIN_GLUED = 6
