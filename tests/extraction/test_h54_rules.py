@@ -242,3 +242,13 @@ def test_an_initial_after_the_names_on_the_names_own_line_is_part_of_the_name() 
     # nor after a single word ("Langues M")
     blocks[0] = _styled((50, 57, 376, 93), "Langues M", 36.0)
     assert _name(pdf_answer(blocks, ocr=False)) is None
+
+
+def test_an_icon_ocr_read_as_a_letter_before_the_name_is_no_part_of_it() -> None:
+    answer = _scan(
+        ((74, 76, 300, 126), "D ABDULLAH EXAMPLE", 33.9),
+        ((194, 132, 315, 141), "@ abdullahexample11@hotmail.com", 8.9),
+    )
+    assert _name(answer) == "Abdullah Example"
+    # a letter before a single word is still no name ("E Experience")
+    assert _name(_scan(((74, 76, 300, 126), "E Experience", 33.9))) is None

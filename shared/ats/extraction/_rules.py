@@ -1049,6 +1049,10 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     if following is not None and len(words) <= 3 and not heading_kind(text) and _same_row(lines[k], following):
         # OCR cut a letter-spaced name at a wide gap: "Sean" | "Bailey", "Zach Van" | "Handel" (h49)
         yield f"{text} {following.text}"
+    if len(words) >= 3 and len(words[0]) == 1 and words[0].isalpha() and lines[k].runs is None:
+        # "D ABDULLAH OZER": an icon beside the name, OCR'd as a letter (h54); a text layer
+        # draws icons as symbols
+        yield " ".join(words[1:])
     degree = _POSTNOMINAL.search(text)
     if degree:  # "Rodrigo Luger, PhD" (h44)
         yield text[: degree.start()]
