@@ -252,3 +252,19 @@ def test_an_icon_ocr_read_as_a_letter_before_the_name_is_no_part_of_it() -> None
     assert _name(answer) == "Abdullah Example"
     # a letter before a single word is still no name ("E Experience")
     assert _name(_scan(((74, 76, 300, 126), "E Experience", 33.9))) is None
+
+
+def test_an_ocr_address_with_the_at_signs_look_alike_read_before_it_too_is_the_same_address() -> None:
+    answer = _scan(
+        ((246, 45, 455, 73), "Ivan Example", 29.5),
+        ((270, 90, 359, 98), "MAIL: me@ivanexample.com", 8.6),
+        ((270, 120, 359, 128), "MAIL: meQ@ivanexample.com", 8.4),
+    )
+    assert _emails(answer) == ["me@ivanexample.com"]
+    # two mailboxes that differ otherwise are both kept
+    answer = _scan(
+        ((246, 45, 455, 73), "Ivan Example", 29.5),
+        ((270, 90, 359, 98), "MAIL: me@ivanexample.com", 8.6),
+        ((270, 120, 359, 128), "MAIL: mex@ivanexample.com", 8.4),
+    )
+    assert _emails(answer) == ["me@ivanexample.com", "mex@ivanexample.com"]

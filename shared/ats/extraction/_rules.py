@@ -303,7 +303,21 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         address = check(raw)
         if address is not None:
             keep(line, address, rule, as_read)
+    if ocr:
+        _drop_glyph_twins(out, contact)
     return out, contact
+
+
+def _drop_glyph_twins(out: Values, contact: list[str]) -> None:
+    """ "me@ivanogasawara.com" and, on the next page's footer, "meQ@ivanogasawara.com": the
+    same address with the "@"'s look-alike read before it as well (h54). The longer one goes
+    when the shorter one was read too."""
+    for address in list(out.items):
+        local, _, domain = address.rpartition("@")
+        if len(local) >= 2 and local[-1] in "q0o" and f"{local[:-1]}@{domain}" in out.items:
+            del out.items[address]
+            if address in contact:
+                contact.remove(address)
 
 
 MAX_SPACED_LINES = 120
