@@ -303,12 +303,10 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         address = check(raw)
         if address is not None:
             keep(line, address, rule, as_read)
-    if ocr:
-        _drop_glyph_twins(out, contact)
-    return out, contact
+    return _without_glyph_twins(out, contact) if ocr else (out, contact)
 
 
-def _drop_glyph_twins(out: Values, contact: list[str]) -> None:
+def _without_glyph_twins(out: Values, contact: list[str]) -> tuple[Values, list[str]]:
     """ "me@ivanogasawara.com" and, on the next page's footer, "meQ@ivanogasawara.com": the
     same address with the "@"'s look-alike read before it as well (h54). The longer one goes
     when the shorter one was read too."""
@@ -318,6 +316,7 @@ def _drop_glyph_twins(out: Values, contact: list[str]) -> None:
             del out.items[address]
             if address in contact:
                 contact.remove(address)
+    return out, contact
 
 
 MAX_SPACED_LINES = 120
