@@ -945,6 +945,34 @@ def _beside_dates(lines: list[Line]) -> set[int]:
     return out
 
 
+# "References" / "Available upon request" names no referee: a CV's last section, and the
+# candidate's own footer after it ("jane@example.com • (404) 555 0100") was read as a
+# referee's contact line (h54).
+_ON_REQUEST = re.compile(
+    r"(?:up)?on request|upon demand|sur demande|auf anfrage|a pedido|sob consulta|a petici[oó]n"
+    r"|bajo petici[oó]n|su richiesta|op aanvraag|na (?:życzenie|żądanie)",
+    re.IGNORECASE,
+)
+MAX_ON_REQUEST = 80
+
+
+def _references_on_request(lines: list[Line]) -> None:
+    """The lines after a references section's only statement, that references are given on
+    request, are no referee's: out of the references section (into "other")."""
+    k = 0
+    while k < len(lines):
+        if not (lines[k].heading == "references" and k + 1 < len(lines) and lines[k + 1].section == "references"):
+            k += 1
+            continue
+        first = lines[k + 1]
+        k += 2
+        if len(first.text) > MAX_ON_REQUEST or not _ON_REQUEST.search(first.text):
+            continue
+        while k < len(lines) and lines[k].section == "references" and lines[k].heading is None:
+            lines[k].section = "other"
+            k += 1
+
+
 def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     beside = _beside_dates(lines)
     kinds = {ln.n: None if ln.n in beside else heading_kind(ln.text) for ln in lines}
@@ -995,6 +1023,7 @@ def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
             column_section[_column_of(line)] = section
         prev = line
     _place_trailing_headings(lines)
+    _references_on_request(lines)
     if not ocr:  # an OCR'd page's reading order is the column walk's (_by_columns), not a text layer's
         _lines_before_their_heading(lines)
     _languages_under_skills(lines)

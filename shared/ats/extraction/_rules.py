@@ -135,9 +135,16 @@ def email_spans(text: str) -> Iterator[tuple[int, int]]:
             j -= 1
         while i < at and text[i] in ".'":
             i += 1
-        if i < at and "." in text[at + 1 : j]:
+        if i < at and "." in text[at + 1 : j] and not _number_group(text, i, at):
             yield i, j
         at = text.find("@", max(j, at + 1))
+
+
+def _number_group(text: str, i: int, at: int) -> bool:
+    """Digits before the "@" that are a phone number's last group: "(+1) 987 6543210@site.com"
+    is a number and a web address whose "@"-like icon OCR glued to it (h54). A mailbox named
+    by digits ("123456@qq.com") follows a label or a space, not another digit group."""
+    return text[i:at].isdigit() and i >= 2 and text[i - 1] == " " and (text[i - 2].isdigit() or text[i - 2] == ")")
 
 
 # OCR repairs, for OCR'd documents' contact lines only (where the candidate's own address
@@ -209,6 +216,31 @@ def _ocr_email_candidates(text: str) -> Iterator[tuple[int, int, str]]:
             yield i, j, f"{text[i : m.start()]}@{domain}"
 
 
+# OCR reads the "@" of an address in a small font as a letter or a symbol it resembles
+# ("samhiattQgmail.com", "spiffyeight770gmail.com", "vigneres©gmail.com"; h54). Only before a
+# known provider's whole domain: that the rest names a mailbox is then certain, and what is
+# left before the look-alike is the local part.
+_AT_LOOKALIKES = "Q0O©®"
+_PROVIDER_AFTER_AT = re.compile(
+    rf"(?<=[A-Za-z0-9._%+-])[{_AT_LOOKALIKES}]"
+    rf"((?i:{'|'.join(re.escape(p) for p in sorted(lex.MAIL_PROVIDERS, key=len, reverse=True))}))"
+    r"(?![A-Za-z0-9.-]*[A-Za-z0-9])"  # the provider's whole domain ("gmail.com.br" is none)
+)
+
+
+def _at_misread(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, address as meant) for each "<local><look-alike><provider>" token with no
+    "@" of its own; linear (the local part is walked back at most 64 characters)."""
+    for m in _PROVIDER_AFTER_AT.finditer(text):
+        i = m.start()
+        while i > 0 and m.start() - i < 64 and text[i - 1] in _LOCAL_CHARS:
+            i -= 1
+        while i < m.start() and text[i] in ".'":
+            i += 1
+        if i < m.start() and "@" not in text[i : m.end()]:
+            yield i, m.end(), f"{text[i : m.start()]}@{m.group(1)}"
+
+
 def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
     """The candidate's e-mails (not referees' or agencies'), and those in the contact block.
 
@@ -246,6 +278,11 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         found: list[tuple[int, int]] = []
         for start, end in email_spans(line.text):
             raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
+            cut = _cut_address(lines, k, start, end, raw, ocr=ocr, repair=repair)
+            if cut is not None and check(cut[0]) is not None:
+                found.append((start, end))
+                keep(line, str(check(cut[0])), cut[1], cut[2])
+                continue
             address = check(raw)
             if address is None:
                 continue
@@ -255,22 +292,88 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
                 keep(line, repaired, "email.ocr_repair", line.text[start:end])
             else:
                 keep(line, address, "email.scan", raw)
-        if not repair:
-            continue
-        for start, end, meant in _ocr_email_candidates(line.text):
+        for start, end, meant in _ocr_email_candidates(line.text) if repair else ():
             if any(start < f_end and f_start < end for f_start, f_end in found):
                 continue
             address = check(meant)
             if address is not None:
                 keep(line, _repair_domain(address), "email.ocr_repair", line.text[start:end])
-    for line, raw, as_read, rule in (*_joined_emails(lines), *_spaced_emails(lines)):
+    misread = _misread_at_emails(lines) if ocr else ()
+    for line, raw, as_read, rule in (*_joined_emails(lines), *_spaced_emails(lines), *misread):
         address = check(raw)
         if address is not None:
             keep(line, address, rule, as_read)
+    return _without_glyph_twins(out, contact) if ocr else (out, contact)
+
+
+def _without_glyph_twins(out: Values, contact: list[str]) -> tuple[Values, list[str]]:
+    """ "me@ivanogasawara.com" and, on the next page's footer, "meQ@ivanogasawara.com": the
+    same address with the "@"'s look-alike read before it as well (h54). The longer one goes
+    when the shorter one was read too."""
+    for address in list(out.items):
+        local, _, domain = address.rpartition("@")
+        if len(local) >= 2 and local[-1] in "q0o" and f"{local[:-1]}@{domain}" in out.items:
+            del out.items[address]
+            if address in contact:
+                contact.remove(address)
     return out, contact
 
 
 MAX_SPACED_LINES = 120
+
+
+def _misread_at_emails(lines: list[Line]) -> Iterator[tuple[Line, str, str, str]]:
+    """(line, address, text as read, rule) for each address of an OCR'd contact line whose
+    "@" was read as a look-alike (`_at_misread`)."""
+    for line in lines:
+        if line.in_contact and "@" not in line.text and not about_someone_else(line):
+            for start, end, meant in _at_misread(line.text):
+                yield line, meant, line.text[start:end], "email.ocr_at"
+
+
+def _cut_address(
+    lines: list[Line], k: int, start: int, end: int, raw: str, *, ocr: bool, repair: bool
+) -> tuple[str, str, str] | None:
+    """(address, rule, text as read) when the span at start:end is the end of an address
+    whose beginning the text layer or the OCR cut off (below); None otherwise."""
+    text = lines[k].text
+    if start == 0 and not ocr:
+        head = _abutting_head(lines, k)
+        return (head + raw, "email.joined", f"{head}⏎{raw}") if head else None
+    head = _spaced_dot_head(text, start) if repair else ""
+    # an OCR repair's source is the span as read, its space and all
+    return (head + raw, "email.ocr_repair", text[start - len(head) - 1 : end]) if head else None
+
+
+def _spaced_dot_head(text: str, start: int) -> str:
+    """ "pablo .miangolarra@gmail.com": OCR set a space before a dot of the local part (no
+    local part starts with a dot); the word before the space, and the dot (h54)."""
+    if start < 3 or text[start - 2 : start] != " .":
+        return ""
+    i = start - 2
+    while i > 0 and start - i < 64 and text[i - 1] in _LOCAL_CHARS:
+        i -= 1
+    word = text[i : start - 2]
+    return f"{word}." if word[:1].isalnum() and word.casefold().rstrip(":") not in _CONTACT_WORDS else ""
+
+
+def _abutting_head(lines: list[Line], k: int) -> str:
+    """The local part's first characters when the text layer ended the line before this one
+    inside the address: "email: m" | "mayer@yahoo-inc.com", the second line starting on the
+    same row exactly where the first ends (a change of font mid-word, h54; a space between
+    them would leave a gap)."""
+    line, prev = lines[k], lines[k - 1] if k > 0 else None
+    if prev is None or prev.page != line.page or prev.bbox is None or line.bbox is None or not line.size:
+        return ""
+    same_row = abs((prev.bbox[1] + prev.bbox[3]) - (line.bbox[1] + line.bbox[3])) <= 0.5 * line.size
+    if not same_row or abs(line.bbox[0] - prev.bbox[2]) > 0.1 * line.size:
+        return ""
+    i = len(prev.text)
+    while i > 0 and len(prev.text) - i < 64 and prev.text[i - 1] in _LOCAL_CHARS:
+        i -= 1
+    head = prev.text[i:].lstrip(".'")
+    # "Email" | "jane@example.com" set in two fonts without a colon: a label, not the address's
+    return "" if head.casefold() in _CONTACT_WORDS else head
 
 
 def _spaced_emails(lines: list[Line]) -> Iterator[tuple[Line, str, str, str]]:
@@ -320,6 +423,10 @@ def _split_email(text: str, following: str) -> tuple[str, str] | None:
         domain = first.rpartition("@")[2]
         # Only an evidently unfinished address: no dot in its domain yet, or ending on one.
         if ("." in domain and not domain.endswith((".", "-"))) or "." not in domain + rest:
+            return None
+        # "... hosted on ResearchSpace@Auckland." / "Freeman, P. ...": a sentence's full stop
+        # and the next one's capital, no domain broken at its dot (h54)
+        if domain.endswith(".") and rest[:1].isupper():
             return None
     elif not (rest.startswith("@") and rest.count("@") == 1 and "@" not in first):
         return None
@@ -797,6 +904,7 @@ def _with(src: Source, reading: PhoneReading, placeholder: bool) -> Source:
 
 # Separators of a one-line contact header ("a | b | c"); OCR reads a bullet as "°" or "◦".
 _SEGMENTS = re.compile(r"\s{0,4}[|·•°◦▪●■♦⋅»«]\s{0,4}|\s{2,}[-–]\s{1,4}|\t")
+_NAME_DASH = re.compile(r"\s[–—]\s")
 _NAME_TOKEN = re.compile(r"^(?:[^\W\d_][^\W\d_'’.-]*(?:['’.-][^\W\d_]*){0,3}\.?|'t)$")
 
 
@@ -954,6 +1062,10 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     if following is not None and len(words) <= 3 and not heading_kind(text) and _same_row(lines[k], following):
         # OCR cut a letter-spaced name at a wide gap: "Sean" | "Bailey", "Zach Van" | "Handel" (h49)
         yield f"{text} {following.text}"
+    if len(words) >= 3 and len(words[0]) == 1 and words[0].isalpha() and lines[k].runs is None:
+        # "D ABDULLAH OZER": an icon beside the name, OCR'd as a letter (h54); a text layer
+        # draws icons as symbols
+        yield " ".join(words[1:])
     degree = _POSTNOMINAL.search(text)
     if degree:  # "Rodrigo Luger, PhD" (h44)
         yield text[: degree.start()]
@@ -973,7 +1085,8 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     if len(words) != 1 or not text.isalpha():
         return
     humps = [i for i in range(1, len(text)) if text[i].isupper() and text[i - 1].islower()]
-    cut = humps[0] if len(humps) == 1 else 0
+    # "GitHub", "JavaScript": a product's name in camel case, no name that lost its space (h54)
+    cut = humps[0] if len(humps) == 1 and text.casefold() not in lex.skills() else 0
     if cut >= 2 and len(text) - cut >= 2 and text[:cut].casefold() not in _NOT_SPLIT:
         yield f"{text[:cut]} {text[cut:]}"
     if following is not None and _stacked(lines[k], following):
@@ -1062,7 +1175,44 @@ def _name_shaped(text: str, lines: list[Line], k: int, parts: tuple[tuple[str, .
         # Only a line that is no name as read: "Mary Ann Smith" stays beside maryann.smith@.
         respaced = _respaced_by_email(text, parts)
         repaired = respaced if respaced is not None and looks_like_name(respaced) else None
+    if repaired is None and k < 15 and not looks_like_name(text):
+        repaired = _split_by_email(text, parts, lines, k) or _initial_last(text, lines, k)
     return repaired or (text if looks_like_name(text) else None)
+
+
+def _initial_last(text: str, lines: list[Line], k: int) -> str | None:
+    """ "Karan Kumar Aneja R": an initial set after the names (a South Indian convention: the
+    father's or the village's name), on the name's own line - the largest type at the top of
+    a text layer's page (on a scan a lone capital at a line's end is as often an icon). The
+    names before it must make a name of at least two words (h54)."""
+    words = text.split()
+    last = words[-1] if words else ""
+    if len(words) < 3 or len(last) != 1 or not last.isupper() or lines[k].runs is None or not _largest(lines, k):
+        return None
+    return text if _latin_name(" ".join(words[:-1])) else None
+
+
+MIN_GLUED = 6
+
+
+def _split_by_email(text: str, parts: tuple[tuple[str, ...], ...], lines: list[Line], k: int) -> str | None:
+    """ "andreasoffenhaeuser" beside offenhaeuser@gmail.com: a name whose text layer lost
+    the space between its words (a TeX class sets given and family name in two weights),
+    cut where an address's local word begins or ends it, in the largest type at the top.
+    Set in lower case as a style, it is capitalised (h54)."""
+    if not (MIN_GLUED <= len(text) <= 40 and text.isalpha() and _largest(lines, k)):
+        return None
+    low = text.casefold()
+    for word in {w for words in parts for w in words if len(w) >= 3}:
+        if len(low) - len(word) < 2:
+            continue
+        cut = len(low) - len(word) if low.endswith(word) else len(word) if low.startswith(word) else 0
+        if cut:
+            pieces = [text[:cut], text[cut:]]
+            candidate = " ".join(p[:1].upper() + p[1:] if text.islower() else p for p in pieces)
+            if looks_like_name(candidate):
+                return candidate
+    return None
 
 
 # OCR's look-alike glyphs, folded the same way on both sides of a comparison.
@@ -1075,11 +1225,11 @@ def _lookalike_fold(text: str) -> str:
 
 def _email_name_parts(emails: Iterable[str]) -> tuple[tuple[str, ...], ...]:
     """Each address's local part as its words ("najmi.achraf" -> ("najmi", "achraf")), when
-    it has two or three of at least two letters each."""
+    it has one to three of at least two letters each."""
     out = []
     for address in emails:
         words = tuple(w for w in re.split(r"[._\-+]", address.partition("@")[0]) if w)
-        if 2 <= len(words) <= 3 and all(len(w) >= 2 and w.isalpha() for w in words):
+        if 1 <= len(words) <= 3 and all(len(w) >= 2 and w.isalpha() for w in words):
             out.append(words)
     return tuple(out)
 
@@ -1107,7 +1257,21 @@ def _respaced_by_email(text: str, parts: tuple[tuple[str, ...], ...]) -> str | N
     return None
 
 
-def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa: PLR0912 - one scoring rule per branch, kept together so the weights read as one table
+# Kept: an opening quote or bracket, and a dash - moderncv draws a rule before each section
+# heading ("— Persönliche Informationen"), which OCR reads as a dash: a heading's mark.
+_KEPT_LEAD = frozenset("(\"'“„«‘-–—‒―")
+
+
+def _strip_lead_glyphs(text: str) -> str:
+    """The text without the symbols and spaces before its first letter or digit: a name
+    never starts with punctuation or a symbol."""
+    i = 0
+    while i < len(text) and not text[i].isalnum() and text[i] not in _KEPT_LEAD:
+        i += 1
+    return text[i:]
+
+
+def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa: PLR0912, PLR0915 - one scoring rule per branch, kept together so the weights read as one table
     """The candidate's name: the most prominent name-shaped line near the top. ``emails``
     (the CV's own addresses) only re-segment a line whose letters spell their local part."""
     parts = _email_name_parts(emails)
@@ -1115,9 +1279,15 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
     max_size = max((ln.size for ln in first_page[:80]), default=0.0) or 1.0
     best: tuple[float, str, Line, str, int] | None = None
     position = 0
+    # A DOCX that styles its section headings "Title" ("Professional Experience", "Open
+    # Source") uses the style for headings, not for the name: it says nothing then (h54).
+    title_style = sum(1 for ln in lines[:120] if ln.style == "Title") == 1
+    absorbed = -1  # a line the name before it took in (OCR's cut of one row)
     for k, line in enumerate(lines[:120]):
-        if line.section not in ("top", "contact", "header") and line.style != "Title":
+        if line.section not in ("top", "contact", "header") and not (title_style and line.style == "Title"):
             continue
+        if k == absorbed:
+            continue  # "JAKUB" | "T. JANKIEWICZ": the row's second half is no name of its own (h54)
         if about_someone_else(line):
             continue
         text, bonus, rule = line.text, 0.0, "name.top"
@@ -1131,19 +1301,26 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         elif labelled or line.label:
             continue
         # "Curriculum Vitae | Anna Schmidt": a title segment gives way to the next one.
-        segments = [seg.strip() for seg in _SEGMENTS.split(text, maxsplit=3)]
+        # "ARTHUR L. - Software Engineer | Web3 Specialist" (an en dash): a dash spaced on both sides
+        # parts the name from its tagline as a bar does (h54; a hyphen joins double names)
+        segments = [seg.strip() for seg in _SEGMENTS.split(_NAME_DASH.sub(" | ", text), maxsplit=3)]
         while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
             segments.pop(0)
-        # ".Pierce Jorgensen": a scan's speck before the name
-        head = _strip_prefixes(_strip_titles(segments[0])).lstrip(".,;:·*")
+        # ".Pierce Jorgensen", "=Pierce Jorgensen", ". AndréSantos": a scan's speck or an
+        # icon's glyph before the name, and the space after it (h54)
+        head = _strip_lead_glyphs(_strip_prefixes(_strip_titles(segments[0])))
+        if not head:
+            continue  # a rule drawn as a dash: nothing of a name, and not to join the next line to
         shaped = _name_shaped(head, lines, k, parts)
         if shaped is None or is_place(shaped) or is_place(shaped.replace(". ", ", ")):
             continue  # "São Paulo", "Seattle. Wa": a place under the name, never the name (h49)
         text = shaped
+        if k + 1 < len(lines) and shaped.endswith(lines[k + 1].text) and _same_row(line, lines[k + 1]):
+            absorbed = k + 1
         score = bonus - 0.15 * position
         if line.size:
             score += 3.0 * line.size / max_size
-        if line.style == "Title":
+        if line.style == "Title" and title_style:
             score += 3.0
         elif line.style and line.style.startswith("Heading"):
             score += 1.0
@@ -1155,7 +1332,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
     if best is None:
         return None
     sources = [best[2].source(best[3])]
-    rest = _name_line_below(best[2], lines[best[4] + 1 : best[4] + 2], best[1])
+    rest = _name_line_below(best[2], lines[best[4] + 1 : best[4] + 5], best[1])
     if rest is not None:
         sources.append(rest[1].source("name.second_line"))
         return Found(f"{best[1]} {rest[0]}", sources)
@@ -1166,26 +1343,52 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
     """ "André Hickmann" over "Kuschnereit" in the same large type, aligned left, right or
     centred: a name set over two lines, the second one word or two (h50). `below`: the line
     after the name's in reading order, if any."""
-    nxt = below[0] if below else None
-    if nxt is None or line.bbox is None or nxt.bbox is None or not line.size or len(name_text.split()) > 3:
+    if line.bbox is None or not line.size or len(name_text.split()) > 3:
         return None
-    a, b = line.bbox, nxt.bbox
+    # The first of the next four lines under the name's own span: on a header with a
+    # right-hand contact column the text layer or the OCR's walk may give that column's
+    # line between them ("André Hickmann" | "andre@..." / "Kuschnereit"; h54).
+    a = line.bbox
+    nxt = next(
+        (
+            ln
+            for ln in below
+            if ln.page == line.page
+            and ln.bbox is not None
+            and ln.bbox[0] < a[2]
+            and ln.bbox[2] > a[0]
+            and ln.bbox[1] >= a[3] - 2
+            and any(ch.isalpha() for ch in ln.text[:80])  # a scan's speck is no line of the name's
+        ),
+        None,
+    )
+    if nxt is None or nxt.bbox is None:
+        return None
+    b = nxt.bbox
     aligned = abs(a[0] - b[0]) <= 3 or abs(a[2] - b[2]) <= 3 or abs((a[0] + a[2]) - (b[0] + b[2])) <= 6
     words = nxt.text.split()
+    if len(words) == 2 and len(words[0]) == 1 and words[0].isupper() and _is_caps(words[1]) and _is_caps(line.text):
+        # "JOHN PAUL" / "N EWMAN": OCR parted a capital set wider than the rest of its word
+        # (small caps) - no initial stands alone on the family name's line (h54)
+        words = ["".join(words)]
     fits = (
         aligned
         and nxt.page == line.page
-        and abs(nxt.size - line.size) <= 0.5
+        # a text layer's sizes are exact; an OCR'd line's is its box's height, read a few
+        # points either way ("André Hickmann" 20.5, "Kuschnereit" 26.3 on one scan)
+        and abs(nxt.size - line.size) <= (0.5 if line.runs is not None else 0.3 * line.size)
         and -2 <= b[1] - a[3] <= 0.5 * line.size
         and 1 <= len(words) <= 2
         # "Jules" / "Verne": the name as read already took the line below
         and not any(w.casefold() in name_text.casefold().split() for w in words)
         and not any(w.casefold() in lex.JOB_WORDS or not w[:1].isupper() for w in words)
         and not is_place(nxt.text)
+        and nxt.text.casefold() not in lex.DOCUMENT_TITLES  # "Helge Eichhorn" / "Lebenslauf"
     )
-    if not fits or not looks_like_name(f"{name_text} {_smart_case(nxt.text)}"):
+    second = " ".join(words)
+    if not fits or not looks_like_name(f"{name_text} {_smart_case(second)}"):
         return None
-    return _smart_case(nxt.text), nxt
+    return _smart_case(second), nxt
 
 
 # -- location --------------------------------------------------------------------------------
