@@ -81,6 +81,7 @@ HOSTILE: dict[str, Callable[[], str]] = {
     "(at) soup": lambda: "x(at)y," * MB,
     "comma domains": lambda: "j@" + "g,c" * (2 * MB),
     "OCR-confusable domains": lambda: " ".join(f"u{i}@rnrn{i}.c0rn" for i in range(100_000)),
+    "at-sign look-alikes before a provider": lambda: "aQgmail.com" * MB,
 }
 
 
@@ -106,3 +107,16 @@ def test_many_emails_are_bounded_but_found() -> None:
     emails = extraction.values("emails")
     assert emails and emails[0] == "user0@host0.example"
     assert len(emails) <= 500
+
+
+def test_the_at_sign_look_alike_scan_is_linear() -> None:
+    """A scan's contact line is read for an "@" OCR took for a look-alike ("samhiattQgmail.com",
+    h54) only in an OCR'd answer's contact lines, which the shapes above do not reach with a
+    long line - so the scan itself, on a run of look-alikes before a provider."""
+    from ats.extraction import _rules
+
+    started = time.process_time()
+    found = list(_rules._at_misread("aQgmail.com" * MB))
+    assert time.process_time() - started < BUDGET_S
+    # Only the run's last one ends its domain; its local part is what precedes it (<= 64)
+    assert len(found) == 1 and found[0][2].endswith("a@gmail.com") and len(found[0][2]) <= 64 + len("@gmail.com")

@@ -224,7 +224,10 @@ _AT_LOOKALIKES = "Q0O©®"
 _PROVIDER_AFTER_AT = re.compile(
     rf"(?<=[A-Za-z0-9._%+-])[{_AT_LOOKALIKES}]"
     rf"((?i:{'|'.join(re.escape(p) for p in sorted(lex.MAIL_PROVIDERS, key=len, reverse=True))}))"
-    r"(?![A-Za-z0-9.-]*[A-Za-z0-9])"  # the provider's whole domain ("gmail.com.br" is none)
+    # the provider's whole domain ("gmail.com.br" is none): the next character ends it, or
+    # a dot or hyphen the next one does not continue - looked at two characters ahead, not to
+    # the end of the line (a run of "aQgmail.com" read to the end at every match: quadratic)
+    r"(?![A-Za-z0-9]|[.-][A-Za-z0-9])"
 )
 
 
