@@ -46,8 +46,9 @@ import paced_bench as pb  # noqa: E402 - the stack and the paced measurement liv
 
 TARGETS = {
     "backlog_docs_per_s": 30.0,
-    "paced_p50_ms": 150.0,
-    "paced_p99_ms": 1000.0,
+    # Issue 26's (issue 17 asked 150 / 1000 ms; the table said "met" against those).
+    "paced_p50_ms": 50.0,
+    "paced_p99_ms": 100.0,
     "wrapper_overhead_pct": 10.0,
     "untrusted_total_mb": 150.0,
     "child_private_mb": 10.0,
@@ -764,7 +765,7 @@ def table(r: dict[str, Any]) -> str:
             "paced upload -> candidate",
             f"p50 {e2e['p50']} / p95 {e2e['p95']} / p99 {e2e['p99']} ms",
             f"{paced['count']} docs, {paced['interval_s']} s apart, {paced['missed_wakeups']} missed wake-ups",
-            "p50 <= 150, p99 <= 1000",
+            f"p50 <= {TARGETS['paced_p50_ms']:g}, p99 <= {TARGETS['paced_p99_ms']:g}",
             ok(e2e["p50"] <= TARGETS["paced_p50_ms"] and e2e["p99"] <= TARGETS["paced_p99_ms"]),
         ),
         (
@@ -827,8 +828,8 @@ def plot(r: dict[str, Any], path: Path) -> None:
     if base and base["paced"]["end_to_end_samples_ms"]:
         bs = base["paced"]["end_to_end_samples_ms"]
         ax.step(bs, [(i + 1) / len(bs) for i in range(len(bs))], where="post", color="tab:gray", label="baseline")
-    ax.axvline(TARGETS["paced_p50_ms"], color="tab:green", ls="--", label="p50 target 150 ms")
-    ax.axvline(TARGETS["paced_p99_ms"], color="tab:red", ls=":", label="p99 target 1 s")
+    ax.axvline(TARGETS["paced_p50_ms"], color="tab:green", ls="--", label=f"p50 target {TARGETS['paced_p50_ms']:g} ms")
+    ax.axvline(TARGETS["paced_p99_ms"], color="tab:red", ls=":", label=f"p99 target {TARGETS['paced_p99_ms']:g} ms")
     ax.set_xscale("log")
     ax.set_xlabel("upload -> candidate (ms, log)")
     ax.set_ylabel("fraction of documents")
