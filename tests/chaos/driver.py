@@ -469,6 +469,10 @@ class Chaos:
             "ATS_MAIL_POLL_CRON": "* * * * * */3",
             "ATS_PROCRASTINATE_LOG_LEVEL": "WARNING",
             "ATS_LOG_LEVEL": "WARNING",
+            # Web on loopback http, as `just up` runs it: secure cookies would never come
+            # back over http, and the login's CSRF check refused it (403) - under pytest the
+            # plugin set this, so only `just chaos` from a shell met it.
+            "ATS_DEV_PLAIN_HTTP": "1",
         }
         self.env.pop("ATS_EXTRA_APPS", None)
         self.ats("migrate", "--no-input", "-v", "0")

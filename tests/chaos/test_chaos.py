@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(600
 def test_reduced_chaos_run_loses_and_doubles_nothing(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'shared'}"}
     env.pop("DATABASE_URL", None)  # the driver starts its own Postgres (and restarts it)
+    env.pop("ATS_DEV_PLAIN_HTTP", None)  # as `just chaos` from a shell: the driver sets what it needs
     cmd = [sys.executable, "-m", "tests.chaos.driver", "--seed", str(SEED), "--documents", "40"]
     res = subprocess.run(
         [*cmd, "--report-dir", str(tmp_path)], cwd=REPO, env=env, text=True, capture_output=True, timeout=600
