@@ -1624,6 +1624,29 @@ def _unlinked_items(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], o
         out.add("text:" + wording.casefold(), wording, line.source("skill.list_item", item))
 
 
+def _slash_pair(out: Values, line: Line, token: str, vocab: Mapping[str, lex.Skill]) -> bool:
+    """A skills list's "C/C++", "HTML/CSS", "Git/GitHub" is one item in the CV's wording (h55):
+    the labels of real CVs keep the pair as the CV printed it (184 such items on the
+    development half's real documents), and its two sides read apart gave two skills the
+    list does not name. One value keyed by its wording, a source per linked side carrying
+    that side's taxonomy id (consumers resolve it through either). Only a list's tokens of
+    two to four sides, none empty, one at least a taxonomy entry; prose ("Python/Go" in a
+    sentence) still reads each side apart."""
+    pieces = token.split("/")
+    if len(pieces) < 2 or len(pieces) > 4 or not all(pieces):
+        return False
+    linked = [(p, vocab.get(p.casefold())) for p in pieces]
+    if not any(skill for _, skill in linked):
+        return False
+    for piece, skill in linked:
+        if skill is not None:
+            source = replace(
+                line.source("skill.section", token), taxonomy_id=skill.taxonomy_id, taxonomy_label=skill.canonical
+            )
+            out.add("pair:" + token.casefold(), token, source)
+    return True
+
+
 def skills(lines: list[Line]) -> Values:
     """Skills of the vocabulary, in a skills list (any) or in running text (not the strict
     ones, and not inside a job title), in the CV's own wording (the skills list's where the
@@ -1643,6 +1666,9 @@ def skills(lines: list[Line]) -> Values:
         while i < own:
             found = _longest_skill(low, i, vocab)
             if found is None:
+                if in_section and line.section in ("skills", "languages") and _slash_pair(out, line, tokens[i], vocab):
+                    i += 1
+                    continue
                 if "/" in low[i] and low[i] not in vocab:  # "Python/Go": each side on its own
                     for piece in tokens[i].split("/"):
                         skill = vocab.get(piece.casefold())

@@ -1,0 +1,46 @@
+"""Change set h55 (layout-29): rules for the development half's real documents' skills
+misses. Built answers here; docs/extraction.md, "Change set h55 (layout-29)", says what each
+rule is for and what it moved on development."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ats.extraction.api import extract
+from tests.extraction.answers import Row, rows_answer
+from tests.extraction.corpus import AS_OF
+
+
+def _pdf(*rows: Row) -> dict[str, Any]:
+    return rows_answer(rows, ocr=False)
+
+
+def _skills(answer: dict[str, Any]) -> dict[str, list[str | None]]:
+    """{wording: the taxonomy ids of its sources}."""
+    found = extract(answer, as_of=AS_OF).fields.get("skills", ())
+    return {str(fv.value): [s.taxonomy_id for s in fv.sources] for fv in found}
+
+
+def test_a_slash_pair_in_a_skills_list_is_one_skill_in_the_cvs_wording() -> None:
+    answer = _pdf(
+        ((70, 60, 200, 74), "Jane Example", 16.0),
+        ((70, 80, 200, 90), "jane@example.org", 10.0),
+        ((70, 110, 200, 122), "Skills", 12.0),
+        ((70, 130, 400, 140), "C/C++, HTML/CSS, Git/GitHub, Docker", 10.0),
+    )
+    skills = _skills(answer)
+    assert set(skills) == {"C/C++", "HTML/CSS", "Git/GitHub", "Docker"}
+    # both sides' taxonomy entries are in the value's provenance
+    assert skills["C/C++"] == ["ats:c", "esco:b633eb55-8f1f-4ae6-ab4c-2022ffe2cb7f"]
+    assert skills["Git/GitHub"] == ["ats:git", "ats:github"]
+
+
+def test_a_slash_in_prose_still_reads_each_side() -> None:
+    answer = _pdf(
+        ((70, 60, 200, 74), "Jane Example", 16.0),
+        ((70, 80, 200, 90), "jane@example.org", 10.0),
+        ((70, 110, 200, 122), "Experience", 12.0),
+        ((70, 130, 500, 140), "Built services in Python/Go for a payments team.", 10.0),
+    )
+    # a sentence is no list: its sides are read as before ("Go" is strict: lists only)
+    assert set(_skills(answer)) == {"Python"}
