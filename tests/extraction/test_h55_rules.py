@@ -44,3 +44,26 @@ def test_a_slash_in_prose_still_reads_each_side() -> None:
     )
     # a sentence is no list: its sides are read as before ("Go" is strict: lists only)
     assert set(_skills(answer)) == {"Python"}
+
+
+def test_a_list_item_the_taxonomy_names_in_part_is_one_skill_in_the_cvs_wording() -> None:
+    answer = _pdf(
+        ((70, 60, 200, 74), "Jane Example", 16.0),
+        ((70, 80, 200, 90), "jane@example.org", 10.0),
+        ((70, 110, 200, 122), "Skills", 12.0),
+        ((70, 130, 450, 140), "Docker Compose, Azure Pipelines, Kubernetes, Django REST Framework", 10.0),
+    )
+    skills = _skills(answer)
+    assert set(skills) == {"Docker Compose", "Azure Pipelines", "Kubernetes", "Django REST Framework"}
+    assert skills["Docker Compose"] == ["ats:docker"]  # the linked part's entry, in provenance
+
+
+def test_a_list_part_joining_two_skills_is_not_one_item() -> None:
+    # "GraphQL and jQuery", Spanish "y React", a spaced slash: the parts are read as before
+    answer = _pdf(
+        ((70, 60, 200, 74), "Jane Example", 16.0),
+        ((70, 80, 200, 90), "jane@example.org", 10.0),
+        ((70, 110, 200, 122), "Skills", 12.0),
+        ((70, 130, 450, 140), "GraphQL and jQuery, Vue y React, CSS / Sass", 10.0),
+    )
+    assert set(_skills(answer)) == {"GraphQL", "jQuery", "Vue", "React", "CSS", "Sass"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -1603,18 +1604,71 @@ def _open_ended(lines: list[Line], k: int) -> bool:
     return not re.search(r"[,;|·•]\s*$", lines[k].text) and not _LIST_BULLET.match(lines[k + 1].text)
 
 
+def _whole_items(lines: list[Line], k: int) -> list[str]:
+    """Line k's list items but for one a line break may have cut (the last of a line running
+    on, the first of the line after): those are left out rather than guessed."""
+    items = _list_items(lines[k].text)
+    if items and _open_ended(lines, k):
+        items = items[:-1]
+    if items and k > 0 and _open_ended(lines, k - 1) and _list_items(lines[k - 1].text):
+        items = items[1:]
+    return items
+
+
+# Words and signs that join two items in one list part ("GraphQL and Jquery", Spanish "y
+# React", Portuguese "e Linux", "in NumPy", "CSS / Sass"): such a part is no one item.
+_JOINERS = frozenset(
+    {"and", "or", "in", "with", "for", "of", "y", "e", "o", "u", "et", "ou", "und", "oder", "mit", "con", "avec",
+     "en", "de", "i", "oraz", "lub", "w", "also"}
+)  # fmt: skip
+
+
+def _joins(token: str) -> bool:
+    return token in _JOINERS or not any(c.isalnum() for c in token)
+
+
+def _partly_linked(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values) -> Counter[str]:
+    """A list item the taxonomy names only in part ("Docker Compose", "Azure Pipelines", "AWS
+    S3", "Ubuntu server") is one skill in the CV's wording (h55): the labels keep the item as
+    printed, and its linked part alone ("Docker") is a skill the list does not name. The
+    value is keyed by its wording, each linked part's taxonomy id in a source. Returns how
+    often each linked part's wording was taken so (the token walk leaves those out)."""
+    line = lines[k]
+    taken: Counter[str] = Counter()
+    for item in _whole_items(lines, k):
+        tokens = _tokens(item)
+        low = [t.casefold() for t in tokens]
+        if not low or " ".join(low) in vocab:
+            continue
+        spans, i = [], 0
+        while i < len(low):
+            found = _longest_skill(low, i, vocab)
+            if found is None:
+                i += 1
+                continue
+            spans.append((" ".join(tokens[i : i + found[1]]), found[0]))
+            i += found[1]
+        if not spans or sum(len(text.split()) for text, _ in spans) == len(low):
+            continue  # nothing linked (kept by its wording elsewhere), or all of it
+        if any(_joins(t) for t in low):
+            continue  # "Github Actions and Jira", "y React", "CSS / Sass": several items, not one
+        wording = " ".join(item.split())
+        for text, skill in spans:
+            source = replace(
+                line.source("skill.section", item), taxonomy_id=skill.taxonomy_id, taxonomy_label=skill.canonical
+            )
+            out.add("item:" + wording.casefold(), wording, source)
+            taken[text.casefold()] += 1
+    return taken
+
+
 def _unlinked_items(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values) -> None:
     """Skills list items no taxonomy entry names ("Erasure coding", "GnuCash"): kept in the
     CV's wording with no taxonomy id (only inside a skills section, only in list shape). An
     item a line break may have cut (last of a line running on, first of the line after) is
     left out rather than guessed."""
     line = lines[k]
-    items = _list_items(line.text)
-    if items and _open_ended(lines, k):
-        items = items[:-1]
-    if items and k > 0 and _open_ended(lines, k - 1) and _list_items(lines[k - 1].text):
-        items = items[1:]
-    for item in items:
+    for item in _whole_items(lines, k):
         low = [t.casefold() for t in _tokens(item)]
         if not low or any(_longest_skill(low, i, vocab) for i in range(len(low))):
             continue  # the taxonomy linked this item, or part of it
@@ -1659,8 +1713,10 @@ def skills(lines: list[Line]) -> Values:
         if read is None:
             continue
         in_section, tokens, own = read
+        taken: Counter[str] = Counter()
         if in_section and line.section in ("skills", "languages"):  # a list, not a labelled line elsewhere
             _unlinked_items(lines, k, vocab, out)
+            taken = _partly_linked(lines, k, vocab, out)
         low = [t.casefold() for t in tokens]
         i = 0
         while i < own:
@@ -1678,6 +1734,11 @@ def skills(lines: list[Line]) -> Values:
                 i += 1
                 continue
             skill, n = found
+            text = " ".join(low[i : i + n])
+            if taken[text] > 0:  # part of a list item kept whole
+                taken[text] -= 1
+                i += n
+                continue
             if in_section or not (skill.strict or _in_job_title(low, i, n)):
                 rule = "skill.section" if in_section else "skill.text"
                 _add_skill(out, line, rule, " ".join(tokens[i : i + n]), skill, wording=wording)
