@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ats.extraction._layout import heading_kind
 from ats.extraction.api import extract
 from tests.extraction.answers import Row, rows_answer
 from tests.extraction.corpus import AS_OF
@@ -67,3 +68,16 @@ def test_a_list_part_joining_two_skills_is_not_one_item() -> None:
         ((70, 130, 450, 140), "GraphQL and jQuery, Vue y React, CSS / Sass", 10.0),
     )
     assert set(_skills(answer)) == {"GraphQL", "jQuery", "Vue", "React", "CSS", "Sass"}
+
+
+def test_a_technology_stack_heading_opens_a_skills_section() -> None:
+    for heading in ("Technology Stack", "Technologie-Stack", "Stack technique", "Areas of Expertise", "Toolbox"):
+        assert heading_kind(heading) == "skills", heading
+    answer = _pdf(
+        ((70, 60, 200, 74), "Jane Example", 16.0),
+        ((70, 80, 200, 90), "jane@example.org", 10.0),
+        ((70, 110, 200, 122), "Technology Stack", 12.0),
+        ((70, 130, 450, 140), "Node.js, Go, API Design, Domain Driven Design", 10.0),
+    )
+    # "Go" is strict (a word elsewhere) and the unlinked items count in a skills list only
+    assert set(_skills(answer)) == {"Node.js", "Go", "API Design", "Domain Driven Design"}
