@@ -81,3 +81,15 @@ def test_a_technology_stack_heading_opens_a_skills_section() -> None:
     )
     # "Go" is strict (a word elsewhere) and the unlinked items count in a skills list only
     assert set(_skills(answer)) == {"Node.js", "Go", "API Design", "Domain Driven Design"}
+
+
+def test_a_list_item_keeps_the_version_the_cv_gives_it() -> None:
+    answer = _pdf(
+        ((70, 60, 200, 74), "Jane Example", 16.0),
+        ((70, 80, 200, 90), "jane@example.org", 10.0),
+        ((70, 110, 200, 122), "Skills", 12.0),
+        ((70, 130, 450, 140), "Python 3.6+, HTML 5, CSS 3, Django", 10.0),
+    )
+    skills = _skills(answer)
+    assert set(skills) == {"Python 3.6+", "HTML 5", "CSS 3", "Django"}
+    assert skills["HTML 5"] == ["ats:html"]

@@ -1565,7 +1565,7 @@ _LEVELS = frozenset(
 )  # fmt: skip
 
 
-def _list_items(text: str) -> list[str]:
+def _list_items(text: str, *, versions: bool = False) -> list[str]:
     """The items of a skills list line that is evidently a list - a bullet, or items between
     commas/semicolons - each short (1-4 words) and shaped like a name, not a sentence; []
     for prose ("Creating pieces of Art and visiting galleries.")."""
@@ -1581,7 +1581,7 @@ def _list_items(text: str) -> list[str]:
     parts = [p for p in parts if p]
     if not parts or (len(parts) < 2 and not bulleted):
         return []
-    items = [_VERSION.sub("", p.rstrip(".")) for p in parts]  # "Java 8-21", "Angular 8+": the skill
+    items = [p.rstrip(".") if versions else _VERSION.sub("", p.rstrip(".")) for p in parts]  # "Angular 8+": the skill
     items = [it for it in items if it.casefold() not in _LEVELS and it.casefold() not in lex.LANGUAGES]
     shaped = [
         it for it in items if len(it.split()) <= 4 and len(it) > 1 and _LIST_ITEM.fullmatch(it) and not it[0].isdigit()
@@ -1604,10 +1604,10 @@ def _open_ended(lines: list[Line], k: int) -> bool:
     return not re.search(r"[,;|·•]\s*$", lines[k].text) and not _LIST_BULLET.match(lines[k + 1].text)
 
 
-def _whole_items(lines: list[Line], k: int) -> list[str]:
+def _whole_items(lines: list[Line], k: int, *, versions: bool = False) -> list[str]:
     """Line k's list items but for one a line break may have cut (the last of a line running
     on, the first of the line after): those are left out rather than guessed."""
-    items = _list_items(lines[k].text)
+    items = _list_items(lines[k].text, versions=versions)
     if items and _open_ended(lines, k):
         items = items[:-1]
     if items and k > 0 and _open_ended(lines, k - 1) and _list_items(lines[k - 1].text):
@@ -1635,7 +1635,7 @@ def _partly_linked(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], ou
     often each linked part's wording was taken so (the token walk leaves those out)."""
     line = lines[k]
     taken: Counter[str] = Counter()
-    for item in _whole_items(lines, k):
+    for item in _whole_items(lines, k, versions=True):
         tokens = _tokens(item)
         low = [t.casefold() for t in tokens]
         if not low or " ".join(low) in vocab:
