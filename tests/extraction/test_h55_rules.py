@@ -93,3 +93,31 @@ def test_a_list_item_keeps_the_version_the_cv_gives_it() -> None:
     skills = _skills(answer)
     assert set(skills) == {"Python 3.6+", "HTML 5", "CSS 3", "Django"}
     assert skills["HTML 5"] == ["ats:html"]
+
+
+def test_a_list_that_trails_off_or_names_3d_printing_is_still_a_list() -> None:
+    answer = _pdf(
+        ((70, 60, 200, 74), "Jane Example", 16.0),
+        ((70, 80, 200, 90), "jane@example.org", 10.0),
+        ((70, 110, 200, 122), "Skills", 12.0),
+        ((70, 130, 450, 140), "Hardware Tools: Lab Equipment, 3D printing, KiCad", 10.0),
+    )
+    assert set(_skills(answer)) == {"Lab Equipment", "3D printing", "KiCad"}
+    answer = _pdf(
+        ((70, 60, 200, 74), "Jane Example", 16.0),
+        ((70, 80, 200, 90), "jane@example.org", 10.0),
+        ((70, 110, 200, 122), "Skills", 12.0),
+        ((70, 130, 450, 140), "squirrelmail, webkit, Thrift, etc. . .", 10.0),
+    )
+    assert set(_skills(answer)) == {"squirrelmail", "webkit", "Thrift"}
+
+
+def test_numbers_and_dot_leaders_are_no_list_items() -> None:
+    answer = _pdf(
+        ((70, 60, 200, 74), "Jane Example", 16.0),
+        ((70, 80, 200, 90), "jane@example.org", 10.0),
+        ((70, 110, 200, 122), "Skills", 12.0),
+        ((70, 130, 450, 140), "(ICATT 2018), Oberpfaffenhofen, Germany, 6-9 November, 2018.", 10.0),
+        ((70, 145, 450, 155), "| used, helpful for keyword search. ..............", 10.0),
+    )
+    assert _skills(answer) == {}

@@ -1565,6 +1565,16 @@ _LEVELS = frozenset(
 )  # fmt: skip
 
 
+_ETC = frozenset({"etc", "usw", "u.a", "etc.)", "and more", "und mehr", "y más", "e mais", "et plus"})
+
+
+def _named(item: str) -> bool:
+    """An item whose first word has a letter: "3D printing", "2D CAD" are names; "2019", "5
+    years", "6-9 November", "3.6" are not."""
+    first = item.split()[0] if item.split() else item
+    return any(c.isalpha() for c in first)
+
+
 def _list_items(text: str, *, versions: bool = False) -> list[str]:
     """The items of a skills list line that is evidently a list - a bullet, or items between
     commas/semicolons - each short (1-4 words) and shaped like a name, not a sentence; []
@@ -1577,15 +1587,19 @@ def _list_items(text: str, *, versions: bool = False) -> list[str]:
     # "Azure (Azure DevOps, Azure SQL)", "BFF (Nest.js)": a bracket lists more items (h44);
     # a bracket that says something ("(Can read, write and speak fluently)") is dropped.
     text = _BRACKETED.sub(_bracket_items, text[:MAX_LIST_LINE])
+    # h55: a list that trails off ("..., Thrift, TypeScript. . .", "webkit…") is still a list;
+    # its dots are no sentence's full stop.
+    trimmed = text.rstrip(" .…")
+    tail = text[len(trimmed) :]
+    if "…" in tail or 2 <= tail.count(".") <= 4:  # a longer run is a dot leader, not "..."
+        text = trimmed
     parts = [p.strip() for p in _LIST_SEPARATOR.split(text, maxsplit=_MAX_LIST_ITEMS)[:_MAX_LIST_ITEMS]]
-    parts = [p for p in parts if p]
+    parts = [p for p in parts if p and p.casefold().rstrip(".…") not in _ETC]
     if not parts or (len(parts) < 2 and not bulleted):
         return []
     items = [p.rstrip(".") if versions else _VERSION.sub("", p.rstrip(".")) for p in parts]  # "Angular 8+": the skill
     items = [it for it in items if it.casefold() not in _LEVELS and it.casefold() not in lex.LANGUAGES]
-    shaped = [
-        it for it in items if len(it.split()) <= 4 and len(it) > 1 and _LIST_ITEM.fullmatch(it) and not it[0].isdigit()
-    ]
+    shaped = [it for it in items if len(it.split()) <= 4 and len(it) > 1 and _LIST_ITEM.fullmatch(it) and _named(it)]
     # A sentence-like part ("and running"), a closing full stop with spaces before it, or an
     # item of many words means prose: nothing of the line is a list item then. A long list
     # keeps its list shape past one odd item (h44: "Java 8-21, ..., Hibernate/JPA, jOOQ").
