@@ -1571,8 +1571,8 @@ _ETC = frozenset({"etc", "usw", "u.a", "etc.)", "and more", "und mehr", "y más"
 def _named(item: str) -> bool:
     """An item whose first word has a letter: "3D printing", "2D CAD" are names; "2019", "5
     years", "6-9 November", "3.6" are not."""
-    first = item.split()[0] if item.split() else item
-    return any(c.isalpha() for c in first)
+    words = item.split(maxsplit=1)
+    return any(c.isalpha() for c in (words[0] if words else item))
 
 
 def _list_items(text: str, *, versions: bool = False) -> list[str]:
@@ -1706,13 +1706,27 @@ def _slash_pair(out: Values, line: Line, token: str, vocab: Mapping[str, lex.Ski
     linked = [(p, vocab.get(p.casefold())) for p in pieces]
     if not any(skill for _, skill in linked):
         return False
-    for piece, skill in linked:
-        if skill is not None:
-            source = replace(
-                line.source("skill.section", token), taxonomy_id=skill.taxonomy_id, taxonomy_label=skill.canonical
-            )
-            out.add("pair:" + token.casefold(), token, source)
+    for skill in (skill for _, skill in linked if skill is not None):
+        source = replace(
+            line.source("skill.section", token), taxonomy_id=skill.taxonomy_id, taxonomy_label=skill.canonical
+        )
+        out.add("pair:" + token.casefold(), token, source)
     return True
+
+
+def _slashed(out: Values, line: Line, token: str, in_section: bool, wording: dict[str, str]) -> None:
+    """A token with a slash no taxonomy entry names: a skills list's pair whole, else
+    ("Python/Go" in prose) each side on its own."""
+    vocab = lex.skills()
+    if in_section and line.section in ("skills", "languages") and _slash_pair(out, line, token, vocab):
+        return
+    if "/" not in token or token.casefold() in vocab:
+        return
+    for piece in token.split("/"):
+        skill = vocab.get(piece.casefold())
+        if skill is not None and (in_section or not skill.strict):
+            rule = "skill.section" if in_section else "skill.text"  # prose is not a list
+            _add_skill(out, line, rule, piece, skill, wording=wording)
 
 
 def skills(lines: list[Line]) -> Values:
@@ -1736,15 +1750,7 @@ def skills(lines: list[Line]) -> Values:
         while i < own:
             found = _longest_skill(low, i, vocab)
             if found is None:
-                if in_section and line.section in ("skills", "languages") and _slash_pair(out, line, tokens[i], vocab):
-                    i += 1
-                    continue
-                if "/" in low[i] and low[i] not in vocab:  # "Python/Go": each side on its own
-                    for piece in tokens[i].split("/"):
-                        skill = vocab.get(piece.casefold())
-                        if skill is not None and (in_section or not skill.strict):
-                            rule = "skill.section" if in_section else "skill.text"  # prose is not a list
-                            _add_skill(out, line, rule, piece, skill, wording=wording)
+                _slashed(out, line, tokens[i], in_section, wording)
                 i += 1
                 continue
             skill, n = found
