@@ -70,6 +70,10 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "conocimientos en computación", "ferramentas", "competências", "competências técnicas", "conhecimentos",
         "habilidades técnicas", "programming languages", "frameworks", "frameworks and libraries",
         "edv",  # h44: German "IT"
+        # h55: the stack named as such, and expertise in several languages
+        "technology stack", "technical stack", "technologie-stack", "tech-stack", "stack technique",
+        "stack technologique", "stack tecnológico", "stack tecnológica", "areas of expertise", "toolbox",
+        "kernkompetenzen",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -1564,7 +1565,17 @@ _LEVELS = frozenset(
 )  # fmt: skip
 
 
-def _list_items(text: str) -> list[str]:
+_ETC = frozenset({"etc", "usw", "u.a", "etc.)", "and more", "und mehr", "y más", "e mais", "et plus"})
+
+
+def _named(item: str) -> bool:
+    """An item whose first word has a letter: "3D printing", "2D CAD" are names; "2019", "5
+    years", "6-9 November", "3.6" are not."""
+    words = item.split(maxsplit=1)
+    return any(c.isalpha() for c in (words[0] if words else item))
+
+
+def _list_items(text: str, *, versions: bool = False) -> list[str]:
     """The items of a skills list line that is evidently a list - a bullet, or items between
     commas/semicolons - each short (1-4 words) and shaped like a name, not a sentence; []
     for prose ("Creating pieces of Art and visiting galleries.")."""
@@ -1576,15 +1587,19 @@ def _list_items(text: str) -> list[str]:
     # "Azure (Azure DevOps, Azure SQL)", "BFF (Nest.js)": a bracket lists more items (h44);
     # a bracket that says something ("(Can read, write and speak fluently)") is dropped.
     text = _BRACKETED.sub(_bracket_items, text[:MAX_LIST_LINE])
+    # h55: a list that trails off ("..., Thrift, TypeScript. . .", "webkit…") is still a list;
+    # its dots are no sentence's full stop.
+    trimmed = text.rstrip(" .…")
+    tail = text[len(trimmed) :]
+    if "…" in tail or 2 <= tail.count(".") <= 4:  # a longer run is a dot leader, not "..."
+        text = trimmed
     parts = [p.strip() for p in _LIST_SEPARATOR.split(text, maxsplit=_MAX_LIST_ITEMS)[:_MAX_LIST_ITEMS]]
-    parts = [p for p in parts if p]
+    parts = [p for p in parts if p and p.casefold().rstrip(".…") not in _ETC]
     if not parts or (len(parts) < 2 and not bulleted):
         return []
-    items = [_VERSION.sub("", p.rstrip(".")) for p in parts]  # "Java 8-21", "Angular 8+": the skill
+    items = [p.rstrip(".") if versions else _VERSION.sub("", p.rstrip(".")) for p in parts]  # "Angular 8+": the skill
     items = [it for it in items if it.casefold() not in _LEVELS and it.casefold() not in lex.LANGUAGES]
-    shaped = [
-        it for it in items if len(it.split()) <= 4 and len(it) > 1 and _LIST_ITEM.fullmatch(it) and not it[0].isdigit()
-    ]
+    shaped = [it for it in items if len(it.split()) <= 4 and len(it) > 1 and _LIST_ITEM.fullmatch(it) and _named(it)]
     # A sentence-like part ("and running"), a closing full stop with spaces before it, or an
     # item of many words means prose: nothing of the line is a list item then. A long list
     # keeps its list shape past one odd item (h44: "Java 8-21, ..., Hibernate/JPA, jOOQ").
@@ -1603,18 +1618,71 @@ def _open_ended(lines: list[Line], k: int) -> bool:
     return not re.search(r"[,;|·•]\s*$", lines[k].text) and not _LIST_BULLET.match(lines[k + 1].text)
 
 
+def _whole_items(lines: list[Line], k: int, *, versions: bool = False) -> list[str]:
+    """Line k's list items but for one a line break may have cut (the last of a line running
+    on, the first of the line after): those are left out rather than guessed."""
+    items = _list_items(lines[k].text, versions=versions)
+    if items and _open_ended(lines, k):
+        items = items[:-1]
+    if items and k > 0 and _open_ended(lines, k - 1) and _list_items(lines[k - 1].text):
+        items = items[1:]
+    return items
+
+
+# Words and signs that join two items in one list part ("GraphQL and Jquery", Spanish "y
+# React", Portuguese "e Linux", "in NumPy", "CSS / Sass"): such a part is no one item.
+_JOINERS = frozenset(
+    {"and", "or", "in", "with", "for", "of", "y", "e", "o", "u", "et", "ou", "und", "oder", "mit", "con", "avec",
+     "en", "de", "i", "oraz", "lub", "w", "also"}
+)  # fmt: skip
+
+
+def _joins(token: str) -> bool:
+    return token in _JOINERS or not any(c.isalnum() for c in token)
+
+
+def _partly_linked(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values) -> Counter[str]:
+    """A list item the taxonomy names only in part ("Docker Compose", "Azure Pipelines", "AWS
+    S3", "Ubuntu server") is one skill in the CV's wording (h55): the labels keep the item as
+    printed, and its linked part alone ("Docker") is a skill the list does not name. The
+    value is keyed by its wording, each linked part's taxonomy id in a source. Returns how
+    often each linked part's wording was taken so (the token walk leaves those out)."""
+    line = lines[k]
+    taken: Counter[str] = Counter()
+    for item in _whole_items(lines, k, versions=True):
+        tokens = _tokens(item)
+        low = [t.casefold() for t in tokens]
+        if not low or " ".join(low) in vocab:
+            continue
+        spans, i = [], 0
+        while i < len(low):
+            found = _longest_skill(low, i, vocab)
+            if found is None:
+                i += 1
+                continue
+            spans.append((" ".join(tokens[i : i + found[1]]), found[0]))
+            i += found[1]
+        if not spans or sum(len(text.split()) for text, _ in spans) == len(low):
+            continue  # nothing linked (kept by its wording elsewhere), or all of it
+        if any(_joins(t) for t in low):
+            continue  # "Github Actions and Jira", "y React", "CSS / Sass": several items, not one
+        wording = " ".join(item.split())
+        for text, skill in spans:
+            source = replace(
+                line.source("skill.section", item), taxonomy_id=skill.taxonomy_id, taxonomy_label=skill.canonical
+            )
+            out.add("item:" + wording.casefold(), wording, source)
+            taken[text.casefold()] += 1
+    return taken
+
+
 def _unlinked_items(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values) -> None:
     """Skills list items no taxonomy entry names ("Erasure coding", "GnuCash"): kept in the
     CV's wording with no taxonomy id (only inside a skills section, only in list shape). An
     item a line break may have cut (last of a line running on, first of the line after) is
     left out rather than guessed."""
     line = lines[k]
-    items = _list_items(line.text)
-    if items and _open_ended(lines, k):
-        items = items[:-1]
-    if items and k > 0 and _open_ended(lines, k - 1) and _list_items(lines[k - 1].text):
-        items = items[1:]
-    for item in items:
+    for item in _whole_items(lines, k):
         low = [t.casefold() for t in _tokens(item)]
         if not low or any(_longest_skill(low, i, vocab) for i in range(len(low))):
             continue  # the taxonomy linked this item, or part of it
@@ -1622,6 +1690,43 @@ def _unlinked_items(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], o
             continue
         wording = " ".join(item.split())
         out.add("text:" + wording.casefold(), wording, line.source("skill.list_item", item))
+
+
+def _slash_pair(out: Values, line: Line, token: str, vocab: Mapping[str, lex.Skill]) -> bool:
+    """A skills list's "C/C++", "HTML/CSS", "Git/GitHub" is one item in the CV's wording (h55):
+    the labels of real CVs keep the pair as the CV printed it (184 such items on the
+    development half's real documents), and its two sides read apart gave two skills the
+    list does not name. One value keyed by its wording, a source per linked side carrying
+    that side's taxonomy id (consumers resolve it through either). Only a list's tokens of
+    two to four sides, none empty, one at least a taxonomy entry; prose ("Python/Go" in a
+    sentence) still reads each side apart."""
+    pieces = token.split("/")
+    if len(pieces) < 2 or len(pieces) > 4 or not all(pieces):
+        return False
+    linked = [(p, vocab.get(p.casefold())) for p in pieces]
+    if not any(skill for _, skill in linked):
+        return False
+    for skill in (skill for _, skill in linked if skill is not None):
+        source = replace(
+            line.source("skill.section", token), taxonomy_id=skill.taxonomy_id, taxonomy_label=skill.canonical
+        )
+        out.add("pair:" + token.casefold(), token, source)
+    return True
+
+
+def _slashed(out: Values, line: Line, token: str, in_section: bool, wording: dict[str, str]) -> None:
+    """A token with a slash no taxonomy entry names: a skills list's pair whole, else
+    ("Python/Go" in prose) each side on its own."""
+    vocab = lex.skills()
+    if in_section and line.section in ("skills", "languages") and _slash_pair(out, line, token, vocab):
+        return
+    if "/" not in token or token.casefold() in vocab:
+        return
+    for piece in token.split("/"):
+        skill = vocab.get(piece.casefold())
+        if skill is not None and (in_section or not skill.strict):
+            rule = "skill.section" if in_section else "skill.text"  # prose is not a list
+            _add_skill(out, line, rule, piece, skill, wording=wording)
 
 
 def skills(lines: list[Line]) -> Values:
@@ -1636,22 +1741,24 @@ def skills(lines: list[Line]) -> Values:
         if read is None:
             continue
         in_section, tokens, own = read
+        taken: Counter[str] = Counter()
         if in_section and line.section in ("skills", "languages"):  # a list, not a labelled line elsewhere
             _unlinked_items(lines, k, vocab, out)
+            taken = _partly_linked(lines, k, vocab, out)
         low = [t.casefold() for t in tokens]
         i = 0
         while i < own:
             found = _longest_skill(low, i, vocab)
             if found is None:
-                if "/" in low[i] and low[i] not in vocab:  # "Python/Go": each side on its own
-                    for piece in tokens[i].split("/"):
-                        skill = vocab.get(piece.casefold())
-                        if skill is not None and (in_section or not skill.strict):
-                            rule = "skill.section" if in_section else "skill.text"  # prose is not a list
-                            _add_skill(out, line, rule, piece, skill, wording=wording)
+                _slashed(out, line, tokens[i], in_section, wording)
                 i += 1
                 continue
             skill, n = found
+            text = " ".join(low[i : i + n])
+            if taken[text] > 0:  # part of a list item kept whole
+                taken[text] -= 1
+                i += n
+                continue
             if in_section or not (skill.strict or _in_job_title(low, i, n)):
                 rule = "skill.section" if in_section else "skill.text"
                 _add_skill(out, line, rule, " ".join(tokens[i : i + n]), skill, wording=wording)
