@@ -104,3 +104,21 @@ def test_the_cvs_own_wording_matches_the_requisitions_skill_through_the_taxonomy
     assert status["must-have: Python"] == status["must-have: PostgreSQL"] == engine.FOUND
     assert status["nice-to-have: Kubernetes"] == engine.FOUND
     assert status["must-have: Docker"] == engine.MISSING
+
+
+def test_a_slash_pair_matches_a_requisition_asking_for_either_side() -> None:
+    """Extraction layout-29 keeps a skills list's "C/C++" as one value in the CV's wording
+    with a source per side; scoring took only the first side's entry, and a requisition
+    asking for "C++" found nothing where it had found the separate "C++" before."""
+    pair = {
+        "value": "C/C++",
+        "sources": [
+            {"text": "C/C++", "rule": "skill.section", "taxonomy_label": "C"},
+            {"text": "C/C++", "rule": "skill.section", "taxonomy_label": "C++"},
+        ],
+    }
+    crit = engine.Criteria(must_have=("C++", "C"), nice_to_have=("Rust",))
+    r = engine.score(crit, skills=[pair], years_experience=[], canonical={})
+    status = {e["criterion"]: e["status"] for e in r.explanation}
+    assert status["must-have: C++"] == status["must-have: C"] == engine.FOUND
+    assert status["nice-to-have: Rust"] == engine.MISSING

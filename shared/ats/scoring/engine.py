@@ -124,9 +124,13 @@ def _skill_index(skills: Sequence[Mapping[str, Any]], canonical: Mapping[str, st
     out: dict[str, list[Any]] = {}
     for v in skills:
         raw = " ".join(str(v.get("value", "")).split()).casefold()
-        linked = next((s["taxonomy_label"] for s in v.get("sources") or () if s.get("taxonomy_label")), None)
-        name = canonical.get(raw, linked or raw).casefold()
-        out.setdefault(name, []).extend(v.get("sources") or [])
+        # Every entry the value is linked to: a skills list's "C/C++" or "HTML/CSS" is one
+        # value in the CV's wording with a source per side (extraction layout-29), and a
+        # requisition's "C++" must find it as its "C" does.
+        linked = list(dict.fromkeys(s["taxonomy_label"] for s in v.get("sources") or () if s.get("taxonomy_label")))
+        names = [canonical[raw]] if raw in canonical else linked or [raw]
+        for name in names:
+            out.setdefault(name.casefold(), []).extend(v.get("sources") or [])
     return out
 
 
