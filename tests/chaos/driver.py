@@ -132,10 +132,30 @@ class Doc:
         self.sha256 = hashlib.sha256(self.data).hexdigest()
 
 
+# A person's name is letters only: "Chaos Person 0042" was no name to the extractor, so every
+# CV ended `no_candidate_details` and the run never made a candidate under its faults (1 of
+# 305 people in a 500-document run, stop 44). Unique below 400 people (a 500-document run
+# sends ~300); past that two people may share a name - their e-mails and phones still differ.
+_FIRST = (
+    "Amara", "Bruno", "Chiara", "Dmitri", "Elena", "Farid", "Grace", "Hiroshi", "Ines", "Jonas",
+    "Keira", "Luca", "Maren", "Nikolai", "Olivia", "Pavel", "Quinn", "Rosa", "Sven", "Tariq",
+)  # fmt: skip
+_LAST = (
+    "Okafor", "Lindqvist", "Moreau", "Petrov", "Haddad", "Tanaka", "Novak", "Fischer", "Silva", "Kowalski",
+    "Brennan", "Rossi", "Jensen", "Duarte", "Nakamura", "Weber", "Achebe", "Larsen", "Costa", "Varga",
+)  # fmt: skip
+
+
+def person_name(person: int) -> str:
+    return f"{_FIRST[person % len(_FIRST)]} {_LAST[(person // len(_FIRST)) % len(_LAST)]}"
+
+
 def _cv_lines(person: int, seed: int, version: int) -> list[str]:
+    first, last = person_name(person).lower().split()
     lines = [
-        f"Chaos Person {person:04d}",
-        f"person{person}.s{seed}@example.org",
+        person_name(person),
+        # Not an example.* domain: those are template placeholders, never used to match people.
+        f"{first}.{last}.{person}.s{seed}@chaos-mail.net",
         f"+44 20 7946 {person % 10000:04d}",
         "",
         "Experience",
@@ -535,8 +555,8 @@ class Chaos:
                 self.graph.add_message(
                     MAILBOX,
                     subject=f"Application {doc.n}",
-                    sender=f"person{person}@example.org",
-                    sender_name=f"Chaos Person {person:04d}",
+                    sender=f"person{person}@chaos-mail.net",
+                    sender_name=person_name(person),
                     attachments=[FakeAttachment(d.filename, d.data, d.content_type) for d in batch],
                 )
             else:
