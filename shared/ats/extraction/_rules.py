@@ -194,13 +194,22 @@ def _repair_domain(address: str) -> str:
     return f"{local}@{provider}" if provider else address
 
 
+def _local_start(text: str, end: int) -> int:
+    """Where the local part that ends at `end` starts: at most 64 address characters back,
+    less the dots and quotes no local part starts with."""
+    i = end
+    while i > 0 and end - i < 64 and text[i - 1] in _LOCAL_CHARS:
+        i -= 1
+    while i < end and text[i] in ".'":
+        i += 1
+    return i
+
+
 def _ocr_email_candidates(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, address as meant) for addresses OCR (or the writer) split at the "@"
     or wrote "(at)", or whose domain has "," for "."; linear like `email_spans`."""
     for m in _AT_FORM.finditer(text):
-        i = m.start()
-        while i > 0 and m.start() - i < 64 and text[i - 1] in _LOCAL_CHARS:
-            i -= 1
+        i = _local_start(text, m.start())
         j = m.end()
         while (
             j < len(text)
@@ -210,8 +219,6 @@ def _ocr_email_candidates(text: str) -> Iterator[tuple[int, int, str]]:
             j += 1
         while j > m.end() and text[j - 1] in ".-,":
             j -= 1
-        while i < m.start() and text[i] in ".'":
-            i += 1
         domain = text[m.end() : j].replace(",", ".")
         if i < m.start() and "." in domain and (m.group(0) != "@" or "," in text[m.end() : j]):
             yield i, j, f"{text[i : m.start()]}@{domain}"
@@ -236,11 +243,7 @@ def _at_misread(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, address as meant) for each "<local><look-alike><provider>" token with no
     "@" of its own; linear (the local part is walked back at most 64 characters)."""
     for m in _PROVIDER_AFTER_AT.finditer(text):
-        i = m.start()
-        while i > 0 and m.start() - i < 64 and text[i - 1] in _LOCAL_CHARS:
-            i -= 1
-        while i < m.start() and text[i] in ".'":
-            i += 1
+        i = _local_start(text, m.start())
         if i < m.start() and "@" not in text[i : m.end()]:
             yield i, m.end(), f"{text[i : m.start()]}@{m.group(1)}"
 
@@ -283,9 +286,10 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         for start, end in email_spans(line.text):
             raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
             cut = _cut_address(lines, k, start, end, raw, ocr=ocr, repair=repair)
-            if cut is not None and check(cut[0]) is not None:
+            whole = check(cut[0]) if cut is not None else None
+            if cut is not None and whole is not None:
                 found.append((start, end))
-                keep(line, str(check(cut[0])), cut[1], cut[2])
+                keep(line, str(whole), cut[1], cut[2])
                 continue
             address = check(raw)
             if address is None:
@@ -372,10 +376,7 @@ def _abutting_head(lines: list[Line], k: int) -> str:
     same_row = abs((prev.bbox[1] + prev.bbox[3]) - (line.bbox[1] + line.bbox[3])) <= 0.5 * line.size
     if not same_row or abs(line.bbox[0] - prev.bbox[2]) > 0.1 * line.size:
         return ""
-    i = len(prev.text)
-    while i > 0 and len(prev.text) - i < 64 and prev.text[i - 1] in _LOCAL_CHARS:
-        i -= 1
-    head = prev.text[i:].lstrip(".'")
+    head = prev.text[_local_start(prev.text, len(prev.text)) :]
     # "Email" | "jane@example.com" set in two fonts without a colon: a label, not the address's
     return "" if head.casefold() in _CONTACT_WORDS else head
 
