@@ -34,6 +34,13 @@ def rows_answer(rows: Iterable[Row], *, ocr: bool) -> dict[str, Any]:
     return pdf_answer(blocks, ocr=ocr)
 
 
+def styled_block(bbox: tuple[float, float, float, float], text: str, size: float, *, style: int = 0) -> dict[str, Any]:
+    """A one-line block of a text layer's line with its style run (what a digital PDF's
+    answer carries; `style` is the run's style bits)."""
+    line = {"bbox": list(bbox), "text": text, "size": size, "runs": [[len(text), style, size]]}
+    return {"page": 1, "bbox": list(bbox), "text": text, "lines": [line]}
+
+
 def roles(answer: dict[str, Any]) -> list[tuple[str | None, str | None, str]]:
     """(title, employer, start) of each work-history entry the extractor reads."""
     found = extract(answer, as_of=AS_OF).fields.get("work_history", ())

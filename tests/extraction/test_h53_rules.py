@@ -9,7 +9,7 @@ from typing import Any
 
 from ats.extraction import _layout
 from ats.extraction._layout import heading_kind
-from tests.extraction.answers import Row, pdf_answer, roles, rows_answer
+from tests.extraction.answers import Row, pdf_answer, roles, rows_answer, styled_block
 
 
 def _pdf(*rows: Row) -> dict[str, Any]:
@@ -90,8 +90,7 @@ def test_a_role_header_drawn_before_its_heading_is_in_the_headings_section() -> 
 
 
 def _styled(bbox: tuple[float, float, float, float], text: str, size: float = 10.5) -> dict[str, Any]:
-    line = {"bbox": list(bbox), "text": text, "size": size, "runs": [[len(text), 1, size]]}
-    return {"page": 1, "bbox": list(bbox), "text": text, "lines": [line]}
+    return styled_block(bbox, text, size, style=1)
 
 
 def test_a_one_year_role_with_its_year_flush_right_on_a_digital_row() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ats.extraction.api import extract
-from tests.extraction.answers import Row, pdf_answer, rows_answer
+from tests.extraction.answers import Row, pdf_answer, rows_answer, styled_block
 from tests.extraction.corpus import AS_OF
 from tests.extraction.test_layouts import docx
 
@@ -224,23 +224,17 @@ def test_a_names_second_line_below_it_is_found_past_the_contact_columns_lines() 
     assert _name(_scan(*rows)) == "André Example"
 
 
-def _styled(bbox: tuple[float, float, float, float], text: str, size: float) -> dict[str, Any]:
-    """A text layer's line, with its style runs (what a digital PDF's answer carries)."""
-    line = {"bbox": list(bbox), "text": text, "size": size, "runs": [[len(text), 0, size]]}
-    return {"page": 1, "bbox": list(bbox), "text": text, "lines": [line]}
-
-
 def test_an_initial_after_the_names_on_the_names_own_line_is_part_of_the_name() -> None:
     blocks = [
-        _styled((50, 57, 376, 93), "Karan Kumar Example R", 36.0),
-        _styled((50, 101, 413, 143), "Detail-oriented, analytical, and self-driven programmer.", 9.0),
-        _styled((460, 73, 558, 82), ": karanexample.r@gmail.com", 9.0),
+        styled_block((50, 57, 376, 93), "Karan Kumar Example R", 36.0),
+        styled_block((50, 101, 413, 143), "Detail-oriented, analytical, and self-driven programmer.", 9.0),
+        styled_block((460, 73, 558, 82), ": karanexample.r@gmail.com", 9.0),
     ]
     assert _name(pdf_answer(blocks, ocr=False)) == "Karan Kumar Example R"
     # a lone capital at the end of an OCR'd line is as often an icon: not read so
     assert _name(pdf_answer([{**b, "lines": [{**b["lines"][0], "runs": None}]} for b in blocks], ocr=True)) is None
     # nor after a single word ("Langues M")
-    blocks[0] = _styled((50, 57, 376, 93), "Langues M", 36.0)
+    blocks[0] = styled_block((50, 57, 376, 93), "Langues M", 36.0)
     assert _name(pdf_answer(blocks, ocr=False)) is None
 
 
