@@ -20,11 +20,43 @@ import sys
 import time
 from typing import Any
 
-SIZES = [int(a) for a in sys.argv[1:]] or [300, 3000, 30000]
 CALLS, WARM = 60, 10
+# The backlog's queues: task and lock prefix of each (as the intake's jobs name them).
+BACKLOG = {
+    "ingest": ("intake.ingest_attachment", "attachment:"),
+    "parse": ("intake.parse_attachment", "parse:attachment:"),
+}
+
+
+def install_previous_fetch(cur: Any) -> None:
+    """0003's fetch as `pg_temp.previous_fetch` in this session: the reference the new
+    function is measured (and, in tests/jobs/test_fetch_per_queue.py, checked) against."""
+    previous = importlib.import_module("ats.jobs.migrations.0006_fetch_per_queue")._previous_fetch()
+    cur.execute(previous.replace("FUNCTION ats_jobs_fetch_v1(", "FUNCTION pg_temp.previous_fetch("))
+
+
+def fill_capped_backlog(cur: Any, n: int, worker_id: int, queues: tuple[str, ...] = ("ingest", "parse")) -> None:
+    """No job but these: `n` waiting jobs in each of `queues`, and two running `ingest`
+    jobs of `worker_id` (the queue at its cap of 2); statistics taken."""
+    cur.execute("DELETE FROM procrastinate_jobs")
+    for queue in queues:
+        task, lock = BACKLOG[queue]
+        cur.execute(
+            "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status)"
+            " SELECT %s, %s, 20, %s || g, 'todo' FROM generate_series(1, %s) g",
+            [queue, task, lock, n],
+        )
+    cur.execute(
+        "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status, worker_id)"
+        " SELECT 'ingest', 'intake.ingest_attachment', 20, 'attachment:running' || g, 'doing', %s"
+        " FROM generate_series(1, 2) g",
+        [worker_id],
+    )
+    cur.execute("ANALYZE procrastinate_jobs")
 
 
 def main() -> None:
+    sizes = [int(a) for a in sys.argv[1:]] or [300, 3000, 30000]
     from ats.devtools import pg_local
 
     with pg_local.ephemeral() as url:
@@ -39,9 +71,8 @@ def main() -> None:
         from ats.jobs.policy import DEFAULT_QUEUES, UNTRUSTED_QUEUES
 
         call_command("migrate", verbosity=0)
-        previous = importlib.import_module("ats.jobs.migrations.0006_fetch_per_queue")._previous_fetch()
         with connection.cursor() as cur:
-            cur.execute(previous.replace("FUNCTION ats_jobs_fetch_v1(", "FUNCTION pg_temp.previous_fetch("))
+            install_previous_fetch(cur)
             cur.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
             worker_id = cur.fetchone()[0]
 
@@ -58,25 +89,9 @@ def main() -> None:
             return elapsed, found
 
         rows: list[dict[str, Any]] = []
-        for n in SIZES:
+        for n in sizes:
             with connection.cursor() as cur:
-                cur.execute("DELETE FROM procrastinate_jobs")
-                for queue, task, lock in (
-                    ("ingest", "intake.ingest_attachment", "attachment:"),
-                    ("parse", "intake.parse_attachment", "parse:attachment:"),
-                ):
-                    cur.execute(
-                        "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status)"
-                        " SELECT %s, %s, 20, %s || g, 'todo' FROM generate_series(1, %s) g",
-                        [queue, task, lock, n],
-                    )
-                cur.execute(
-                    "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status, worker_id)"
-                    " SELECT 'ingest', 'intake.ingest_attachment', 20, 'attachment:running' || g, 'doing', %s"
-                    " FROM generate_series(1, 2) g",
-                    [worker_id],
-                )
-                cur.execute("ANALYZE procrastinate_jobs")
+                fill_capped_backlog(cur, n, worker_id)
             for who, queues in (("worker-default", DEFAULT_QUEUES), ("worker-untrusted", UNTRUSTED_QUEUES)):
                 row: dict[str, Any] = {"waiting": n, "fetch": who}
                 for label, function in (("0003", "pg_temp.previous_fetch"), ("0006", "ats_jobs_fetch_v1")):

@@ -4,11 +4,11 @@ however long the backlog."""
 
 from __future__ import annotations
 
-import importlib
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from bench.fetch_bench import fill_capped_backlog, install_previous_fetch
 from django.db import connection, transaction
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
@@ -36,14 +36,6 @@ _job = st.fixed_dictionaries(
 
 class _Undo(Exception):
     """Rolls an example's rows back."""
-
-
-def _previous_fetch_sql() -> str:
-    """0003's fetch as a temporary function of this session: the reference."""
-    module = importlib.import_module("ats.jobs.migrations.0006_fetch_per_queue")
-    return module._previous_fetch().replace(
-        "CREATE OR REPLACE FUNCTION ats_jobs_fetch_v1(", "CREATE OR REPLACE FUNCTION pg_temp.previous_fetch("
-    )
 
 
 def _insert(cur: Any, jobs: list[dict[str, Any]], worker_id: int) -> None:
@@ -89,7 +81,7 @@ def test_the_probes_choose_the_job_the_single_scan_chose(
     jobs: list[dict[str, Any]], requested: list[str], caps: list[int]
 ) -> None:
     with connection.cursor() as cur:
-        cur.execute(_previous_fetch_sql())
+        install_previous_fetch(cur)
         try:
             with transaction.atomic():
                 cur.execute("DELETE FROM procrastinate_jobs")
@@ -111,22 +103,11 @@ def test_an_empty_fetch_reads_a_bounded_number_of_rows_behind_a_long_capped_back
     the one kept for every call); the probes read a handful, whatever the backlog (rows
     fetched through indexes, this transaction's statistics - a count, not a time)."""
     with connection.cursor() as cur:
-        cur.execute("DELETE FROM procrastinate_jobs")  # what earlier tests left (rolled back after)
         cur.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
         worker_id = cur.fetchone()[0]
-        cur.execute(
-            "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status)"
-            " SELECT 'ingest', 'intake.ingest_attachment', 20, 'attachment:' || g, 'todo'"
-            " FROM generate_series(1, 5000) g"
-        )
-        cur.execute(
-            "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status, worker_id)"
-            " SELECT 'ingest', 'intake.ingest_attachment', 20, 'attachment:running' || g, 'doing', %s"
-            " FROM generate_series(1, 2) g",
-            [worker_id],
-        )
-        cur.execute("ANALYZE procrastinate_jobs")
-        cur.execute(_previous_fetch_sql())
+        # Only these jobs (what earlier tests left is deleted; all rolled back after).
+        fill_capped_backlog(cur, 5000, worker_id, queues=("ingest",))
+        install_previous_fetch(cur)
         queues = ["ai", "ingest", "maintenance", "mail", "score"]
         caps = [2, 2, 1, 1, 2]
 
