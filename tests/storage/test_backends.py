@@ -48,6 +48,34 @@ def test_local_never_follows_planted_symlinks(tmp_path: Path) -> None:
     assert sorted(p.name for p in outside.iterdir()) == ["secret"]
 
 
+def test_local_promote_raced_by_another_promote_of_the_same_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two promotes of one key at once (a redelivered ingest beside its first run): the one
+    whose source vanished between its check and its rename reports ALREADY_PROMOTED, not a
+    FileNotFoundError that would fail the job (seen in CI: a test's in-process ingest beside
+    the stack's worker)."""
+    from ats.storage import local
+    from ats.storage.api import PromoteResult
+
+    store = store_from_config("local", root=tmp_path)
+    other = store_from_config("local", root=tmp_path)
+    for c in ("intake-quarantine", "documents"):
+        store.ensure_container(c)
+    store.put("intake-quarantine", "2026/cv.pdf", b"%PDF-1.7 cv")
+    real_rename = local._rename_noreplace
+
+    def beaten(src: Path, dst: Path) -> bool:
+        monkeypatch.setattr(local, "_rename_noreplace", real_rename)
+        assert other.promote("intake-quarantine", "2026/cv.pdf", "documents") is PromoteResult.PROMOTED
+        return real_rename(src, dst)  # the source is gone now: ENOENT
+
+    monkeypatch.setattr(local, "_rename_noreplace", beaten)
+    assert store.promote("intake-quarantine", "2026/cv.pdf", "documents") is PromoteResult.ALREADY_PROMOTED
+    assert store.get("documents", "2026/cv.pdf") == b"%PDF-1.7 cv"
+    assert not store.exists("intake-quarantine", "2026/cv.pdf")
+
+
 # --------------------------------------------------------------------------- azure
 
 

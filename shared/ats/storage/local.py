@@ -232,6 +232,12 @@ class LocalBlobStore(BlobStore):
             moved = _rename_noreplace(src, dst)
         except FileExistsError:
             moved = False  # the base class compares the bytes
+        except FileNotFoundError:
+            # A concurrent promote of the same key (a job redelivered while its first run
+            # still works, or an in-process call beside a worker) moved the source between
+            # the lstat and the rename: the base class sees the source gone and the
+            # destination there (ALREADY_PROMOTED), or raises BlobNotFound if neither.
+            moved = False
         if not moved:
             return super().promote(src_container, key, dst_container)
         self._fsync_dir(dst.parent)
