@@ -7,7 +7,7 @@ recruiter can always see why it is there.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 FIELDS = ("name", "emails", "phones", "links", "location", "skills", "years_experience", "education", "languages")
@@ -51,13 +51,23 @@ class Source:
     region_from: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["bbox"] = list(self.bbox) if self.bbox is not None else None
+        # Built by hand, not with dataclasses.asdict: asdict deep-copies every field
+        # recursively, and a CV's extraction holds hundreds of sources - it was ~7% of the
+        # apply hop's CPU (issue 26). tests/extraction/test_data.py holds the two equal.
+        d: dict[str, Any] = {
+            "text": self.text,
+            "rule": self.rule,
+            "page": self.page,
+            "bbox": list(self.bbox) if self.bbox is not None else None,
+            "part": self.part,
+            "index": self.index,
+        }
         # Only when set: values stored before these keys existed keep their exact shape (only
         # skills have a taxonomy id; only phones a region).
         for key in ("taxonomy_id", "taxonomy_label", "placeholder", "region", "region_from"):
-            if not d[key]:
-                del d[key]
+            value = getattr(self, key)
+            if value:
+                d[key] = value
         return d
 
     @classmethod
