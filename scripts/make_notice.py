@@ -161,7 +161,7 @@ Data shipped in this repository:
     stated in its README, vendored; Portuguese), cmaxreilly/resume (MIT), adamhealy/resume
     (Unlicense), priyakdey/priyakdey.github.io (CC-BY-4.0), cong-min/resume (CC-BY-SA-4.0,
     Chinese), SpiffyEight77/resume (MIT, English and Chinese).
-    Held-out v10 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v10, in tests/extraction/corpus/real/ now (real people's own CVs):
     ADMARIl/aingson.xyz (MIT), axal25/CV (Apache-2.0, stated in its README, vendored),
     caginagirdemir/caginagirdemir.github.io (Unlicense, English and Turkish),
     xCloudx8/danielecastrovilli.github.io (MIT, English and Italian), disksing/disksing.github.io
@@ -177,6 +177,23 @@ Data shipped in this repository:
     ralmasri/ralmasri.github.io (MIT, German and English), laffer-ryan/ryan-lafferty-portfolio
     (MIT), simonbohnen/simonbohnen.me (MIT, German and English), shaonhuang/resume (MIT,
     English and Chinese).
+    Held-out v11 (tests/extraction/heldout/files/; real people's own CVs):
+    0foxes/site-4 (GPL-3.0), 0x00C0DE/0x00C0DE.github.io (MIT), 0xcolinhenderson/portfolio
+    (MIT), 0xhjohnson/0xhjohnson.com (MIT), 25cent9/25cent9.github.io (MIT),
+    Alejandro-GR01/portfolio (MIT), AlysonRyan01/portfolio-next (MIT, Portuguese),
+    AnotherEngineerHere/portfolioreact (MIT, stated in its README, vendored; Spanish and
+    English), AnthonyGerdes/anthonygerdes.github.io (GPL-3.0), celtechstarter/portfolio
+    (MIT, stated in its README, vendored; German), EnricoGregorio/portfolio (MIT,
+    Portuguese), facurodrij/facurodrij.github.io (MIT, Spanish),
+    iabdul-aal/iabdul-aal.github.io (CC-BY-4.0, English and German), iamcristian/Portfolio
+    (MIT, Spanish and English), kundan1729/Resume (MIT, stated in its README, vendored),
+    Kyrillus/kyrill.us (MIT, English and German), MarkelJaure/portfolio (MIT, Spanish and
+    English), mikeldev0/portfolio-dev (Apache-2.0, English and German), Nourislam/inouri
+    (MIT, stated in its README, vendored; French and English), oddlord/CV (MIT),
+    qosmonaut/qosmo (GPL-3.0, English and German), Ramazan-yildirim/CV_Portfolio (MIT,
+    English and Turkish), sdaberdaku/resume (MIT), sergeyklay/cv (MIT),
+    Sisonke10-byt/My-Portfolio-Profile (MIT, stated in its README, vendored),
+    waterlens/resume (MIT, Chinese and English).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
