@@ -12,7 +12,28 @@ from __future__ import annotations
 
 import sys
 
-LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "sv", "da", "fi", "cs", "ro", "hu")
+# tr, ru, zh, ja, ko: layout-30 (Turkish, Russian and East Asian CVs name their country in their language)
+LANGUAGES = (
+    "en",
+    "de",
+    "fr",
+    "es",
+    "it",
+    "pt",
+    "nl",
+    "pl",
+    "sv",
+    "da",
+    "fi",
+    "cs",
+    "ro",
+    "hu",
+    "tr",
+    "ru",
+    "zh",
+    "ja",
+    "ko",
+)
 
 
 def rows() -> list[tuple[str, str]]:

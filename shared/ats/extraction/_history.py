@@ -37,8 +37,9 @@ TWO_DIGIT_PIVOT = 50  # "Nov’22" is 2022, "Sep’98" 1998
 _DATE = re.compile(
     r"\b((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09
     r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
-    # Mar 2019, März 2019, Jul/2025, Aug-2021, "Mai, 2023"
-    r"|\b([^\W\d_]{3,12})(?:[./,]|-(?=\d))?\s{0,2}((?:18|19|20)\d\d)\b"
+    # Mar 2019, März 2019, Jul/2025, Aug-2021, "Mai, 2023"; "Dezembro de 2025", "enero del
+    # 2020" (Portuguese and Spanish: "de"/"del" between month and year; layout-30)
+    r"|\b([^\W\d_]{3,12})(?:[./,]|-(?=\d)|\s{1,2}(?i:del?)(?=\s{1,2}(?:18|19|20)\d\d\b))?\s{0,2}((?:18|19|20)\d\d)\b"
     r"|\b((?:18|19|20)\d\d)\b"  # 2019; 18xx too (layout-6: TeX classes' examples are 19th-century lives)
     r"|\b([^\W\d_]{3,9})\.?\s?['’‘]{1,2}(\d\d)\b"  # Nov’22, Sept'15, OCR's Nov'’22 (layout-6; month names only)
     # Sep 30, 2019 (h48): month names only, so "Top 10, 2019 - 2020" keeps its years
@@ -221,8 +222,16 @@ def _compact_ranges(text: str) -> list[DateRange]:
         end = first - first % 100 + last
         if first < end <= first + 20:
             out.append(DateRange((first, None), (end, None), m.span()))
+    tokens = None
     for m in _OPEN_DASH.finditer(text):
-        out.append(DateRange((int(m.group(1)), None), None, m.span()))
+        # "01.2021 -", "Jan 2021 –" at a line's end (the end date on the next line): the
+        # month written before the year is the start's (layout-30; it was left in the employer)
+        tokens = _tokens(text) if tokens is None else tokens
+        dated = next((t for t in tokens if t[1] == m.end(1) and t[3] is not None), None)
+        if dated is not None:
+            out.append(DateRange((dated[2], dated[3]), None, (dated[0], m.end())))
+        else:
+            out.append(DateRange((int(m.group(1)), None), None, m.span()))
     out += _numeric_month_ranges(_SHORT_MONTHS, text, _two_digit_year)
     out += _named_short_ranges(text)
     out += _numeric_month_ranges(_SPACED_MONTHS, text, int)
@@ -289,8 +298,9 @@ _BULLET = tuple("•◦▪▫‣∙·*-–—●○■□➢➤►✓✔→➔�
 # "Title at Employer": what follows the word is the employer.
 # "数据工程师@ 上海领脉网络科技": an "@" glued to the title (h50); not "Cortana @Work Calendar",
 # a product's name.
-_AT_WORDS = re.compile(r"\s(at|@|bei|chez|presso|en|bij|w|na)\s|(?<=[^\W\d_])(@)\s", re.IGNORECASE)
-_STRONG_AT = frozenset({"at", "@", "bei", "chez", "presso"})  # "en", "w": also "Máster en ..."
+# "dla" (layout-30): Polish "for", "Programista front-end dla BASEF LTD"
+_AT_WORDS = re.compile(r"\s(at|@|bei|chez|presso|dla|en|bij|w|na)\s|(?<=[^\W\d_])(@)\s", re.IGNORECASE)
+_STRONG_AT = frozenset({"at", "@", "bei", "chez", "presso", "dla"})  # "en", "w": also "Máster en ..."
 # German and Dutch compounds: "Softwareentwickler", "Projektleiterin", "Datenbankberater".
 _TITLE_SUFFIXES = (
     "entwickler",
@@ -332,7 +342,9 @@ _TITLE_SUFFIXES = (
     "fahrer",
     "fahrerin",
 )
-_PARTS = re.compile(r"\s{2,}|\t|\s[|–—·•]\s|\s-\s|,\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
+# " : " and "; " separate parts too (layout-30): "Backend Software Engineer : Danggeun Market
+# Inc. : Jan 2026 - Present" (a site's generated CV), "Auckland Transport; Auckland, NZ".
+_PARTS = re.compile(r"\s{2,}|\t|\s[|–—·•:]\s|\s-\s|[,;]\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
 _ORG_WORDS = frozenset(
     {"gmbh", "ag", "se", "kg", "ltd", "ltd.", "limited", "inc", "inc.", "llc", "plc", "corp", "corp.", "corporation",
      "sa", "s.a.", "sas", "sarl", "s.l.", "sl", "spa", "s.p.a.", "srl", "s.r.l.", "bv", "b.v.", "nv", "n.v.",
@@ -359,7 +371,12 @@ _TITLE_WORDS = frozenset(
      "estagiário", "estagiária", "cofounder", "lehrer", "lehrerin", "dozent", "dozentin", "employee",
      # h50: Portuguese and Spanish trades of the development half's Brazilian CVs
      "vendedor", "vendedora", "promotor", "promotora", "auxiliar", "assistente", "atendente", "recepcionista",
-     "operador", "operadora", "administrador", "administradora", "teilhaber", "teilhaberin"}
+     "operador", "operadora", "administrador", "administradora", "teilhaber", "teilhaberin",
+     # layout-30: Turkish, Russian and Czech titles, and interns' words in more languages
+     "staj", "stajyer", "geliştirici", "mühendis", "mühendisi", "uzman", "uzmanı", "yönetici", "yazılımcı",
+     "разработчик", "инженер", "стажер", "стажёр", "аналитик", "руководитель", "менеджер", "тестировщик",
+     "программист", "ментор", "vývojář", "programátor", "inženýr", "analytik", "konzultant", "stážista",
+     "aprendiz", "pasante", "practicante", "stagista", "praktykant", "konsultant"}
 )  # fmt: skip
 _INSTITUTION_WORDS = frozenset(
     {"university", "universität", "universitat", "université", "universidad", "università", "universiteit",
@@ -462,6 +479,7 @@ def _parts(text: str) -> list[str]:
                 continue  # "(6 mois)", "(2 years)" under the dates: how long, not who or what (layout-12)
             if part.count("(") > part.count(")"):
                 part += ")"  # "Danggeun Pay Inc. (KarrotPay)": the strip took its own bracket
+            part = _less_description(part)
             if out and _LEGAL_FORM.fullmatch(part):
                 out[-1] = f"{out[-1]}, {part}"  # "Omnious. Co., Ltd.": a legal form is no part of its own
             elif sum(ch.isalpha() for ch in part) >= 2:
@@ -492,6 +510,27 @@ _BRACKETED = re.compile(r"\([^()]{1,80}\)")
 
 def _masked(m: re.Match[str]) -> str:
     return m.group(0).replace(",", _COMMA)
+
+
+# "Wurthy (Profitable solutions for growing businesses)": what the organisation does, in
+# brackets after its name, is no part of the name (layout-30); "Devsisters (Studio Kingdom)",
+# "EPAM Systems (Poland)", "(ATER ≈192H)" are names and stay.
+_DESCRIPTION_BRACKET = re.compile(r"\s\(([^()]{1,160})\)$")
+MIN_DESCRIPTION_WORDS = 3
+_FUNCTION_WORDS = frozenset(
+    {"a", "an", "the", "to", "of", "for", "and", "in", "on", "by", "with", "at", "from", "as", "de", "la", "le",
+     "des", "du", "et", "en", "y", "e", "da", "do", "der", "die", "das", "und", "von", "für", "w", "i", "na"}
+)  # fmt: skip
+
+
+def _less_description(part: str) -> str:
+    m = _DESCRIPTION_BRACKET.search(part)
+    if m is None or not part[: m.start()].strip():
+        return part
+    words = m.group(1).replace(_COMMA, ",").split()
+    # lower-case words that carry meaning: "(exited to GitKraken)" is the company's story, kept
+    lower = sum(1 for w in words if w[:1].islower() and w.strip(",.").casefold() not in _FUNCTION_WORDS)
+    return part[: m.start()] if len(words) >= MIN_DESCRIPTION_WORDS and lower >= 2 else part
 
 
 _DURATION_UNIT = (

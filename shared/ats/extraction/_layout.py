@@ -98,7 +98,12 @@ class Line:
 
 # TeX's ligature glyphs ("ﬁrewall", "Pontiﬁcia", "openoﬃce"): the letters they stand for
 # (layout-6). Only these: NFKC would also fold superscripts and full-width forms.
-_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
+# And the two Unicode hyphens (U+2010, U+2011 non-breaking): some fonts' text layers give
+# every hyphen as one of them - "Oct. 2015 <U+2011> Present" (layout-30) - and no
+# rule reads them as the hyphen-minus they stand for.
+_LIGATURES = str.maketrans(
+    {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st", "\u2010": "-", "\u2011": "-"}
+)
 
 
 def _clean(text: str) -> str:
@@ -471,7 +476,7 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
     if answer.get("elements"):
         lines = _docx_lines(answer["elements"])
     elif answer.get("blocks"):
-        lines = _pdf_lines(answer["blocks"])
+        lines = _without_overprints(_pdf_lines(answer["blocks"]))
         lines = _by_columns(lines) if answer.get("ocr_used") else _header_drawn_last(lines)
     elif answer.get("paragraphs") or answer.get("tables"):
         lines = _schema1_docx_lines(answer)
@@ -484,6 +489,30 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
     lines = join_date_rows(join_wrapped(lines))
     _assign_sections(lines, ocr=bool(answer.get("ocr_used")))
     return lines
+
+
+# -- text drawn more than once ---------------------------------------------------------------------
+# A shadow or a fake bold draws one text several times, a point or less apart ("Ansys" sixteen
+# times over itself, a Typst CV's glow; layout-30): the text layer gives each drawing as a line.
+# Only the first is read; the same text elsewhere on the page (two roles at one employer) stays.
+OVERPRINT_PT = 2.0
+
+
+def _without_overprints(lines: list[Line]) -> list[Line]:
+    out: list[Line] = []
+    for line in lines:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and line.text == prev.text
+            and line.page == prev.page
+            and line.bbox is not None
+            and prev.bbox is not None
+            and all(abs(a - b) <= OVERPRINT_PT for a, b in zip(line.bbox, prev.bbox, strict=True))
+        ):
+            continue
+        out.append(line)
+    return _renumbered(out) if len(out) != len(lines) else out
 
 
 # -- lines a PDF wrapped -------------------------------------------------------------------------
@@ -608,7 +637,8 @@ _BULLETS = tuple("•◦▪▫‣∙*●○■□➢➤►✓✔–—-")
 
 _REMOTE = frozenset(
     {"remote", "remote-first", "hybrid", "homeoffice", "home office", "télétravail", "en remoto", "remoto", "remota",
-     "à distance", "a distancia", "híbrido"}
+     "à distance", "a distancia", "híbrido",
+     "удаленно", "удалённо", "удаленная работа", "uzaktan", "hibrit", "zdalnie", "na dálku"}  # layout-30
 )  # fmt: skip
 
 
@@ -644,7 +674,9 @@ def _city_and_code(text: str) -> bool:
 
 def is_place(text: str) -> bool:
     """A known city or country, "City, ST", "City, Country", or "Remote"."""
-    low = plain(text).strip(" ()[]").casefold()
+    # "İSTANBUL".casefold() keeps the capital's dot as U+0307 ("i̇stanbul"): without it,
+    # the name (layout-30)
+    low = plain(text).strip(" ()[]").casefold().replace("\u0307", "")
     if not low or len(low) > 60:
         return False
     if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES or _city_and_code(text):

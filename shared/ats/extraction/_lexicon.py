@@ -42,6 +42,11 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "doświadczenie komercyjne", "wcześniejsze doświadczenie komercyjne",
         # h50: Chinese, Japanese and Korean headings (a Chinese LaTeX CV's sections read as "top")
         "工作经历", "工作经验", "实习经历", "工作履历", "職歴", "職務経歴", "경력", "경력 사항",
+        # layout-30: Turkish, Russian and Czech (development CVs of held-out v10 read their
+        # roles' headings as roles and their degrees as jobs)
+        "deneyim", "deneyimler", "iş deneyimi", "iş deneyimleri", "iş deneyimlerim", "tecrübe", "tecrübeler",
+        "iş tecrübesi", "profesyonel deneyim", "çalışma deneyimi", "опыт работы", "опыт",
+        "профессиональный опыт", "трудовая деятельность", "pracovní zkušenosti", "praxe",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
@@ -53,6 +58,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "akademische laufbahn",  # h44
         "informações acadêmicas", "academic information", "informação acadêmica",  # h52
         "教育经历", "教育背景", "学历", "学歴", "학력", "학력 사항",  # h50
+        "eğitim", "eğitim bilgileri", "öğrenim", "образование", "vzdělání",  # layout-30
     ),
     "skills": (
         "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",
@@ -74,14 +80,18 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "technology stack", "technical stack", "technologie-stack", "tech-stack", "stack technique",
         "stack technologique", "stack tecnológico", "stack tecnológica", "areas of expertise", "toolbox",
         "kernkompetenzen",
+        # layout-30: Turkish, Russian and Czech
+        "yetenekler", "beceriler", "yetkinlikler", "teknik beceriler", "teknik yetenekler", "навыки",
+        "ключевые навыки", "технические навыки", "технологии", "dovednosti",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
         "idiomas", "lenguas", "lingue", "competenze linguistiche", "conoscenze linguistiche", "talen",
         "talenkennis", "języki", "języki obce", "znajomość języków",
+        "diller", "yabancı diller", "языки", "иностранные языки", "jazyky",  # layout-30
     ),
     "references": ("references", "referees", "referenzen", "références", "referencias", "referenze", "referenties",
-                   "referencje"),
+                   "referencje", "referanslar"),
     "summary": (
         "profile", "summary", "professional summary", "personal statement", "objective", "about me", "about",
         "profil", "über mich", "kurzprofil", "à propos", "perfil", "sobre mí", "perfil profesional", "profilo",
@@ -89,6 +99,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # h50: objectives and summaries in Portuguese, Spanish and French CVs
         "objetivo", "objetivos", "objetivo profissional", "objetivo profesional", "resumo", "resumo profissional",
         "sobre mim", "perfil profissional", "objectif", "objectif professionnel", "resumen", "resumen profesional",
+        "hakkımda", "özet", "о себе", "обо мне", "o mně",  # layout-30
     ),
     "contact": (
         "contact", "contact details", "contact information", "personal details", "personal information",
@@ -99,6 +110,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "persönliche infos", "persönliche angaben", "kontaktinformationen", "personal info", "contact info",
         "informations personnelles", "informações pessoais", "dados pessoais", "contato", "contatos",
         "informações de contato", "informacje kontaktowe", "kontakty",
+        "iletişim", "iletişim bilgileri", "kişisel bilgiler", "контакты", "контактная информация",  # layout-30
     ),
     "other": (
         "projects", "certifications", "certificates", "publications", "interests", "hobbies", "awards",
@@ -116,6 +128,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "certificados", "certificados e cursos", "cursos e certificados", "cursos complementares",
         "additional information", "informações adicionais", "zusätzliche informationen",  # h52
         "个人项目", "项目经验", "项目经历", "自我评价", "获奖情况", "荣誉奖项", "其他",  # h50
+        # layout-30: Turkish, Russian and Czech
+        "projeler", "sertifikalar", "hobiler", "ilgi alanları", "başarılar", "проекты", "сертификаты",
+        "курсы", "достижения", "certifikáty", "zájmy",
     ),
 }  # fmt: skip
 
@@ -126,6 +141,7 @@ DOCUMENT_TITLES = frozenset(
         "curriculum vitae europass", "europass", "życiorys", "c.v.", "profil", "profile", "bewerbung",
         "tabellarischer lebenslauf", "mon cv", "hoja de vida", "resumé", "resume/cv", "cv/resume",
         "简历", "个人简历", "履歴書", "職務経歴書", "履歷表", "履歷", "이력서",
+        "özgeçmiş", "резюме", "životopis",  # layout-30
     }
 )  # fmt: skip
 # Title words that may share the name's line ("Curriculum Vitae - Anna Schmidt",
@@ -234,6 +250,9 @@ PRESENT_WORDS = (
     # layout-6: abbreviations ("Nov'22 - Cur.", "May 2011 - Act."), Portuguese
     "cur.", "act.", "atual", "atualmente", "o momento",
     "ahora", "actualmente", "hoje", "en cours", "en poste",  # h44
+    # layout-30: Russian, Turkish, Czech ("Август 2022 — Настоящее время")
+    "настоящее время", "по настоящее время", "наст. время", "сейчас", "н.в.", "günümüz", "halen",
+    "devam ediyor", "současnost", "dosud", "doposud", "nyní",
 )  # fmt: skip
 SINCE_WORDS = ("since", "seit", "depuis", "desde", "dal", "dall'", "sinds", "od", "from")
 
@@ -257,6 +276,28 @@ for number, names in enumerate(
     start=1,
 ):
     for name in names.split():
+        MONTHS[name] = number
+# layout-30: Russian (nominative and genitive, "Август 2022"), Turkish (also as an
+# upper-case line folds it: "MAYIS" -> "mayis") and Czech
+for number, names in enumerate(
+    (
+        "январь января янв ocak leden ledna",
+        "февраль февраля фев şubat subat únor února",
+        "март марта mart březen března",
+        "апрель апреля апр nisan duben dubna",
+        "май мая mayıs mayis květen května",
+        "июнь июня июн haziran červen června",
+        "июль июля июл temmuz červenec července",
+        "август августа авг ağustos agustos srpen srpna augusti",
+        "сентябрь сентября сен сент eylül eylul září",
+        "октябрь октября окт ekim říjen října",
+        "ноябрь ноября ноя нояб kasım kasim listopadu",
+        "декабрь декабря дек aralık aralik prosinec prosince",
+    ),
+    start=1,
+):
+    for name in names.split():
+        assert MONTHS.get(name, number) == number, name  # no name of two months
         MONTHS[name] = number
 
 # Human languages: every spelling (several locales) -> English name.
