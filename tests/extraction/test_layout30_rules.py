@@ -124,3 +124,56 @@ def test_a_month_before_a_lines_last_open_year_is_the_starts() -> None:
     ]
     assert [(r.start, r.end) for r in _history.date_ranges("Jan 2021 –")] == [((2021, 1), None)]
     assert [(r.start, r.end) for r in _history.date_ranges("2017–")] == [((2017, None), None)]
+
+
+def test_what_follows_the_name_in_brackets_is_not_the_name() -> None:
+    from ats.extraction.api import extract
+
+    for line in ("Rakan Al Masri (US Citizen)", "Rakan Al Masri (he/him)"):
+        answer = _pdf(((36, 40, 336, 67), line, 24.0), ((36, 80, 336, 92), "rakan@example.org", 10.0))
+        assert extract(answer).values("name") == ["Rakan Al Masri"], line
+    answer = _pdf(((36, 40, 336, 67), "Robert (Bob) Smith", 24.0), ((36, 80, 336, 92), "bob@example.org", 10.0))
+    assert extract(answer).values("name") == ["Robert (Bob) Smith"]
+
+
+def test_an_end_date_alone_on_the_next_line_closes_a_range_broken_after_its_dash() -> None:
+    answer = _cv(
+        "Front-end developer at BASEF LTD - 05.2021 -", "08.2021", "- writing e2e tests (Cypress)",
+        "Front-end at PrintSoft NT sp. zoo. 01.2021 -", "05.2021", "- writing e2e tests",
+    )  # fmt: skip
+    from ats.extraction.api import extract
+
+    entries = [e.value for e in extract(answer, as_of=__import__("datetime").date(2026, 12, 1)).fields["work_history"]]
+    assert [(e["employer"], e["start"], e["end"]) for e in entries] == [
+        ("BASEF LTD", "2021-05", "2021-08"),
+        ("PrintSoft NT sp. zoo.", "2021-01", "2021-05"),
+    ]
+
+
+def test_a_date_columns_range_over_two_rows_is_one_range() -> None:
+    answer = _pdf(
+        ((36, 40, 236, 67), "Jane Example", 24.0),
+        ((35, 100, 212, 114), "Work Experience", 16.0),
+        ((53, 130, 100, 142), "Aug 2021 -", 10.0),
+        ((114, 130, 255, 142), "Software Engineering Intern", 10.0),
+        ((60, 143, 100, 155), "Dec 2021", 10.0),
+        ((114, 143, 200, 155), "Datadog", 10.0),
+        (
+            (114, 157, 576, 168),
+            "• Designed a monitoring daemon using eBPF to collect traffic from Go programs in-memory",
+            9.0,
+        ),
+        ((53, 180, 100, 192), "May 2021 -", 10.0),
+        ((114, 180, 255, 192), "Software Engineering Intern", 10.0),
+        ((60, 193, 100, 205), "Aug 2021", 10.0),
+        ((114, 193, 200, 205), "Stripe", 10.0),
+        (
+            (114, 207, 576, 218),
+            "• Developed a last-mile caching sidecar in Go to bypass limitations of Ruby threads",
+            9.0,
+        ),
+    )
+    assert roles(answer) == [
+        ("Software Engineering Intern", "Datadog", "2021-08"),
+        ("Software Engineering Intern", "Stripe", "2021-05"),
+    ]

@@ -9,6 +9,7 @@ DOCX paragraphs and table rows, or plain text lines.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import unicodedata
@@ -486,7 +487,7 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
             text = _clean(raw)
             if text:
                 lines.append(Line(text, len(lines), part="text", index=i))
-    lines = join_date_rows(join_wrapped(lines))
+    lines = join_open_ranges(join_date_rows(join_wrapped(lines)))
     _assign_sections(lines, ocr=bool(answer.get("ocr_used")))
     return lines
 
@@ -712,6 +713,43 @@ def is_place(text: str) -> bool:
         or tail.upper() in lex.US_STATES
         or ((tail.upper() in lex.STATE_CODES or tail in lex.US_STATE_NAMES) and not set(head.split()) & lex.JOB_WORDS)
     )
+
+
+# "Front-end at PrintSoft 01.2021 -" then "05.2021" on the next line: a range the line broke
+# after its dash (a narrow column). The end date alone on the next line is the range's end
+# (layout-30; the role read as ongoing, and its years ran to today).
+_OPEN_AT_END = re.compile(r"(?:19|20)\d\d\s{0,2}[-–—]\s{0,2}$")
+
+
+# The same in a date column: "May 2021 -  Software Engineering Intern" over "Aug 2021  Stripe"
+# (each date cell joined with its row): the second row's date is the first range's end.
+_OPEN_CELL = re.compile(r"^(.{4,24}?(?:19|20)\d\d\s{0,2}[-–—])\s{2,}(\S.*)$")
+
+
+def join_open_ranges(lines: list[Line]) -> list[Line]:
+    out: list[Line] = []
+    skip = False
+    for k, line in enumerate(lines):
+        if skip:
+            skip = False
+            continue
+        nxt = lines[k + 1] if k + 1 < len(lines) else None
+        if nxt is None or nxt.page != line.page:
+            out.append(line)
+            continue
+        if _OPEN_AT_END.search(line.text[-16:]) and date_cell(nxt.text) and not _OPEN_AT_END.search(nxt.text):
+            out.append(dataclasses.replace(line, text=f"{line.text} {nxt.text}", runs=None))
+            skip = True
+            continue
+        cell = _OPEN_CELL.match(line.text) if line.date_column and nxt.date_column else None
+        head, sep, rest = nxt.text.partition("  ")
+        if cell and sep and date_cell(head) and date_cell(cell.group(1)) and not _OPEN_AT_END.search(head):
+            out.append(dataclasses.replace(line, text=f"{cell.group(1)} {head}  {cell.group(2)}", runs=None))
+            out.append(dataclasses.replace(nxt, text=rest.strip(), runs=None, date_column=False))
+            skip = True
+            continue
+        out.append(line)
+    return _renumbered(out) if len(out) != len(lines) else out
 
 
 def date_cell(text: str) -> bool:

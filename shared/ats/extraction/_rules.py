@@ -1026,6 +1026,12 @@ def cjk_name(text: str) -> bool:
     return "・" in text or "＝" in text or 2 <= len(compact) <= 4
 
 
+# "Rakan Al Masri (US Citizen)", "Jane Doe (she/her)", "Ana Lima (PhD)": what follows the name
+# in brackets on its line is about the person, not their name (layout-30). A bracket inside
+# the name ("Robert (Bob) Smith") is not at the line's end and stays.
+_NAME_BRACKET_TAIL = re.compile(r"(?<=[^\W\d_])\s{1,3}\([^()]{1,40}\)$")
+
+
 def _strip_titles(text: str) -> str:
     """Title words sharing the name's line: "Curriculum Vitae – Anna Schmidt", "ANNA
     SCHMIDT RESUME", "Lebenslauf von Anna Schmidt" -> the name."""
@@ -1313,7 +1319,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
             segments.pop(0)
         # ".Pierce Jorgensen", "=Pierce Jorgensen", ". AndréSantos": a scan's speck or an
         # icon's glyph before the name, and the space after it (h54)
-        head = _strip_lead_glyphs(_strip_prefixes(_strip_titles(segments[0])))
+        head = _strip_lead_glyphs(_strip_prefixes(_strip_titles(_NAME_BRACKET_TAIL.sub("", segments[0]))))
         if not head:
             continue  # a rule drawn as a dash: nothing of a name, and not to join the next line to
         shaped = _name_shaped(head, lines, k, parts)
