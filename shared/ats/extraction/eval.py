@@ -121,13 +121,21 @@ TARGETS: dict[str, tuple[str, float]] = {
 # Layout-27 (h53): work history 0.487. Layout-28 (h54): e-mail 0.938, name 0.854 (one real
 # scan). Layout-29 (h55, skills: slash pairs and partly-linked items whole): skills 0.822
 # (real documents 0.793) - its floor raised to 0.80 (less 0.02, rounded down to 0.05).
+# v10 was then spent (read after each of nine change sets) and moved to development, and
+# held-out v11 drawn (2026-12-04, stop 45): 94 real documents - 40 real people's own CVs
+# (37 PDFs, 3 DOCX) from 26 repositories and 54 scans of them - and 32 generated. Read once
+# before the change set (layout-29: name 0.873, e-mail 0.960, phone 0.951, skills 0.803,
+# work history 0.639, years 0.793) and measured once after it (layout-30: name 0.873,
+# e-mail 0.960, phone 0.951, skills 0.805, work history 0.648, years 0.770). A new set
+# again: the ratchet starts from the layout-30 reading, each value less 0.02 rounded down
+# to 0.05 - name, work history and years up, skills down from v10's 0.80 (0.805 less 0.02).
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.80),
+    "name": ("exact", 0.85),
     "emails": ("f1", 0.90),
     "phones": ("f1", 0.90),
-    "skills": ("f1", 0.80),
-    "work_history": ("f1", 0.45),
-    "years_experience": ("within1", 0.65),
+    "skills": ("f1", 0.75),
+    "work_history": ("f1", 0.60),
+    "years_experience": ("within1", 0.75),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
