@@ -9,7 +9,9 @@ from typing import Any
 
 from ats.extraction import _history, _layout
 from ats.extraction._layout import heading_kind, is_place
+from ats.extraction.api import extract
 from tests.extraction.answers import Row, roles, rows_answer
+from tests.extraction.corpus import AS_OF
 
 
 def _pdf(*rows: Row) -> dict[str, Any]:
@@ -127,8 +129,6 @@ def test_a_month_before_a_lines_last_open_year_is_the_starts() -> None:
 
 
 def test_what_follows_the_name_in_brackets_is_not_the_name() -> None:
-    from ats.extraction.api import extract
-
     for line in ("Rakan Al Masri (US Citizen)", "Rakan Al Masri (he/him)"):
         answer = _pdf(((36, 40, 336, 67), line, 24.0), ((36, 80, 336, 92), "rakan@example.org", 10.0))
         assert extract(answer).values("name") == ["Rakan Al Masri"], line
@@ -141,9 +141,7 @@ def test_an_end_date_alone_on_the_next_line_closes_a_range_broken_after_its_dash
         "Front-end developer at BASEF LTD - 05.2021 -", "08.2021", "- writing e2e tests (Cypress)",
         "Front-end at PrintSoft NT sp. zoo. 01.2021 -", "05.2021", "- writing e2e tests",
     )  # fmt: skip
-    from ats.extraction.api import extract
-
-    entries = [e.value for e in extract(answer, as_of=__import__("datetime").date(2026, 12, 1)).fields["work_history"]]
+    entries = [e.value for e in extract(answer, as_of=AS_OF).fields["work_history"]]
     assert [(e["employer"], e["start"], e["end"]) for e in entries] == [
         ("BASEF LTD", "2021-05", "2021-08"),
         ("PrintSoft NT sp. zoo.", "2021-01", "2021-05"),
