@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ats.extraction import _lexicon as lex
-from ats.extraction._layout import Line, is_place, joined_runs, plain, style_of, without_head
+from ats.extraction._layout import Line, heading_kind, is_place, joined_runs, plain, style_of, without_head
 from ats.extraction._rules import months_in_union
 from ats.extraction.data import Source
 
@@ -211,9 +211,10 @@ def _numeric_month_ranges(pattern: re.Pattern[str], text: str, year: Callable[[i
     return out
 
 
-def _compact_ranges(text: str) -> list[DateRange]:
+def _compact_ranges(text: str, tokens: list[tuple[int, int, int, int | None]]) -> list[DateRange]:
     """Ranges written with one year or none at their end, or two-digit years: "2013–16",
-    "2017–" (ongoing), "June – August 2019", "6 - 7/2016", "08/15 - 12/15"."""
+    "2017–" (ongoing), "June – August 2019", "6 - 7/2016", "08/15 - 12/15"; `tokens` are
+    the line's dates (_tokens)."""
     out = []
     for m in _SHORT_END.finditer(text):
         first, last = int(m.group(1)), int(m.group(2))
@@ -222,11 +223,9 @@ def _compact_ranges(text: str) -> list[DateRange]:
         end = first - first % 100 + last
         if first < end <= first + 20:
             out.append(DateRange((first, None), (end, None), m.span()))
-    tokens = None
     for m in _OPEN_DASH.finditer(text):
         # "01.2021 -", "Jan 2021 –" at a line's end (the end date on the next line): the
         # month written before the year is the start's (layout-30; it was left in the employer)
-        tokens = _tokens(text) if tokens is None else tokens
         dated = next((t for t in tokens if t[1] == m.end(1) and t[3] is not None), None)
         if dated is not None:
             out.append(DateRange((dated[2], dated[3]), None, (dated[0], m.end())))
@@ -254,7 +253,7 @@ def date_ranges(text: str) -> list[DateRange]:
     if len(text) > MAX_DATE_LINE:
         return []
     tokens = _tokens(text)
-    short = _compact_ranges(text)
+    short = _compact_ranges(text, tokens)
     if short:
         tokens = [t for t in tokens if not any(r.span[0] <= t[0] < r.span[1] for r in short)]
         rest = _ranges_of(text, tokens)
@@ -1320,7 +1319,8 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     # its roles at the top (layout-6).
     section = "experience" if any(ln.heading == "experience" for ln in lines) else "top"
     styled: list[tuple[_Entry, str | None, str | None]] = []
-    for e, company in _nested_roles(_entries(lines, section)):
+    nested = _nested_roles(_entries(lines, section))
+    for k, (e, company) in enumerate(nested):
         if e.whole_title:
             below_title, employer, location = _split_job([t for _, t in e.header[1:]])
             parts = _parts(e.header[0][1])
@@ -1340,7 +1340,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
             else:
                 title = title or employer
             employer = company
-        if _studies(title, employer):
+        if _studies(title, employer) or _group_heading(e, title, employer, nested[k + 1 :]):
             continue
         value: dict[str, str | None] = {
             "employer": _less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer))),
@@ -1355,6 +1355,18 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         styled.append((e, title, employer))
     _by_house_style(out, styled, ("title", "employer"))
     return out
+
+
+def _group_heading(e: _Entry, title: str | None, employer: str | None, after: list[tuple[_Entry, str | None]]) -> bool:
+    """ "Additional Experience" over "2008–2024", then the roles of those years: a heading
+    of a group of roles with the span of all of them, not a role - its span counted as
+    years ran them together (layout-31)."""
+    return (
+        employer is None
+        and title is not None
+        and heading_kind(title) is not None
+        and any(_within(later.dates, e.dates) for later, _ in after)
+    )
 
 
 _STUDENT_WORDS = frozenset(

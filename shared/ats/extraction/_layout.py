@@ -700,6 +700,8 @@ def is_place(text: str) -> bool:
         employer_first = middle.strip() in lex.CITIES and head not in lex.CITIES and not is_place(head)
         return (
             not employer_first
+            # "Lecturer, University of Liverpool, UK": a post, its employer and country (layout-31)
+            and not set(middle.replace("’", "'").split()) & _ORGANISATION_WORDS
             and len(words) <= 6
             and len(head.split()) <= 3  # "Universidad Nacional de Rosario, Rosario, Argentina" (h47)
             and country.strip() in lex.COUNTRIES
@@ -718,12 +720,15 @@ def is_place(text: str) -> bool:
 # "Front-end at PrintSoft 01.2021 -" then "05.2021" on the next line: a range the line broke
 # after its dash (a narrow column). The end date alone on the next line is the range's end
 # (layout-30; the role read as ongoing, and its years ran to today).
-_OPEN_AT_END = re.compile(r"(?:19|20)\d\d\s{0,2}[-–—]\s{0,2}$")
+# "Sept. 2018 to" over "present" (layout-31): a word can end the line where a dash does.
+_OPEN_SEP = r"(?:[-–—]|\b(?:to|till|until|bis|à|au|hasta|até|al))"
+_OPEN_AT_END = re.compile(r"(?:19|20)\d\d\s{0,2}" + _OPEN_SEP + r"\s{0,2}$")
 
 
 # The same in a date column: "May 2021 -  Software Engineering Intern" over "Aug 2021  Stripe"
 # (each date cell joined with its row): the second row's date is the first range's end.
-_OPEN_CELL = re.compile(r"^(.{4,24}?(?:19|20)\d\d\s{0,2}[-–—])\s{2,}(\S.*)$")
+_OPEN_CELL = re.compile(r"^(.{4,24}?(?:19|20)\d\d\s{0,2}" + _OPEN_SEP + r")\s{2,}(\S.*)$")
+SAME_START = 2.0  # points: two lines of one date column start this close
 
 
 def join_open_ranges(lines: list[Line]) -> list[Line]:
@@ -737,19 +742,45 @@ def join_open_ranges(lines: list[Line]) -> list[Line]:
         if nxt is None or nxt.page != line.page:
             out.append(line)
             continue
-        if _OPEN_AT_END.search(line.text[-16:]) and date_cell(nxt.text) and not _OPEN_AT_END.search(nxt.text):
+        if (
+            _OPEN_AT_END.search(line.text[-16:])
+            and (date_cell(nxt.text) or _present_alone(nxt.text))
+            and not _OPEN_AT_END.search(nxt.text)
+        ):
             out.append(dataclasses.replace(line, text=f"{line.text} {nxt.text}", runs=None))
             skip = True
             continue
-        cell = _OPEN_CELL.match(line.text) if line.date_column and nxt.date_column else None
+        # a date column's cells, as joined rows or as one text line each ("Apr. 2018 to  Master
+        # Thesis at ..." over "Sept. 2018  Spain)", both starting at the column's edge)
+        column = (line.date_column and nxt.date_column) or _same_start(line, nxt)
+        cell = _OPEN_CELL.match(line.text) if column else None
         head, sep, rest = nxt.text.partition("  ")
-        if cell and sep and date_cell(head) and date_cell(cell.group(1)) and not _OPEN_AT_END.search(head):
+        if (
+            cell
+            and (sep or _present_alone(head))
+            and (date_cell(head) or _present_alone(head))
+            and date_cell(cell.group(1))
+            and not _OPEN_AT_END.search(head)
+        ):
             out.append(dataclasses.replace(line, text=f"{cell.group(1)} {head}  {cell.group(2)}", runs=None))
-            out.append(dataclasses.replace(nxt, text=rest.strip(), runs=None, date_column=False))
+            if rest.strip():
+                out.append(dataclasses.replace(nxt, text=rest.strip(), runs=None, date_column=False))
             skip = True
             continue
         out.append(line)
     return _renumbered(out) if len(out) != len(lines) else out
+
+
+_PRESENT_FOLDED = frozenset(w.casefold().rstrip(".") for w in lex.PRESENT_WORDS)
+
+
+def _present_alone(text: str) -> bool:
+    """ "present", "heute", "aujourd'hui" and nothing else: a range's open end on a line of its own."""
+    return text.strip(" .,()").casefold() in _PRESENT_FOLDED
+
+
+def _same_start(line: Line, nxt: Line) -> bool:
+    return line.bbox is not None and nxt.bbox is not None and abs(line.bbox[0] - nxt.bbox[0]) <= SAME_START
 
 
 def date_cell(text: str) -> bool:
@@ -790,6 +821,11 @@ def _row_partner(
             if other.n in used or other is cell or other.bbox is None or abs(_top(other) - top) > tolerance:
                 continue
             if other.bbox[0] >= cell.bbox[2] - 1 and not in_column:
+                if _YEAR.search(other.text):
+                    # "2019" at a sidebar's course list's right, level with the main column's
+                    # "INFRASTRUCTURE SUPERVISOR Aug-2015 - Aug-2016": a line with dates of its
+                    # own takes no date cell from its left (layout-31)
+                    continue
                 gap, limit = other.bbox[0] - cell.bbox[2], MAX_COLUMN_GAP
             elif other.bbox[2] <= cell.bbox[0] + 1 and flush_right:
                 gap, limit = cell.bbox[0] - other.bbox[2], MAX_ROW_GAP
@@ -1052,11 +1088,15 @@ def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     opened: Line | None = None  # the heading of the current section
     parent: Line | None = None  # the last heading that is no sub-heading of a larger one
     prev: Line | None = None
-    # The section each column was in when last seen: a two-column CV's page 2 gives its
-    # sidebar first and then the main column, which goes on with the section it ended
-    # page 1 in ("Experience"), not with the sidebar's last heading (layout-12).
-    column_section: dict[int, str] = {}
+    columns = _Columns()
+    # Headings written without a colon: a line that ends with one inside a role is the role's
+    # own label ("Publications:", "Teaching:", "Talks & Conferences:" under a research post,
+    # the headings "Experiences", "Education") - no section of the CV (layout-31).
+    main = [ln for ln in lines if kinds[ln.n] in ("experience", "education", "skills") and ln.n not in labels]
+    colon_free = len(main) >= MIN_KNOWN_HEADINGS and not any(ln.text.rstrip().endswith(":") for ln in main)
     for line in lines:
+        if prev is not None and line.page != prev.page:
+            columns.page_ended()
         if line.part in ("header", "footer"):
             line.section = line.part
             continue
@@ -1076,12 +1116,10 @@ def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
             if parent is not None and parent.heading and _below(line, parent):
                 section = parent.heading
             else:
-                section = "top" if line.page == 1 else column_section.get(_column_of(line), section)
+                section = "top" if line.page == 1 else columns.went_on(line, section, ocr=ocr)
         kind = None if line.n in labels else kinds[line.n] or styled.get(line.n)
-        if kind is not None and prev is not None and _word_of_row(prev, line):
-            kind = None  # "Design software architecture ...": a justified line's words, one per text line
-        if kind is not None and section == "experience" and parent is not None and _role_label(line, parent):
-            kind = None  # "Key Achievements: -" inside a role, smaller than "Work Experience" (h51)
+        if kind is not None and _no_heading_here(line, kind, prev, section, parent, colon_free=colon_free):
+            kind = None
         if kind is not None:
             section = kind
             line.heading = kind
@@ -1089,8 +1127,7 @@ def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
                 parent = line  # not a sub-heading of the last larger heading: it is the parent now
             opened = line
         line.section = section
-        if line.bbox is not None:
-            column_section[_column_of(line)] = section
+        columns.seen(line, section)
         prev = line
     _place_trailing_headings(lines)
     _references_on_request(lines)
@@ -1252,6 +1289,54 @@ def _below(line: Line, heading: Line | None) -> bool:
     if heading is None or heading.bbox is None or line.bbox is None or heading.page != line.page:
         return False
     return _top(line) > heading.bbox[3] and line.bbox[0] >= heading.bbox[0]
+
+
+COLUMN_START_SLACK = 12.0  # points: lines of one column start this close together
+
+
+class _Columns:
+    """The section each column was in when last seen: a two-column CV's page 2 gives its
+    sidebar first and then the main column, which goes on with the section it ended page 1
+    in ("Experience"), not with the sidebar's last heading (layout-12). Also where the line
+    that last set a column's band started, and each band's section as the page before
+    ended: a sidebar's years set a band's width left of the main column ("2019" at x 163
+    beside "INFRASTRUCTURE SUPERVISOR" at x 198) are no line of the main column, which goes
+    on as the page before left it (layout-31)."""
+
+    def __init__(self) -> None:
+        self.section: dict[int, str] = {}
+        self.start: dict[int, float] = {}
+        self.page_end: dict[int, str] = {}
+
+    def page_ended(self) -> None:
+        self.page_end = dict(self.section)
+
+    def seen(self, line: Line, section: str) -> None:
+        if line.bbox is not None:
+            self.section[_column_of(line)] = section
+            self.start[_column_of(line)] = line.bbox[0]
+
+    def went_on(self, line: Line, section: str, *, ocr: bool) -> str:
+        """The section a column breaking in on a later page goes on with."""
+        assert line.bbox is not None
+        band = _column_of(line)
+        # (OCR'd lines' starts wander a few points: the band alone)
+        moved = band in self.start and abs(self.start[band] - line.bbox[0]) > COLUMN_START_SLACK
+        if not ocr and moved and band in self.page_end:
+            return self.page_end[band]
+        return self.section.get(band, section)
+
+
+def _no_heading_here(
+    line: Line, kind: str, prev: Line | None, section: str, parent: Line | None, *, colon_free: bool
+) -> bool:
+    """Whether a line with a heading's words opens no section where it stands."""
+    if prev is not None and _word_of_row(prev, line):
+        return True  # "Design software architecture ...": a justified line's words, one per text line
+    if section == "experience" and parent is not None and _role_label(line, parent):
+        return True  # "Key Achievements: -" inside a role, smaller than "Work Experience" (h51)
+    # "Publications:" under a role where the headings have no colon (layout-31)
+    return kind == "other" and section == "experience" and colon_free and line.text.rstrip().endswith(":")
 
 
 def _column_of(line: Line) -> int:
