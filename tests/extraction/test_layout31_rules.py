@@ -135,3 +135,27 @@ def test_a_post_its_organisation_and_its_country_are_no_place() -> None:
         ("Lecturer", "University of Liverpool", "2019"),
         ("Visiting Researcher", "University of Hawai‘i at Mānoa", "2017"),
     ]
+
+
+def test_an_employers_own_row_over_a_description_names_the_roles_below() -> None:
+    # casmith's résumé: "Employer  City", a sentence on what it does, then each role's
+    # "Title  dates" - the roles named no employer
+    answer = _pdf(
+        ((232, 24, 385, 55), "ADAM EXAMPLE", 22.0),
+        ((36, 228, 150, 243), "WORK EXPERIENCE", 11.0),
+        ((36, 243, 225, 257), "Auburn University: Campus Web Solutions", 10.0),
+        ((468, 243, 578, 257), "Auburn, AL", 10.0),
+        ((36, 255, 540, 268), "CWS is a software development unit that builds and maintains web applications.", 10.0),
+        ((36, 266, 578, 280), "Associate Systems Engineer / Technical Lead  Jan 2023 - Present", 10.0),
+        (
+            (54, 278, 531, 291),
+            "- Continue responsibilities started as a student developer, with project leadership.",
+            10.0,
+        ),
+        ((36, 290, 578, 303), "Student Developer (Co-op)  Jan 2021 - Aug 2022", 10.0),
+        ((54, 302, 531, 315), "- Built and maintained web applications for the university's departments.", 10.0),
+    )
+    assert roles(answer) == [
+        ("Associate Systems Engineer / Technical Lead", "Auburn University: Campus Web Solutions", "2023-01"),
+        ("Student Developer (Co-op)", "Auburn University: Campus Web Solutions", "2021-01"),
+    ]

@@ -1320,6 +1320,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     section = "experience" if any(ln.heading == "experience" for ln in lines) else "top"
     styled: list[tuple[_Entry, str | None, str | None]] = []
     nested = _nested_roles(_entries(lines, section))
+    employer_rows = _employer_rows(lines, section, {ln.n for e, _ in nested for ln, _ in e.header})
     for k, (e, company) in enumerate(nested):
         if e.whole_title:
             below_title, employer, location = _split_job([t for _, t in e.header[1:]])
@@ -1342,6 +1343,8 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
             employer = company
         if _studies(title, employer) or _group_heading(e, title, employer, nested[k + 1 :]):
             continue
+        if employer is None and title is not None and company is None:
+            employer = _employer_row_above(e.anchor, employer_rows) or employer
         value: dict[str, str | None] = {
             "employer": _less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer))),
             # "Ingénieur Test Automation (3 ans)": how long the post lasted is no part of it (h50)
@@ -1355,6 +1358,28 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         styled.append((e, title, employer))
     _by_house_style(out, styled, ("title", "employer"))
     return out
+
+
+def _employer_rows(lines: list[Line], section: str, used: set[int]) -> list[tuple[Line, str]]:
+    """(line, organisation) of each "Organisation  City" row of the section that no entry
+    took as its header: an employer's own line over its roles, a description between
+    ("Auburn University: Campus Web Solutions  Auburn, AL" / "CWS is a software development
+    unit ..." / "Associate Systems Engineer / Technical Lead  Jan 2023 - Present")."""
+    body = _with_places([ln for ln in lines if ln.section == section and not ln.heading])
+    out = []
+    for line in body:
+        if not line.place_row or line.n in used:
+            continue
+        named = [p for p in _parts(line.text) if not is_place(p)]
+        if len(named) == 1 and _title_score(named[0]) <= 0 and not date_ranges(line.text):
+            out.append((line, named[0]))
+    return out
+
+
+def _employer_row_above(anchor: Line, rows: list[tuple[Line, str]]) -> str | None:
+    """The organisation of the nearest employer row above a role that names none (layout-31)."""
+    above = [name for line, name in rows if line.n < anchor.n]
+    return above[-1] if above else None
 
 
 def _group_heading(e: _Entry, title: str | None, employer: str | None, after: list[tuple[_Entry, str | None]]) -> bool:
