@@ -159,3 +159,33 @@ def test_an_employers_own_row_over_a_description_names_the_roles_below() -> None
         ("Associate Systems Engineer / Technical Lead", "Auburn University: Campus Web Solutions", "2023-01"),
         ("Student Developer (Co-op)", "Auburn University: Campus Web Solutions", "2021-01"),
     ]
+
+
+def test_a_line_drawn_whole_and_again_in_pieces_is_read_once() -> None:
+    # gtrofino's CV: "ISIR, Sorbonne Université" drawn whole and each name again as a link
+    answer = _pdf(
+        ((36, 40, 236, 67), "Jane Example", 24.0),
+        ((28, 73, 128, 87), "EXPERIENCES", 14.3),
+        ((31, 434, 173, 444), "Neuroscience Research Intern", 10.0),
+        ((31, 445, 49, 455), "ISIR", 10.0),
+        ((31, 445, 154, 455), "ISIR, Sorbonne Université", 10.0),
+        ((55, 445, 154, 455), "Sorbonne Université", 10.0),
+        ((36, 457, 153, 465), "3 months: 05/2023 – 08/2023", 8.0),
+    )
+    assert [line.text for line in _layout.lines_of(answer)].count("Sorbonne Université") == 0
+    assert roles(answer) == [("Neuroscience Research Intern", "ISIR, Sorbonne Université", "2023-05")]
+
+
+def test_a_french_contract_after_a_title_is_no_part_of_it() -> None:
+    answer = _pdf(
+        ((36, 40, 236, 67), "Jean Exemple", 24.0),
+        ((28, 401, 112, 425), "EXPÉRIENCES", 16.0),
+        ((29, 482, 277, 503), "Développeur Web Python (CDI - 4 ans et 3 mois)", 14.0),
+        ((30, 502, 250, 517), "SCIFORMA - MARSEILLE – De Novembre 2018 à Février 2023", 10.0),
+        ((29, 656, 299, 676), "Technicien Réseaux et Télécom (Alternance - 6 mois)", 14.0),
+        ((30, 676, 228, 691), "DOYOUSOFT SA - BÉZIERS - De Mars 2011 à Août 2011", 10.0),
+    )
+    assert roles(answer) == [
+        ("Développeur Web Python", "SCIFORMA", "2018-11"),
+        ("Technicien Réseaux et Télécom", "DOYOUSOFT SA", "2011-03"),
+    ]

@@ -1130,6 +1130,14 @@ def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[
 
 # "(2 months)", "(3 mois)", "(6 Monate)": how long, not what (the units _DURATION reads)
 _HOW_LONG = re.compile(r"\s{0,3}\(" + _DURATION.pattern + r"\)\s*$", re.IGNORECASE)
+# "(CDI - 4 ans et 3 mois)", "(Alternance - 6 mois)", "(CDI –En poste)": a French CV's
+# contract, and how long it ran, after a title - no part of it (layout-31; how long is taken
+# out before). The English "(Freelance)", "(Full-time)" stay: the corpus labels keep them.
+_CONTRACT_NOTE = re.compile(
+    r"\s{0,3}\((?:cdi|cdd|stage|alternance|apprentissage|intérim|interim)"
+    r"(?:\s{0,2}[-–—,:]\s{0,2}(?:" + _DURATION.pattern + r"|en poste|en cours))?\)\s*$",
+    re.IGNORECASE,
+)
 
 
 def _whole_title_line(
@@ -1348,7 +1356,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         value: dict[str, str | None] = {
             "employer": _less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer))),
             # "Ingénieur Test Automation (3 ans)": how long the post lasted is no part of it (h50)
-            "title": _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, title)),
+            "title": _less_tail(_CONTRACT_NOTE, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, title))),
             "location": location,
             "start": ym_text(e.dates.start),
             "end": ym_text(e.dates.end),

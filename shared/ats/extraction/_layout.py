@@ -513,7 +513,41 @@ def _without_overprints(lines: list[Line]) -> list[Line]:
         ):
             continue
         out.append(line)
+    out = _without_pieces(out)
     return _renumbered(out) if len(out) != len(lines) else out
+
+
+def _without_pieces(lines: list[Line]) -> list[Line]:
+    """A line drawn whole and again in pieces ("Ansys, Synopsys" over "Ansys" and "Synopsys",
+    each name a link): the pieces, inside the whole's box on its row, are not read (layout-31;
+    each piece was a line, and the employer read as "Synopsys" under the title "Ansys").
+    Linear: lines are bucketed by page and row."""
+    rows: dict[tuple[int | None, int], list[Line]] = {}
+    for line in lines:
+        if line.bbox is not None:
+            rows.setdefault((line.page, round(line.bbox[1])), []).append(line)
+    pieces: set[int] = set()
+    for line in lines:
+        if line.bbox is None or len(line.text) < MIN_PIECE_WHOLE:
+            continue
+        x0, y0, x1, y1 = line.bbox
+        for key in ((line.page, round(y0) + d) for d in (-1, 0, 1)):
+            for other in rows.get(key, [])[:MAX_ROW_SCAN]:
+                box = other.bbox
+                if (
+                    other is not line
+                    and box is not None
+                    and len(other.text) < len(line.text)
+                    and other.text in line.text
+                    and box[0] >= x0 - OVERPRINT_PT
+                    and box[2] <= x1 + OVERPRINT_PT
+                    and abs(box[3] - y1) <= OVERPRINT_PT
+                ):
+                    pieces.add(id(other))
+    return [line for line in lines if id(line) not in pieces] if pieces else lines
+
+
+MIN_PIECE_WHOLE = 5  # characters: a whole line made of pieces
 
 
 # -- lines a PDF wrapped -------------------------------------------------------------------------
