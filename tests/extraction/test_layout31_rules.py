@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ats.extraction import _layout
+from ats.extraction import _history, _layout
 from ats.extraction._layout import is_place
 from ats.extraction.api import extract
 from tests.extraction.answers import Row, pdf_answer, roles, rows_answer
@@ -189,3 +189,31 @@ def test_a_french_contract_after_a_title_is_no_part_of_it() -> None:
         ("Développeur Web Python", "SCIFORMA", "2018-11"),
         ("Technicien Réseaux et Télécom", "DOYOUSOFT SA", "2011-03"),
     ]
+
+
+def test_a_link_note_or_a_two_word_stack_in_brackets_is_no_part_of_the_employer() -> None:
+    answer = _pdf(
+        ((36, 40, 236, 67), "Luis Example", 24.0),
+        ((35, 100, 212, 114), "Work Experience", 16.0),
+        ((35, 120, 500, 132), "Senior Software Engineer @ Kritik (website) 2022-04 – today", 10.0),
+        ((35, 134, 500, 146), "Helping Kritik build a first-class peer-grading platform for universities.", 10.0),
+        ((43, 370, 109, 379), "Sept. 14 – Oct. 15", 8.0),
+        ((133, 368, 422, 380), "Ingénieur en développement Web, Homeloc (Python, Django)", 10.0),
+        ((169, 380, 556, 403), "Développement de sites Web et de solutions de gestion de locations.", 10.0),
+    )
+    assert [e for _, e, _ in roles(answer)] == ["Kritik", "Homeloc"]
+    # a name in brackets stays, and so does a place's (split off as the location before)
+    assert _history._less_note("Devsisters (Studio Kingdom)") == "Devsisters (Studio Kingdom)"
+    assert _history._less_note("Skyworks (Mexicali, México)") == "Skyworks (Mexicali, México)"
+
+
+def test_a_bracket_before_a_lines_dates_keeps_its_partner() -> None:
+    def rest(text: str) -> str:
+        return _history._without_all(text, _history.date_ranges(text))
+
+    assert rest("Ingénieur en développement Web, Homeloc (Python, Django)  Sept. 14 – Oct. 15") == (
+        "Ingénieur en développement Web, Homeloc (Python, Django)"
+    )
+    assert rest("Google (Mountain View, 2019 – 2021)") == "Google (Mountain View)"
+    assert rest("Acme [2019 - 2020]") == "Acme"
+    assert rest("(Jan 2019 – Present)") == ""

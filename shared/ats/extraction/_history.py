@@ -727,8 +727,32 @@ def _legal_named(text: str) -> bool:
 
 def _without(text: str, span: tuple[int, int]) -> str:
     rest = text[: span[0]] + "  " + text[span[1] :]
-    rest = re.sub(r"\(\s{0,3}\)", " ", rest)
-    return rest.strip(" ,;:|()[]–—-·•\t")
+    rest = _EMPTIED.sub(" ", _BEFORE_CLOSE.sub(lambda m: m.group(1), rest))
+    return _stripped(rest)
+
+
+# What the dates left in brackets: "(Mountain View,   )" -> "(Mountain View)", "[  ]" -> ""
+_BEFORE_CLOSE = re.compile(r"[\s,;:|–—-]{1,8}([)\]])")
+_EMPTIED = re.compile(r"\(\s{0,3}\)|\[\s{0,3}\]")
+
+
+_EDGES = " ,;:|–—-·•\t"
+
+
+def _stripped(text: str) -> str:
+    """Separators stripped from both ends, and a bracket only when it has no partner:
+    "Homeloc (Python, Django)" keeps its closing bracket where the dates after it went
+    (layout-31; it read "Homeloc (Python, Django")."""
+    out = text.strip(_EDGES)
+    while out:
+        opened, closed = out.count("(") + out.count("["), out.count(")") + out.count("]")
+        if out[-1] in ")]" and closed > opened:
+            out = out[:-1].strip(_EDGES)
+        elif out[0] in "([" and opened > closed:
+            out = out[1:].strip(_EDGES)
+        else:
+            break
+    return out
 
 
 def single_date(text: str) -> DateRange | None:
@@ -1312,6 +1336,30 @@ _WORKLOAD = re.compile(r"\s{0,3}\((?:\d{1,3}\s?%?\s?[-–]\s?)?\d{1,3}\s?%\)\s*$
 # employer - a list of three or more, not part of its name (a place in brackets was split
 # off before: "Microsoft (Bellevue, Estados Unidos)") (h49).
 _LISTED = re.compile(r"\s{0,3}\(([^()]{2,80}(?:,[^(),]{1,40}){2,})\)\s*$")
+# ... or of two single words ("Homeloc (Python, Django)"): two names one word each are a
+# stack, where a place's two parts were split off before (layout-31)
+_PAIR_LISTED = re.compile(r"\s{0,3}\(([\w.+#-]{1,20}),\s?([\w.+#-]{1,20})\)\s*$")
+# "Kritik (website)", "Round Pegs Inc. (US – remote - website)": what the employer's name
+# linked to and where the work was, in brackets - no part of the name (layout-31)
+_NOTE_BRACKET = re.compile(r"\s{0,3}\(([^()]{2,60})\)\s*$")
+_NOTE_WORDS = frozenset({"website", "site", "web", "link", "remote", "hybrid", "onsite", "on-site", "homepage"})
+
+
+def _less_note(employer: str | None) -> str | None:
+    """The employer less a bracketed note of a link and a place, or of a two-word stack."""
+    if not employer:
+        return employer
+    m = _NOTE_BRACKET.search(employer)
+    if m and m.start() > 0:
+        items = [p.strip(" .") for p in re.split(r"\s[-–—/·]\s|,\s?", m.group(1)) if p.strip(" .")]
+        if any(p.casefold() in _NOTE_WORDS for p in items) and all(
+            p.casefold() in _NOTE_WORDS or is_place(p) for p in items
+        ):
+            return employer[: m.start()].rstrip()
+    pair = _PAIR_LISTED.search(employer)
+    if pair and pair.start() > 0 and not any(is_place(p) for p in pair.groups()):
+        return employer[: pair.start()].rstrip()
+    return employer
 
 
 def _less_tail(tail: re.Pattern[str], text: str | None) -> str | None:
@@ -1354,7 +1402,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         if employer is None and title is not None and company is None:
             employer = _employer_row_above(e.anchor, employer_rows) or employer
         value: dict[str, str | None] = {
-            "employer": _less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer))),
+            "employer": _less_note(_less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer)))),
             # "Ingénieur Test Automation (3 ans)": how long the post lasted is no part of it (h50)
             "title": _less_tail(_CONTRACT_NOTE, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, title))),
             "location": location,
