@@ -49,6 +49,7 @@ import functools
 import hashlib
 import json
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -229,8 +230,14 @@ def jsonresume_cv(doc: dict[str, Any], cv_id: str, layout: str) -> v1.CV:
     )
 
 
+# The labelling brief's name is "without titles like 'Dr.'" (docs/extraction/heldout-draw-brief.md);
+# a JSON Resume's basics.name may carry one ("Dr. Lena Vasquez"), and the document prints it.
+_HONORIFIC = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+")
+
+
 def jsonresume_truth(doc: dict[str, Any], cv: v1.CV) -> dict[str, Any]:
     truth = cv.truth()
+    truth["name"] = _HONORIFIC.sub("", truth["name"])
     truth["work_history"] = [
         {
             "employer": w.get("name") or w.get("company") or None,
