@@ -120,3 +120,36 @@ def test_the_at_sign_look_alike_scan_is_linear() -> None:
     assert time.process_time() - started < BUDGET_S
     # Only the run's last one ends its domain; its local part is what precedes it (<= 64)
     assert len(found) == 1 and found[0][2].endswith("a@gmail.com") and len(found[0][2]) <= 64 + len("@gmail.com")
+
+
+def _one_row(texts: list[str]) -> dict[str, Any]:
+    """Every line on one row of one page, boxes nested inside the first's (layout-31's
+    pieces of a whole line, and a date cell's row partners, all in one bucket)."""
+    blocks = [
+        {
+            "page": 1,
+            "bbox": [0, 10, 500, 20],
+            "text": t,
+            "lines": [{"bbox": [i % 400, 10, 500, 20], "text": t, "size": 9}],
+        }
+        for i, t in enumerate(texts)
+    ]
+    return {"schema": 3, "kind": "pdf", "text": "\n".join(texts), "blocks": blocks, "elements": [], "ocr_used": False}
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["ISIR, Sorbonne Université " * 300] + ["ISIR"] * 1999,  # a whole and its pieces
+        ["2019"] * 1000 + ["INFRASTRUCTURE SUPERVISOR Aug-2015 – Aug-2016"] * 1000,  # date cells and dated lines
+        ["Additional Experience  2008–2024", "Software Engineer, IBM, 2008–2010"] * 1000,  # group headings
+        ["Acme Corp  Berlin, Germany", "CWS builds web applications.", "Engineer  Jan 2023 - Present"] * 666,
+        ["Sept. 2018 to", "present", "Apr. 2018 to  Master Thesis", "Sept. 2018  Spain)"] * 500,
+    ],
+    ids=["pieces", "date cells", "group headings", "employer rows", "broken ranges"],
+)
+def test_layout31_rules_stay_linear_on_one_crowded_row(texts: list[str]) -> None:
+    answer = _one_row(["Experience", *texts])
+    started = time.process_time()
+    extract(answer, as_of=date(2026, 11, 1))
+    assert time.process_time() - started < BUDGET_S
