@@ -25,13 +25,14 @@ def pdf_answer(blocks: list[dict[str, Any]], *, ocr: bool) -> dict[str, Any]:
 Row = tuple[tuple[float, float, float, float], str, float]
 
 
+def block(page: int, bbox: tuple[float, float, float, float], text: str, size: float) -> dict[str, Any]:
+    """A one-line block of a PDF's text layer on the given page."""
+    return {"page": page, "bbox": list(bbox), "text": text, "lines": [{"bbox": list(bbox), "text": text, "size": size}]}
+
+
 def rows_answer(rows: Iterable[Row], *, ocr: bool) -> dict[str, Any]:
     """A one-page PDF answer whose lines come in the order given: ((x0, y0, x1, y1), text, size)."""
-    blocks = []
-    for bbox, text, size in rows:
-        line = {"bbox": list(bbox), "text": text, "size": size}
-        blocks.append({"page": 1, "bbox": list(bbox), "text": text, "lines": [line]})
-    return pdf_answer(blocks, ocr=ocr)
+    return pdf_answer([block(1, bbox, text, size) for bbox, text, size in rows], ocr=ocr)
 
 
 def styled_block(bbox: tuple[float, float, float, float], text: str, size: float, *, style: int = 0) -> dict[str, Any]:

@@ -10,12 +10,8 @@ from typing import Any
 from ats.extraction import _history, _layout
 from ats.extraction._layout import is_place
 from ats.extraction.api import extract
-from tests.extraction.answers import Row, pdf_answer, roles, rows_answer
+from tests.extraction.answers import Row, block, pdf_answer, roles, rows_answer
 from tests.extraction.corpus import AS_OF
-
-
-def _block(page: int, bbox: tuple[float, float, float, float], text: str, size: float) -> dict[str, Any]:
-    return {"page": page, "bbox": list(bbox), "text": text, "lines": [{"bbox": list(bbox), "text": text, "size": size}]}
 
 
 def _pdf(*rows: Row) -> dict[str, Any]:
@@ -44,25 +40,25 @@ def _two_pages(*, last_sidebar_x: float) -> dict[str, Any]:
     gives the sidebar's courses and their years first, then the main column's roles."""
     return pdf_answer(
         [
-            _block(1, (198, 30, 400, 50), "Jane Example", 20.0),
-            _block(1, (198, 80, 300, 94), "Experience", 12.0),
-            _block(1, (198, 100, 565, 116), "SOFTWARE DEVELOPER Feb-2019 – Jun-2021", 14.0),
-            _block(1, (198, 116, 335, 130), "Grupo Plan Marketing", 12.0),
-            _block(1, (198, 131, 437, 141), "Development of a representative portal, integrated with SAP.", 8.0),
-            _block(1, (84, 80, 137, 94), "Skills", 12.0),
-            _block(1, (36, 100, 120, 110), "Python, Flutter", 8.0),
-            _block(2, (84, 36, 137, 51), "Courses", 12.0),
-            _block(2, (36, 82, 135, 92), "English Grammar Launch", 8.0),
-            _block(2, (163, 82, 183, 92), "2018", 8.0),
-            _block(2, (36, 154, 116, 164), "GIT complete guide", 8.0),
-            _block(2, (163, 154, 183, 164), "2019", 8.0),
-            _block(2, (last_sidebar_x, 672, 143, 680), "Courses in bold are in progress.", 7.0),
-            _block(2, (198, 34, 568, 51), "DEVELOPER Feb-2017 – Feb-2019", 14.0),
-            _block(2, (198, 51, 311, 65), "Result Informática", 12.0),
-            _block(2, (198, 65, 448, 75), "Development and maintenance of systems, websites and apps.", 8.0),
-            _block(2, (198, 154, 566, 171), "INFRASTRUCTURE SUPERVISOR Aug-2015 – Aug-2016", 14.0),
-            _block(2, (198, 171, 266, 186), "Rapidanet", 12.0),
-            _block(2, (198, 186, 488, 195), "Responsible for supervising support and infrastructure teams.", 8.0),
+            block(1, (198, 30, 400, 50), "Jane Example", 20.0),
+            block(1, (198, 80, 300, 94), "Experience", 12.0),
+            block(1, (198, 100, 565, 116), "SOFTWARE DEVELOPER Feb-2019 – Jun-2021", 14.0),
+            block(1, (198, 116, 335, 130), "Grupo Plan Marketing", 12.0),
+            block(1, (198, 131, 437, 141), "Development of a representative portal, integrated with SAP.", 8.0),
+            block(1, (84, 80, 137, 94), "Skills", 12.0),
+            block(1, (36, 100, 120, 110), "Python, Flutter", 8.0),
+            block(2, (84, 36, 137, 51), "Courses", 12.0),
+            block(2, (36, 82, 135, 92), "English Grammar Launch", 8.0),
+            block(2, (163, 82, 183, 92), "2018", 8.0),
+            block(2, (36, 154, 116, 164), "GIT complete guide", 8.0),
+            block(2, (163, 154, 183, 164), "2019", 8.0),
+            block(2, (last_sidebar_x, 672, 143, 680), "Courses in bold are in progress.", 7.0),
+            block(2, (198, 34, 568, 51), "DEVELOPER Feb-2017 – Feb-2019", 14.0),
+            block(2, (198, 51, 311, 65), "Result Informática", 12.0),
+            block(2, (198, 65, 448, 75), "Development and maintenance of systems, websites and apps.", 8.0),
+            block(2, (198, 154, 566, 171), "INFRASTRUCTURE SUPERVISOR Aug-2015 – Aug-2016", 14.0),
+            block(2, (198, 171, 266, 186), "Rapidanet", 12.0),
+            block(2, (198, 186, 488, 195), "Responsible for supervising support and infrastructure teams.", 8.0),
         ],
         ocr=False,
     )
