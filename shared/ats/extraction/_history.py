@@ -14,6 +14,7 @@ MAX_DATE_LINE are never anchors, and at most MAX_ENTRIES entries are kept.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections import Counter
@@ -48,15 +49,9 @@ _DATE = re.compile(
 )
 # A day before a month's name ("30 Septembre 2019", "1. März 2019"): part of that date (h48).
 _DAY_BEFORE = re.compile(r"(?<!\d)(?:0?[1-9]|[12]\d|3[01])\.?\s{1,2}$")
-# What may stand between two dates of one range (stripped, case-folded).
-_SEPARATORS = frozenset(
-    {"-", "–", "—", "−", "‒", "·", "•", "|", "/", "to", "bis", "à", "au", "a", "al", "tot", "do", "until", "till",
-     "through", "->", "→", "–>", "-->", "hasta", "fino a", "jusqu'à", "jusqu’à", "t/m", "til", "till date", "--",
-     "---", "~", "thru", "– ", "bis zum", "tot en met", "exp.", "exp", "expected", "—-", "-—", "–-", "-–"}
-)  # fmt: skip
-_PRESENT = sorted(
-    {*lex.PRESENT_WORDS, "now", "current", "actual", "aujourd'hui", "heute", "date"}, key=len, reverse=True
-)
+_SEPARATORS = lex.RANGE_SEPARATORS
+# "date": "Jan 2019 to date" - "to" the separator, "date" the open end
+_PRESENT = sorted({*lex.PRESENT_WORDS, "date"}, key=len, reverse=True)
 # Only after a range's separator ("2017–still", moderncv's "2022–on"): bare, they are words.
 _PRESENT_AFTER_SEPARATOR = ("still", "on", "...", "…")  # "(02 Mai, 2023 - ...)" (h48)
 _PRESENT_RE = re.compile(
@@ -536,6 +531,16 @@ _DURATION_UNIT = (
     r"\d{1,2}(?:[.,]\d)?\s?(?:months?|mos?\.?|years?|yrs?\.?|weeks?|mois|ans?|semaines?|monate?n?|jahre?n?|"
     r"wochen|meses|mês|años|anos?|semanas|mesi|anni|settimane|maanden|jaar|weken|miesi[ęą]c[ey]?|lat|lata|tygodni)"
 )
+
+
+def _bracket_at_end(inner: str, flags: int = 0) -> re.Pattern[str]:
+    """A note in brackets that ends a part, "Title (inner)": the one shape every trailing
+    note below shares (how long, contract, workload, a stack, a link); each rule gives what
+    its brackets hold. (_DESCRIPTION_BRACKET and _TRAILING_BRACKET differ on purpose: the
+    one needs a space before, the other matches the whole part and keeps its head.)"""
+    return re.compile(r"\s{0,3}\((?:" + inner + r")\)\s*$", flags)
+
+
 # "(6 mois)", "1 year and 9 months", "2 yrs 3 mos", "1 ano e 9 meses" (h44: compound).
 _DURATION = re.compile(
     _DURATION_UNIT + r"(?:\s?(?:,|and|&|und|et|y|e|i|en)?\s?" + _DURATION_UNIT + r")?",
@@ -889,8 +894,13 @@ def _without_dates(text: str) -> str:
     return _without(text, ranges[0].span) if ranges else text
 
 
-def _entries(lines: list[Line], section: str) -> list[_Entry]:
-    body = _with_places([ln for ln in lines if ln.section == section and not ln.heading])
+def _section_body(lines: list[Line], section: str) -> list[Line]:
+    """The section's lines under its heading, place rows marked (_with_places)."""
+    return _with_places([ln for ln in lines if ln.section == section and not ln.heading])
+
+
+def _entries(body: list[Line], section: str) -> list[_Entry]:
+    """The dated entries of a section's body (_section_body)."""
     out: list[_Entry] = []
     pending: list[Line] = []  # header-shaped lines since the last bullet or entry
     after_anchor: _Entry | None = None  # lines right below an anchor may still be its header
@@ -1153,13 +1163,13 @@ def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[
 
 
 # "(2 months)", "(3 mois)", "(6 Monate)": how long, not what (the units _DURATION reads)
-_HOW_LONG = re.compile(r"\s{0,3}\(" + _DURATION.pattern + r"\)\s*$", re.IGNORECASE)
+_HOW_LONG = _bracket_at_end(_DURATION.pattern, re.IGNORECASE)
 # "(CDI - 4 ans et 3 mois)", "(Alternance - 6 mois)", "(CDI –En poste)": a French CV's
 # contract, and how long it ran, after a title - no part of it (layout-31; how long is taken
 # out before). The English "(Freelance)", "(Full-time)" stay: the corpus labels keep them.
-_CONTRACT_NOTE = re.compile(
-    r"\s{0,3}\((?:cdi|cdd|stage|alternance|apprentissage|intérim|interim)"
-    r"(?:\s{0,2}[-–—,:]\s{0,2}(?:" + _DURATION.pattern + r"|en poste|en cours))?\)\s*$",
+_CONTRACT_NOTE = _bracket_at_end(
+    r"(?:cdi|cdd|stage|alternance|apprentissage|intérim|interim)"
+    r"(?:\s{0,2}[-–—,:]\s{0,2}(?:" + _DURATION.pattern + r"|en poste|en cours))?",
     re.IGNORECASE,
 )
 
@@ -1329,19 +1339,19 @@ def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
 
 # "MacWorks SàRL (20-50%)": the share of a week the role took, a Swiss and German CV's
 # habit - not part of the employer's name (h49).
-_WORKLOAD = re.compile(r"\s{0,3}\((?:\d{1,3}\s?%?\s?[-–]\s?)?\d{1,3}\s?%\)\s*$")
+_WORKLOAD = _bracket_at_end(r"(?:\d{1,3}\s?%?\s?[-–]\s?)?\d{1,3}\s?%")
 
 
 # "MyBeezBox (Management, Python, Django)": what the role used, in brackets after the
 # employer - a list of three or more, not part of its name (a place in brackets was split
 # off before: "Microsoft (Bellevue, Estados Unidos)") (h49).
-_LISTED = re.compile(r"\s{0,3}\(([^()]{2,80}(?:,[^(),]{1,40}){2,})\)\s*$")
+_LISTED = _bracket_at_end(r"([^()]{2,80}(?:,[^(),]{1,40}){2,})")
 # ... or of two single words ("Homeloc (Python, Django)"): two names one word each are a
 # stack, where a place's two parts were split off before (layout-31)
-_PAIR_LISTED = re.compile(r"\s{0,3}\(([\w.+#-]{1,20}),\s?([\w.+#-]{1,20})\)\s*$")
+_PAIR_LISTED = _bracket_at_end(r"([\w.+#-]{1,20}),\s?([\w.+#-]{1,20})")
 # "Kritik (website)", "Round Pegs Inc. (US – remote - website)": what the employer's name
 # linked to and where the work was, in brackets - no part of the name (layout-31)
-_NOTE_BRACKET = re.compile(r"\s{0,3}\(([^()]{2,60})\)\s*$")
+_NOTE_BRACKET = _bracket_at_end(r"([^()]{2,60})")
 _NOTE_WORDS = frozenset({"website", "site", "web", "link", "remote", "hybrid", "onsite", "on-site", "homepage"})
 
 
@@ -1375,8 +1385,9 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     # its roles at the top (layout-6).
     section = "experience" if any(ln.heading == "experience" for ln in lines) else "top"
     styled: list[tuple[_Entry, str | None, str | None]] = []
-    nested = _nested_roles(_entries(lines, section))
-    employer_rows = _employer_rows(lines, section, {ln.n for e, _ in nested for ln, _ in e.header})
+    body = _section_body(lines, section)
+    nested = _nested_roles(_entries(body, section))
+    employer_rows = _employer_rows(body, {ln.n for e, _ in nested for ln, _ in e.header})
     for k, (e, company) in enumerate(nested):
         if e.whole_title:
             below_title, employer, location = _split_job([t for _, t in e.header[1:]])
@@ -1416,12 +1427,11 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     return out
 
 
-def _employer_rows(lines: list[Line], section: str, used: set[int]) -> list[tuple[Line, str]]:
+def _employer_rows(body: list[Line], used: set[int]) -> list[tuple[Line, str]]:
     """(line, organisation) of each "Organisation  City" row of the section that no entry
     took as its header: an employer's own line over its roles, a description between
     ("Auburn University: Campus Web Solutions  Auburn, AL" / "CWS is a software development
     unit ..." / "Associate Systems Engineer / Technical Lead  Jan 2023 - Present")."""
-    body = _with_places([ln for ln in lines if ln.section == section and not ln.heading])
     out = []
     for line in body:
         if not line.place_row or line.n in used:
@@ -1433,9 +1443,10 @@ def _employer_rows(lines: list[Line], section: str, used: set[int]) -> list[tupl
 
 
 def _employer_row_above(anchor: Line, rows: list[tuple[Line, str]]) -> str | None:
-    """The organisation of the nearest employer row above a role that names none (layout-31)."""
-    above = [name for line, name in rows if line.n < anchor.n]
-    return above[-1] if above else None
+    """The organisation of the nearest employer row above a role that names none (layout-31);
+    rows in reading order."""
+    k = bisect.bisect_left(rows, anchor.n, key=lambda row: row[0].n)
+    return rows[k - 1][1] if k else None
 
 
 def _group_heading(e: _Entry, title: str | None, employer: str | None, after: list[tuple[_Entry, str | None]]) -> bool:
@@ -1581,7 +1592,7 @@ def education_entries(lines: list[Line]) -> list[Entry]:
     line naming an institution, with no dates."""
     out = []
     styled: list[tuple[_Entry, str | None, str | None]] = []
-    for e in _entries(lines, "education"):
+    for e in _entries(_section_body(lines, "education"), "education"):
         institution, degree = _split_school([t for _, t in e.header])
         value: dict[str, str | None] = {
             "institution": institution,

@@ -699,6 +699,7 @@ _ORGANISATION_WORDS = frozenset(
 
 _CITY_CODE = re.compile(r"(\w[\w .'-]{1,40}?)\s+([A-Z]{2})")
 _REGIONS = frozenset(lex.COUNTRIES.values())
+_TWO_PLACES = re.compile(r"\s+(?:&|and|/)\s+")
 
 
 def _city_and_code(text: str) -> bool:
@@ -714,7 +715,16 @@ def is_place(text: str) -> bool:
     low = plain(text).strip(" ()[]").casefold().replace("\u0307", "")
     if not low or len(low) > 60:
         return False
-    if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES or _city_and_code(text):
+    # "Palo Alto, CA & Ithaca, NY": a role held in two places; each part on its own is one
+    # (layout-32: the second city read as the employer, the first as the title)
+    both = _TWO_PLACES.split(low)
+    if (
+        low in _REMOTE
+        or low in lex.CITIES
+        or low in lex.COUNTRIES
+        or _city_and_code(text)
+        or (1 < len(both) <= 3 and all(is_place(part) for part in both))
+    ):
         return True
     inner = _PARENTHESISED.fullmatch(plain(text).strip().casefold())
     if inner:  # "Remote (Switzerland)", "Spain & Remote (Italy)" (layout-6)
@@ -755,7 +765,7 @@ def is_place(text: str) -> bool:
 # after its dash (a narrow column). The end date alone on the next line is the range's end
 # (layout-30; the role read as ongoing, and its years ran to today).
 # "Sept. 2018 to" over "present" (layout-31): a word can end the line where a dash does.
-_OPEN_SEP = r"(?:[-–—]|\b(?:to|till|until|bis|à|au|hasta|até|al))"
+_OPEN_SEP = r"(?:[-–—]|\b(?:" + "|".join(re.escape(w) for w in lex.SEPARATORS_AT_LINE_END if w.isalpha()) + "))"
 _OPEN_AT_END = re.compile(r"(?:19|20)\d\d\s{0,2}" + _OPEN_SEP + r"\s{0,2}$")
 
 

@@ -254,6 +254,16 @@ PRESENT_WORDS = (
     "настоящее время", "по настоящее время", "наст. время", "сейчас", "н.в.", "günümüz", "halen",
     "devam ediyor", "současnost", "dosud", "doposud", "nyní",
 )  # fmt: skip
+# What may stand between two dates of one range (stripped, case-folded).
+RANGE_SEPARATORS = frozenset(
+    {"-", "–", "—", "−", "‒", "·", "•", "|", "/", "to", "bis", "à", "au", "a", "al", "tot", "do", "until", "till",
+     "through", "->", "→", "–>", "-->", "hasta", "até", "fino a", "jusqu'à", "jusqu’à", "t/m", "til", "till date", "--",
+     "---", "~", "thru", "– ", "bis zum", "tot en met", "exp.", "exp", "expected", "—-", "-—", "–-", "-–"}
+)  # fmt: skip
+# The separators a line may break after, the range's end on the next line ("Sept. 2018 to" /
+# "present"): dashes and the words that mean "to" - not "a", "do", "exp." (words of their
+# own at a line's end).
+SEPARATORS_AT_LINE_END = ("-", "–", "—", "to", "till", "until", "bis", "à", "au", "hasta", "até", "al")
 SINCE_WORDS = ("since", "seit", "depuis", "desde", "dal", "dall'", "sinds", "od", "from")
 
 # Month names and abbreviations (all locales share one table; none collide across months).

@@ -1226,6 +1226,54 @@ def _split_by_email(text: str, parts: tuple[tuple[str, ...], ...], lines: list[L
     return None
 
 
+# A document's title as one long word ("Europass", "Lebenslauf"): found inside a line's
+# letters, the line is the title or its logo, OCR'd ("XeuropasSs": Europass's logo, read
+# as a name glued into one word - layout-32).
+_TITLE_WORDS = tuple(sorted(t for t in lex.DOCUMENT_TITLES if t.isalpha() and len(t) >= 7))
+
+
+def _titled(text: str) -> bool:
+    letters = "".join(ch for ch in text if ch.isalpha()).casefold()
+    return any(title in letters for title in _TITLE_WORDS)
+
+
+# Europass's label column: "Name / Surname", "Nome / Cognome", "Nom(s) / Prénom(s)",
+# "Nachname(n) / Vorname(n)", "Apellido(s) / Nombre(s)", "Nome(i) / Cognome(i)" - the name
+# in the cell to its right.
+_NAME_LABEL_PARTS = frozenset(
+    {*lex.NAME_LABELS, "surname", "surnames", "first name", "first names", "last name", "given name", "family name",
+     "cognome", "prénom", "prénoms", "noms", "nachname", "vorname", "vornamen", "nachnamen", "apellido", "apellidos",
+     "nombres", "sobrenome", "imię", "nazwisko", "achternaam", "voornaam", "voornamen"}
+)  # fmt: skip
+_PLURAL_MARK = re.compile(r"\((?:s|n|en|es|i)\)", re.IGNORECASE)
+
+
+def _one_name(text: str) -> bool:
+    """One capitalised word of letters, no heading, job or stop word: a mononym."""
+    return (
+        len(text) >= 3
+        and text.isalpha()
+        and text[0].isupper()
+        and not heading_kind(text)
+        and text.casefold() not in lex.JOB_WORDS
+        and text.casefold() not in lex.NAME_STOPWORDS
+    )
+
+
+def _name_label_beside(label: Line, line: Line) -> bool:
+    """A name label cell ("Name / Surname") on the row of the line, left of it: a text
+    layer gives Europass's two columns as lines of their own (layout-32: the label column's
+    "Personal Email" was read as the name)."""
+    if label.bbox is None or line.bbox is None or label.page != line.page or label.bbox[2] > line.bbox[0]:
+        return False
+    height = max(line.bbox[3] - line.bbox[1], 1.0)
+    if abs((label.bbox[1] + label.bbox[3]) - (line.bbox[1] + line.bbox[3])) / 2 > 0.5 * height:
+        return False
+    text = _PLURAL_MARK.sub("", label.text).strip(" :").casefold()
+    parts = [p.strip(" :") for p in re.split(r"\s*[/,]\s*|\s+(?:and|und|et|e|y)\s+", text)]
+    return 0 < len(parts) <= 3 and all(p in _NAME_LABEL_PARTS for p in parts)
+
+
 # OCR's look-alike glyphs, folded the same way on both sides of a comparison.
 _LOOKALIKE = str.maketrans({"l": "i", "1": "i", "|": "i", "!": "i", "0": "o"})
 
@@ -1303,7 +1351,8 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
             continue
         text, bonus, rule = line.text, 0.0, "name.top"
         labelled = label_of(text)
-        if line.label and line.label.casefold() in lex.NAME_LABELS:
+        label_cell = bool(line.label and line.label.casefold() in lex.NAME_LABELS)
+        if label_cell or (not labelled and k > 0 and _name_label_beside(lines[k - 1], line)):
             bonus, rule = 4.0, "name.label"
         elif labelled and labelled[0] in lex.NAME_LABELS:
             text, bonus, rule = labelled[1], 4.0, "name.label"
@@ -1323,7 +1372,11 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         if not head:
             continue  # a rule drawn as a dash: nothing of a name, and not to join the next line to
         shaped = _name_shaped(head, lines, k, parts)
-        if shaped is None or is_place(shaped) or is_place(shaped.replace(". ", ", ")):
+        if shaped is None and rule == "name.label" and _one_name(head):
+            shaped = head  # "Name / Surname  Pythagoras": one name, where a label says so (layout-32)
+        if shaped is not None and any(w.strip(".:").casefold() in _CONTACT_WORDS for w in shaped.split()):
+            continue  # "Personal Email": a contact label in a label column, no name (layout-32)
+        if shaped is None or is_place(shaped) or is_place(shaped.replace(". ", ", ")) or _titled(shaped):
             continue  # "São Paulo", "Seattle. Wa": a place under the name, never the name (h49)
         text = shaped
         if k + 1 < len(lines) and shaped.endswith(lines[k + 1].text) and _same_row(line, lines[k + 1]):
