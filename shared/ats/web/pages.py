@@ -367,9 +367,7 @@ def _history(detail: dict[str, Any], names: dict[int, str], shown: Any) -> dict[
                 for src in detail["provenance"].get(field, [])
                 if src.get("value") == value
             ]  # fmt: skip
-            start, end = value.get("start"), value.get("end")
-            when = f"{start} \N{EN DASH} {end or '?'}" if start else ""
-            out.append({**value, "when": when, "sources": sources})
+            out.append({**value, "sources": sources})
         return out
 
     years_sources = detail["provenance"].get("years_experience", [])
