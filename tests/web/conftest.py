@@ -47,3 +47,9 @@ def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with harness.browser() as b:
         yield b
+        # With that loop running, Django keeps the test's connections apart from the ones
+        # opened before it (asgiref's Local): closed here, or the test database's teardown
+        # finds a session still open ("being accessed by other users").
+        from django.db import connections
+
+        connections.close_all()
