@@ -5,8 +5,6 @@ rule is for and what it moved on development."""
 # ruff: noqa: RUF001, RUF003 (CV text has typographic dashes)
 from __future__ import annotations
 
-from typing import Any
-
 from ats.extraction import _lexicon as lex
 from ats.extraction._history import date_ranges
 from ats.extraction._layout import is_place
@@ -15,23 +13,22 @@ from tests.extraction.answers import Row, pdf_answer, roles, rows_answer, styled
 from tests.extraction.corpus import AS_OF
 
 
-def _pdf(*rows: Row) -> dict[str, Any]:
-    return rows_answer(rows, ocr=False)
-
-
 def test_a_role_held_in_two_places_has_them_as_its_location() -> None:
     # deedy's résumé: "Jan 2013 – May 2013 | Palo Alto, CA & Ithaca, NY" under "PHABRICATOR |
     # Open Source Contributor & Team Leader" read as a role "Palo Alto" at "CA & Ithaca"
     # (on the newcomer's candidate page, stop 46)
-    answer = _pdf(
-        ((217, 30, 400, 50), "Jane Example", 20.0),
-        ((217, 80, 330, 96), "EXPERIENCE", 15.9),
-        ((217, 246, 431, 258), "GOOGLE | Software Engineering Intern", 11.9),
-        ((217, 259, 422, 269), "May 2013 – Aug 2013 | Mountain View, CA", 9.9),
-        ((232, 274, 566, 284), "• Worked on the YouTube Captions team.", 9.9),
-        ((217, 332, 538, 344), "PHABRICATOR | Open Source Contributor & Team Leader", 11.9),
-        ((217, 345, 453, 355), "Jan 2013 – May 2013 | Palo Alto, CA & Ithaca, NY", 9.9),
-        ((232, 360, 572, 370), "• Phabricator is used daily by Facebook, Dropbox and more.", 9.9),
+    answer = rows_answer(
+        (
+            ((217, 30, 400, 50), "Jane Example", 20.0),
+            ((217, 80, 330, 96), "EXPERIENCE", 15.9),
+            ((217, 246, 431, 258), "GOOGLE | Software Engineering Intern", 11.9),
+            ((217, 259, 422, 269), "May 2013 – Aug 2013 | Mountain View, CA", 9.9),
+            ((232, 274, 566, 284), "• Worked on the YouTube Captions team.", 9.9),
+            ((217, 332, 538, 344), "PHABRICATOR | Open Source Contributor & Team Leader", 11.9),
+            ((217, 345, 453, 355), "Jan 2013 – May 2013 | Palo Alto, CA & Ithaca, NY", 9.9),
+            ((232, 360, 572, 370), "• Phabricator is used daily by Facebook, Dropbox and more.", 9.9),
+        ),
+        ocr=False,
     )
     assert roles(answer) == [
         ("Software Engineering Intern", "GOOGLE", "2013-05"),
