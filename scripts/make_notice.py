@@ -177,7 +177,7 @@ Data shipped in this repository:
     ralmasri/ralmasri.github.io (MIT, German and English), laffer-ryan/ryan-lafferty-portfolio
     (MIT), simonbohnen/simonbohnen.me (MIT, German and English), shaonhuang/resume (MIT,
     English and Chinese).
-    Held-out v11 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v11, in tests/extraction/corpus/real/ now (real people's own CVs):
     0foxes/site-4 (GPL-3.0), 0x00C0DE/0x00C0DE.github.io (MIT), 0xcolinhenderson/portfolio
     (MIT), 0xhjohnson/0xhjohnson.com (MIT), 25cent9/25cent9.github.io (MIT),
     Alejandro-GR01/portfolio (MIT), AlysonRyan01/portfolio-next (MIT, Portuguese),
@@ -194,6 +194,24 @@ Data shipped in this repository:
     English and Turkish), sdaberdaku/resume (MIT), sergeyklay/cv (MIT),
     Sisonke10-byt/My-Portfolio-Profile (MIT, stated in its README, vendored),
     waterlens/resume (MIT, Chinese and English).
+    Held-out v12 (tests/extraction/heldout/files/; real people's own CVs):
+    A-5ingh/resume (MIT), adrielgama/adrielgama.github.io (MIT, English and Portuguese),
+    AntonioCappiello/curriculum-vitae (MIT), AslanSN/CurriculumVitae (MIT, stated in its
+    README, vendored; English, Spanish and French), CarMoreno/carmoreno.github.io
+    (CC0-1.0), DanTarsoly/Portfolio (MIT, English and Hungarian),
+    Destivano/destivano.github.io (MIT, stated in its README, vendored),
+    Foat/foat.github.io (MIT, stated in its README, vendored), Goncalves1307/Portfolio
+    (MIT, English and Portuguese), guillaume-gomez/guillaume-gomez.github.io (MIT,
+    English and French), hong539/resume (MIT), JGalego/JGalego.github.io (GPL-3.0),
+    juniorosorio47/forward (MIT, English and Portuguese), matejjj27/matej-s-portfolio
+    (MIT, English and German), mateuspestana/mateuspestana (Apache-2.0, Portuguese),
+    meyssamh/portfolio (MIT, German), MoradiDavijani/resume (MIT),
+    msjahid/msjahid.github.io (MIT), NicolaValentini/curriculum-vitae (MIT, Italian),
+    OBrunoVieira/myportfolio (Apache-2.0, Portuguese), pmatisic/cv (MIT),
+    trxxxxkov/trxxxxkov (MIT, English and Russian), VeselinMar/VeselinMar.github.io
+    (MIT), vkorepanov/vkorepanov.github.io (MIT, English and Russian), vkq2808/my-
+    portfolio (MIT), willianwelbert/willianwelbert.github.io (MIT, English and
+    Portuguese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
