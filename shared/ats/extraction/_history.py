@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import itertools
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 
@@ -294,9 +295,15 @@ _BULLET = tuple("•◦▪▫‣∙·*-–—●○■□➢➤►✓✔→➔�
 # a product's name.
 # "dla" (layout-30): Polish "for", "Programista front-end dla BASEF LTD"
 _AT_WORDS = re.compile(r"\s(at|@|bei|chez|presso|dla|en|bij|w|na)\s|(?<=[^\W\d_])(@)\s", re.IGNORECASE)
+# An "at" word opening a part before a capitalised name: the line under a title names the
+# employer as a sentence would ("Em TVS Eletrônica", "bei Siemens", "chez Airbus").
+_LEADING_AT = re.compile(r"^(?i:em|at|bei|chez|presso)\s+(?=[A-ZÀ-Ý0-9])")
 _STRONG_AT = frozenset({"at", "@", "bei", "chez", "presso", "dla"})  # "en", "w": also "Máster en ..."
 # German and Dutch compounds: "Softwareentwickler", "Projektleiterin", "Datenbankberater".
 _TITLE_SUFFIXES = (
+    # layout-33: a German compound's intern ("Forschungspraktikant", "Softwarepraktikantin")
+    "praktikant",
+    "praktikantin",
     "entwickler",
     "entwicklerin",
     "ingenieur",
@@ -340,7 +347,8 @@ _TITLE_SUFFIXES = (
 # Inc. : Jan 2026 - Present" (a site's generated CV), "Auckland Transport; Auckland, NZ".
 _PARTS = re.compile(r"\s{2,}|\t|\s[|–—·•:]\s|\s-\s|[,;]\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
 _ORG_WORDS = frozenset(
-    {"gmbh", "ag", "se", "kg", "ltd", "ltd.", "limited", "inc", "inc.", "llc", "plc", "corp", "corp.", "corporation",
+    {"gmbh", "ggmbh", "ag", "se", "kg", "ltd", "ltd.", "limited", "inc", "inc.", "llc", "plc", "corp", "corp.",
+     "corporation",
      "sa", "s.a.", "sas", "sarl", "s.l.", "sl", "spa", "s.p.a.", "srl", "s.r.l.", "bv", "b.v.", "nv", "n.v.",
      "sp.", "o.o.", "group", "bank", "labs", "industries", "technologies", "solutions", "consulting", "partners",
      "systems", "software", "digital", "analytics", "logistics", "airlines", "holding", "studio", "agency",
@@ -370,7 +378,9 @@ _TITLE_WORDS = frozenset(
      "staj", "stajyer", "geliştirici", "mühendis", "mühendisi", "uzman", "uzmanı", "yönetici", "yazılımcı",
      "разработчик", "инженер", "стажер", "стажёр", "аналитик", "руководитель", "менеджер", "тестировщик",
      "программист", "ментор", "vývojář", "programátor", "inženýr", "analytik", "konzultant", "stážista",
-     "aprendiz", "pasante", "practicante", "stagista", "praktykant", "konsultant"}
+     "aprendiz", "pasante", "practicante", "stagista", "praktykant", "konsultant",
+     # layout-33: a Spanish lead, also as typed without its accents ("Lider Tecnico")
+     "líder", "lider", "tecnico", "tecnica"}
 )  # fmt: skip
 _INSTITUTION_WORDS = frozenset(
     {"university", "universität", "universitat", "université", "universidad", "università", "universiteit",
@@ -469,6 +479,7 @@ def _parts(text: str) -> list[str]:
         for raw in [segment] if is_place(segment) else _PARTS.split(_BRACKETED.sub(_masked, segment)):
             part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
             part = _FOOTNOTE.sub("", part)  # "Fundación Caja Duero1": a footnote mark (moderncv)
+            part = _LEADING_AT.sub("", part)  # "Em TVS Eletrônica" under its title: the house, not "Em" (layout-33)
             if _DURATION.fullmatch(part):
                 continue  # "(6 mois)", "(2 years)" under the dates: how long, not who or what (layout-12)
             if part.count("(") > part.count(")"):
@@ -548,7 +559,7 @@ _DURATION = re.compile(
 )
 _FOOTNOTE = re.compile(r"(?<=[^\W\d_.]{4})[1-9]$|(?<=[A-Z]\.)[1-9]$")  # not "Auth0"
 _LEGAL_FORM = re.compile(
-    r"(?:ltd|inc|llc|llp|plc|corp|co|gmbh|ag|sa|s\.a|sas|sarl|srl|s\.r\.l|spa|s\.p\.a|bv|b\.v|nv|n\.v|s\.l|sl|"
+    r"(?:ltd|inc|llc|llp|plc|corp|co|g?gmbh|ag|sa|s\.a|sas|sarl|srl|s\.r\.l|spa|s\.p\.a|bv|b\.v|nv|n\.v|s\.l|sl|"
     r"oy|ab|a/s|kg|pty ltd|pvt ltd|ltda|eireli)\.?",
     re.IGNORECASE,
 )
@@ -695,7 +706,13 @@ def _lower_cased_name(text: str) -> bool:
     """ "clinicom GmbH, Verl — Mediengestalter": a company that writes its name in lower case
     opens the line with its legal form after it - a header, not a description's next line (h50)."""
     first = _PARTS.split(text, maxsplit=1)[0]
-    return len(first.split()) <= 4 and _legal_named(first)
+    # "airSlate, Inc.  Kyiv, Ukraine": the legal form after a comma ends the name (layout-33;
+    # a description's next line, "jQuery, Backbone, Pivotal", names no legal form)
+    named = _CELLS.split(text, maxsplit=1)[0]
+    return len(first.split()) <= 4 and (_legal_named(first) or (len(named.split()) <= 5 and _legal_named(named)))
+
+
+_CELLS = re.compile(r"\s{2,}|\t")
 
 
 @dataclass
@@ -1388,6 +1405,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     body = _section_body(lines, section)
     nested = _nested_roles(_entries(body, section))
     employer_rows = _employer_rows(body, {ln.n for e, _ in nested for ln, _ in e.header})
+    previous: tuple[_Entry, str | None] | None = None
     for k, (e, company) in enumerate(nested):
         if e.whole_title:
             below_title, employer, location = _split_job([t for _, t in e.header[1:]])
@@ -1408,14 +1426,17 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
             else:
                 title = title or employer
             employer = company
-        if _studies(title, employer) or _group_heading(e, title, employer, nested[k + 1 :]):
+        if _studies(title, employer) or _group_heading(e, title, employer, itertools.islice(nested, k + 1, None)):
             continue
         if employer is None and title is not None and company is None:
-            employer = _employer_row_above(e.anchor, employer_rows) or employer
+            employer = _employer_row_above(e.anchor, employer_rows) or _same_house(e, previous) or employer
+        previous = (e, employer)
         value: dict[str, str | None] = {
-            "employer": _less_note(_less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer)))),
+            "employer": _capital_i(
+                _less_note(_less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer))))
+            ),
             # "Ingénieur Test Automation (3 ans)": how long the post lasted is no part of it (h50)
-            "title": _less_tail(_CONTRACT_NOTE, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, title))),
+            "title": _capital_i(_less_tail(_CONTRACT_NOTE, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, title)))),
             "location": location,
             "start": ym_text(e.dates.start),
             "end": ym_text(e.dates.end),
@@ -1425,6 +1446,33 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         styled.append((e, title, employer))
     _by_house_style(out, styled, ("title", "employer"))
     return out
+
+
+# "DiRECTOR OF ENGiNEERiNG": Awesome-CV's small capitals come out of the text layer with a
+# lower-case "i" inside capitals. A text whose only lower-case letter is "i" is all
+# capitals ("iOS Developer" and "HiFi Audio" have others and stay).
+_SMALL_CAPS_I = re.compile(r"\b(?=\w*[A-Z]\w*[A-Z])[A-Z]*i[A-Zi]*\b")
+
+
+def _capital_i(text: str | None) -> str | None:
+    if not text or "i" not in text or any(ch.islower() and ch != "i" for ch in text):
+        return text
+    return _SMALL_CAPS_I.sub(lambda m: m.group(0).upper() if len(m.group(0)) >= 4 else m.group(0), text)
+
+
+def _same_house(e: _Entry, previous: tuple[_Entry, str | None] | None) -> str | None:
+    """The employer of the role above when it stood on a line of its own over that role's
+    dated line, and this role's dated line is set as that one was: a second role at the
+    same house ("Codesa" / "Technical Lead | Jul 2024- Present" / bullets / "Backend
+    Developer | Jul 2023 - Present"), which names no employer of its own (layout-33)."""
+    if previous is None or previous[1] is None:
+        return None
+    above, employer = previous
+    own_line = any(ln.n < above.anchor.n and t.strip() == employer for ln, t in above.header)
+    if not own_line or above.anchor.bbox is None or e.anchor.bbox is None:
+        return None
+    aligned = abs(above.anchor.bbox[0] - e.anchor.bbox[0]) <= 2 and abs(above.anchor.size - e.anchor.size) <= 0.3
+    return employer if aligned and len(e.header) == 1 else None
 
 
 def _employer_rows(body: list[Line], used: set[int]) -> list[tuple[Line, str]]:
@@ -1449,7 +1497,9 @@ def _employer_row_above(anchor: Line, rows: list[tuple[Line, str]]) -> str | Non
     return rows[k - 1][1] if k else None
 
 
-def _group_heading(e: _Entry, title: str | None, employer: str | None, after: list[tuple[_Entry, str | None]]) -> bool:
+def _group_heading(
+    e: _Entry, title: str | None, employer: str | None, after: Iterable[tuple[_Entry, str | None]]
+) -> bool:
     """ "Additional Experience" over "2008–2024", then the roles of those years: a heading
     of a group of roles with the span of all of them, not a role - its span counted as
     years ran them together (layout-31)."""

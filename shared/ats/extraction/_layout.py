@@ -673,7 +673,8 @@ _BULLETS = tuple("•◦▪▫‣∙*●○■□➢➤►✓✔–—-")
 _REMOTE = frozenset(
     {"remote", "remote-first", "hybrid", "homeoffice", "home office", "télétravail", "en remoto", "remoto", "remota",
      "à distance", "a distancia", "híbrido",
-     "удаленно", "удалённо", "удаленная работа", "uzaktan", "hibrit", "zdalnie", "na dálku"}  # layout-30
+     "удаленно", "удалённо", "удаленная работа", "uzaktan", "hibrit", "zdalnie", "na dálku",  # layout-30
+     "fernarbeit", "remote work", "remote-arbeit", "on-site", "onsite", "vor ort", "presencial"}  # layout-33
 )  # fmt: skip
 
 
@@ -1209,6 +1210,17 @@ def _role_label(line: Line, parent: Line) -> bool:
     return key in _ROLE_LABELS and parent.heading == "experience" and _a_step_smaller(line, parent)
 
 
+def _inside_role(line: Line, parent: Line) -> bool:
+    """A line with an "other" heading's words ("Technical Leadership", "Projects") indented
+    right of the experience heading and set a step smaller: a theme of one role's bullets."""
+    if parent.heading != "experience" or line.bbox is None or parent.bbox is None or line.size <= 0:
+        return False
+    return line.bbox[0] >= parent.bbox[0] + INDENT_MIN and _a_step_smaller(line, parent)
+
+
+INDENT_MIN = 8.0  # points: a role's own sub-heading starts this far right of the section's heading
+
+
 def _role_stacks_in_experience(lines: list[Line]) -> None:
     """ "Tech stack:" under each role of the experience section (a DOCX with no heading
     styles): a label ending in a colon whose block holds the next role's dated line is the
@@ -1279,6 +1291,7 @@ def _place_trailing_headings(lines: list[Line]) -> None:
         # "Experience", "Education" in a margin column, then every entry; h47)
         leading = run[-1] - run[0] == len(run) - 1 and sum(ln.n > run[-1] for ln in body) >= 0.8 * len(body)
         if body[-1].n > run[0] and not leading:
+            _place_column_headings(headings, body)
             continue  # headings among the page's text lines: reading order holds
         ordered = sorted(headings, key=_top)
         for line in body:
@@ -1286,6 +1299,37 @@ def _place_trailing_headings(lines: list[Line]) -> None:
                 continue
             above = [h for h in ordered if _top(h) <= _top(line)]
             line.section = above[-1].heading if above and above[-1].heading else "top"
+
+
+def _place_column_headings(headings: list[Line], body: list[Line]) -> None:
+    """The same, one column at a time: a Canva page draws its sidebar's headings and text,
+    then the main column's headings one after the other ("WORK EXPERIENCE", "EDUCATION",
+    "PROFILE", out of their order on the page) and then the main column's text. A column
+    whose headings come one after the other before all of its text has each of its lines
+    in the section of the nearest of its headings above it (layout-33)."""
+    starts = sorted({round(h.bbox[0]) for h in headings if h.bbox is not None})
+    columns: list[list[Line]] = []
+    for x in starts:
+        if columns and abs(x - columns[-1][0].bbox[0]) <= COLUMN_START_SLACK:  # type: ignore[index]
+            continue
+        columns.append([h for h in headings if h.bbox is not None and abs(h.bbox[0] - x) <= COLUMN_START_SLACK])
+    if len(columns) < 2:
+        return
+    edges = [min(h.bbox[0] for h in col) for col in columns] + [float("inf")]  # type: ignore[index]
+    for k, col in enumerate(columns):
+        run = sorted(h.n for h in col)
+        if len(col) < MIN_KNOWN_HEADINGS or run[-1] - run[0] != len(run) - 1:
+            continue
+        mine = [ln for ln in body if ln.bbox is not None and edges[k] - 4 <= ln.bbox[0] < edges[k + 1] - 4]
+        first_top = min(_top(h) for h in col)
+        # every line of the column after its headings, but for those above them (its name)
+        if not mine or not all(ln.n > run[-1] or _top(ln) < first_top for ln in mine):
+            continue
+        ordered = sorted(col, key=_top)
+        for line in mine:
+            above = [h for h in ordered if _top(h) <= _top(line)]
+            if above and above[-1].heading:
+                line.section = above[-1].heading
 
 
 MAX_PAGE_HEADINGS = 40  # a page with more "headings" is no CV page: its lines are left as read
@@ -1357,8 +1401,9 @@ class _Columns:
 
     def seen(self, line: Line, section: str) -> None:
         if line.bbox is not None:
-            self.section[_column_of(line)] = section
-            self.start[_column_of(line)] = line.bbox[0]
+            band = _column_of(line)
+            self.section[band] = section
+            self.start[band] = line.bbox[0]
 
     def went_on(self, line: Line, section: str, *, ocr: bool) -> str:
         """The section a column breaking in on a later page goes on with."""
@@ -1379,6 +1424,8 @@ def _no_heading_here(
         return True  # "Design software architecture ...": a justified line's words, one per text line
     if section == "experience" and parent is not None and _role_label(line, parent):
         return True  # "Key Achievements: -" inside a role, smaller than "Work Experience" (h51)
+    if kind == "other" and section == "experience" and parent is not None and _inside_role(line, parent):
+        return True  # "Technical Leadership" over a role's bullets, indented and in the text's size (layout-33)
     # "Publications:" under a role where the headings have no colon (layout-31)
     return kind == "other" and section == "experience" and colon_free and line.text.rstrip().endswith(":")
 

@@ -47,6 +47,11 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "deneyim", "deneyimler", "iş deneyimi", "iş deneyimleri", "iş deneyimlerim", "tecrübe", "tecrübeler",
         "iş tecrübesi", "profesyonel deneyim", "çalışma deneyimi", "опыт работы", "опыт",
         "профессиональный опыт", "трудовая деятельность", "pracovní zkušenosti", "praxe",
+        # layout-33: "Research experience" in the languages that do not put "research" first
+        # (a German CV's "Forschungserfahrung" read as an "other" section, its posts lost)
+        "forschungserfahrung", "expérience de recherche", "expériences de recherche",
+        "experiencia en investigación", "experiencia investigadora", "experiência em pesquisa",
+        "experiência de pesquisa", "esperienza di ricerca", "esperienze di ricerca",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",

@@ -129,13 +129,21 @@ TARGETS: dict[str, tuple[str, float]] = {
 # e-mail 0.960, phone 0.951, skills 0.805, work history 0.648, years 0.770). A new set
 # again: the ratchet starts from the layout-30 reading, each value less 0.02 rounded down
 # to 0.05 - name, work history and years up, skills down from v10's 0.80 (0.805 less 0.02).
+# v11 was then spent (read after each of four change sets, layouts 29-32) and moved to
+# development, and held-out v12 drawn (2026-12-05, stop 48): 95 real documents - 39 real
+# people's own CVs (all PDFs) from 26 repositories and 56 scans of them - and 32 generated.
+# Read once before the change set (layout-32: name 0.744, e-mail 0.929, phone 0.986, skills
+# 0.749, work history 0.556, years 0.864) and measured once after it (layout-33: name 0.744,
+# e-mail 0.929, phone 0.986, skills 0.749, work history 0.554, years 0.840). A harder set:
+# its real documents' names read 0.656 (v11's 0.830). The ratchet starts again from the
+# layout-33 reading by the same rule - name, skills, work history down, phone and years up.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.85),
+    "name": ("exact", 0.70),
     "emails": ("f1", 0.90),
-    "phones": ("f1", 0.90),
-    "skills": ("f1", 0.75),
-    "work_history": ("f1", 0.60),
-    "years_experience": ("within1", 0.75),
+    "phones": ("f1", 0.95),
+    "skills": ("f1", 0.70),
+    "work_history": ("f1", 0.50),
+    "years_experience": ("within1", 0.80),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
