@@ -133,13 +133,18 @@ class _Template:
         except (OSError, TimeoutError) as exc:
             self.kill()
             raise ZygoteError(f"zygote did not start: {type(exc).__name__}") from exc
-        if len(message) != protocol.LEN_SIZE or len(fds) != 2:
+        if len(message) != protocol.LEN_SIZE or len(fds) not in (1, 2):
             for fd in fds:
                 os.close(fd)
             self.kill()
             raise ZygoteError("zygote did not start: the template's answer was incomplete")
         (pid,) = protocol.LEN.unpack(message)
-        return _Zygote(socket.socket(fileno=fds[0]), pid, fds[1], template=self, deadline=deadline)
+        # One fd, no pidfd: the zygote exited before the template could open one - a zygote
+        # that refuses to start says hello and exits at once, and on a busy machine that
+        # wins the race. Its hello is still in the socket: read it, so the reason ("no file
+        # boundary ...") reaches the operator, not "the template's answer was incomplete".
+        pidfd = fds[1] if len(fds) == 2 else -1
+        return _Zygote(socket.socket(fileno=fds[0]), pid, pidfd, template=self, deadline=deadline)
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
