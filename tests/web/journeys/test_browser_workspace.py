@@ -7,6 +7,8 @@ batch and naming the file it left out.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +38,28 @@ def _malware(i: int) -> intake_api.Attachment:
     return helpers.ingested(f"invoice-{i}.pdf", EICAR + b" " * i)
 
 
+@contextlib.contextmanager
+def _in_process_only() -> Iterator[None]:
+    """Rows made in-process while this module's stack runs real workers: with the ingest and
+    parse queues paused, no live worker fetches a job the helpers are about to settle. A
+    clean clone's run under load saw the live workers parse "keep-me.pdf" in that window
+    (deferred by the in-process ingest, before parse_failed settled it): candidate_created
+    where the test had made a parse failure (stop 48)."""
+    from ats.jobs import ops_api as jobs_ops
+
+    for queue in ("ingest", "parse"):
+        jobs_ops.queue_set_paused(queue=queue, paused=True, actor="test")
+    try:
+        yield
+    finally:
+        for queue in ("ingest", "parse"):
+            jobs_ops.queue_set_paused(queue=queue, paused=False, actor="test")
+
+
 def test_bulk_discard_three_rows_by_filter(web: str, chromium: Any) -> None:
-    blocked = [_malware(i) for i in range(3)]
-    other = helpers.parse_failed("keep-me.pdf", code="worker_lost")
+    with _in_process_only():
+        blocked = [_malware(i) for i in range(3)]
+        other = helpers.parse_failed("keep-me.pdf", code="worker_lost")
     page = _login(chromium, web, "recruiter", DESKTOP)
     page.goto("/?state=blocked_malware")
     assert page.locator("#triage tbody tr").count() == 3
@@ -68,8 +89,9 @@ def _pages() -> tuple[list[str], list[str]]:
     from tests.scoring import helpers as sh
 
     # In-process rows that no worker job follows up (the stack's workers are running).
-    doc = helpers.parse_failed("a-rather-long-file-name-for-a-curriculum-vitae-2026-final.pdf")
-    helpers.malware()
+    with _in_process_only():
+        doc = helpers.parse_failed("a-rather-long-file-name-for-a-curriculum-vitae-2026-final.pdf")
+        helpers.malware()
     cand = sh.candidate(skills=("Python",), prose_skills=("PostgreSQL",), years=5, name="Ada Lovelace-Byron")
     req = sh.requisition(title="Senior backend engineer (payments platform)")
     app_id = sh.apply(cand, req.requisition_id)
