@@ -10,7 +10,8 @@ pipes: see ``_stream_pair``):
 
   worker -> template  config (JSON frame, once), then {"kind": "fork"} per zygote
   template -> worker  hello (JSON frame, once), then per fork: the zygote's pid (8 bytes)
-                      with its socket and a pidfd of it (SCM_RIGHTS)
+                      with its socket and a pidfd of it (SCM_RIGHTS) - the socket alone
+                      when the zygote exited first (a refusal), its hello still readable
   worker -> zygote    per document: request (JSON frame: kind) + document (raw frame)
   zygote -> worker    hello (JSON frame, once), then per document:
                       outcome (JSON frame, trusted) + the child's answer (raw frame, untrusted)
