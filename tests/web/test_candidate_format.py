@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ats.web import pages
@@ -49,3 +51,24 @@ def test_work_history_edit_keeps_entries_as_objects() -> None:
     assert fields.parse_edit("work_history", pages._edit_text([entry])) == [entry]
     with pytest.raises(ValueError, match="JSON list of objects"):
         fields.parse_edit("work_history", "Engineer at Acme")
+
+
+def test_an_entrys_lines_on_one_page_are_one_source_lighting_up_their_box() -> None:
+    # A role read from its employer's line, its title's and its dates' showed the same link
+    # and "Show on page 2" three times (the newcomer's candidate page, stop 48).
+    def src(page: int, bbox: str, text: str, rule: str, doc: int = 7) -> dict[str, Any]:
+        return {"attachment_id": doc, "show": {"page": page, "bbox": bbox}, "text": text, "rule": rule}
+
+    merged = pages._one_box_per_page(
+        [
+            src(2, "40.00,22.00,96.00,36.00", "airSlate, Inc.  Kyiv, Ukraine", "work_history.entry"),
+            src(2, "40.00,38.00,126.00,49.00", "DIRECTOR OF ENGINEERING", "work_history.entry"),
+            src(2, "496.00,38.00,556.00,49.00", "Dec. 2021 - Present", "work_history.dates"),
+            src(3, "40.00,10.00,90.00,20.00", "continued", "work_history.entry"),
+            {"attachment_id": 7, "show": None, "text": "a DOCX part", "rule": "work_history.entry"},
+        ]
+    )
+    assert [m["show"]["page"] if m["show"] else None for m in merged] == [2, 3, None]
+    assert merged[0]["show"]["bbox"] == "40.00,22.00,556.00,49.00"
+    assert merged[0]["text"] == "airSlate, Inc.  Kyiv, Ukraine / DIRECTOR OF ENGINEERING / Dec. 2021 - Present"
+    assert merged[0]["rule"] == "work_history.entry, work_history.dates"
