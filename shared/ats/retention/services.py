@@ -137,15 +137,18 @@ def tombstone_match(*, emails: Iterable[str] = (), phones: Iterable[str] = ()) -
     digests = [d for _, d in tombstone_digests(emails=emails, phones=phones)]
     if not digests:
         return None
-    if connection.in_atomic_block:
-        with connection.cursor() as cur:
+    with connection.cursor() as cur:
+        if connection.in_atomic_block:
             cur.execute("SELECT pg_advisory_xact_lock_shared(%s, 0)", [_ERASURE_LOCK])
-    return (
-        Tombstone.objects.filter(digest__in=digests, lifted_at__isnull=True)
-        .order_by("erasure_id")
-        .values_list("erasure_id", flat=True)
-        .first()
-    )
+        # Written out (issue 26): the candidate step asks this of every new document, and
+        # the ORM's query building cost ~4x the statement (stop 48's profile).
+        cur.execute(
+            "SELECT erasure_id FROM retention_tombstone WHERE digest = ANY(%s) AND lifted_at IS NULL"
+            " ORDER BY erasure_id LIMIT 1",
+            [digests],
+        )
+        row = cur.fetchone()
+    return int(row[0]) if row is not None else None
 
 
 # ------------------------------------------------------------------------------ erasure log
