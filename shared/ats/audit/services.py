@@ -237,7 +237,7 @@ def audit_events_at_end() -> Iterator[None]:
             _append(event)
 
 
-_SUBJECT_KEY_SQL = "SELECT key FROM audit_subject_key WHERE object_type = %s AND object_id = %s"
+_SUBJECT_KEY_SQL = 'SELECT "key" FROM "audit_subject_key" WHERE "object_type" = %s AND "object_id" = %s'
 
 
 def _subject_key(object_type: str, object_id: str, *, create: bool) -> bytes | None:

@@ -220,7 +220,10 @@ def _extraction_record(
 
 
 def document_has_candidate(*, attachment_id: int) -> bool:
-    return CandidateDocument.objects.filter(attachment_id=attachment_id).exists()
+    # Written out (issue 26): the candidate step asks it of every document (stop 48).
+    with connection.cursor() as cur:
+        cur.execute('SELECT 1 FROM "candidates_document" WHERE "attachment_id" = %s LIMIT 1', [attachment_id])
+        return cur.fetchone() is not None
 
 
 def _document_owner_locked(attachment_id: int) -> Candidate | None:

@@ -174,13 +174,18 @@ def document_requisitions(*, attachment_id: int) -> list[tuple[int, int]]:
     """(attachment_id, requisition_id) for every requisition this document was sent for:
     its own raw intake's, and those of its byte-identical duplicates (routing recorded in
     the raw intake's metadata at receipt)."""
-    rows = Attachment.objects.filter(Q(pk=attachment_id) | Q(duplicate_of_id=attachment_id)).order_by("pk")
-    out: list[tuple[int, int]] = []
-    for pk, meta in rows.values_list("pk", "raw_intake__metadata"):
-        req = (meta or {}).get("requisition_id")
-        if req:
-            out.append((int(pk), int(req)))
-    return out
+    # Written out (issue 26): the candidate step asks it of every document (stop 48).
+    with connection.cursor() as cur:
+        cur.execute(
+            # (the ORM's own spelling: the statement counters of the tests read it so)
+            'SELECT "intake_attachment"."id", "intake_raw_intake"."metadata"->>\'requisition_id\''
+            ' FROM "intake_attachment" INNER JOIN "intake_raw_intake"'
+            ' ON ("intake_attachment"."raw_intake_id" = "intake_raw_intake"."id")'
+            ' WHERE ("intake_attachment"."id" = %s OR "intake_attachment"."duplicate_of_id" = %s)'
+            ' ORDER BY "intake_attachment"."id" ASC',
+            [attachment_id, attachment_id],
+        )
+        return [(int(pk), int(req)) for pk, req in cur.fetchall() if req not in (None, "", "0", "false")]
 
 
 def original_candidate_for_update(*, attachment_id: int) -> tuple[int, int | None] | None:

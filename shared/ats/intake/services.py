@@ -612,8 +612,8 @@ def _original_of(att: Attachment) -> Attachment | None:
     statement (stop 48's profile); the row is loaded only when there is one."""
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT id FROM intake_attachment WHERE sha256 = %s AND id <> %s AND NOT (state = ANY(%s))"
-            " ORDER BY id LIMIT 1",
+            'SELECT "id" FROM "intake_attachment" WHERE "sha256" = %s AND "id" <> %s AND NOT ("state" = ANY(%s))'
+            ' ORDER BY "id" LIMIT 1',
             [att.sha256, att.pk, [str(s) for s in _NO_ORIGINAL]],
         )
         row = cur.fetchone()

@@ -143,8 +143,8 @@ def tombstone_match(*, emails: Iterable[str] = (), phones: Iterable[str] = ()) -
         # Written out (issue 26): the candidate step asks this of every new document, and
         # the ORM's query building cost ~4x the statement (stop 48's profile).
         cur.execute(
-            "SELECT erasure_id FROM retention_tombstone WHERE digest = ANY(%s) AND lifted_at IS NULL"
-            " ORDER BY erasure_id LIMIT 1",
+            'SELECT "erasure_id" FROM "retention_tombstone" WHERE "digest" = ANY(%s) AND "lifted_at" IS NULL'
+            ' ORDER BY "erasure_id" LIMIT 1',
             [digests],
         )
         row = cur.fetchone()
