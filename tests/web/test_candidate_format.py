@@ -57,7 +57,9 @@ def test_an_entrys_lines_on_one_page_are_one_source_lighting_up_their_box() -> N
     # A role read from its employer's line, its title's and its dates' showed the same link
     # and "Show on page 2" three times (the newcomer's candidate page, stop 48).
     def src(page: int, bbox: str, text: str, rule: str, doc: int = 7) -> dict[str, Any]:
-        return {"attachment_id": doc, "show": {"page": page, "bbox": bbox}, "text": text, "rule": rule}
+        # as the page builds it: the stored box, and source_box's formatted copy of it
+        stored = [float(x) for x in bbox.split(",")]
+        return {"attachment_id": doc, "bbox": stored, "show": {"page": page, "bbox": bbox}, "text": text, "rule": rule}
 
     merged = pages._one_box_per_page(
         [

@@ -703,6 +703,13 @@ _REGIONS = frozenset(lex.COUNTRIES.values())
 _TWO_PLACES = re.compile(r"\s+(?:&|and|/)\s+")
 
 
+def _two_places(low: str) -> bool:
+    """ "Palo Alto, CA & Ithaca, NY": a role held in two places; each part on its own is one
+    (layout-32: the second city read as the employer, the first as the title)."""
+    both = _TWO_PLACES.split(low)
+    return 1 < len(both) <= 3 and all(is_place(part) for part in both)
+
+
 def _city_and_code(text: str) -> bool:
     """ "Stuttgart DE": a known city and its country's ISO code (h48)."""
     coded = _CITY_CODE.fullmatch(plain(text).strip())
@@ -716,16 +723,8 @@ def is_place(text: str) -> bool:
     low = plain(text).strip(" ()[]").casefold().replace("\u0307", "")
     if not low or len(low) > 60:
         return False
-    # "Palo Alto, CA & Ithaca, NY": a role held in two places; each part on its own is one
-    # (layout-32: the second city read as the employer, the first as the title)
-    both = _TWO_PLACES.split(low)
-    if (
-        low in _REMOTE
-        or low in lex.CITIES
-        or low in lex.COUNTRIES
-        or _city_and_code(text)
-        or (1 < len(both) <= 3 and all(is_place(part) for part in both))
-    ):
+    # (the two-places split last: is_place is asked of every part of every header)
+    if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES or _city_and_code(text) or _two_places(low):
         return True
     inner = _PARENTHESISED.fullmatch(plain(text).strip().casefold())
     if inner:  # "Remote (Switzerland)", "Spain & Remote (Italy)" (layout-6)

@@ -603,7 +603,7 @@ def _record_scan(att: Attachment, verdict: str, engine: str) -> None:
 
 # States whose byte-identical document is no original: a duplicate itself, never scanned to
 # the end, or thrown away.
-_NO_ORIGINAL = (State.DUPLICATE, State.SCAN_FAILED, State.REJECTED_TOO_LARGE, State.DISCARDED)
+_NO_ORIGINAL = [str(s) for s in (State.DUPLICATE, State.SCAN_FAILED, State.REJECTED_TOO_LARGE, State.DISCARDED)]
 
 
 def _original_of(att: Attachment) -> Attachment | None:
@@ -614,7 +614,7 @@ def _original_of(att: Attachment) -> Attachment | None:
         cur.execute(
             'SELECT "id" FROM "intake_attachment" WHERE "sha256" = %s AND "id" <> %s AND NOT ("state" = ANY(%s))'
             ' ORDER BY "id" LIMIT 1',
-            [att.sha256, att.pk, [str(s) for s in _NO_ORIGINAL]],
+            [att.sha256, att.pk, _NO_ORIGINAL],
         )
         row = cur.fetchone()
     return Attachment.objects.get(pk=row[0]) if row is not None else None

@@ -386,21 +386,23 @@ def _one_box_per_page(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
     every line's text and rule. Sources with nothing to light up stay one each."""
     out: list[dict[str, Any]] = []
     merged_at: dict[tuple[Any, int], int] = {}
+    boxes: dict[int, list[float]] = {}  # out's index -> the union box, from the stored floats
     for src in sources:
         show = src.get("show")
         if not show or not src.get("attachment_id"):
             out.append(src)
             continue
         key = (src["attachment_id"], show["page"])
+        box = [float(x) for x in src["bbox"]]  # what source_box checked and formatted
         if key not in merged_at:
             merged_at[key] = len(out)
+            boxes[len(out)] = box
             out.append({**src, "show": dict(show)})
             continue
-        into = out[merged_at[key]]
-        a = [float(x) for x in into["show"]["bbox"].split(",")]
-        b = [float(x) for x in show["bbox"].split(",")]
-        box = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-        into["show"]["bbox"] = ",".join(f"{x:.2f}" for x in box)
+        at = merged_at[key]
+        into, union = out[at], boxes[at]
+        union[:] = [min(union[0], box[0]), min(union[1], box[1]), max(union[2], box[2]), max(union[3], box[3])]
+        into["show"]["bbox"] = ",".join(f"{x:.2f}" for x in union)
         if src.get("text") and src["text"] != into.get("text"):
             into["text"] = f"{into.get('text') or ''} / {src['text']}".strip(" /")
         if src.get("rule") and src["rule"] not in str(into.get("rule", "")).split(", "):
