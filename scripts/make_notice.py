@@ -212,6 +212,23 @@ Data shipped in this repository:
     (MIT), vkorepanov/vkorepanov.github.io (MIT, English and Russian), vkq2808/my-
     portfolio (MIT), willianwelbert/willianwelbert.github.io (MIT, English and
     Portuguese).
+    Development batch v13 (tests/extraction/corpus/real/; real people's own CVs):
+    stamatim/personal-site (MIT), Gojer16/Personal-Resume (MIT), ErinHamrick/REACT-portfolio
+    (MIT, stated in its README, vendored), WillZovo94/React-Portfolio (MIT),
+    bostonbachexchange/portfolio-react (MIT, stated in its README, vendored),
+    lgpaula/Portfolio (MIT), jhonrocha/jhonrocha.github.io (MIT),
+    arthurdiluz/arthurdiluz.github.io (Unlicense, Portuguese and English),
+    joaopauloaramuni/joaopauloaramuni-portfolio (MIT, Portuguese and English),
+    lucaazalim/azal.im (MIT, English and Portuguese), RicardoMorim/Portfolio (MIT,
+    Portuguese and English), RobredoTraining/dev-cv (MIT, English and Spanish),
+    StefanGrand/stefangrand.github.io (MIT, stated in its README, vendored),
+    lukashejna01/projects (MIT, stated in its README, vendored; Czech),
+    GetUsernameFromDatabase/GetUsernameFromDatabase.github.io (GPL-3.0),
+    michal-cecko/cecko-web (MIT, English and Czech), SkuliX01/website (MIT, English and
+    Polish), westracer/westracer.github.io (MIT, English and Russian), hihuz/sb (MIT,
+    English and French), AlexanderHalsey/AlexanderHalsey.github.io (MIT, English, French
+    and Spanish), cedrikletarte/portfolio (MIT, English and French),
+    haruta-watanabe/portfolio (MIT, English and Japanese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
