@@ -78,6 +78,9 @@ _MISREAD_LARGE = {
     "deedy-openfont-scan300": "Debarghya Das",
     "helgee-lebenslauf-scan300": "Helge Eichhorn",
     "agonzalezro-en-scan150": "Álex González",
+    # A sidebar's "Rua Tereza Valverde" on the name's row: the row's strips agree on the
+    # name's stretch only ("D" "qdV |" "i M" "en" "d" "eS" as the page read it).
+    "ddmendes-en-scan150": "Davi Mendes",
 }
 
 
@@ -155,7 +158,7 @@ def test_a_row_changes_only_when_two_strips_agree_on_other_letters(
 
     def stacked(_page: object, rects: list, _limits: object) -> list:
         assert len(rects) == len(_mupdf._FITTED_ROW_PX)  # one row (the body is not large)
-        return [[(50.0, 65.0, s)] if s else [] for s in strips]
+        return [[(50.0, 130.0, 65.0, s)] if s else [] for s in strips]
 
     monkeypatch.setattr(_mupdf, "_stacked_ocr", stacked)
     blocks = _mupdf._reread_at_fitted_scale(page, 300, DEFAULT_LIMITS, _blocks(lines), lines)
@@ -167,6 +170,28 @@ def test_a_row_changes_only_when_two_strips_agree_on_other_letters(
         assert [t for _, t, _ in first] == [expected]  # the row's other piece is gone
         assert blocks[0][4].split() == expected.split()
     assert len(blocks) == 2 and blocks[1][4].startswith("body 0")
+
+
+def test_a_row_across_a_gutter_changes_where_its_strips_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A sidebar's line joined the name's row: its strips read it three ways, and the name's
+    # stretch the same way twice - the name's pieces change, the sidebar's stay.
+    page, lines = _page_with_row()
+    lines[(40.0, 50.0, 300.0, 80.0)].insert(0, ((0.0, 52.0, 30.0, 78.0), "Rua Tereza", 26.0))
+    readings = [("mua Toan", "DaviMendes"), ("aua Taa", "DaviMendes"), ("Rua Tereza", "DaV | Mendes")]
+
+    def stacked(_page: object, rects: list, _limits: object) -> list:
+        # each strip: the sidebar's line, the name's, and a dot read as a mark of its own
+        return [[(0.0, 30.0, 65.0, a), (40.0, 135.0, 65.0, b), (80.0, 81.0, 65.0, ";")] for a, b in readings]
+
+    monkeypatch.setattr(_mupdf, "_stacked_ocr", stacked)
+    _mupdf._reread_at_fitted_scale(page, 300, DEFAULT_LIMITS, _blocks(lines), lines)
+    assert [t for _, t, _ in lines[(40.0, 50.0, 300.0, 80.0)]] == ["Rua Tereza", "DaviMendes"]
+
+
+def test_without_the_stretch_vote_the_name_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_mupdf, "_stretches", lambda segments: [])
+    kind, data = _real_scan("ddmendes-en-scan150")
+    assert _name_of(parse_document(data, kind=kind, limits=DEFAULT_LIMITS)) != "Davi Mendes"
 
 
 def test_a_neighbour_on_the_row_stays_outside_the_strip() -> None:

@@ -496,9 +496,9 @@ def _fitted_strips(page: pymupdf.Page, dpi: int, lines: LinesByBlock) -> list[_F
 
 def _stacked_ocr(
     page: pymupdf.Page, strips: list[tuple[pymupdf.Rect, int]], limits: ParseLimits
-) -> list[list[tuple[float, float, str]]]:
+) -> list[list[tuple[float, float, float, str]]]:
     """OCR the strips (rectangle, render dpi) stacked into one image in one run; per strip,
-    its lines as (x0, y-centre in page points, text)."""
+    its lines as (x0, x1, y-centre in page points, text)."""
     pixmaps = [page.get_pixmap(dpi=d, clip=r, colorspace=pymupdf.csGRAY, alpha=False) for r, d in strips]
     width = max(p.width for p in pixmaps) + 2 * _FITTED_GAP_PX
     rows: list[bytes] = []
@@ -522,16 +522,21 @@ def _stacked_ocr(
         sheet = doc.new_page(width=width * scale, height=height * scale)
         sheet.insert_image(sheet.rect, pixmap=stacked)
         textpage = _ocr(sheet, limits.ocr_dpi, limits)
-        found: list[list[tuple[float, float, str]]] = [[] for _ in strips]
+        found: list[list[tuple[float, float, float, str]]] = [[] for _ in strips]
         for block_lines in _block_lines(textpage).values():
-            for (lx0, ly0, _, ly1), text, _ in block_lines:
+            for (lx0, ly0, lx1, ly1), text, _ in block_lines:
                 cy = (ly0 + ly1) / 2 / scale
                 for n, (pix, top) in enumerate(zip(pixmaps, tops, strict=True)):
                     if top <= cy < top + pix.height:
                         rect, d = strips[n]
                         px_to_pt = 72 / d
                         found[n].append(
-                            (rect.x0 + (lx0 / scale - _FITTED_GAP_PX) * px_to_pt, rect.y0 + (cy - top) * px_to_pt, text)
+                            (
+                                rect.x0 + (lx0 / scale - _FITTED_GAP_PX) * px_to_pt,
+                                rect.x0 + (lx1 / scale - _FITTED_GAP_PX) * px_to_pt,
+                                rect.y0 + (cy - top) * px_to_pt,
+                                text,
+                            )
                         )
                         break
         return found
@@ -558,30 +563,83 @@ def _reread_at_fitted_scale(
         return blocks
     replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]] = {}
     for n, (pieces, _, y0, y1) in enumerate(rows):
-        readings = []
-        for got in found[n * len(_FITTED_ROW_PX) : (n + 1) * len(_FITTED_ROW_PX)]:
-            # The row's own text is centred on it; accents read as marks of their own
-            # ("K" for the acute of "Á") and the next row's edge sit off centre.
-            mid0, mid1 = y0 + 0.25 * (y1 - y0), y1 - 0.25 * (y1 - y0)
-            on_row = sorted((x, " ".join(t.split())) for x, cy, t in got if mid0 <= cy <= mid1 and t.strip())
-            readings.append(" ".join(t for _, t in on_row))
-        votes: dict[str, list[str]] = {}
-        for r in readings:
-            if r:
-                votes.setdefault(_fold(r), []).append(r)
-        best = max(votes.values(), key=len, default=[])
-        old = " ".join(" ".join(lines[key][i][1].split()) for key, i in pieces)
-        if len(best) < 2 or _fold(best[0]) == _fold(old):
+        # The row's own text is centred on it; accents read as marks of their own ("K" for
+        # the acute of "Á") and the next row's edge sit off centre. A line narrower than a
+        # quarter of the row's height is a mark too (the dot of an "i" read as ";").
+        h = y1 - y0
+        mid0, mid1 = y0 + 0.25 * h, y1 - 0.25 * h
+        on_row = [
+            sorted(
+                (x0, x1, " ".join(t.split()))
+                for x0, x1, cy, t in got
+                if mid0 <= cy <= mid1 and t.strip() and x1 - x0 >= 0.25 * h
+            )
+            for got in found[n * len(_FITTED_ROW_PX) : (n + 1) * len(_FITTED_ROW_PX)]
+        ]
+        reading = _agreed([" ".join(t for *_, t in segs) for segs in on_row], pieces, lines)
+        if reading is not None:
+            _replace_pieces(pieces, reading, lines, replaced)
             continue
-        reading = max(set(best), key=best.count)
-        for j, (key, i) in enumerate(pieces):
-            bbox, text, size = lines[key][i]
-            new = reading if j == 0 else ""
-            lines[key][i] = (bbox, new, size)
-            replaced.setdefault(key, []).append((text.strip(), new))
+        # No agreement over the whole row: a row joined across a column gutter (a sidebar's
+        # "Rua Tereza Valverde" beside a name read in pieces, "D" "qdV |" "i M") reads as
+        # noise in one half and the same letters in the other. Each stretch of the row the
+        # strips' lines cover is voted on by itself, and replaces the page's pieces centred
+        # in it.
+        for lo, hi in _stretches([seg for segs in on_row for seg in segs]):
+            inside = [(key, i) for key, i in pieces if lo <= _centre_x(lines[key][i][0]) <= hi]
+            texts = [" ".join(t for x0, x1, t in segs if lo <= x0 and x1 <= hi) for segs in on_row]
+            reading = _agreed(texts, inside, lines) if inside else None
+            if reading is not None:
+                _replace_pieces(inside, reading, lines, replaced)
     for key in replaced:
         lines[key] = [line for line in lines[key] if line[1]]
     return [b for b in _with_lines_replaced(blocks, replaced) if b[4].strip()]
+
+
+def _centre_x(bbox: tuple[float, float, float, float]) -> float:
+    return (bbox[0] + bbox[2]) / 2
+
+
+def _agreed(
+    readings: list[str], pieces: list[tuple[tuple[float, float, float, float], int]], lines: LinesByBlock
+) -> str | None:
+    """The reading at least two strips agree on, where its letters differ from the page's
+    reading of ``pieces``; None when the page's reading stands."""
+    votes: dict[str, list[str]] = {}
+    for r in readings:
+        if r:
+            votes.setdefault(_fold(r), []).append(r)
+    best = max(votes.values(), key=len, default=[])
+    old = " ".join(" ".join(lines[key][i][1].split()) for key, i in pieces)
+    if len(best) < 2 or _fold(best[0]) == _fold(old):
+        return None
+    return max(set(best), key=best.count)
+
+
+def _replace_pieces(
+    pieces: list[tuple[tuple[float, float, float, float], int]],
+    reading: str,
+    lines: LinesByBlock,
+    replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]],
+) -> None:
+    """The first piece takes the reading, the others are emptied (and dropped later)."""
+    for j, (key, i) in enumerate(pieces):
+        bbox, text, size = lines[key][i]
+        new = reading if j == 0 else ""
+        lines[key][i] = (bbox, new, size)
+        replaced.setdefault(key, []).append((text.strip(), new))
+
+
+def _stretches(segments: list[tuple[float, float, str]]) -> list[tuple[float, float]]:
+    """The x-ranges the strips' lines cover, overlapping lines (of any strip) merged: where
+    one stretch ends and the next begins, the strips saw white."""
+    out: list[list[float]] = []
+    for x0, x1, _ in sorted(segments):
+        if out and x0 <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], x1)
+        else:
+            out.append([x0, x1])
+    return [(lo, hi) for lo, hi in out]
 
 
 def _with_lines_replaced(
