@@ -81,8 +81,30 @@ class DateRange:
 _MONTH_AFTER = re.compile(r"\s{1,2}([^\W\d_]{3,9})\.?(?![^\W\d_])")
 
 
+# Japanese and Chinese dates: "2024年5月", "2019年" (year, month, an optional day; v13).
+_CJK_DATE = re.compile(r"((?:19|20)\d\d)\s?年(?:\s?(\d{1,2})\s?月(?:\s?\d{1,2}\s?日)?)?")
+
+
+def _cjk_tokens(text: str) -> list[tuple[int, int, int, int | None]]:
+    """_tokens' CJK dates ("2024年5月", "2021 年 7 月")."""
+    out: list[tuple[int, int, int, int | None]] = []
+    for m in _CJK_DATE.finditer(text):
+        month = int(m.group(2)) if m.group(2) else None
+        if month is None or 1 <= month <= 12:
+            out.append((m.start(), m.end(), int(m.group(1)), month))
+    return out
+
+
 def _tokens(text: str) -> list[tuple[int, int, int, int | None]]:
     """(start, end, year, month or None) for each date in the text."""
+    out = _latin_tokens(text)
+    if "年" in text and (cjk := _cjk_tokens(text)):
+        # "2021 年 7 月": the year alone is no date of its own
+        out = sorted(cjk + [t for t in out if not any(c[0] < t[1] and t[0] < c[1] for c in cjk)])
+    return out
+
+
+def _latin_tokens(text: str) -> list[tuple[int, int, int, int | None]]:
     out: list[tuple[int, int, int, int | None]] = []
     for m in _DATE.finditer(text):
         if m.group(1):
@@ -159,10 +181,12 @@ _SHORT_NAMED = re.compile(
 
 # "01 2025 – 09 2025", "3 2022 – 8 2022", "04 2021 – heute": a month's number and its year
 # set apart by a space (a German LibreOffice CV), only as a whole range - a lone "3 2022"
-# may be a count and a year (h50).
+# may be a count and a year (h50). "09. 2017 – 12. 2020": the month's number with its dot (v13).
 _SPACED_MONTHS = re.compile(
-    r"(?<![\d/.,:])(0?[1-9]|1[0-2])\s((?:19|20)\d\d)\s{0,2}[-–—]\s{0,2}"
-    r"(?:(0?[1-9]|1[0-2])\s((?:19|20)\d\d)(?![\d/.])|(" + "|".join(re.escape(w) for w in _PRESENT) + r")(?![^\W\d_]))",
+    r"(?<![\d/.,:])(0?[1-9]|1[0-2])\.?\s((?:19|20)\d\d)\s{0,2}[-–—]\s{0,2}"
+    r"(?:(0?[1-9]|1[0-2])\.?\s((?:19|20)\d\d)(?![\d/.])|("
+    + "|".join(re.escape(w) for w in _PRESENT)
+    + r")(?![^\W\d_]))",
     re.IGNORECASE,
 )
 
@@ -426,7 +450,9 @@ def _cjk_score(part: str) -> int | None:
     if not any("\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" for ch in part):
         return None
     core = re.sub(r"[（(][^）)]*[）)]", "", part).strip()
-    return (3 if core.endswith(_CJK_TITLE_ENDS) else 0) - (2 if any(w in core for w in _CJK_ORG_WORDS) else 0)
+    # "游戏开发/主程": either post of two a title's (v13)
+    titled = any(piece.strip().endswith(_CJK_TITLE_ENDS) for piece in core.split("/"))
+    return (3 if titled else 0) - (2 if any(w in core for w in _CJK_ORG_WORDS) else 0)
 
 
 def _title_score(part: str) -> int:
@@ -488,9 +514,21 @@ def _parts(text: str) -> list[str]:
             if out and _LEGAL_FORM.fullmatch(part):
                 out[-1] = f"{out[-1]}, {part}"  # "Omnious. Co., Ltd.": a legal form is no part of its own
             elif sum(ch.isalpha() for ch in part) >= 2:
-                out.append(part)
+                out += _cjk_employer_and_post(part)
         _join_trailing_place(out, first)
     return out
+
+
+def _cjk_employer_and_post(part: str) -> list[str]:
+    """ "PingCAP 数据库开发工程师", "畅游 游戏开发": a Chinese CV's employer and post parted
+    by one space, the post's head a title suffix (v13) - two parts."""
+    words = part.split(" ")
+    if len(words) != 2 or not all(words):
+        return [part]
+    post, house = max(_cjk_score(w) or 0 for w in words[1].split("/")), _cjk_score(words[0])
+    if post > 0 and (house is None or house <= 0):
+        return words
+    return [part]
 
 
 def _join_trailing_place(out: list[str], first: int) -> None:
@@ -555,6 +593,12 @@ def _bracket_at_end(inner: str, flags: int = 0) -> re.Pattern[str]:
 # "(6 mois)", "1 year and 9 months", "2 yrs 3 mos", "1 ano e 9 meses" (h44: compound).
 _DURATION = re.compile(
     _DURATION_UNIT + r"(?:\s?(?:,|and|&|und|et|y|e|i|en)?\s?" + _DURATION_UNIT + r")?",
+    re.IGNORECASE,
+)
+_ONLY_DURATION = re.compile(
+    r"\(?\s{0,2}(?:about|approx\.?|ca\.?|~|circa|environ|etwa|cerca de|alrededor de)?\s{0,2}(?:"
+    + _DURATION.pattern
+    + r")\s{0,2}\)?",
     re.IGNORECASE,
 )
 _FOOTNOTE = re.compile(r"(?<=[^\W\d_.]{4})[1-9]$|(?<=[A-Z]\.)[1-9]$")  # not "Auth0"
@@ -636,9 +680,19 @@ def _employer_above(above: Line, anchor: Line, texts: list[str]) -> bool:
     as an entry's own heading is, while the "employer" the lines below it give is one word
     after the title on its line, the post's field (_qualified) - "Software Engineer,
     Rackspace" under a description's last line keeps Rackspace (h53)."""
+    own = [p for p in _parts(above.text) if not is_place(p)]
+    if (
+        len(own) == 1
+        and _legal_named(own[0])
+        and _title_score(own[0]) <= 0
+        and not any(_legal_named(p) for t in texts for p in _parts(t))
+    ):
+        # "NORMA LEBENSMITTELFILIALBETRIEB STIFTUNG UND CO KG" over "Division manager,
+        # Subsidiary Eutingen im Gäu – Germany  09. 2017 – 12. 2020": a name with its legal
+        # form alone on its line is the employer, the dates' line holds the post and its unit (v13)
+        return True
     if not above.size or above.size < anchor.size + 1:
         return False
-    own = [p for p in _parts(above.text) if not is_place(p)]
     if len(own) != 1 or _title_score(own[0]) > 0:
         return False
     title, employer, _ = _split_job(texts)
@@ -695,8 +749,15 @@ def _is_header(line: Line) -> bool:
     text = line.text.strip()
     if not text or len(text) > MAX_HEADER_CHARS or text.startswith(_BULLET) or line.heading:
         return False
-    if (text.endswith(".") and len(text.split()) > 7) or text.endswith("。"):
-        return False  # a sentence: a description ("Cyberdyne Sp. z o.o." is a name; "。" ends a CJK one)
+    if (
+        (text.endswith(".") and len(text.split()) > 7)
+        or "。" in text
+        or "；" in text
+        or ("，" in text and len(text) > 30)
+    ):
+        # a sentence: a description ("Cyberdyne Sp. z o.o." is a name; "。" ends a CJK one; a
+        # long CJK line with a full-width comma is a sentence, "Shopee 卖家平台，后端" a header - v13)
+        return False
     if text[0].islower() and not _lower_cased_name(text):
         return False
     return len(text.split()) <= 14 and not _described(text)
@@ -754,8 +815,8 @@ def _without(text: str, span: tuple[int, int]) -> str:
 
 
 # What the dates left in brackets: "(Mountain View,   )" -> "(Mountain View)", "[  ]" -> ""
-_BEFORE_CLOSE = re.compile(r"[\s,;:|–—-]{1,8}([)\]])")
-_EMPTIED = re.compile(r"\(\s{0,3}\)|\[\s{0,3}\]")
+_BEFORE_CLOSE = re.compile(r"[\s,;:|–—-]{1,8}([)\]）])")
+_EMPTIED = re.compile(r"\(\s{0,3}\)|\[\s{0,3}\]|（\s{0,3}）")  # and full-width brackets (v13)
 
 
 _EDGES = " ,;:|–—-·•\t"
@@ -913,7 +974,32 @@ def _without_dates(text: str) -> str:
 
 def _section_body(lines: list[Line], section: str) -> list[Line]:
     """The section's lines under its heading, place rows marked (_with_places)."""
-    return _with_places([ln for ln in lines if ln.section == section and not ln.heading])
+    return _with_places(_bulleted_headers([ln for ln in lines if ln.section == section and not ln.heading]))
+
+
+def _unbulleted(line: Line) -> Line:
+    text = line.text.lstrip("".join(_BULLET) + " ")
+    return dataclasses.replace(line, text=text, runs=without_head(line, len(line.text) - len(text)))
+
+
+def _bulleted_headers(lines: list[Line]) -> list[Line]:
+    """pandoc's résumé sets an entry's employer and dates as list items under its title
+    ("Senior Software Engineer" / "• Method" / "• Mar 2024 – Present"; v13): a bulleted
+    line of nothing but dates and the short bulleted line right above it lose their
+    bullets - they are the entry's header, not its description."""
+    out = list(lines)
+    for i in range(1, len(out)):
+        line, prev = out[i], out[i - 1]
+        if not (line.text.startswith(_BULLET) and prev.text.startswith(_BULLET)):
+            continue
+        dates, head = _unbulleted(line), _unbulleted(prev)
+        ranges = date_ranges(dates.text)
+        if not ranges or _without_all(dates.text, ranges).strip(" ,.;:|·-–—()"):
+            continue
+        if date_ranges(head.text) or not _is_header(head):
+            continue
+        out[i - 1], out[i] = head, dates
+    return out
 
 
 def _entries(body: list[Line], section: str) -> list[_Entry]:
@@ -925,6 +1011,8 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
     # entry's last lines ("University of British Columbia"), not the next one's title.
     unbroken = False
     for k, line in enumerate(body):
+        if _ONLY_DURATION.fullmatch(line.text):
+            continue  # "(about 1 month)" under a date column's dates: nothing of a role's header (v13)
         ranges = date_ranges(line.text) if len(out) < MAX_ENTRIES else []
         if not ranges and section == "education" and len(out) < MAX_ENTRIES:
             one = single_date(line.text)
@@ -1389,6 +1477,22 @@ def _less_note(employer: str | None) -> str | None:
     return employer
 
 
+_SPACED_DASH = re.compile(r"\s[-–—]\s")
+
+
+def _less_stack(title: str | None) -> str | None:
+    """ "Summer Internship – Python, C#, Unity, Docker": the title less the tools its role
+    used, listed after a spaced dash (two or more, most of them known skills; v13)."""
+    if not title:
+        return title
+    dashes = list(_SPACED_DASH.finditer(title))
+    if not dashes or dashes[-1].start() == 0:
+        return title
+    items = [p.strip(" .") for p in title[dashes[-1].end() :].split(",") if p.strip(" .")]
+    known = sum(1 for p in items if p.casefold() in lex.skills())
+    return title[: dashes[-1].start()].rstrip() if len(items) >= 2 and 3 * known >= 2 * len(items) else title
+
+
 def _less_tail(tail: re.Pattern[str], text: str | None) -> str | None:
     """The text less a trailing note (_WORKLOAD, _LISTED); the text as it was if that is all."""
     return tail.sub("", text) or text if text else text
@@ -1445,6 +1549,8 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         out.append(Entry(value, sources, e.anchor.source("work_history.dates"), _interval(e.dates, now)))
         styled.append((e, title, employer))
     _by_house_style(out, styled, ("title", "employer"))
+    for entry in out:  # after the house style, which may read a title out of its line again
+        entry.value["title"] = _less_stack(entry.value["title"])
     return out
 
 

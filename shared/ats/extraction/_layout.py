@@ -124,6 +124,44 @@ _COMBINING = {
 _SPACING_ACCENT = re.compile(r"([¨´ˆ˜¸ˇ]|(?<=[^\W\d_])`)([^\W\d_])")
 
 
+# A letter-spaced text as a PDF's text layer gives it: a space after every letter, two
+# between words where the gap is wider, none where it is not (Canva's "S p e c i a l i z e d
+# I T", "P r o f e s s i o n a l E x p e r i e n c e s"; v13). Its words are rejoined, and
+# split again where a lower-case letter meets a capital.
+_SPACED_MARKS = frozenset("'’-&.")
+
+
+def _unspaced(text: str) -> str:
+    tokens = text.split()
+    if len(tokens) < 4 or len(text) > MAX_LINE_CHARS or sum(len(t) == 1 for t in tokens) < 0.75 * len(tokens):
+        return text
+    out = ""
+    joined = False  # whether the segment before was letter-spaced words
+    for raw in re.split(r"\s{2,}", text):
+        letters = raw.split()
+        spaced = len(letters) >= 2 and all(len(t) == 1 and (t.isalpha() or t in _SPACED_MARKS) for t in letters)
+        seg = raw
+        if spaced:
+            word = letters[0]
+            for prev, ch in itertools.pairwise(letters):
+                word += f" {ch}" if prev.islower() and ch.isupper() else ch
+            seg = " ".join(_job_word_apart(w) for w in word.split())
+        # "J a n e   D o e": the wider gap between two spaced words is a word's space; a
+        # wide gap before other text ("W e b d e v e l o p e r  05/2025") stays wide
+        out += ("" if not out else " " if spaced and joined else "  ") + seg
+        joined = spaced
+    return out
+
+
+def _job_word_apart(word: str) -> str:
+    """ "Webdeveloper" -> "Web developer": a job word the letter-spacing glued on."""
+    low = word.casefold()
+    for k in range(2, len(word) - 4):
+        if low[k:] in lex.JOB_WORDS:
+            return f"{word[:k]} {word[k:]}"
+    return word
+
+
 def _fold(text: str) -> str:
     """Case- and accent-folded ("Références" -> "references")."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
@@ -226,7 +264,7 @@ def _pdf_lines(blocks: Sequence[Mapping[str, Any]]) -> list[Line]:
             ]
         for line in lines:
             raw = str(line.get("text", ""))
-            text = _clean(raw)
+            text = _unspaced(_clean(raw))
             if text:
                 out.append(
                     Line(

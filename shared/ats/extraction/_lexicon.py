@@ -258,12 +258,15 @@ PRESENT_WORDS = (
     # layout-30: Russian, Turkish, Czech ("Август 2022 — Настоящее время")
     "настоящее время", "по настоящее время", "наст. время", "сейчас", "н.в.", "günümüz", "halen",
     "devam ediyor", "současnost", "dosud", "doposud", "nyní",
+    # layout-34: Czech and Slovak "today" ("01/2023 — DNES"), Slovak "present"
+    "dnes", "súčasnosť", "súčasnost", "doteraz",
 )  # fmt: skip
 # What may stand between two dates of one range (stripped, case-folded).
 RANGE_SEPARATORS = frozenset(
     {"-", "–", "—", "−", "‒", "·", "•", "|", "/", "to", "bis", "à", "au", "a", "al", "tot", "do", "until", "till",
      "through", "->", "→", "–>", "-->", "hasta", "até", "fino a", "jusqu'à", "jusqu’à", "t/m", "til", "till date", "--",
-     "---", "~", "thru", "– ", "bis zum", "tot en met", "exp.", "exp", "expected", "—-", "-—", "–-", "-–"}
+     "---", "~", "thru", "– ", "bis zum", "tot en met", "exp.", "exp", "expected", "—-", "-—", "–-", "-–",
+     "～", "〜", "至", "から"}  # Japanese and Chinese ranges: the fullwidth tilde, the wave dash, "to"
 )  # fmt: skip
 # The separators a line may break after, the range's end on the next line ("Sept. 2018 to" /
 # "present"): dashes and the words that mean "to" - not "a", "do", "exp." (words of their

@@ -1117,6 +1117,11 @@ def _largest(lines: list[Line], k: int) -> bool:
 
 
 _CONTACT_WORDS = frozenset({"email", "e-mail", "mail", "courriel"})
+# Words of a contact line's labels that no name holds: a link's label, an icon font's glyph
+# name ("Envelope", "Globe") the text layer writes before it.
+_NOT_NAME_WORDS = _CONTACT_WORDS | frozenset(
+    {"portfolio", "website", "homepage", "blog", "linkedin", "github", "globe", "envelope", "phone", "telephone"}
+)
 
 
 def _contact_labelled(words: list[str]) -> bool:
@@ -1347,8 +1352,16 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
     # Source") uses the style for headings, not for the name: it says nothing then (h54).
     title_style = sum(1 for ln in lines[:120] if ln.style == "Title") == 1
     absorbed = -1  # a line the name before it took in (OCR's cut of one row)
+    # The first page's largest type, set well above its body text: a name wherever the text
+    # layer puts it - a sidebar drawn last, under the sidebar's own headings (v13).
+    page_one = sorted(ln.size for ln in lines[:120] if ln.page in (None, 1) and ln.size)
+    largest = page_one[-1] if page_one and page_one[-1] >= 1.8 * page_one[len(page_one) // 2] else None
     for k, line in enumerate(lines[:120]):
-        if line.section not in ("top", "contact", "header") and not (title_style and line.style == "Title"):
+        if (
+            line.section not in ("top", "contact", "header")
+            and not (title_style and line.style == "Title")
+            and not (largest is not None and line.size >= largest and line.page in (None, 1) and not line.heading)
+        ):
             continue
         if k == absorbed:
             continue  # "JAKUB" | "T. JANKIEWICZ": the row's second half is no name of its own (h54)
@@ -1371,6 +1384,11 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         segments = [seg.strip() for seg in _SEGMENTS.split(_NAME_DASH.sub(" | ", text), maxsplit=3)]
         while len(segments) > 1 and (not segments[0] or segments[0].casefold() in lex.DOCUMENT_TITLES):
             segments.pop(0)
+        # "Sylvain Boulade, développeur web": a comma parts the name from the occupation
+        # after it (v13; "Smith, John" has no job word after its comma)
+        before, comma, after = segments[0].partition(", ")
+        if comma and before and any(w.strip(".,;:").casefold() in lex.JOB_WORDS for w in after.split()):
+            segments[0] = before
         # ".Pierce Jorgensen", "=Pierce Jorgensen", ". AndréSantos": a scan's speck or an
         # icon's glyph before the name, and the space after it (h54)
         head = _strip_lead_glyphs(_strip_prefixes(_strip_titles(_NAME_BRACKET_TAIL.sub("", segments[0]))))
@@ -1379,8 +1397,10 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         shaped = _name_shaped(head, lines, k, parts)
         if shaped is None and rule == "name.label" and _one_name(head):
             shaped = head  # "Name / Surname  Pythagoras": one name, where a label says so (layout-32)
-        if shaped is not None and any(w.strip(".:").casefold() in _CONTACT_WORDS for w in shaped.split()):
-            continue  # "Personal Email": a contact label in a label column, no name (layout-32)
+        if shaped is not None and any(w.strip(".:").casefold() in _NOT_NAME_WORDS for w in shaped.split()):
+            # "Personal Email": a contact label in a label column, no name (layout-32);
+            # "GLOBE Portfolio": an icon font's glyph name before a link's label (v13)
+            continue
         if shaped is None or is_place(shaped) or is_place(shaped.replace(". ", ", ")) or _titled(shaped):
             continue  # "São Paulo", "Seattle. Wa": a place under the name, never the name (h49)
         text = shaped
@@ -1401,11 +1421,22 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
     if best is None:
         return None
     sources = [best[2].source(best[3])]
-    rest = _name_line_below(best[2], lines[best[4] + 1 : best[4] + 5], best[1])
-    if rest is not None:
+    # "Pablo" / "García" / "Robredo": a name set a word a line, over two or three lines
+    text, line, k = best[1], best[2], best[4]
+    if (
+        k + 1 < len(lines)
+        and _stacked(line, lines[k + 1])
+        and text.casefold().endswith(f" {lines[k + 1].text}".casefold())
+    ):
+        line, k = lines[k + 1], k + 1  # the name took its second line in already (_name_repairs)
+    for _ in range(2):
+        rest = _name_line_below(line, lines[k + 1 : k + 5], text)
+        if rest is None:
+            break
         sources.append(rest[1].source("name.second_line"))
-        return Found(f"{best[1]} {rest[0]}", sources)
-    return Found(best[1], sources)
+        text, line = f"{text} {rest[0]}", rest[1]
+        k = next((j for j in range(k + 1, min(k + 5, len(lines))) if lines[j] is line), k + 1)
+    return Found(text, sources)
 
 
 def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str, Line] | None:
@@ -1418,6 +1449,9 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
     # right-hand contact column the text layer or the OCR's walk may give that column's
     # line between them ("André Hickmann" | "andre@..." / "Kuschnereit"; h54).
     a = line.bbox
+    # large type's boxes overlap (Canva's 42.8 pt lines: the box below starts 9 pt above
+    # the one above ends)
+    overlap = max(2.0, 0.3 * (a[3] - a[1]))
     nxt = next(
         (
             ln
@@ -1426,7 +1460,8 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
             and ln.bbox is not None
             and ln.bbox[0] < a[2]
             and ln.bbox[2] > a[0]
-            and ln.bbox[1] >= a[3] - 2
+            and ln.bbox[1] >= a[3] - overlap
+            and ln.bbox[1] > a[1]
             and any(ch.isalpha() for ch in ln.text[:80])  # a scan's speck is no line of the name's
         ),
         None,
@@ -1445,8 +1480,9 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
         and nxt.page == line.page
         # a text layer's sizes are exact; an OCR'd line's is its box's height, read a few
         # points either way ("André Hickmann" 20.5, "Kuschnereit" 26.3 on one scan)
-        and abs(nxt.size - line.size) <= (0.5 if line.runs is not None else 0.3 * line.size)
-        and -2 <= b[1] - a[3] <= 0.5 * line.size
+        # (Canva sets "Pablo" / "García" / "Robredo" at 42.8, 42.8, 41.8)
+        and abs(nxt.size - line.size) <= (max(0.5, 0.03 * line.size) if line.runs is not None else 0.3 * line.size)
+        and -overlap <= b[1] - a[3] <= 0.5 * line.size
         and 1 <= len(words) <= 2
         # "Jules" / "Verne": the name as read already took the line below
         and not any(w.casefold() in name_text.casefold().split() for w in words)

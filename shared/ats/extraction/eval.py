@@ -137,13 +137,17 @@ TARGETS: dict[str, tuple[str, float]] = {
 # e-mail 0.929, phone 0.986, skills 0.749, work history 0.554, years 0.840). A harder set:
 # its real documents' names read 0.656 (v11's 0.830). The ratchet starts again from the
 # layout-33 reading by the same rule - name, skills, work history down, phone and years up.
+# Layout-34 (stop 49: rules written on 22 unseen people's CVs drawn as development first,
+# and the parser's per-stretch vote) read v12 a third time: name 0.776, e-mail 0.929, phone
+# 0.986, skills 0.771, work history 0.567, years 0.876 - name, skills and years raised by
+# the same rule (work history's 0.547 still rounds down to 0.50).
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.70),
+    "name": ("exact", 0.75),
     "emails": ("f1", 0.90),
     "phones": ("f1", 0.95),
-    "skills": ("f1", 0.70),
+    "skills": ("f1", 0.75),
     "work_history": ("f1", 0.50),
-    "years_experience": ("within1", 0.80),
+    "years_experience": ("within1", 0.85),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
