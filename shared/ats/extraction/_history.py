@@ -314,6 +314,7 @@ def ym_text(ym: YM | None) -> str:
 # -- splitting a header into title / employer / location -------------------------------------
 
 _BULLET = tuple("•◦▪▫‣∙·*-–—●○■□➢➤►✓✔→➔➜⇒")  # arrows: h51
+_BULLET_CHARS = "".join(_BULLET) + " "
 # "Title at Employer": what follows the word is the employer.
 # "数据工程师@ 上海领脉网络科技": an "@" glued to the title (h50); not "Cortana @Work Calendar",
 # a product's name.
@@ -902,8 +903,7 @@ def _with_places(lines: list[Line]) -> list[Line]:
         if prev is not None and is_place(line.text) and not is_place(prev.text):
             head = prev
             if prev.text.startswith(_BULLET) and _same_row(prev, line):
-                text = prev.text.lstrip("".join(_BULLET) + " ")
-                head = dataclasses.replace(prev, text=text, runs=without_head(prev, len(prev.text) - len(text)))
+                head = _unbulleted(prev)
             elif _OCR_BULLET.match(prev.text) and _same_row(prev, line):
                 # the bullet OCR'd as "e Google"
                 head = dataclasses.replace(prev, text=prev.text[2:], runs=without_head(prev, 2))
@@ -978,7 +978,8 @@ def _section_body(lines: list[Line], section: str) -> list[Line]:
 
 
 def _unbulleted(line: Line) -> Line:
-    text = line.text.lstrip("".join(_BULLET) + " ")
+    """The line without its leading bullets (and its style runs shifted with it)."""
+    text = line.text.lstrip(_BULLET_CHARS)
     return dataclasses.replace(line, text=text, runs=without_head(line, len(line.text) - len(text)))
 
 

@@ -153,10 +153,15 @@ def _unspaced(text: str) -> str:
     return out
 
 
+_LONGEST_JOB_WORD = max(map(len, lex.JOB_WORDS))
+
+
 def _job_word_apart(word: str) -> str:
-    """ "Webdeveloper" -> "Web developer": a job word the letter-spacing glued on."""
+    """ "Webdeveloper" -> "Web developer": a job word the letter-spacing glued on. Only
+    the tails a job word can be are tried, so a hostile thousand-letter word costs no more
+    than a short one."""
     low = word.casefold()
-    for k in range(2, len(word) - 4):
+    for k in range(max(2, len(word) - _LONGEST_JOB_WORD), len(word) - 4):
         if low[k:] in lex.JOB_WORDS:
             return f"{word[:k]} {word[k:]}"
     return word
