@@ -36,9 +36,17 @@ def login(chromium: Any, base: str, username: str, viewport: dict[str, int] | No
     page.goto("/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state()
+    follow(page, "button[type=submit]")
     return page
+
+
+def follow(page: Any, selector: str) -> None:
+    """Click what opens another page (a link, a form's submit) and return once that page
+    has loaded. A bare click returns when it is dispatched, so a read right after it that
+    does not wait (`all_inner_texts`, `count`, `page.url`) may read the page it left: a CI
+    run summed the explanation of an application page not yet shown (0 against 67)."""
+    with page.expect_navigation():
+        page.click(selector)
 
 
 def upload(page: Any, tmp_path: Path, files: dict[str, bytes], requisition: str | None = None) -> None:

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from ats.devtools import browser as harness
 from tests import corpus
 from tests.scanning.samples import EICAR
-from tests.web.browser import MARKS, SHOTS, WAIT_MS, login, upload
+from tests.web.browser import MARKS, SHOTS, WAIT_MS, follow, login, upload
 from tests.web.helpers import unique_pdf
 
 pytestmark = MARKS
@@ -59,8 +59,8 @@ def test_recruiter_and_operator_journeys(web: str, chromium: Any, tmp_path: Path
     _check(page, "upload", axe)
 
     # 2. The CV became a candidate: follow the document to it.
-    page.click("text=jane-doe.pdf")
-    page.click("#doc-candidate")
+    follow(page, "text=jane-doe.pdf")
+    follow(page, "#doc-candidate")
     assert "Jane Doe" in page.locator("#candidate-name").inner_text()
     # Where the name came from: the uploaded document, with the rule that read it.
     assert "jane-doe.pdf" in page.locator("#field-name").inner_text()
@@ -219,11 +219,11 @@ def test_requisition_and_application_pages(web: str, chromium: Any) -> None:
     page = login(chromium, web, "recruiter")
     csp_errors: list[str] = []
     page.on("console", lambda m: csp_errors.append(m.text) if "Content Security Policy" in m.text else None)
-    page.click("nav >> text=Requisitions")
+    follow(page, "nav >> text=Requisitions")
     _check(page, "requisitions", axe)
-    page.click("text=Backend engineer")
+    follow(page, "text=Backend engineer")
     _check(page, "requisition", axe)
-    page.click(f"#app-{app_id} a.app-link")
+    follow(page, f"#app-{app_id} a.app-link")
     contributions = [int(c.split("/")[0]) for c in page.locator("#explanation td.contribution").all_inner_texts()]
     assert sum(contributions) == int(page.locator("#score").inner_text().split("/")[0])
     assert page.locator("#ai-unavailable").inner_text().startswith("AI unavailable: no AI provider is configured.")

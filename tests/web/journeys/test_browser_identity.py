@@ -10,7 +10,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from tests.web.browser import MARKS, WAIT_MS, login, upload
+from tests.web.browser import MARKS, WAIT_MS, follow, login, upload
 from tests.web.helpers import unique_pdf
 
 pytestmark = MARKS[:3]  # no axe check here
@@ -39,7 +39,7 @@ def test_identityless_pdf_is_attached_to_an_existing_candidate(web: str, chromiu
     outcomes = {r.locator("td").nth(0).inner_text(): r.get_attribute("data-state") for r in rows.all()}
     assert outcomes == {"ann-smith.pdf": "candidate_created", "hello.pdf": "no_candidate_details"}
 
-    page.click("text=hello.pdf")
+    follow(page, "text=hello.pdf")
     expect(page.locator("#doc-state")).to_have_text("No name or contact details found", timeout=WAIT_MS)
     # What was read is on the page: a "name" but no way to reach anyone.
     assert page.locator("#extraction-emails").inner_text() == "none found"

@@ -14,7 +14,7 @@ from django.db import connection
 from playwright.sync_api import expect
 
 from ats.devtools import browser as harness
-from tests.web.browser import MARKS, WAIT_MS, login
+from tests.web.browser import MARKS, WAIT_MS, follow, login
 
 pytestmark = MARKS
 
@@ -51,8 +51,8 @@ def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
     axe: dict[str, list[str]] = {}
 
     # 1. Create it in the web (the contract: /requisitions/new/ linked as "New requisition").
-    page.click("nav >> text=Requisitions")
-    page.click("text=New requisition")
+    follow(page, "nav >> text=Requisitions")
+    follow(page, "text=New requisition")
     axe["requisition_new"] = harness.axe_violations(page)
     page.fill("#f-title", "Platform engineer")
     page.fill("#f-must", "python")
@@ -84,7 +84,7 @@ def test_requisition_created_in_the_web_rescore_summary_and_a_decision(
     axe["requisition"] = harness.axe_violations(page)
 
     # 4. Advance one person: the decision shows with the recruiter's name and the score seen.
-    page.click(f"#app-{apps['Ada Able']} a.app-link")
+    follow(page, f"#app-{apps['Ada Able']} a.app-link")
     page.select_option("#to-stage", "interview")
     page.fill("#decide-reason", "Strong Python; talk about PostgreSQL")
     page.click("#decide-submit")

@@ -19,7 +19,7 @@ from django.db import connection
 from playwright.sync_api import expect
 
 from ats.devtools import browser as harness
-from tests.web.browser import MARKS, WAIT_MS, login, two_page_cv, upload, wait_all_terminal, wait_for_pages
+from tests.web.browser import MARKS, WAIT_MS, follow, login, two_page_cv, upload, wait_all_terminal, wait_for_pages
 from tests.web.helpers import unique_pdf
 
 pytestmark = MARKS
@@ -49,8 +49,8 @@ def test_admin_sets_up_and_the_hiring_manager_reads_and_decides_only_in_scope(
     # --- The admin: a requisition in the web, a hiring manager assigned by name, two CVs.
     admin = login(chromium, web, "admin")
     expect(admin.locator("h1")).to_have_text("Inbox")
-    admin.click("nav >> text=Requisitions")
-    admin.click("text=New requisition")
+    follow(admin, "nav >> text=Requisitions")
+    follow(admin, "text=New requisition")
     admin.fill("#f-title", "Data engineer")
     admin.fill("#f-must", "python")
     admin.click("text=Create requisition")
@@ -87,7 +87,7 @@ def test_admin_sets_up_and_the_hiring_manager_reads_and_decides_only_in_scope(
     listing = hm.locator("main").inner_text()
     assert "Maria Viewer" in listing and "Otto Outside" not in listing
     axe["candidates (hiring manager)"] = harness.axe_violations(hm)
-    hm.click("nav >> text=Requisitions")
+    follow(hm, "nav >> text=Requisitions")
     expect(hm.locator("main")).to_contain_text("Data engineer")
     expect(hm.locator("main")).not_to_contain_text("Java developer")
 

@@ -25,7 +25,7 @@ from ats.devtools import browser as harness
 from ats.scoring import api as scoring_api
 from ats.selfid.models import SelfIdentification
 from tests.selfid.test_fairness import ADMIN, _seed
-from tests.web.browser import DESKTOP, MARKS, PHONE, SHOTS, WAIT_MS, login
+from tests.web.browser import DESKTOP, MARKS, PHONE, SHOTS, WAIT_MS, follow, login
 
 pytestmark = MARKS
 
@@ -111,7 +111,7 @@ def test_candidate_answers_through_the_link_and_only_the_admin_reads_the_report(
     _seed(req, "male", advanced=8, rejected=2, score=70)
     _seed(req, "another", advanced=1, rejected=2)
     admin = login(chromium, web, "admin")
-    admin.click("nav >> text=Fairness")
+    follow(admin, "nav >> text=Fairness")
     expect(admin.locator("h1")).to_contain_text("Fairness")
     main = admin.locator("main")
     screening = admin.locator("section", has=admin.get_by_role("heading", name="Screening", exact=False)).first

@@ -20,7 +20,7 @@ from ats.intake import api as intake_api
 from tests.conftest import FAST_ENV
 from tests.scanning.samples import EICAR
 from tests.web import helpers
-from tests.web.browser import DESKTOP, MARKS, PHONE, WAIT_MS
+from tests.web.browser import DESKTOP, MARKS, PHONE, WAIT_MS, follow
 from tests.web.browser import login as _login
 
 pytestmark = MARKS
@@ -77,7 +77,7 @@ def test_bulk_discard_three_rows_by_filter(web: str, chromium: Any) -> None:
     assert helpers.reload(other).state == "parse_failed"
     for att in blocked:
         assert [a for a, _ in helpers.audit_actions(att.pk) if a == "intake.discarded"] == ["intake.discarded"]
-    page.click("text=Back to the list")
+    follow(page, "text=Back to the list")
     expect(page.locator("#triage tbody tr")).to_have_count(1)  # "Nothing here."
     helpers.settle_jobs(other.pk, helpers.PARSE)
 

@@ -10,7 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from ats.devtools import browser as harness
-from tests.web.browser import MARKS, SHOTS, WAIT_MS, login, two_page_cv, upload, wait_all_terminal, wait_for_pages
+from tests.web.browser import (
+    MARKS,
+    SHOTS,
+    WAIT_MS,
+    follow,
+    login,
+    two_page_cv,
+    upload,
+    wait_all_terminal,
+    wait_for_pages,
+)
 
 pytestmark = MARKS
 
@@ -32,7 +42,7 @@ def test_read_a_two_page_cv_and_see_where_the_email_came_from(web: str, chromium
         timeout=WAIT_MS,
     )
     assert page.locator("#outcomes tbody tr").get_attribute("data-state") == "candidate_created"
-    page.click("text=maria-viewer.pdf")
+    follow(page, "text=maria-viewer.pdf")
     document_url = page.url
 
     # 1. Both pages, as images at reading size, on one scrollable page.
@@ -59,7 +69,7 @@ def test_read_a_two_page_cv_and_see_where_the_email_came_from(web: str, chromium
     assert [v for v in axe if "cv-" in v or "viewer" in v] == [], axe
 
     # 2. On the candidate page: click the e-mail's source, its box lights up on page 1.
-    page.click("#doc-candidate")
+    follow(page, "#doc-candidate")
     wait_for_pages(page, page.url, 2)
     button = page.locator("#field-emails .show-source").first
     assert button.inner_text() == "Show on page 1"
@@ -114,8 +124,8 @@ def test_a_docx_cvs_email_box_lights_up_on_its_rendered_page(web: str, chromium:
     upload(page, tmp_path, {"dora-docx.docx": _docx_cv()})
     wait_all_terminal(page, 1)
     assert page.locator("#outcomes tbody tr").get_attribute("data-state") == "candidate_created"
-    page.click("text=dora-docx.docx")
-    page.click("#doc-candidate")
+    follow(page, "text=dora-docx.docx")
+    follow(page, "#doc-candidate")
     wait_for_pages(page, page.url, 1)
     button = page.locator("#field-emails .show-source").first
     assert button.inner_text() == "Show on page 1"
