@@ -194,7 +194,7 @@ Data shipped in this repository:
     English and Turkish), sdaberdaku/resume (MIT), sergeyklay/cv (MIT),
     Sisonke10-byt/My-Portfolio-Profile (MIT, stated in its README, vendored),
     waterlens/resume (MIT, Chinese and English).
-    Held-out v12 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v12, in tests/extraction/corpus/real/ now (real people's own CVs):
     A-5ingh/resume (MIT), adrielgama/adrielgama.github.io (MIT, English and Portuguese),
     AntonioCappiello/curriculum-vitae (MIT), AslanSN/CurriculumVitae (MIT, stated in its
     README, vendored; English, Spanish and French), CarMoreno/carmoreno.github.io
@@ -229,6 +229,18 @@ Data shipped in this repository:
     English and French), AlexanderHalsey/AlexanderHalsey.github.io (MIT, English, French
     and Spanish), cedrikletarte/portfolio (MIT, English and French),
     haruta-watanabe/portfolio (MIT, English and Japanese).
+    Held-out v14 (tests/extraction/heldout/files/; real people's own CVs):
+    Akashm1494/Akashm1494.github.io (MIT, stated in its README, vendored), AlienceGG/resume
+    (Apache-2.0, English and Chinese), antoniocvargaso/curriculum_webapp (GPL-3.0, Spanish
+    and English), ATG-5222/atg-portfolio (MIT, Spanish and English), brunopc-net/Reactsume
+    (MIT, English and French), Cyril1743/react-portfolio (MIT), ElRaxy/portfolioalex (MIT,
+    Spanish), gaetanserre/gaetanserre.github.io (CC-BY-4.0), Jos254Kenya/portfolio
+    (GPL-3.0), joshdrumz/portfolio-with-blog (MIT), jtnovellis/jairo-toro (MIT),
+    kirti18patel/kirti-web-react-portfolio (MIT), kouzouigh/cv (MIT),
+    marianabudani/marianaDEV (MIT, Spanish and English), mplp88/mplp88.github.io (MIT,
+    Spanish and English), shapeng1998/notion-blog (MIT, English and Chinese), vikekh/cv
+    (MIT, its LICENSE file's holder left as the template's placeholder; Swedish),
+    WinDerek/winderek (Apache-2.0, English and Chinese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
