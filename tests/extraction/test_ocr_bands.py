@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ats.parsing import _mupdf
@@ -186,6 +188,42 @@ def test_a_row_across_a_gutter_changes_where_its_strips_agree(monkeypatch: pytes
     monkeypatch.setattr(_mupdf, "_stacked_ocr", stacked)
     _mupdf._reread_at_fitted_scale(page, 300, DEFAULT_LIMITS, _blocks(lines), lines)
     assert [t for _, t, _ in lines[(40.0, 50.0, 300.0, 80.0)]] == ["Rua Tereza", "DaviMendes"]
+
+
+def _stretch_vote(lines: dict, readings: list[list[tuple[float, float, float, str]]], monkeypatch: Any) -> list[str]:
+    """The texts of the first row after a re-read whose strips read ``readings``."""
+    page, _ = _page_with_row()
+    monkeypatch.setattr(_mupdf, "_stacked_ocr", lambda _page, _rects, _limits: readings)
+    _mupdf._reread_at_fitted_scale(page, 300, DEFAULT_LIMITS, _blocks(lines), lines)
+    return [t for _, t, _ in lines[(40.0, 50.0, 300.0, 80.0)]]
+
+
+def test_a_stretch_the_page_and_one_strip_read_alike_is_a_tie_the_page_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A name and the line under it read as one piece by the page (aaronzi-de-scan150): the
+    # smallest strip reads the name as the page did, the two larger ones the line under it.
+    _, lines = _page_with_row()
+    lines[(40.0, 50.0, 300.0, 80.0)] = [((40.0, 50.0, 135.0, 80.0), "AARON ZIELSTORFF", 28.0)]
+    readings = [
+        [(0.0, 30.0, 65.0, "f"), (40.0, 135.0, 65.0, "AARON ZIELSTORFF")],
+        [(0.0, 30.0, 65.0, "e"), (40.0, 135.0, 66.0, "Engineer | Developer")],
+        [(0.0, 30.0, 65.0, "a"), (40.0, 135.0, 66.0, "Engineer | Developer")],
+    ]
+    assert _stretch_vote(lines, readings, monkeypatch) == ["AARON ZIELSTORFF"]
+    # The same strips with the page's reading in none of them: the two agreeing ones win.
+    readings[0][1] = (40.0, 135.0, 65.0, "AAR0N 7IELST0RFF")
+    lines[(40.0, 50.0, 300.0, 80.0)] = [((40.0, 50.0, 135.0, 80.0), "AARON ZIELSTORFF", 28.0)]
+    assert _stretch_vote(lines, readings, monkeypatch) == ["Engineer | Developer"]
+
+
+def test_a_stretch_never_replaces_a_piece_off_the_rows_middle(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The row touches another line's text (arthur-bernard-en-scan150: a heading's piece
+    # high on the name's row): the strips agreeing on that stretch do not replace it.
+    _, lines = _page_with_row()
+    lines[(40.0, 50.0, 300.0, 80.0)].append(((150.0, 48.0, 240.0, 62.0), "Present", 28.0))
+    readings = [[(40.0, 135.0, 65.0, t), (150.0, 240.0, 57.0, "Hobbies")] for t in ("Arthur", "Anhur", "Arlhur")]
+    (pieces, *_), *_ = _mupdf._fitted_strips(_page_with_row()[0], 300, lines)
+    assert len(pieces) == 3  # the heading's piece is on the row
+    assert _stretch_vote(lines, readings, monkeypatch) == ["H", "h", "Present"]
 
 
 def test_without_the_stretch_vote_the_name_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -564,16 +564,11 @@ def _reread_at_fitted_scale(
     replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]] = {}
     for n, (pieces, _, y0, y1) in enumerate(rows):
         # The row's own text is centred on it; accents read as marks of their own ("K" for
-        # the acute of "Á") and the next row's edge sit off centre. A line narrower than a
-        # quarter of the row's height is a mark too (the dot of an "i" read as ";").
+        # the acute of "Á") and the next row's edge sit off centre.
         h = y1 - y0
         mid0, mid1 = y0 + 0.25 * h, y1 - 0.25 * h
         on_row = [
-            sorted(
-                (x0, x1, " ".join(t.split()))
-                for x0, x1, cy, t in got
-                if mid0 <= cy <= mid1 and t.strip() and x1 - x0 >= 0.25 * h
-            )
+            sorted((x0, x1, " ".join(t.split())) for x0, x1, cy, t in got if mid0 <= cy <= mid1 and t.strip())
             for got in found[n * len(_FITTED_ROW_PX) : (n + 1) * len(_FITTED_ROW_PX)]
         ]
         reading = _agreed([" ".join(t for *_, t in segs) for segs in on_row], pieces, lines)
@@ -583,12 +578,22 @@ def _reread_at_fitted_scale(
         # No agreement over the whole row: a row joined across a column gutter (a sidebar's
         # "Rua Tereza Valverde" beside a name read in pieces, "D" "qdV |" "i M") reads as
         # noise in one half and the same letters in the other. Each stretch of the row the
-        # strips' lines cover is voted on by itself, and replaces the page's pieces centred
-        # in it.
+        # strips' lines cover is voted on by itself, and replaces the page's pieces in it.
+        # Here a strip line narrower than a quarter of the row's height is a mark (the dot
+        # of an "i" read as ";") that would split a stretch; the whole row's vote above
+        # keeps it, as a stretch alone is voted on less text. A stretch is taken only where
+        # every piece of the page's inside it sits on the row's middle: a piece off it is
+        # another line's text the row merely touches, which one stretch's reading must not
+        # replace. And the page's reading is a vote here: a name and the line under it read
+        # as one piece by the page, the smallest strip reading the name and the two larger
+        # ones the line under it, is a tie the page's reading keeps.
+        on_row = [[seg for seg in segs if seg[1] - seg[0] >= 0.25 * h] for segs in on_row]
         for lo, hi in _stretches([seg for segs in on_row for seg in segs]):
             inside = [(key, i) for key, i in pieces if lo <= _centre_x(lines[key][i][0]) <= hi]
+            if not inside or not all(mid0 <= _centre_y(lines[key][i][0]) <= mid1 for key, i in inside):
+                continue
             texts = [" ".join(t for x0, x1, t in segs if lo <= x0 and x1 <= hi) for segs in on_row]
-            reading = _agreed(texts, inside, lines) if inside else None
+            reading = _agreed(texts, inside, lines, page_votes=True)
             if reading is not None:
                 _replace_pieces(inside, reading, lines, replaced)
     for key in replaced:
@@ -600,11 +605,21 @@ def _centre_x(bbox: tuple[float, float, float, float]) -> float:
     return (bbox[0] + bbox[2]) / 2
 
 
+def _centre_y(bbox: tuple[float, float, float, float]) -> float:
+    return (bbox[1] + bbox[3]) / 2
+
+
 def _agreed(
-    readings: list[str], pieces: list[tuple[tuple[float, float, float, float], int]], lines: LinesByBlock
+    readings: list[str],
+    pieces: list[tuple[tuple[float, float, float, float], int]],
+    lines: LinesByBlock,
+    *,
+    page_votes: bool = False,
 ) -> str | None:
     """The reading at least two strips agree on, where its letters differ from the page's
-    reading of ``pieces``; None when the page's reading stands."""
+    reading of ``pieces``; None when the page's reading stands. With ``page_votes`` the
+    page's reading is a vote too, with every strip that reads it: the other reading must
+    have more."""
     votes: dict[str, list[str]] = {}
     for r in readings:
         if r:
@@ -612,6 +627,8 @@ def _agreed(
     best = max(votes.values(), key=len, default=[])
     old = " ".join(" ".join(lines[key][i][1].split()) for key, i in pieces)
     if len(best) < 2 or _fold(best[0]) == _fold(old):
+        return None
+    if page_votes and len(best) <= 1 + len(votes.get(_fold(old), [])):
         return None
     return max(set(best), key=best.count)
 
