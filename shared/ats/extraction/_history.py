@@ -181,10 +181,11 @@ _SHORT_NAMED = re.compile(
 
 # "01 2025 – 09 2025", "3 2022 – 8 2022", "04 2021 – heute": a month's number and its year
 # set apart by a space (a German LibreOffice CV), only as a whole range - a lone "3 2022"
-# may be a count and a year (h50). "09. 2017 – 12. 2020": the month's number with its dot (v13).
+# may be a count and a year (h50). "09. 2017 – 12. 2020": the month's number with its dot (v13);
+# "11 / 2014 - Present": a slash spaced on both sides (stop 50).
 _SPACED_MONTHS = re.compile(
-    r"(?<![\d/.,:])(0?[1-9]|1[0-2])\.?\s((?:19|20)\d\d)\s{0,2}[-–—]\s{0,2}"
-    r"(?:(0?[1-9]|1[0-2])\.?\s((?:19|20)\d\d)(?![\d/.])|("
+    r"(?<![\d/.,:])(0?[1-9]|1[0-2])(?:\.?\s|\s/\s)((?:19|20)\d\d)\s{0,2}[-–—]\s{0,2}"
+    r"(?:(0?[1-9]|1[0-2])(?:\.?\s|\s/\s)((?:19|20)\d\d)(?![\d/.])|("
     + "|".join(re.escape(w) for w in _PRESENT)
     + r")(?![^\W\d_]))",
     re.IGNORECASE,
@@ -460,7 +461,8 @@ def _title_score(part: str) -> int:
     cjk = _cjk_score(part)
     if cjk is not None:
         return cjk
-    words = _words(part)
+    # "QA/Automation Lead/SDET": the words of a slashed post are its words too (stop 50)
+    words = [piece for w in _words(part) for piece in (w.split("/") if "/" in w else (w,)) if piece]
     titles = sum(w in _TITLE_WORDS or w.endswith(_TITLE_SUFFIXES) for w in words)
     head = 2 if _title_headed(part) else 0
     return titles + head - 2 * sum(w in _ORG_WORDS for w in words)
@@ -471,9 +473,11 @@ _SEGMENTS = re.compile(r"\s{2,}|\t|\s[|–—·•]\s|\s-\s|\s\|\s|\s/\s|\s{0,2}
 _TAGLINE = re.compile(r"(?<=[^\W\d_])\.-\s.*$")
 
 
-# AltaCV's "Date: July 2012 – Ongoing  Location: Sunnyvale, CA" (its icons' text): labels, not parts.
+# AltaCV's "Date: July 2012 – Ongoing  Location: Sunnyvale, CA" (its icons' text): labels, not
+# parts; "Ruolo: Front-end React developer" the same for the post (stop 50).
 _ENTRY_LABEL = re.compile(
-    r"^\s{0,3}(?:dates?|period|when|location|place|where|ort|zeitraum|lieu|période|lugar|periodo|fecha)\s{0,2}:\s{0,3}",
+    r"^\s{0,3}(?:dates?|period|when|location|place|where|ort|zeitraum|lieu|période|lugar|periodo|fecha"
+    r"|role|job title|position|rolle|ruolo|rôle|poste|cargo|puesto|função|funzione|stanowisko)\s{0,2}:\s{0,3}",
     re.IGNORECASE,
 )
 
@@ -495,6 +499,9 @@ def _place_sentence(text: str) -> str:
     return f"{head}{'.' if keep else ''}  {first}"  # "Dunamu Inc." keeps its period, a title does not
 
 
+_NOTE_AT_END = re.compile(r"\s{1,3}\([^()]{1,40}\)?$")  # its ")" may be stripped already
+
+
 def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
@@ -507,6 +514,12 @@ def _parts(text: str) -> list[str]:
             part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
             part = _FOOTNOTE.sub("", part)  # "Fundación Caja Duero1": a footnote mark (moderncv)
             part = _LEADING_AT.sub("", part)  # "Em TVS Eletrônica" under its title: the house, not "Em" (layout-33)
+            bare = _NOTE_AT_END.sub("", part)
+            whole = part + ")" if part.count("(") > part.count(")") else part
+            if bare != part and is_place(bare) and not is_place(whole):
+                # "Remote (contract, concurrent)": a place, and a note on the work (stop 50);
+                # "Remote (Switzerland)" is a place whole
+                part = bare
             if _DURATION.fullmatch(part):
                 continue  # "(6 mois)", "(2 years)" under the dates: how long, not who or what (layout-12)
             if part.count("(") > part.count(")"):
@@ -631,6 +644,12 @@ def _keep_slashed_titles(text: str) -> str:
         end = _CHUNK_END.search(text, m.end(), m.end() + MAX_HEADER_CHARS)
         right = text[m.end() : end.start() if end else m.end() + MAX_HEADER_CHARS].split()
         keep = any(_title_word(w) for w in left) and any(_title_word(w) for w in right)
+        # "Fullstack-Entwickler (React / Next.js / Node.js)": a stack in brackets; "Django /
+        # Angular Developer": a stack's name before a title is the title's (stop 50)
+        known = lex.skills()
+        stack = bool(left and right) and all(w.strip("()[],").casefold() in known for w in (left[-1], right[0]))
+        keep = keep or (stack and text.count("(", 0, m.start()) > text.count(")", 0, m.start()))
+        keep = keep or (len(left) == 1 and left[0].casefold() in known and any(_title_word(w) for w in right))
         out.append(text[at : m.start()] + (_SLASH if keep else m.group(0)))
         at = m.end()
     return "".join(out) + text[at:]
@@ -752,6 +771,18 @@ def _is_header(line: Line) -> bool:
         return False
     if (
         (text.endswith(".") and len(text.split()) > 7)
+        # "Moving faster from idea to production.", "Worked on several projects, listed some
+        # notable ones:": a tagline or a lead-in, a sentence of lower-case words (stop 50;
+        # "Cyberdyne Sp. z o.o." ends in its legal form; "Doctoral studies - completed with
+        # a doctor degree in ..., specialization:" is a header's parts before its colon)
+        or (
+            (text.endswith(".") or (text.endswith(":") and len(_SEGMENTS.split(text)) == 1))
+            and sum(w[:1].islower() for w in text.split()[1:]) >= 3
+            and not _legal_named(text)
+            # "Programista front-end dla PrintSoft NT sp. zoo.": a post at a house, full stop
+            and _title_score(text) <= 1
+            and not _AT_WORDS.search(text)
+        )
         or "。" in text
         or "；" in text
         or ("，" in text and len(text) > 30)
@@ -900,7 +931,8 @@ def _with_places(lines: list[Line]) -> list[Line]:
     out: list[Line] = []
     for line in lines:
         prev = out[-1] if out else None
-        if prev is not None and is_place(line.text) and not is_place(prev.text):
+        # "Remote (contract, concurrent)": a place and a note on the work (stop 50)
+        if prev is not None and is_place(_NOTE_AT_END.sub("", line.text)) and not is_place(prev.text):
             head = prev
             if prev.text.startswith(_BULLET) and _same_row(prev, line):
                 head = _unbulleted(prev)
@@ -974,13 +1006,53 @@ def _without_dates(text: str) -> str:
 
 def _section_body(lines: list[Line], section: str) -> list[Line]:
     """The section's lines under its heading, place rows marked (_with_places)."""
-    return _with_places(_bulleted_headers([ln for ln in lines if ln.section == section and not ln.heading]))
+    return _with_places(
+        _bulleted_headers(_ocr_bullets([ln for ln in lines if ln.section == section and not ln.heading]))
+    )
 
 
 def _unbulleted(line: Line) -> Line:
     """The line without its leading bullets (and its style runs shifted with it)."""
     text = line.text.lstrip(_BULLET_CHARS)
     return dataclasses.replace(line, text=text, runs=without_head(line, len(line.text) - len(text)))
+
+
+# A list bullet as a scan's OCR reads it: a line of its own left of the item on its row, or
+# a letter or two before the item (stop 50).
+_OCR_BULLET_ALONE = frozenset({"e", "o", "°", "»", "«", "+", "«+", "*", "•"})
+_OCR_BULLET_ITEM = re.compile(r"^[eo°»«+*]{1,2}\s+(?=\S)")
+
+
+def _ocr_bullets(lines: list[Line]) -> list[Line]:
+    """pandoc's list-item headers on a scan, read as on its text layer (v13): the OCR reads
+    the bullets as "e" (or "•") left of "Method" on its row and as "e " before "Mar 2024 -
+    Present" or as a mark of its own left of it. Only that pair is re-bulleted - an item
+    with dates alone under it; another list's items ("e" / "Técnico em Programação - NAVE
+    Rio" over "2012 até 2014") and a sentence's "e Django" ("and") are left as read."""
+    # each line that is not a lone mark, with whether a mark stands left of it on its row
+    kept: list[tuple[int, bool]] = []
+    k = 0
+    while k < len(lines):
+        lone = lines[k].runs is None and lines[k].text in _OCR_BULLET_ALONE
+        if lone and k + 1 < len(lines) and _same_row(lines[k], lines[k + 1]):
+            kept.append((k + 1, True))
+            k += 2
+            continue
+        kept.append((k, False))
+        k += 1
+    out = list(lines)
+    drop: set[int] = set()
+    for (i, item_marked), (j, dates_marked) in itertools.pairwise(kept):
+        if not item_marked or lines[i].runs is not None:
+            continue
+        m = None if dates_marked else _OCR_BULLET_ITEM.match(lines[j].text)
+        rest = lines[j].text[m.end() :] if m else lines[j].text if dates_marked else ""
+        ranges = date_ranges(rest) if rest else []
+        if ranges and not _without_all(rest, ranges).strip(" ,.;:|·-–—()"):
+            out[i] = dataclasses.replace(lines[i], text=f"• {lines[i].text}")
+            out[j] = dataclasses.replace(lines[j], text=f"• {rest}")
+            drop |= {i - 1} | ({j - 1} if dates_marked else set())
+    return [ln for k, ln in enumerate(out) if k not in drop]
 
 
 def _bulleted_headers(lines: list[Line]) -> list[Line]:
@@ -1229,8 +1301,10 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     rest = [p for p in parts if p != location]
     if not rest:
         return None, None, location
-    if len(rest) == 1 and _title_score(rest[0]) < 0:
-        return None, rest[0], location  # "Raimi & Associates", "UrbanSim Inc.": an organisation alone (h44)
+    if len(rest) == 1 and (_title_score(rest[0]) < 0 or (_legal_named(rest[0]) and _title_score(rest[0]) <= 0)):
+        # "Raimi & Associates", "UrbanSim Inc.": an organisation alone (h44); "presso Top
+        # Network S.p.A." the same, by its legal form (stop 50)
+        return None, rest[0], location
     if employer_hint in rest:
         employer: str | None = employer_hint
         title = next((p for p in rest if p != employer), None)
@@ -1344,12 +1418,16 @@ _SCHOOL_SUFFIXES = ("schule", "kolleg", "gymnasium", "universität", "akademie")
 
 
 def _school_named(part: str) -> bool:
-    words = _words(part)
+    # "Universita’ degli studi": an Italian keyboard's accent typed as an apostrophe (stop 50)
+    words = [_APOSTROPHE_ACCENT.get(w, w) for w in _words(part)]
     return (
         bool(set(words) & _INSTITUTION_WORDS)
         or any(len(w) > 8 and w.endswith(_SCHOOL_SUFFIXES) for w in words)
         or any(w in part for w in (*_CJK_SCHOOL_WORDS, "大學"))
     )
+
+
+_APOSTROPHE_ACCENT = {"universita’": "università", "universita'": "università"}
 
 
 def _split_school(texts: list[str]) -> tuple[str | None, str | None]:
@@ -1404,6 +1482,16 @@ def _company_line(e: _Entry) -> str | None:
     return named[0]
 
 
+def _post_alone(e: _Entry) -> bool:
+    """The entry's dated line names a post and no employer ("Senior Technologist (Azure
+    Cloud/DevOps Architect) | Mississauga, Canada | Apr 2022 to Present" under "Infosys
+    Limited | Feb 2011 to Present", set flush with it): a role of the company line above
+    (stop 50)."""
+    own = [t for ln, t in e.header if ln is e.anchor]
+    title, employer, _ = _split_job(own)
+    return title is not None and employer is None and _title_score(title) > 0
+
+
 def _within(inner: DateRange, outer: DateRange) -> bool:
     start_ok = (inner.start[0], inner.start[1] or 12) >= (outer.start[0], outer.start[1] or 1)
     if outer.end is None:
@@ -1428,8 +1516,11 @@ def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
             role = entries[j].anchor
             if not (
                 role.bbox is not None
-                and role.page == e.anchor.page
-                and role.bbox[0] >= e.anchor.bbox[0] + 4
+                # a company's roles may go on over the page (stop 50)
+                and role.page is not None
+                and e.anchor.page is not None
+                and 0 <= role.page - e.anchor.page <= 1
+                and (role.bbox[0] >= e.anchor.bbox[0] + 4 or _post_alone(entries[j]))
                 and _within(entries[j].dates, e.dates)
             ):
                 break

@@ -41,7 +41,9 @@ _HEADING_MODIFIERS = frozenset(
      "relevant", "ausgewählte", "weitere", "wichtige", "relevante",
      # h44: "Berufliche Erfahrung", "Praktische Erfahrung", "Research Experience"
      "berufliche", "beruflicher", "praktische", "praktischer", "professional", "technical", "technische",
-     "academic", "akademische", "industry"}
+     "academic", "akademische", "industry",
+     # stop 50: "Latest Professional Experience", "Top Skills"
+     "latest", "previous", "earlier", "past", "current", "top"}
 )  # fmt: skip
 _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 _LABEL = re.compile(r"^\s{0,4}([^\W\d_][^:：]{0,40}?)\s{0,3}[:：]\s{0,3}(\S.*)$")
@@ -108,10 +110,50 @@ _LIGATURES = str.maketrans(
 
 
 def _clean(text: str) -> str:
+    return _trimmed(_normalised(text))
+
+
+def _normalised(text: str) -> str:
     text = text[:MAX_LINE_CHARS]
     if _SPACING_ACCENT.search(text):
         text = _SPACING_ACCENT.sub(lambda m: m.group(2) + _COMBINING[m.group(1)], text)
     return unicodedata.normalize("NFC", text).translate(_LIGATURES).strip()
+
+
+def _trimmed(text: str) -> str:
+    """The line less what stands at its ends and belongs to no text: an icon's glyph name,
+    a separator bar ("Spörl |", "| MARCEL WELK": left by the row the line was cut from, on a
+    scan or in a text layer's pieces; stop 50). Always a piece of ``text``."""
+    text = _without_glyph_names(text)
+    return _BAR_AT_ENDS.sub("", text) if "|" in text else text
+
+
+def _cut_runs(
+    runs: tuple[tuple[int, int, float], ...] | None, start: int, length: int
+) -> tuple[tuple[int, int, float], ...] | None:
+    """Runs of ``text[start : start + length]`` from the runs of ``text``."""
+    if runs is None:
+        return None
+    out = tuple((min(end, start + length) - start, style, size) for end, style, size in runs if end > start)
+    kept = [run for k, run in enumerate(out) if k == 0 or out[k - 1][0] < length]
+    return tuple(kept) or None
+
+
+_BAR_AT_ENDS = re.compile(r"^\|\s+(?=\S)|(?<=\S)\s+\|$")
+
+
+def _without_glyph_names(text: str) -> str:
+    """An icon font's glyph name at either end of a line taken off ("Vancouver, BC
+    Map-marker" -> "Vancouver, BC"); "Calendar" too where the rest holds a year (AltaCV's
+    "December 2023 - Present Calendar"; stop 50)."""
+    words = text.split(" ")
+    if len(words) < 2:
+        return text
+    if words[-1].casefold() in lex.ICON_GLYPH_NAMES or (words[-1] == "Calendar" and _YEAR.search(text)):
+        words = words[:-1]
+    if len(words) >= 2 and words[0].casefold() in lex.ICON_GLYPH_NAMES:
+        words = words[1:]
+    return " ".join(words).strip()
 
 
 # TeX's old fonts set an accent as its own glyph before the letter, and the text layer
@@ -140,6 +182,13 @@ def _unspaced(text: str) -> str:
     for raw in re.split(r"\s{2,}", text):
         letters = raw.split()
         spaced = len(letters) >= 2 and all(len(t) == 1 and (t.isalpha() or t in _SPACED_MARKS) for t in letters)
+        # "E D U CAT I O N": a kerned pair or three set without their spaces, in capitals
+        # spaced otherwise (stop 50)
+        spaced = spaced or (
+            sum(len(t) == 1 for t in letters) >= 4
+            and sum(len(t) > 1 for t in letters) == 1
+            and all(t.isalpha() and t.isupper() and len(t) <= 3 for t in letters)
+        )
         seg = raw
         if spaced:
             word = letters[0]
@@ -269,7 +318,13 @@ def _pdf_lines(blocks: Sequence[Mapping[str, Any]]) -> list[Line]:
             ]
         for line in lines:
             raw = str(line.get("text", ""))
-            text = _unspaced(_clean(raw))
+            normal = _normalised(raw)
+            trimmed = _trimmed(normal)
+            text = _unspaced(trimmed)
+            # the runs hold where the text is the text layer's, or a piece of it (trimmed)
+            runs = None
+            if normal == raw and text == trimmed and (start := raw.find(trimmed)) >= 0:
+                runs = _cut_runs(_runs(line.get("runs"), len(raw)), start, len(trimmed))
             if text:
                 out.append(
                     Line(
@@ -278,7 +333,7 @@ def _pdf_lines(blocks: Sequence[Mapping[str, Any]]) -> list[Line]:
                         page=page,
                         bbox=_bbox(line.get("bbox")),
                         size=float(line.get("size") or 0),
-                        runs=_runs(line.get("runs"), len(text)) if text == raw else None,
+                        runs=runs,
                     )
                 )
             if len(out) >= MAX_LINES:
@@ -717,7 +772,9 @@ _REMOTE = frozenset(
     {"remote", "remote-first", "hybrid", "homeoffice", "home office", "télétravail", "en remoto", "remoto", "remota",
      "à distance", "a distancia", "híbrido",
      "удаленно", "удалённо", "удаленная работа", "uzaktan", "hibrit", "zdalnie", "na dálku",  # layout-30
-     "fernarbeit", "remote work", "remote-arbeit", "on-site", "onsite", "vor ort", "presencial"}  # layout-33
+     "fernarbeit", "remote work", "remote-arbeit", "on-site", "onsite", "vor ort", "presencial",  # layout-33
+     "worldwide", "anywhere", "weltweit", "mundial", "global", "international", "distributed",  # stop 50
+     "remote-friendly", "fully remote", "full remote", "100% remote"}
 )  # fmt: skip
 
 
@@ -1123,13 +1180,16 @@ BESIDE_GAP = 30.0  # points
 def _beside_dates(lines: list[Line]) -> set[int]:
     """PDF lines with a dated line right beside them on their row: "Head of Digital
     Experience" then "Advanced MedTech, May 2019-Feb 2021" is a role's title, not a heading
-    (a heading has its row to itself, h47)."""
+    (a heading has its row to itself, h47) - unless it is set larger than the dated line: a
+    left column's "EXPERIENCE" at 11.5 pt beside the first role's "Coolblue  11 / 2014 -
+    Present" at 8.9 pt heads the section (stop 50)."""
     out = set()
     for a, b in itertools.pairwise(lines):
         if (
             a.bbox is not None
             and b.bbox is not None
             and a.page == b.page
+            and not (a.size and b.size and a.size >= b.size + 1.5)
             and a.bbox[2] < b.bbox[0] < a.bbox[2] + BESIDE_GAP  # not the next column's row
             and abs((a.bbox[1] + a.bbox[3]) - (b.bbox[1] + b.bbox[3])) < 4
             and _YEAR.search(b.text)
@@ -1464,6 +1524,8 @@ def _no_heading_here(
     """Whether a line with a heading's words opens no section where it stands."""
     if prev is not None and _word_of_row(prev, line):
         return True  # "Design software architecture ...": a justified line's words, one per text line
+    if prev is not None and _wrapped_word(prev, line):
+        return True  # "... reducing transaction times and improving customer" / "experience" (stop 50)
     if section == "experience" and parent is not None and _role_label(line, parent):
         return True  # "Key Achievements: -" inside a role, smaller than "Work Experience" (h51)
     if kind == "other" and section == "experience" and parent is not None and _inside_role(line, parent):
@@ -1484,6 +1546,19 @@ def _flush_right_aside(prev: Line, line: Line) -> bool:
     after the bullets, but it opens no new column (layout-6)."""
     assert prev.bbox is not None and line.bbox is not None
     return line.bbox[0] > prev.bbox[0] and (is_place(line.text) or date_cell(line.text))
+
+
+def _wrapped_word(prev: Line, line: Line) -> bool:
+    """A lower-case line that a sentence wraps onto, indented as the bullet's text before it
+    is: a bullet's last word is no heading, whatever it is."""
+    if prev.bbox is None or line.bbox is None or prev.page != line.page or not line.text[:1].islower():
+        return False
+    height = max(line.bbox[3] - line.bbox[1], 1.0)
+    return (
+        line.bbox[0] > prev.bbox[0] + 2
+        and 0 <= line.bbox[1] - prev.bbox[3] < height
+        and not prev.text.rstrip().endswith((".", ":", ";"))
+    )
 
 
 def _word_of_row(prev: Line, line: Line) -> bool:

@@ -94,6 +94,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "idiomas", "lenguas", "lingue", "competenze linguistiche", "conoscenze linguistiche", "talen",
         "talenkennis", "języki", "języki obce", "znajomość języków",
         "diller", "yabancı diller", "языки", "иностранные языки", "jazyky",  # layout-30
+        "línguas", "linguas",  # stop 50 (Portuguese)
     ),
     "references": ("references", "referees", "referenzen", "références", "referencias", "referenze", "referenties",
                    "referencje", "referanslar"),
@@ -223,14 +224,27 @@ NAME_STOPWORDS = frozenset(
      "platz", "allee", "gasse", "boulevard", "viale", "piazza", "ulica", "ul.", "praça", "plaza", "travessa",
      "alameda", "address", "adresse", "dirección", "endereço", "languages", "known", "meine", "mein",
      "cientista", "científico", "científica", "engenheiro", "engenheira",
-     "desenvolvedor", "desenvolvedora", "pesquisador", "pesquisadora", "investigador", "investigadora"}
+     "desenvolvedor", "desenvolvedora", "pesquisador", "pesquisadora", "investigador", "investigadora",
+     # stop 50: a section's or a label's words ("Employment Situation", "Desenvolvimento de
+     # Sistemas", "Mystery Client") - never a name
+     "employment", "situation", "desenvolvimento", "sistemas", "client", "mystery"}
 )  # fmt: skip
 NAME_PREFIXES = (
     "dr.", "dr", "prof.", "prof", "dipl.-ing.", "dipl.-ing", "dipl.-kfm.", "mr", "mr.", "mrs", "mrs.", "ms",
     "ms.", "mag.", "ing.", "mgr", "mgr.", "inż.", "lic.", "m.sc.", "b.sc.",
 )  # fmt: skip
 NAME_LABELS = ("name", "full name", "nome", "naam", "nom", "nombre", "nom et prénom", "imię i nazwisko",
-               "vor- und nachname", "nome e cognome", "nombre y apellidos", "姓名", "氏名", "名前", "이름")  # fmt: skip
+               "vor- und nachname", "nome e cognome", "nombre y apellidos", "姓名", "氏名", "名前", "이름",
+               "фио", "ф.и.о.", "имя")  # fmt: skip
+# Icon fonts' glyph names as a text layer writes them beside what the icon marks (Font
+# Awesome in AltaCV, moderncv and others: "December 2023 - Present Calendar", "Vancouver, BC
+# Map-marker", "GRADUATION-CAP Ph.D."); hyphenated, so no word of a CV's own (stop 50).
+ICON_GLYPH_NAMES = frozenset(
+    {"map-marker", "map-marker-alt", "map-pin", "graduation-cap", "calendar-alt", "calendar-o", "calendar-check",
+     "mobile-alt", "mobile-android-alt", "phone-alt", "phone-square", "envelope-o", "envelope-open",
+     "envelope-square", "external-link", "external-link-alt", "globe-americas", "globe-europe", "linkedin-in",
+     "linkedin-square", "github-alt", "github-square", "user-graduate", "user-tie", "building-o", "clock-o"}
+)  # fmt: skip
 ADDRESS_LABELS = (
     "address", "location", "home", "based in", "residence", "adresse", "anschrift", "wohnort", "wohnhaft",
     "adresse postale", "domicile", "dirección", "domicilio", "ubicación", "residencia", "indirizzo",
@@ -321,19 +335,19 @@ for number, names in enumerate(
 # Human languages: every spelling (several locales) -> English name.
 LANGUAGES: dict[str, str] = {}
 for english, spellings in {
-    "English": "english englisch anglais inglés ingles inglese engels angielski",
-    "German": "german deutsch allemand alemán aleman tedesco duits niemiecki",
-    "French": "french französisch franzoesisch français francais francés frances francese frans francuski",
-    "Spanish": "spanish spanisch espagnol español espanol castellano spagnolo spaans hiszpański hiszpanski",
+    "English": "english englisch anglais inglés ingles inglês inglese engels angielski",
+    "German": "german deutsch allemand alemán aleman alemão tedesco duits niemiecki",
+    "French": "french französisch franzoesisch français francais francés frances francês francese frans francuski",
+    "Spanish": "spanish spanisch espagnol español espanol espanhol castellano spagnolo spaans hiszpański hiszpanski",
     "Italian": "italian italienisch italien italiano italiaans włoski wloski",
     "Dutch": "dutch niederländisch néerlandais neerlandés olandese nederlands niderlandzki flemish",
     "Polish": "polish polnisch polonais polaco polacco pools polski",
-    "Portuguese": "portuguese portugiesisch portugais portugués portoghese portugees portugalski",
+    "Portuguese": "portuguese portugiesisch portugais portugués português portoghese portugees portugalski",
     "Turkish": "turkish türkisch turc turco turks turecki",
     "Russian": "russian russisch russe ruso russo russisch rosyjski",
     "Arabic": "arabic arabisch arabe árabe arabo arabisch arabski",
-    "Chinese": "chinese mandarin chinesisch chinois chino cinese chinees chiński",
-    "Japanese": "japanese japanisch japonais japonés giapponese japans japoński",
+    "Chinese": "chinese mandarin chinesisch chinois chino chinês cinese chinees chiński",
+    "Japanese": "japanese japanisch japonais japonés japonês giapponese japans japoński",
     "Swedish": "swedish schwedisch suédois sueco svedese zweeds szwedzki",
     "Danish": "danish dänisch danois danés danese deens duński",
     "Norwegian": "norwegian norwegisch norvégien noruego norvegese noors norweski",

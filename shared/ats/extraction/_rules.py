@@ -946,6 +946,8 @@ def _latin_name(text: str) -> bool:
         if not _NAME_TOKEN.match(tok):
             return False
         low = tok.casefold()
+        if k == len(tokens) - 1 and k >= 2 and low.rstrip(".") in _GENERATIONS:
+            continue  # "Dari Osorio Junior": a generation after two names, not a job's level (stop 50)
         if low in lex.JOB_WORDS or low in lex.NAME_STOPWORDS:
             return False
         if low in lex.NAME_PARTICLES:
@@ -958,6 +960,10 @@ def _latin_name(text: str) -> bool:
         capitals >= 1 and len(tokens) >= 2 and any(t.casefold() in lex.NAME_PARTICLES for t in tokens)
     )
 
+
+# A generation after a name's words ("Dari Osorio Junior", common in Brazil); elsewhere
+# "junior" is a job's level.
+_GENERATIONS = frozenset({"junior", "júnior", "jr"})
 
 _BRACKETS = {"(": ")", '"': '"', "“": "”", "„": "“", "«": "»", "'": "'"}
 
@@ -1100,8 +1106,14 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     cut = humps[0] if len(humps) == 1 and text.casefold() not in lex.skills() else 0
     if cut >= 2 and len(text) - cut >= 2 and text[:cut].casefold() not in _NOT_SPLIT:
         yield f"{text[:cut]} {text[cut:]}"
-    if following is not None and _stacked(lines[k], following):
+    if following is not None and _stacked(lines[k], following, _display_size(lines, lines[k].page)):
         yield f"{text} {following.text}"
+
+
+def _display_size(lines: list[Line], page: int | None) -> float:
+    """The smallest display size of the top of a page: 1.8 times its median type."""
+    sizes = sorted(ln.size for ln in lines[:120] if ln.page == page and ln.size)
+    return 1.8 * sizes[len(sizes) // 2] if sizes else 0.0
 
 
 _POSTNOMINAL = re.compile(
@@ -1174,17 +1186,29 @@ def _same_row(line: Line, right: Line) -> bool:
     )
 
 
-def _stacked(line: Line, below: Line) -> bool:
-    """Two one-word lines in the same type, one right under the other ("Jules" / "Verne")."""
-    if line.bbox is None or below.bbox is None or line.page != below.page or abs(line.size - below.size) > 0.5:
+def _stacked(line: Line, below: Line, display: float = 0.0) -> bool:
+    """Two one-word lines in the same type, one right under the other ("Jules" / "Verne").
+    Both in display type (``display``: the page's, 0 for none), the sizes may differ by up to
+    a third: "WILLIAN" at 20 pt over "WELBERT" at 25 pt (stop 50)."""
+    if line.bbox is None or below.bbox is None or line.page != below.page:
+        return False
+    display_pair = 0 < display <= min(line.size, below.size) and max(line.size, below.size) <= 1.35 * min(
+        line.size, below.size
+    )
+    if abs(line.size - below.size) > 0.5 and not display_pair:
         return False
     word = below.text
     height = max(line.bbox[3] - line.bbox[1], 1.0)
     # Large type's boxes overlap (Canva's "MIKEL" / "ECHEVERRIA" at 39.5 pt: the box below
     # starts 8 pt above the one above ends) - the line below still starts below (layout-33)
     gap = below.bbox[1] - line.bbox[3]
+    # display type's lines are set further apart, and a scan's boxes hug the letters: "Oliver"
+    # / "Spörl" 19 pt apart at 28 and 32.5 pt (stop 50)
     return (
-        word.isalpha() and word[0].isupper() and below.bbox[1] > line.bbox[1] and -0.3 * height <= gap <= height * 0.6
+        word.isalpha()
+        and word[0].isupper()
+        and below.bbox[1] > line.bbox[1]
+        and -0.3 * height <= gap <= height * (0.9 if display_pair else 0.6)
     )
 
 
@@ -1199,6 +1223,13 @@ def _name_shaped(text: str, lines: list[Line], k: int, parts: tuple[tuple[str, .
     if repaired is None and k < 15 and not looks_like_name(text):
         repaired = _split_by_email(text, parts, lines, k) or _initial_last(text, lines, k)
     return repaired or (text if looks_like_name(text) else None)
+
+
+def _all_skills(text: str) -> bool:
+    """Every word of the text is a skill's name: "Html Css"."""
+    words = text.split()
+    known = lex.skills()
+    return len(words) >= 2 and all(w.casefold() in known for w in words)
 
 
 def _initial_last(text: str, lines: list[Line], k: int) -> str | None:
@@ -1401,6 +1432,10 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
             # "Personal Email": a contact label in a label column, no name (layout-32);
             # "GLOBE Portfolio": an icon font's glyph name before a link's label (v13)
             continue
+        if shaped is not None and _all_skills(shaped) and not (largest is not None and line.size >= largest):
+            # "HTML" / "CSS" / "Javascript" / "Photoshop": a skills list set a word a line, in
+            # small type, stacks like a name; only the page's largest type may be one (stop 50)
+            continue
         if shaped is None or is_place(shaped) or is_place(shaped.replace(". ", ", ")) or _titled(shaped):
             continue  # "São Paulo", "Seattle. Wa": a place under the name, never the name (h49)
         text = shaped
@@ -1425,7 +1460,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
     text, line, k = best[1], best[2], best[4]
     if (
         k + 1 < len(lines)
-        and _stacked(line, lines[k + 1])
+        and _stacked(line, lines[k + 1], _display_size(lines, line.page))
         and text.casefold().endswith(f" {lines[k + 1].text}".casefold())
     ):
         line, k = lines[k + 1], k + 1  # the name took its second line in already (_name_repairs)
@@ -1450,16 +1485,17 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
     # line between them ("André Hickmann" | "andre@..." / "Kuschnereit"; h54).
     a = line.bbox
     # large type's boxes overlap (Canva's 42.8 pt lines: the box below starts 9 pt above
-    # the one above ends)
-    overlap = max(2.0, 0.3 * (a[3] - a[1]))
+    # the one above ends; a TeX header's 29.7 pt lines, 9.1 pt: stop 50)
+    overlap = max(2.0, 0.35 * (a[3] - a[1]))
     nxt = next(
         (
             ln
             for ln in below
             if ln.page == line.page
             and ln.bbox is not None
-            and ln.bbox[0] < a[2]
-            and ln.bbox[2] > a[0]
+            # under the name, not a neighbour's edge: "|| Linkedin" ending 6 pt inside the
+            # name's span on a scan, left of "AROUS" (stop 50)
+            and min(ln.bbox[2], a[2]) - max(ln.bbox[0], a[0]) >= 0.3 * min(ln.bbox[2] - ln.bbox[0], a[2] - a[0])
             and ln.bbox[1] >= a[3] - overlap
             and ln.bbox[1] > a[1]
             and any(ch.isalpha() for ch in ln.text[:80])  # a scan's speck is no line of the name's
@@ -1470,6 +1506,11 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
         return None
     b = nxt.bbox
     aligned = abs(a[0] - b[0]) <= 3 or abs(a[2] - b[2]) <= 3 or abs((a[0] + a[2]) - (b[0] + b[2])) <= 6
+    # "Mohamed Amine" / "AROUS": a shorter family name under the given names, inside their
+    # span but not centred on it as a text layer measures it (stop 50)
+    aligned = aligned or (
+        a[0] - 3 <= b[0] and b[2] <= a[2] + 3 and len(nxt.text.split()) == 1 and len(line.text.split()) <= 3
+    )
     words = nxt.text.split()
     if len(words) == 2 and len(words[0]) == 1 and words[0].isupper() and _is_caps(words[1]) and _is_caps(line.text):
         # "JOHN PAUL" / "N EWMAN": OCR parted a capital set wider than the rest of its word
@@ -1487,6 +1528,7 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
         # "Jules" / "Verne": the name as read already took the line below
         and not any(w.casefold() in name_text.casefold().split() for w in words)
         and not any(w.casefold() in lex.JOB_WORDS or not w[:1].isupper() for w in words)
+        and not any(w.strip(".:|").casefold() in _NOT_NAME_WORDS for w in words)  # "Portfolio" (stop 50)
         and not is_place(nxt.text)
         and nxt.text.casefold() not in lex.DOCUMENT_TITLES  # "Helge Eichhorn" / "Lebenslauf"
     )
