@@ -141,13 +141,20 @@ TARGETS: dict[str, tuple[str, float]] = {
 # and the parser's per-stretch vote) read v12 a third time: name 0.776, e-mail 0.929, phone
 # 0.986, skills 0.771, work history 0.567, years 0.876 - name, skills and years raised by
 # the same rule (work history's 0.547 still rounds down to 0.50).
+# v12 was then spent (read three times, and code changed after the last reading) and moved
+# to development, and held-out v14 drawn (2026-12-05, stop 50): 58 real documents - 27 real
+# people's own CVs (23 PDFs, 4 DOCX) from 18 repositories and 31 scans of them - and 32
+# generated. Read once before the change set (layout-34 on the stop-50 parser: name 0.856,
+# e-mail 0.970, phone 0.874, skills 0.805, work history 0.722, years 0.855) and once after
+# it (layout-35: the same but phone 0.922). The ratchet starts again from the layout-35
+# reading by the same rule: name, e-mail and work history up, phone and years down.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.75),
-    "emails": ("f1", 0.90),
-    "phones": ("f1", 0.95),
+    "name": ("exact", 0.80),
+    "emails": ("f1", 0.95),
+    "phones": ("f1", 0.90),
     "skills": ("f1", 0.75),
-    "work_history": ("f1", 0.50),
-    "years_experience": ("within1", 0.85),
+    "work_history": ("f1", 0.70),
+    "years_experience": ("within1", 0.80),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
