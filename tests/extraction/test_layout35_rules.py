@@ -410,3 +410,23 @@ def test_a_trimmed_text_layer_line_keeps_its_style_runs() -> None:
     (line,) = lines_of(answer)
     assert line.text == "Lektor matematiky"
     assert line.runs == ((len("Lektor matematiky"), 1, 12.0),)
+
+
+def test_a_word_before_a_year_and_month_and_a_chinese_unit_before_the_post() -> None:
+    # layout-36. shaonhuang-zh: "Absotlute IT, 澳大利亚  2024/01 – 至今" - a word that is no month
+    # before "2024/01" took the date's match ("Acme 2024/01" read the year alone);
+    # "(ACG 建站与云市场部) 前端研发实习": the unit in brackets before the post
+    assert [(r.start, r.end) for r in date_ranges("Acme, 2024/01 – 2025/02")] == [((2024, 1), (2025, 2))]
+    assert [(r.start, r.end) for r in date_ranges("Northwind, 澳大利亚  2024/01 – 至今")] == [((2024, 1), None)]
+    assert [(r.start, r.end) for r in date_ranges("Mar 2019 – Present")] == [((2019, 3), None)]
+    answer = rows_answer(
+        (
+            ((260, 42, 320, 66), "王小明", 24.8),
+            ((43, 174, 120, 190), "工作经历", 14.3),
+            ((43, 196, 560, 208), "北方科技（Northwind）  2021/01 – 2021/08", 12.0),
+            ((43, 214, 300, 225), "(云市场部) 前端研发实习", 10.0),
+            ((45, 228, 560, 239), "• 负责云监控产品的前端开发与维护。", 10.0),
+        ),
+        ocr=False,
+    )
+    assert roles(answer) == [("前端研发实习", "北方科技（Northwind）", "2021-01")]

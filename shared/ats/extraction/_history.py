@@ -48,6 +48,8 @@ _DATE = re.compile(
     r"|\b((?i:" + "|".join(re.escape(k) for k in sorted(lex.MONTHS, key=len, reverse=True)) + r"))"
     r"\.?\s{1,2}(?:0?[1-9]|[12]\d|3[01]),\s{0,2}((?:19|20)\d\d)\b"
 )
+# _DATE's first form on its own: a year and its month's number.
+_YEAR_MONTH = re.compile(r"((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])(?![\d-])")
 # A day before a month's name ("30 Septembre 2019", "1. März 2019"): part of that date (h48).
 _DAY_BEFORE = re.compile(r"(?<!\d)(?:0?[1-9]|[12]\d|3[01])\.?\s{1,2}$")
 _SEPARATORS = lex.RANGE_SEPARATORS
@@ -104,6 +106,20 @@ def _tokens(text: str) -> list[tuple[int, int, int, int | None]]:
     return out
 
 
+def _word_and_year(text: str, m: re.Match[str]) -> tuple[int, int, int, int | None]:
+    """_DATE's word-and-year form: "Mar 2019", "1. März 2019" - or a word that is no month
+    before a year, which is then the year's alone or its year and month ("Acme 2024/01 –
+    2025/02", "澳大利亚  2024/01": the word took the match from that form; stop 50)."""
+    month_no = lex.MONTHS.get(m.group(6).casefold().rstrip("."))
+    if not month_no:
+        year_month = _YEAR_MONTH.match(text, m.start(7))
+        if year_month:
+            return (m.start(7), year_month.end(), int(year_month.group(1)), int(year_month.group(2)))
+        return (m.start(7), m.end(), int(m.group(7)), None)
+    day = _DAY_BEFORE.search(text, max(0, m.start() - 5), m.start())
+    return (day.start() if day else m.start(), m.end(), int(m.group(7)), month_no)
+
+
 def _latin_tokens(text: str) -> list[tuple[int, int, int, int | None]]:
     out: list[tuple[int, int, int, int | None]] = []
     for m in _DATE.finditer(text):
@@ -114,10 +130,7 @@ def _latin_tokens(text: str) -> list[tuple[int, int, int, int | None]]:
             if 1 <= month <= 12:
                 out.append((m.start(), m.end(), int(m.group(5)), month))
         elif m.group(7):
-            month_no = lex.MONTHS.get(m.group(6).casefold().rstrip("."))
-            start = m.start() if month_no else m.start(7)
-            day = _DAY_BEFORE.search(text, max(0, start - 5), start) if month_no else None
-            out.append((day.start() if day else start, m.end(), int(m.group(7)), month_no))
+            out.append(_word_and_year(text, m))
         elif m.group(11):
             month_no = lex.MONTHS.get(m.group(11).casefold().rstrip("."))
             if month_no:  # "Sep 30, 2019": a month, its day and the year
@@ -502,11 +515,18 @@ def _place_sentence(text: str) -> str:
 _NOTE_AT_END = re.compile(r"\s{1,3}\([^()]{1,40}\)?$")  # its ")" may be stripped already
 
 
+# "(ACG 建站与云市场部) 前端研发实习": a Chinese CV's unit in brackets before the post, on the
+# line under the employer - the unit, not part of the post (stop 50)
+_UNIT_BEFORE_POST = re.compile(
+    r"^[(（][^()（）]{1,60}(?:[(（][^()（）]{0,30}[)）][^()（）]{0,30})?[)）]\s*(?=[\u3040-\u9fff\uac00-\ud7af])"
+)
+
+
 def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
     out: list[str] = []
-    text = _place_sentence(text)
+    text = _place_sentence(_UNIT_BEFORE_POST.sub("", text))
     for labelled in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
         first = len(out)
         segment = _TAGLINE.sub("", _ENTRY_LABEL.sub("", labelled))
