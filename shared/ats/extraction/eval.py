@@ -148,12 +148,15 @@ TARGETS: dict[str, tuple[str, float]] = {
 # e-mail 0.970, phone 0.874, skills 0.805, work history 0.722, years 0.855) and once after
 # it (layout-35: the same but phone 0.922). The ratchet starts again from the layout-35
 # reading by the same rule: name, e-mail and work history up, phone and years down.
+# Layout-36 (a word before a year-and-month date; a Chinese unit before the post) read it a
+# third time: years 0.868, work history 0.716 (precision 0.697 -> 0.685) - work history down
+# by the same rule (0.696 rounds down to 0.65), the rest unchanged.
 RATCHET: dict[str, tuple[str, float]] = {
     "name": ("exact", 0.80),
     "emails": ("f1", 0.95),
     "phones": ("f1", 0.90),
     "skills": ("f1", 0.75),
-    "work_history": ("f1", 0.70),
+    "work_history": ("f1", 0.65),
     "years_experience": ("within1", 0.80),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
