@@ -1067,12 +1067,17 @@ def _ocr_bullets(lines: list[Line]) -> list[Line]:
             continue
         m = None if dates_marked else _OCR_BULLET_ITEM.match(lines[j].text)
         rest = lines[j].text[m.end() :] if m else lines[j].text if dates_marked else ""
-        ranges = date_ranges(rest) if rest else []
-        if ranges and not _without_all(rest, ranges).strip(" ,.;:|·-–—()"):
+        if _dates_alone(rest):
             out[i] = dataclasses.replace(lines[i], text=f"• {lines[i].text}")
             out[j] = dataclasses.replace(lines[j], text=f"• {rest}")
             drop |= {i - 1} | ({j - 1} if dates_marked else set())
     return [ln for k, ln in enumerate(out) if k not in drop]
+
+
+def _dates_alone(text: str) -> bool:
+    """The text is a date range and nothing else but separators."""
+    ranges = date_ranges(text) if text else []
+    return bool(ranges) and not _without_all(text, ranges).strip(" ,.;:|·-–—()")
 
 
 def _bulleted_headers(lines: list[Line]) -> list[Line]:
@@ -1086,8 +1091,7 @@ def _bulleted_headers(lines: list[Line]) -> list[Line]:
         if not (line.text.startswith(_BULLET) and prev.text.startswith(_BULLET)):
             continue
         dates, head = _unbulleted(line), _unbulleted(prev)
-        ranges = date_ranges(dates.text)
-        if not ranges or _without_all(dates.text, ranges).strip(" ,.;:|·-–—()"):
+        if not _dates_alone(dates.text):
             continue
         if date_ranges(head.text) or not _is_header(head):
             continue

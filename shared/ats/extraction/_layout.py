@@ -396,10 +396,7 @@ def style_of(line: Line, start: int, end: int) -> int | None:
 
 def without_head(line: Line, k: int) -> tuple[tuple[int, int, float], ...] | None:
     """Runs of ``line.text[k:]``."""
-    if line.runs is None:
-        return None
-    kept = tuple((end - k, style, size) for end, style, size in line.runs if end > k)
-    return kept or None
+    return _cut_runs(line.runs, k, len(line.text) - k)
 
 
 def _shifted(runs: tuple[tuple[int, int, float], ...] | None, by: int) -> tuple[tuple[int, int, float], ...] | None:

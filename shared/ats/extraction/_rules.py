@@ -1468,16 +1468,16 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         rest = _name_line_below(line, lines[k + 1 : k + 5], text)
         if rest is None:
             break
-        sources.append(rest[1].source("name.second_line"))
-        text, line = f"{text} {rest[0]}", rest[1]
-        k = next((j for j in range(k + 1, min(k + 5, len(lines))) if lines[j] is line), k + 1)
+        second, line, at = rest
+        sources.append(line.source("name.second_line"))
+        text, k = f"{text} {second}", k + 1 + at
     return Found(text, sources)
 
 
-def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str, Line] | None:
+def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str, Line, int] | None:
     """ "André Hickmann" over "Kuschnereit" in the same large type, aligned left, right or
-    centred: a name set over two lines, the second one word or two (h50). `below`: the line
-    after the name's in reading order, if any."""
+    centred: a name set over two lines, the second one word or two (h50). `below`: the lines
+    after the name's in reading order; with the second line, its place in them."""
     if line.bbox is None or not line.size or len(name_text.split()) > 3:
         return None
     # The first of the next four lines under the name's own span: on a header with a
@@ -1487,10 +1487,10 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
     # large type's boxes overlap (Canva's 42.8 pt lines: the box below starts 9 pt above
     # the one above ends; a TeX header's 29.7 pt lines, 9.1 pt: stop 50)
     overlap = max(2.0, 0.35 * (a[3] - a[1]))
-    nxt = next(
+    at, nxt = next(
         (
-            ln
-            for ln in below
+            (p, ln)
+            for p, ln in enumerate(below)
             if ln.page == line.page
             and ln.bbox is not None
             # under the name, not a neighbour's edge: "|| Linkedin" ending 6 pt inside the
@@ -1500,7 +1500,7 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
             and ln.bbox[1] > a[1]
             and any(ch.isalpha() for ch in ln.text[:80])  # a scan's speck is no line of the name's
         ),
-        None,
+        (-1, None),
     )
     if nxt is None or nxt.bbox is None:
         return None
@@ -1535,7 +1535,7 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
     second = " ".join(words)
     if not fits or not looks_like_name(f"{name_text} {_smart_case(second)}"):
         return None
-    return _smart_case(second), nxt
+    return _smart_case(second), nxt, at
 
 
 # -- location --------------------------------------------------------------------------------
