@@ -42,6 +42,12 @@ def styled_block(bbox: tuple[float, float, float, float], text: str, size: float
     return {"page": 1, "bbox": list(bbox), "text": text, "lines": [line]}
 
 
+def name_of(answer: dict[str, Any]) -> str | None:
+    """The name the extractor reads, if any."""
+    found = extract(answer, as_of=AS_OF).first("name")
+    return None if found is None else str(found)
+
+
 def roles(answer: dict[str, Any]) -> list[tuple[str | None, str | None, str]]:
     """(title, employer, start) of each work-history entry the extractor reads."""
     found = extract(answer, as_of=AS_OF).fields.get("work_history", ())

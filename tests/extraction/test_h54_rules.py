@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ats.extraction.api import extract
-from tests.extraction.answers import Row, pdf_answer, rows_answer, styled_block
+from tests.extraction.answers import Row, name_of, pdf_answer, rows_answer, styled_block
 from tests.extraction.corpus import AS_OF
 from tests.extraction.test_layouts import docx
 
@@ -22,11 +22,6 @@ def _pdf(*rows: Row) -> dict[str, Any]:
 
 def _emails(answer: dict[str, Any]) -> list[str]:
     return list(extract(answer, as_of=AS_OF).values("emails"))
-
-
-def _name(answer: dict[str, Any]) -> str | None:
-    found = extract(answer, as_of=AS_OF).values("name")
-    return str(found[0]) if found else None
 
 
 def test_an_at_sign_ocr_read_as_a_letter_before_a_known_provider_is_an_at_sign() -> None:
@@ -59,7 +54,7 @@ def test_a_glyph_before_the_name_and_the_space_after_it_are_no_part_of_it() -> N
             ((44, 45, 239, 87), text, 32.7),
             ((45, 95, 180, 106), "Z pexample@gmail.com", 14.7),
         )
-        assert _name(answer) == meant
+        assert name_of(answer) == meant
 
 
 def test_a_rule_drawn_as_a_dash_or_a_product_in_camel_case_is_no_name() -> None:
@@ -70,15 +65,15 @@ def test_a_rule_drawn_as_a_dash_or_a_product_in_camel_case_is_no_name() -> None:
         ((60, 166, 147, 176), "—", 42.1),
         ((157, 166, 305, 176), "Persönliche Informationen", 11.0),
     )
-    assert _name(answer) == "Helge Example"
+    assert name_of(answer) == "Helge Example"
     # moderncv's rule before a heading, read by OCR as a dash on the heading's line
     answer = _scan(
         ((62, 68, 204, 90), "Helge Example", 23.1),
         ((60, 166, 147, 176), "— Persönliche Informationen", 29.7),
     )
-    assert _name(answer) == "Helge Example"
+    assert name_of(answer) == "Helge Example"
     answer = _scan(((74, 76, 200, 126), "D", 33.9), ((374, 132, 419, 141), "| © GitHub", 11.6))
-    assert _name(answer) is None
+    assert name_of(answer) is None
 
 
 def test_a_sentence_ending_on_a_name_with_an_at_sign_is_no_address_broken_at_its_dot() -> None:
@@ -159,7 +154,7 @@ def test_a_spaced_dash_parts_the_name_from_its_tagline() -> None:
         ((180, 42, 430, 55), "ARTHUR L. – Software Engineer | Web3 Specialist", 11.0),  # noqa: RUF001 - as printed
         ((229, 59, 382, 68), "Nice, FR | arthur@proton.me | GitHub", 8.5),
     )
-    assert _name(answer) == "Arthur L."
+    assert name_of(answer) == "Arthur L."
 
 
 def test_a_name_glued_into_one_word_is_cut_where_the_address_names_its_part() -> None:
@@ -168,10 +163,10 @@ def test_a_name_glued_into_one_word_is_cut_where_the_address_names_its_part() ->
         ((232, 70, 380, 86), "cloud solution architect", 13.9),
         ((52, 137, 159, 148), "examplehaeuser@gmail.com", 10.0),
     ]
-    assert _name(_pdf(*rows)) == "Andreas Examplehaeuser"
+    assert name_of(_pdf(*rows)) == "Andreas Examplehaeuser"
     # an address that names no part of the word leaves it alone
     rows[2] = ((52, 137, 159, 148), "contact@gmail.com", 10.0)
-    assert _name(_pdf(*rows)) is None
+    assert name_of(_pdf(*rows)) is None
 
 
 def test_a_capital_ocr_parted_from_the_family_names_second_line_joins_it() -> None:
@@ -180,7 +175,7 @@ def test_a_capital_ocr_parted_from_the_family_names_second_line_joins_it() -> No
         ((16, 44, 119, 64), "N EXAMPLE", 23.5),
         ((15, 77, 150, 90), "Senior Software Engineer", 12.3),
     )
-    assert _name(answer) == "John Paul Nexample"
+    assert name_of(answer) == "John Paul Nexample"
 
 
 def test_a_title_style_the_docx_gives_its_headings_says_nothing_of_the_name() -> None:
@@ -193,10 +188,10 @@ def test_a_title_style_the_docx_gives_its_headings_says_nothing_of_the_name() ->
         ("body", "Open Source", {"style": "Title"}),
         ("body", "Maintainer of a date library.", {}),
     ]
-    assert _name(docx(*body)) == "Andy K. Example"
+    assert name_of(docx(*body)) == "Andy K. Example"
     # one "Title" line is the name's style, and wins over the first line
     answer = docx(("body", "Resume Builder Pro", {}), ("body", "Jane Example", {"style": "Title"}))
-    assert _name(answer) == "Jane Example"
+    assert name_of(answer) == "Jane Example"
 
 
 def test_the_second_half_of_a_name_ocr_cut_on_its_row_is_no_name_of_its_own() -> None:
@@ -205,7 +200,7 @@ def test_the_second_half_of_a_name_ocr_cut_on_its_row_is_no_name_of_its_own() ->
         ((253, 48, 431, 66), "T. EXAMPLEWICZ", 23.4),
         ((113, 79, 180, 88), "jakub@example.pl", 8.7),
     )
-    assert _name(answer) == "Jakub T. Examplewicz"
+    assert name_of(answer) == "Jakub T. Examplewicz"
 
 
 def test_a_names_second_line_below_it_is_found_past_the_contact_columns_lines() -> None:
@@ -218,10 +213,10 @@ def test_a_names_second_line_below_it_is_found_past_the_contact_columns_lines() 
         ((393.5, 78.9, 532.8, 110.4), "e linkedin.com/in/andre-example", 21.8),
         ((57.8, 78.9, 178.8, 110.4), "Kuschnereit", 26.3),
     ]
-    assert _name(_scan(*rows)) == "André Example Kuschnereit"
+    assert name_of(_scan(*rows)) == "André Example Kuschnereit"
     # a document title below the name is no part of it
     rows[4] = ((57.8, 78.9, 178.8, 110.4), "Lebenslauf", 22.3)
-    assert _name(_scan(*rows)) == "André Example"
+    assert name_of(_scan(*rows)) == "André Example"
 
 
 def test_an_initial_after_the_names_on_the_names_own_line_is_part_of_the_name() -> None:
@@ -230,12 +225,12 @@ def test_an_initial_after_the_names_on_the_names_own_line_is_part_of_the_name() 
         styled_block((50, 101, 413, 143), "Detail-oriented, analytical, and self-driven programmer.", 9.0),
         styled_block((460, 73, 558, 82), ": karanexample.r@gmail.com", 9.0),
     ]
-    assert _name(pdf_answer(blocks, ocr=False)) == "Karan Kumar Example R"
+    assert name_of(pdf_answer(blocks, ocr=False)) == "Karan Kumar Example R"
     # a lone capital at the end of an OCR'd line is as often an icon: not read so
-    assert _name(pdf_answer([{**b, "lines": [{**b["lines"][0], "runs": None}]} for b in blocks], ocr=True)) is None
+    assert name_of(pdf_answer([{**b, "lines": [{**b["lines"][0], "runs": None}]} for b in blocks], ocr=True)) is None
     # nor after a single word ("Langues M")
     blocks[0] = styled_block((50, 57, 376, 93), "Langues M", 36.0)
-    assert _name(pdf_answer(blocks, ocr=False)) is None
+    assert name_of(pdf_answer(blocks, ocr=False)) is None
 
 
 def test_an_icon_ocr_read_as_a_letter_before_the_name_is_no_part_of_it() -> None:
@@ -243,9 +238,9 @@ def test_an_icon_ocr_read_as_a_letter_before_the_name_is_no_part_of_it() -> None
         ((74, 76, 300, 126), "D ABDULLAH EXAMPLE", 33.9),
         ((194, 132, 315, 141), "@ abdullahexample11@hotmail.com", 8.9),
     )
-    assert _name(answer) == "Abdullah Example"
+    assert name_of(answer) == "Abdullah Example"
     # a letter before a single word is still no name ("E Experience")
-    assert _name(_scan(((74, 76, 300, 126), "E Experience", 33.9))) is None
+    assert name_of(_scan(((74, 76, 300, 126), "E Experience", 33.9))) is None
 
 
 def test_an_ocr_address_with_the_at_signs_look_alike_read_before_it_too_is_the_same_address() -> None:

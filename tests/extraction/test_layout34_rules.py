@@ -9,14 +9,7 @@ from __future__ import annotations
 
 from ats.extraction._history import _less_stack, date_ranges
 from ats.extraction._layout import _unspaced, heading_kind
-from ats.extraction.api import extract
-from tests.extraction.answers import roles, rows_answer, styled_block
-from tests.extraction.corpus import AS_OF
-
-
-def _name(answer: dict) -> str | None:
-    found = extract(answer, as_of=AS_OF).first("name")
-    return None if found is None else str(found)
+from tests.extraction.answers import name_of, roles, rows_answer, styled_block
 
 
 def test_an_occupation_after_a_comma_is_not_part_of_the_name() -> None:
@@ -29,7 +22,7 @@ def test_an_occupation_after_a_comma_is_not_part_of_the_name() -> None:
         ),
         ocr=False,
     )
-    assert _name(answer) == "Camille Exemple"
+    assert name_of(answer) == "Camille Exemple"
 
 
 def test_an_icon_fonts_glyph_name_before_a_link_is_no_name() -> None:
@@ -45,7 +38,7 @@ def test_an_icon_fonts_glyph_name_before_a_link_is_no_name() -> None:
         ),
         ocr=False,
     )
-    assert _name(answer) == "Ana Diniz da Luz"
+    assert name_of(answer) == "Ana Diniz da Luz"
 
 
 def test_a_name_set_a_word_a_line_over_three_lines() -> None:
@@ -60,7 +53,7 @@ def test_a_name_set_a_word_a_line_over_three_lines() -> None:
             styled_block((248, 180, 383, 196), "W E B D E V E L O P E R", 13.1),
         ],
     }
-    assert _name(answer) == "Lucía García Exemplo"
+    assert name_of(answer) == "Lucía García Exemplo"
 
 
 def test_an_employer_and_dates_as_list_items_under_the_title() -> None:
@@ -232,7 +225,7 @@ def test_the_largest_type_on_the_first_page_is_read_for_the_name_wherever_it_is_
         ),
         ocr=False,
     )
-    assert _name(answer) == "Jonas Exemplar"
+    assert name_of(answer) == "Jonas Exemplar"
 
 
 def test_czech_and_slovak_present() -> None:

@@ -9,13 +9,8 @@ from __future__ import annotations
 from ats.extraction._history import date_ranges
 from ats.extraction._layout import _unspaced, heading_kind, is_place
 from ats.extraction.api import extract
-from tests.extraction.answers import roles, rows_answer, styled_block
+from tests.extraction.answers import name_of, roles, rows_answer, styled_block
 from tests.extraction.corpus import AS_OF
-
-
-def _name(answer: dict) -> str | None:
-    found = extract(answer, as_of=AS_OF).first("name")
-    return None if found is None else str(found)
 
 
 def _education(answer: dict) -> list[tuple[str | None, str | None]]:
@@ -34,7 +29,7 @@ def test_a_generation_after_the_names_is_part_of_the_name() -> None:
         ),
         ocr=False,
     )
-    assert _name(answer) == "Caio Ferreira Junior"
+    assert name_of(answer) == "Caio Ferreira Junior"
 
 
 def test_a_skills_list_a_word_a_line_is_no_name_and_a_name_in_two_sizes_is() -> None:
@@ -55,7 +50,7 @@ def test_a_skills_list_a_word_a_line_is_no_name_and_a_name_in_two_sizes_is() -> 
         ),
         ocr=False,
     )
-    assert _name(answer) == "Marcos Pereira"
+    assert name_of(answer) == "Marcos Pereira"
 
 
 def test_a_shorter_family_name_under_the_given_names_in_a_tight_header() -> None:
@@ -71,7 +66,7 @@ def test_a_shorter_family_name_under_the_given_names_in_a_tight_header() -> None
         ),
         ocr=False,
     )
-    assert _name(answer) == "Karim Youssef Benali"
+    assert name_of(answer) == "Karim Youssef Benali"
 
 
 def test_a_russian_full_name_label() -> None:
@@ -84,7 +79,7 @@ def test_a_russian_full_name_label() -> None:
         ),
         ocr=False,
     )
-    assert _name(answer) == "Иванов Пётр Сергеевич"
+    assert name_of(answer) == "Иванов Пётр Сергеевич"
 
 
 def test_icon_glyph_names_and_a_latest_experience_heading() -> None:
@@ -293,7 +288,7 @@ def test_a_neighbours_edge_inside_the_names_span_is_not_the_line_below_it() -> N
         ),
         ocr=True,
     )
-    assert _name(answer) == "Karim Youssef Benali"
+    assert name_of(answer) == "Karim Youssef Benali"
 
 
 def test_a_slash_inside_brackets_or_after_a_stacks_name_stays_in_the_title() -> None:
@@ -334,7 +329,7 @@ def test_a_scans_name_in_two_display_lines_with_a_bar_left_on_one() -> None:
         ),
         ocr=True,
     )
-    assert _name(answer) == "Oskar Brühl"
+    assert name_of(answer) == "Oskar Brühl"
 
 
 def test_a_labels_words_set_larger_than_the_name_on_a_scan_are_no_name() -> None:
@@ -351,7 +346,7 @@ def test_a_labels_words_set_larger_than_the_name_on_a_scan_are_no_name() -> None
         ),
         ocr=True,
     )
-    assert _name(answer) == "Lucía Martín-Pérez"
+    assert name_of(answer) == "Lucía Martín-Pérez"
 
 
 def test_a_scanned_pandoc_resumes_list_item_headers() -> None:
