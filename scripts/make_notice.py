@@ -229,7 +229,7 @@ Data shipped in this repository:
     English and French), AlexanderHalsey/AlexanderHalsey.github.io (MIT, English, French
     and Spanish), cedrikletarte/portfolio (MIT, English and French),
     haruta-watanabe/portfolio (MIT, English and Japanese).
-    Held-out v14 (tests/extraction/heldout/files/; real people's own CVs):
+    Held-out v14, now development (tests/extraction/corpus/real/; real people's own CVs):
     Akashm1494/Akashm1494.github.io (MIT, stated in its README, vendored), AlienceGG/resume
     (Apache-2.0, English and Chinese), antoniocvargaso/curriculum_webapp (GPL-3.0, Spanish
     and English), ATG-5222/atg-portfolio (MIT, Spanish and English), brunopc-net/Reactsume
@@ -241,6 +241,19 @@ Data shipped in this repository:
     Spanish and English), shapeng1998/notion-blog (MIT, English and Chinese), vikekh/cv
     (MIT, its LICENSE file's holder left as the template's placeholder; Swedish),
     WinDerek/winderek (Apache-2.0, English and Chinese).
+    Held-out v15 (tests/extraction/heldout/files/; real people's own CVs):
+    123bingowinnn/Bingosun--Profile (MIT, stated in its README, vendored; English and
+    Chinese), Cemus/portfolio (MIT, French), danilevy1212/cv-latex (MIT),
+    emadalramimi/Potfolio (MIT, French), F2-Song/resume (AGPL-3.0: ice1000's own CV and
+    licence, an unmodified fork of ice1000/resume; English and Chinese),
+    jebetancourt1976/Portfolio (MIT), KonstantinRogozhkin/Rogozhkin.com (MIT, stated in its
+    README, vendored; English and Russian), MigQP/insurgentes300 (MIT, English and Spanish),
+    parodave/Porfolio (MIT, English and French), Pladinium/jontruon (MIT, English and
+    French), pol9kov/personal-website (MIT, English, Russian and Spanish),
+    ramynady78/Personal-Portfolio (MIT, stated in its README, vendored; English and
+    Russian), regexpressyourself/regexpressyourself.github.io (MIT), sikatikenmogne/portfolio
+    (CC-BY-4.0), simonmysun/simonmysun.github.io.2015 (GPL-2.0, English and Chinese),
+    sushant1203/sushant1203 (CC-BY-4.0), taki0112/Portfolio (MIT, English and Korean).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
