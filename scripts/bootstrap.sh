@@ -20,6 +20,7 @@ APT_ALL=(
   clamav clamav-daemon                 # real clamd, started by the project with its own DB
   tesseract-ocr tesseract-ocr-eng      # OCR data read by PyMuPDF's in-process binding
   tesseract-ocr-script-latn            # Latin-script OCR model: accents in names (ats.parsing.data)
+  tesseract-ocr-script-cyrl tesseract-ocr-script-hans tesseract-ocr-script-jpan tesseract-ocr-script-hang  # scans in Cyrillic, Chinese, Japanese, Korean (ats.parsing.data.OCR_SCRIPTS)
   procps iproute2 strace
   chromium                             # the real-browser tests and `just screenshots` (Playwright drives it)
   prometheus                           # promtool: rule unit tests, `promtool check metrics`

@@ -38,6 +38,9 @@ Other components used at run time (not vendored in this repository):
   read by PyMuPDF's in-process binding.
 - Tesseract Latin-script model (tesseract-ocr-script-latn, tessdata 4.1), Apache-2.0 -
   Debian package, used for OCR where installed.
+- Tesseract Cyrillic, Simplified Chinese (HanS), Japanese and Hangul script models
+  (tesseract-ocr-script-cyrl, -hans, -jpan, -hang, tessdata 4.1), Apache-2.0 - Debian
+  packages, used for scans in those scripts where installed.
 - PostgreSQL 15, PostgreSQL License - Debian package (embedded dev cluster).
 - Azurite 3.35 (npm, MIT) - blob-storage emulator for development and tests only.
 - axe-core 4.14 (npm, MPL-2.0) - accessibility checks injected by the browser tests only;

@@ -98,6 +98,51 @@ def scanned_pdf(dpi: int = 200) -> bytes:
     return _image_pdf([scan_pixmap(dpi).tobytes("png")])
 
 
+# CVs in other scripts, for the OCR's choice of model (ats.parsing._mupdf._script_language):
+# each keeps the Latin-letter e-mail and tool names a real one has beside its own script.
+SCRIPT_CVS: dict[str, tuple[str, ...]] = {
+    "ru": (
+        "Иван Петров",
+        "ivan.petrov@example.com",
+        "+7 915 620-79-66",
+        "",
+        "Опыт работы",
+        "Старший разработчик, Пример, 2019-2024",
+        "Разрабатывал платёжные системы на Python и PostgreSQL.",
+        "",
+        "Навыки",
+        "Python, Django, Kubernetes, SQL",
+    ),
+    "zh-Hans": (
+        "王小明",
+        "wang.xiaoming@example.com",
+        "+86 131 2345 6789",
+        "",
+        "工作经历",
+        "高级软件工程师，示例有限公司，2019-2024",  # noqa: RUF001 (Chinese punctuation, as written)
+        "使用 Python 和 PostgreSQL 开发支付系统。",
+        "",
+        "技能",
+        "Python, Django, Kubernetes, SQL",
+    ),
+}
+
+
+@_cached
+def scanned_script_pdf(language: str, dpi: int = 200) -> bytes:
+    """A scan of a CV in ``language``'s script (SCRIPT_CVS), set in MuPDF's own Noto font."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=_A4[0], height=_A4[1])
+    writer = pymupdf.TextWriter(page.rect)
+    font = pymupdf.Font(language=language)
+    for n, line in enumerate(SCRIPT_CVS[language]):
+        if line:
+            writer.append((72, 90 + 26 * n), line, font=font, fontsize=16)
+    writer.write_text(page)
+    image = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False).tobytes("png")
+    return _image_pdf([image])
+
+
 @_cached
 def mixed_pdf() -> bytes:
     """Page 1 digital, page 2 scanned: only page 2 should need OCR."""

@@ -32,6 +32,18 @@ def test_good_documents(documents: ForkServerSandbox, kind: str, make: object, o
     assert Layer.SECCOMP in result.layers and result.sandbox == "forkserver"
 
 
+@pytest.mark.parametrize("language", sorted(corpus.SCRIPT_CVS))
+def test_a_scan_in_another_script_is_read_in_it_inside_the_sandbox(documents: ForkServerSandbox, language: str) -> None:
+    """The script models load under the child's Landlock read list, RLIMIT_NOFILE and
+    RLIMIT_AS: the name comes back in its own script and the e-mail in Latin letters."""
+    result = documents.run("pdf", corpus.scanned_script_pdf(language))
+    assert result.ok, (result.failure, result.detail)
+    assert result.document is not None
+    name, email = corpus.SCRIPT_CVS[language][:2]
+    text = result.document["text"]
+    assert name in text and email in text, text
+
+
 @pytest.mark.parametrize(("name", "expected"), sorted(corpus.EXPECTED_ERRORS.items()))
 def test_parse_errors_pass_through_typed(documents: ForkServerSandbox, name: str, expected: tuple[str, str]) -> None:
     kind, code = expected

@@ -7,12 +7,14 @@ explicit ``tessdata`` directory, because PyMuPDF's fallback for a missing one ru
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
 import itertools
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 import pymupdf
@@ -777,14 +779,189 @@ def _reread_emails(
     return replaced
 
 
+# Which script a scanned document is written in is decided once, on its first OCR'd page:
+# its Latin reading's longest lines are read again, stacked at a modest resolution, with
+# the Latin model and every installed script model together - Tesseract tries the other
+# models on a word the first one is unsure of and keeps the surest reading - and the
+# letters of that reading are counted by script. Measured on the development scans (stop
+# 51): the sample of a Russian page read 0.74-1.00 Cyrillic, of a Chinese one 0.21-0.85
+# Han characters (each weighs two letters below), of the Japanese one 0.20 kana, of a
+# Korean one 0.40-0.53 Hangul; of 30 Latin-script pages at most 0.17 Cyrillic (words such
+# as "and" or "on" are Cyrillic letter for letter) and 0.01 Han, never kana or Hangul.
+_SCRIPT_SAMPLE_LINES = 3
+_SCRIPT_SAMPLE_MIN_CHARS = 8
+_SCRIPT_SAMPLE_DPI = 150
+_SCRIPT_MIN_LETTERS = 20
+# model -> (Unicode ranges of its letters, weight of one character, share that decides,
+# whether the model reads Latin letters too). The CJK models were trained on text with Latin
+# words, digits and e-mail addresses in it and read a page alone at half the cost of the
+# Latin model beside them; the Cyrillic one reads "Hello world" in Cyrillic letters, so a
+# Cyrillic page is read with the Latin model first and the Cyrillic one for the words the
+# Latin model is unsure of.
+_SCRIPT_LETTERS: dict[str, tuple[tuple[tuple[int, int], ...], int, float, bool]] = {
+    "Cyrillic": (((0x0400, 0x052F),), 1, 0.5, False),
+    "Japanese": (((0x3040, 0x30FF),), 2, 0.1, True),  # kana; the kanji count as Han too
+    "Hangul": (((0xAC00, 0xD7AF), (0x1100, 0x11FF), (0x3130, 0x318F)), 2, 0.15, True),
+    "HanS": (((0x4E00, 0x9FFF), (0x3400, 0x4DBF)), 2, 0.15, True),
+}
+
+
+def _script_shares(text: str) -> dict[str, float]:
+    """Each script's share of the text's letters (a CJK character weighing two)."""
+    weights = dict.fromkeys(_SCRIPT_LETTERS, 0)
+    latin = 0
+    for ch in text:
+        code = ord(ch)
+        for script, (ranges, weight, _, _) in _SCRIPT_LETTERS.items():
+            if any(lo <= code <= hi for lo, hi in ranges):
+                weights[script] += weight
+                break
+        else:
+            latin += ch.isalpha()
+    total = latin + sum(weights.values())
+    if total < _SCRIPT_MIN_LETTERS:
+        return {}
+    return {script: weight / total for script, weight in weights.items()}
+
+
+def _script_language(page: pymupdf.Page, limits: ParseLimits, lines: LinesByBlock) -> str | None:
+    """The OCR language for a page whose Latin reading (``lines``) is of another script (names,
+    e-mails and tool names in Latin letters must stay readable), or None for a Latin-script
+    page."""
+    if not limits.ocr_scripts:
+        return None
+    sample = sorted(
+        (line for block in lines.values() for line in block if len(line[1].strip()) >= _SCRIPT_SAMPLE_MIN_CHARS),
+        key=lambda line: -len(line[1].strip()),
+    )[:_SCRIPT_SAMPLE_LINES]
+    if not sample:
+        return None
+    dpi = min(limits.ocr_dpi, _SCRIPT_SAMPLE_DPI)
+    area = page.rect
+    strips = []
+    for (x0, y0, x1, y1), _, _ in sample:
+        pad = y1 - y0
+        rect = pymupdf.Rect(
+            max(area.x0, x0 - pad), max(area.y0, y0 - 0.3 * pad), min(area.x1, x1 + pad), min(area.y1, y1 + 0.3 * pad)
+        )
+        if not rect.is_empty:
+            strips.append((rect, dpi))
+    if not strips:
+        return None
+    every = "+".join((limits.ocr_language, *limits.ocr_scripts))
+    read = _stacked_ocr(page, strips, dataclasses.replace(limits, ocr_language=every, ocr_dpi=dpi))
+    shares = _script_shares(" ".join(text for strip in read for *_, text in strip))
+    for script in limits.ocr_scripts:
+        _, _, share, reads_latin = _SCRIPT_LETTERS[script]
+        if shares.get(script, 0.0) >= share:
+            return script if reads_latin else f"{limits.ocr_language}+{script}"
+    return None
+
+
+# With the Latin model first, Tesseract still gives a Latin word to the Cyrillic model when
+# that model is surer of it, and the Cyrillic model reads Latin letters as their look-alikes:
+# an e-mail "ivan.petrov@example.com" came back in Cyrillic letters, "Kubernetes" with two
+# Macedonian letters (a rendered Russian CV, stop 51). Such a word takes the Latin-only
+# reading of the same place: a word with "@", "://" or "www.", one that mixes the two
+# alphabets, or one with a Cyrillic letter no Russian, Ukrainian or Bulgarian word has but
+# that looks Latin. Every page of a document in another script is read with the Latin
+# model too, for this.
+_LATIN_LOOKALIKES = frozenset("ѓѕјԁһӏԛԝ")
+_LATIN_MARKS = ("@", "://", "www.")
+_RESTORE_SLACK = 0.5  # of the word's height, either side
+
+
+def _latin_shaped(word: str) -> bool:
+    cyrillic = any("\u0400" <= ch <= "\u052f" for ch in word)
+    if not cyrillic:
+        return False
+    latin = any(ch.isascii() and ch.isalpha() for ch in word)
+    return latin or any(mark in word for mark in _LATIN_MARKS) or any(ch in _LATIN_LOOKALIKES for ch in word)
+
+
+def _latin_letters(word: str) -> bool:
+    # A CJK model reads Latin words itself, but less surely than the Latin model: an e-mail
+    # "wang.xiaoming@..." came back "wang.xilaoming@..." (a rendered Chinese CV, stop 51).
+    return word.isascii() and any(ch.isalpha() for ch in word)
+
+
+def _latin_words_restored(
+    textpage: pymupdf.TextPage, latin: pymupdf.TextPage, lines: LinesByBlock, flagged: Callable[[str], bool]
+) -> dict[tuple[float, float, float, float], list[tuple[str, str]]]:
+    """Lines whose ``flagged`` words are put back as the Latin-only reading (``latin``) has
+    them, where its words there lie inside the flagged one's box: (old line text, new) per
+    block; ``lines`` updated in place."""
+    latin_words = [(x0, y0, x1, y1, w) for x0, y0, x1, y1, w, *_ in latin.extractWORDS() if w.isascii()]
+    replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]] = {}
+    for block in textpage.extractRAWDICT()["blocks"]:
+        if block.get("type") != 0:
+            continue
+        key: tuple[float, float, float, float] = tuple(block["bbox"])  # type: ignore[assignment]
+        for line in block["lines"]:
+            chars = [c for span in line["spans"] for c in span["chars"]]
+            text = "".join(c["c"] for c in chars)
+            words: list[list[dict[str, Any]]] = [
+                list(group) for space, group in itertools.groupby(chars, key=lambda c: c["c"].isspace()) if not space
+            ]
+            new, at = [], 0
+            for word in words:
+                spelled = "".join(c["c"] for c in word)
+                if not flagged(spelled):
+                    continue
+                x0, x1 = word[0]["bbox"][0], word[-1]["bbox"][2]
+                y0, y1 = min(c["bbox"][1] for c in word), max(c["bbox"][3] for c in word)
+                slack = _RESTORE_SLACK * (y1 - y0)
+                found = sorted(
+                    (w for w in latin_words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1),
+                    key=lambda w: w[0],
+                )
+                # Words reaching outside the box took in letters of another script beside it.
+                if not found or found[0][0] < x0 - slack or found[-1][2] > x1 + slack:
+                    continue
+                start = text.index(spelled, at)
+                new.append(text[at:start] + " ".join(w[4] for w in found))
+                at = start + len(spelled)
+            if not new:
+                continue
+            new_text = "".join(new) + text[at:]
+            bbox = tuple(line["bbox"])
+            for i, (line_bbox, old, size) in enumerate(lines.get(key, [])):
+                if line_bbox == bbox and old == text:
+                    lines[key][i] = (line_bbox, new_text, size)
+                    replaced.setdefault(key, []).append((text, new_text))
+                    break
+    return replaced
+
+
 def _ocr_blocks(
-    page: pymupdf.Page, dpi: int, limits: ParseLimits, *, reread: bool = False
-) -> tuple[list[Block], LinesByBlock]:
+    page: pymupdf.Page,
+    dpi: int,
+    limits: ParseLimits,
+    *,
+    reread: bool = False,
+    detect: bool = False,
+    language: str | None = None,
+) -> tuple[list[Block], LinesByBlock, str | None]:
     """Full-page OCR, plus a second look at inked bands the layout analysis dropped and
-    (``reread``, the first page) at the largest lines."""
-    textpage = _ocr(page, dpi, limits)
-    blocks = _text_blocks(textpage)
+    (``reread``, the first page) at the largest lines. ``detect``: the page is the
+    document's first OCR'd one, whose Latin reading decides the script; ``language``: the
+    script's OCR language an earlier page decided (None: Latin). Returns the language the
+    document's later pages are read in."""
+    textpage = latin = _ocr(page, dpi, limits)
     lines = _block_lines(textpage)
+    if detect:
+        try:
+            language = _script_language(page, limits, lines)
+        except Exception:  # the Latin reading stands: a failed test of the script loses nothing
+            language = None
+    if language is not None:
+        limits = dataclasses.replace(limits, ocr_language=language)
+        textpage = _ocr(page, dpi, limits)
+        lines = _block_lines(textpage)
+    blocks = _text_blocks(textpage)
+    if textpage is not latin:
+        flagged = _latin_shaped if "+" in limits.ocr_language else _latin_letters
+        blocks = _with_lines_replaced(blocks, _latin_words_restored(textpage, latin, lines, flagged))
     for y0, y1 in _uncovered(_ink_bands(page), blocks):
         rect = pymupdf.Rect(page.rect.x0, max(page.rect.y0, y0 - _BAND_PAD_PT), page.rect.x1, y1 + _BAND_PAD_PT)
         try:
@@ -803,7 +980,7 @@ def _ocr_blocks(
         blocks = _reread_large_lines(page, dpi, limits, blocks, lines)
         # After the name's re-read: the name's words are what an address is checked against.
         blocks = _with_lines_replaced(blocks, _reread_emails(page, dpi, limits, textpage, lines))
-    return blocks, lines
+    return blocks, lines, language
 
 
 def _add_blocks(
@@ -897,6 +1074,7 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
 
     texts: list[str] = []
     ocr_pages = 0
+    language: str | None = None  # the script's OCR language, once the first OCR'd page decided it
     ocr_failures: list[str] = []
     skipped_for_cap = 0
     skipped_for_time: list[str] = []
@@ -914,7 +1092,9 @@ def _parse_pdf_doc(doc: pymupdf.Document, limits: ParseLimits, col: Collector) -
                 skipped_for_time.append(spent)
             elif (dpi := _pdf_ocr_dpi(page, limits, col)) is not None:
                 try:
-                    ocr_blocks, ocr_lines = _ocr_blocks(page, dpi, limits, reread=pno == 0)
+                    ocr_blocks, ocr_lines, language = _ocr_blocks(
+                        page, dpi, limits, reread=pno == 0, detect=not ocr_pages, language=language
+                    )
                 except Exception as exc:
                     ocr_failures.append(f"page {pno + 1}: {exc}")
                     col.warn(WarningCode.OCR_PAGE_FAILED, ocr_failures[-1])
@@ -988,6 +1168,7 @@ def _parse_image_doc(
 
     texts: list[str] = []
     ocr_pages = 0
+    language: str | None = None  # the script's OCR language, once the first OCR'd page decided it
     ocr_failures: list[str] = []
     skipped_for_time: list[str] = []
     for pno in range(min(page_count, limits.max_ocr_pages)):
@@ -1012,7 +1193,9 @@ def _parse_image_doc(
             col.warn(WarningCode.OCR_DOWNSCALED, f"image {pno + 1} to {capped_dpi / native_dpi:.2f}x")
         dpi = max(1, math.floor(capped_dpi + 1e-6))
         try:
-            blocks, lines = _ocr_blocks(page, dpi, limits, reread=pno == 0)
+            blocks, lines, language = _ocr_blocks(
+                page, dpi, limits, reread=pno == 0, detect=not ocr_pages, language=language
+            )
         except Exception as exc:
             ocr_failures.append(f"image {pno + 1}: {exc}")
             col.warn(WarningCode.OCR_PAGE_FAILED, ocr_failures[-1])

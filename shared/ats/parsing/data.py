@@ -159,6 +159,21 @@ def _default_ocr_language(tessdata_dir: str) -> str:
 
 DEFAULT_OCR_LANGUAGE: Final = _default_ocr_language(DEFAULT_TESSDATA_DIR)
 
+# Script models a scanned page may need besides Latin, in the order a page is tested for
+# them (Japanese before HanS: Japanese text is kana and Han). Debian packages them as
+# tesseract-ocr-script-cyrl, -jpan, -hang and -hans; read with the Latin model, a Russian
+# CV's name came back as "Dannnn MonceesB" and a Chinese one's as Latin capitals (all 30
+# development scans in those scripts, stop 51).
+OCR_SCRIPTS: Final = ("Cyrillic", "Japanese", "Hangul", "HanS")
+
+
+def _default_ocr_scripts(tessdata_dir: str) -> tuple[str, ...]:
+    # Only those installed: a machine without them reads every page as Latin, as before.
+    return tuple(s for s in OCR_SCRIPTS if os.path.isfile(os.path.join(tessdata_dir, f"{s}.traineddata")))
+
+
+DEFAULT_OCR_SCRIPTS: Final = _default_ocr_scripts(DEFAULT_TESSDATA_DIR)
+
 # Tesseract builds a path from the language name; keep it to plain traineddata names.
 _LANGUAGE_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\+[A-Za-z][A-Za-z0-9_]*)*")
 
@@ -190,6 +205,10 @@ class ParseLimits:
     max_blocks: int = 2000
     ocr_dpi: int = 300
     ocr_language: str = DEFAULT_OCR_LANGUAGE
+    # Other scripts a scanned document is tested for on its first OCR'd page (the page's
+    # reading decides; ats.parsing._mupdf._script_language); empty: every page is read with
+    # ocr_language alone.
+    ocr_scripts: tuple[str, ...] = DEFAULT_OCR_SCRIPTS
     tessdata_dir: str = field(default=DEFAULT_TESSDATA_DIR)
     # OCR cost grows with pixels (~0.3 s for A4 at 300 dpi); larger renders are
     # downscaled to this budget rather than refused.
@@ -231,6 +250,9 @@ class ParseLimits:
             raise ValueError("ParseLimits.max_docx_compression_ratio must be >= 1")
         if not _LANGUAGE_RE.fullmatch(self.ocr_language):
             raise ValueError(f"ParseLimits.ocr_language is not a traineddata name: {self.ocr_language!r}")
+        for script in self.ocr_scripts:
+            if script not in OCR_SCRIPTS:
+                raise ValueError(f"ParseLimits.ocr_scripts: {script!r} is not one of {OCR_SCRIPTS}")
 
 
 DEFAULT_LIMITS: Final = ParseLimits()
