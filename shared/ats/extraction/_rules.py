@@ -1596,7 +1596,10 @@ def _city_in(text: str) -> str | None:
 
 # -- skills ----------------------------------------------------------------------------------
 
-_SKILL_TOKEN = re.compile(r"[^\s,;|·•()\[\]{}!?\"“”]{1,40}")
+# CJK lists separate items with the ideographic comma and full-width punctuation
+# ("Java、Dart、SQL" and the full-width comma): a Japanese scan's skills list read as one token
+# (layout-37).
+_SKILL_TOKEN = re.compile(r"[^\s,;|·•()\[\]{}!?\"“”、，；（）]{1,40}")
 _TITLE_NOUNS = frozenset(
     {"engineer", "engineers", "developer", "developers", "scientist", "architect", "consultant", "specialist",
      "manager", "lead", "team", "ingenieur", "entwickler", "ingénieur", "ingeniero", "engineering"}
@@ -1680,7 +1683,7 @@ def _add_skill(out: Values, line: Line, rule: str, text: str, skill: lex.Skill, 
     out.add(skill.taxonomy_id, as_written, source)
 
 
-_LIST_SEPARATOR = re.compile(r"\s*[,;|·•]\s*")
+_LIST_SEPARATOR = re.compile(r"\s*[,;|·•、，；]\s*")
 _LIST_BULLET = re.compile(r"^\s*[•▪◦●∙‣*–-]\s+")
 _LIST_ITEM = re.compile(r"[^\W_][\w+#&./' -]{0,38}[\w+#)]?")
 _MAX_LIST_ITEMS = 40  # a hostile 10 MB "a, b, c, ..." line stays linear and bounded
