@@ -127,7 +127,9 @@ def prewarm() -> None:
     # call reads its traineddata again anyway. Every OCR run here uses "eng": the PNG
     # run with the default (Latin) model left ~85 MB of Tesseract's heap in every
     # zygote, shared copy-on-write with its spare child (docs/benchmarks.md, memory).
-    eng_ocr = ParseLimits(ocr_dpi=72, ocr_language="eng")
+    # No script test either: it would load every script model (~46 MB of traineddata) into
+    # each zygote; the test's code is the OCR and text paths warmed here.
+    eng_ocr = ParseLimits(ocr_dpi=72, ocr_language="eng", ocr_scripts=())
     runs: list[tuple[str, str, ParseLimits]] = [
         ("pdf", "pdf", DEFAULT_LIMITS),
         ("scanned_pdf", "pdf", eng_ocr),

@@ -250,6 +250,9 @@ class ParseLimits:
             raise ValueError("ParseLimits.max_docx_compression_ratio must be >= 1")
         if not _LANGUAGE_RE.fullmatch(self.ocr_language):
             raise ValueError(f"ParseLimits.ocr_language is not a traineddata name: {self.ocr_language!r}")
+        # A tuple whatever it came as: limits cross to the sandbox as JSON and come from TOML
+        # (lists), and equal limits must compare equal.
+        object.__setattr__(self, "ocr_scripts", tuple(self.ocr_scripts))
         for script in self.ocr_scripts:
             if script not in OCR_SCRIPTS:
                 raise ValueError(f"ParseLimits.ocr_scripts: {script!r} is not one of {OCR_SCRIPTS}")
