@@ -51,6 +51,17 @@ _HEADINGS = {
         "experiencia profesional",
         "doświadczenie zawodowe",
         "doświadczenie",
+        # Scripts the parser reads scans in since stop 51 (Russian, Ukrainian, Chinese,
+        # Japanese, Korean): a scanned CV in them was read but never "read as a CV".
+        "опыт работы",
+        "опыт",
+        "досвід роботи",
+        "工作经历",
+        "工作经验",
+        "实习经历",
+        "職歴",
+        "職務経歴",
+        "경력",
     ),
     "education": (
         "education",
@@ -71,6 +82,12 @@ _HEADINGS = {
         "opleidingen",
         "wykształcenie",
         "edukacja",
+        "образование",
+        "освіта",
+        "教育背景",
+        "教育经历",
+        "学歴",
+        "학력",
     ),
     "skills": (
         "skills",
@@ -91,6 +108,13 @@ _HEADINGS = {
         "conocimientos",
         "umiejętności",
         "kompetencje",
+        "навыки",
+        "ключевые навыки",
+        "навички",
+        "专业技能",
+        "技能",
+        "スキル",
+        "기술",
     ),
     # Languages is a section a CV has and letters, certificates and job ads rarely do.
     "languages": (
@@ -104,6 +128,10 @@ _HEADINGS = {
         "lingue",
         "języki",
         "języki obce",
+        "языки",
+        "语言",
+        "言語",
+        "언어",
     ),
 }
 _LETTER = (
