@@ -186,17 +186,55 @@ def test_a_failing_parse_renders_nothing_and_keeps_its_typed_code(documents: For
     assert result.first_page is None and result.document is None
 
 
-def test_a_first_page_of_the_wrong_shape_makes_the_whole_answer_a_protocol_error() -> None:
-    """Our child never sends a malformed page: one that does is an escaped child's, and
-    its parse is not believed either (as for a bad thumbnail)."""
+def test_the_parse_is_handed_over_before_page_1_and_page_1_follows(documents: ForkServerSandbox) -> None:
+    """The child writes its parse's answer, then renders page 1: the zygote passes the
+    parse on at once (the worker's report goes in meanwhile), then page 1's frame."""
+    seen: list[Any] = []
+
+    def on_document(parsed: Any) -> None:
+        seen.append(parsed)
+
+    result = documents.run(pages.with_first_page_request("pdf"), _two_page_pdf(), on_document=on_document)
+    assert result.ok and result.first_page is not None and result.first_page["page"] == 1
+    [parsed] = seen
+    # What the hook saw: the whole checked parse, no page yet, earlier than the end.
+    assert parsed.ok and parsed.first_page is None and parsed.document == result.document
+    assert "Jane Doe - page 1" in parsed.document["text"] and parsed.wall_ms <= result.wall_ms
+    # A failing parse has no page to wait for: the hook is not called.
+    seen.clear()
+    failed = documents.run(
+        pages.with_first_page_request("pdf"), b"%PDF-1.7\n" + bytes(range(256)) * 4, on_document=on_document
+    )
+    assert not failed.ok and failed.failure is not None and failed.failure.value == "corrupt" and seen == []
+
+
+def test_a_hook_that_raises_is_raised_after_the_page_and_the_zygote_stays_in_step(
+    documents: ForkServerSandbox,
+) -> None:
+    def refuse(parsed: Any) -> None:
+        raise RuntimeError("the report could not go in")
+
+    restarts = documents.status().get("restarts", 0)
+    with pytest.raises(RuntimeError, match="could not go in"):
+        documents.run(pages.with_first_page_request("pdf"), _two_page_pdf(), on_document=refuse)
+    # The page's reply was read before the error went on: the next document is answered
+    # by the same zygote, page and all, with no restart.
+    again = documents.run(pages.with_first_page_request("pdf"), _two_page_pdf())
+    assert again.ok and again.first_page is not None and again.zygote_restarts == 0
+    assert documents.status().get("restarts", 0) == restarts
+
+
+def test_a_page_frame_of_the_wrong_shape_is_refused_alone_and_the_parse_stands(
+    documents: ForkServerSandbox,
+) -> None:
+    """Our child sends page 1 or nothing; any other frame is an escaped child's. The parse
+    was checked on its own before it, so it stands; the page is refused (the worker then
+    renders page 1 in a child of its own, as when none came)."""
     import json
 
-    from ats.parsing.api import DEFAULT_LIMITS, parse_document
     from ats.sandbox import protocol
-    from ats.sandbox.validate import decode_answer_with_first_page
 
-    document = parse_document(_two_page_pdf(), kind="pdf", limits=DEFAULT_LIMITS)
-    good_page = {
+    good = {
         "page": 1,
         "pages": 2,
         "width": 2,
@@ -206,24 +244,37 @@ def test_a_first_page_of_the_wrong_shape_makes_the_whole_answer_a_protocol_error
         "zlib_b64": base64.b64encode(zlib.compress(b"\0" * 4)).decode(),
     }
 
-    def decode(answer: dict[str, Any]) -> Any:
-        framed = protocol.frame(json.dumps(answer).encode())
-        return decode_answer_with_first_page(framed, kind="pdf", limits=DEFAULT_LIMITS, max_result_bytes=1 << 22)
+    def frame(answer: Any) -> bytes:
+        return protocol.frame(json.dumps(answer).encode())
 
-    failure, _, checked, page = decode({"status": "ok", "document": document, "first_page": good_page})
-    assert failure is None and checked is not None and page is not None and page["data"] == zlib.compress(b"\0" * 4)
-    failure, _, checked, page = decode({"status": "ok", "document": document, "first_page": None})
-    assert failure is None and checked is not None and page is None
-    for bad in (
-        {"status": "ok", "document": document, "first_page": {**good_page, "width": 20000, "height": 20000}},
-        {"status": "ok", "document": document, "first_page": {**good_page, "page": 2}},
-        {"status": "ok", "document": document, "first_page": {**good_page, "zlib_b64": "not base64!"}},
-        {"status": "ok", "document": document, "first_page": "a page"},
-        {"status": "ok", "document": document},  # asked for, so the key must be there
-        {"status": "ok", "document": document, "first_page": None, "extra": 1},
+    answered = {"end": "answered", "cpu_s": 0.01}
+    page = documents._first_page(answered, frame({"status": "ok", "document": good}))
+    assert page is not None and page["data"] == zlib.compress(b"\0" * 4)
+    for outcome, untrusted in (
+        (answered, frame({"status": "ok", "document": {**good, "width": 20000, "height": 20000}})),
+        (answered, frame({"status": "ok", "document": {**good, "page": 2}})),
+        (answered, frame({"status": "ok", "document": {**good, "zlib_b64": "not base64!"}})),
+        (answered, frame({"status": "ok", "document": "a page"})),
+        (answered, frame({"status": "ok", "document": good, "extra": 1})),
+        (answered, frame({"status": "error", "code": "made_up", "detail": ""})),
+        (answered, frame({"status": "ok", "document": good})[:-1]),  # cut short
+        (answered, b""),  # the child sent nothing after its parse
+        ({"end": "signaled", "signal": 11}, frame({"status": "ok", "document": good})),
+        ({"end": "exited", "exit_code": 1}, frame({"status": "ok", "document": good})),
+        ({"end": "wall_timeout"}, b""),
     ):
-        failure, _, checked, page = decode(bad)
-        assert failure is not None and failure.value == "protocol_error" and checked is None and page is None
+        assert documents._first_page(outcome, untrusted) is None, (outcome, untrusted[:60])
+
+
+def test_the_in_process_sandbox_hands_over_the_parse_before_page_1_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ats.sandbox.inprocess import ALLOW_ENV, InProcessSandbox
+
+    monkeypatch.setenv(ALLOW_ENV, "1")
+    sandbox = InProcessSandbox(allow=True)
+    seen: list[Any] = []
+    result = sandbox.run(pages.with_first_page_request("pdf"), _two_page_pdf(), on_document=seen.append)
+    assert result.ok and result.first_page is not None and result.first_page["pages"] == 2
+    assert [(p.ok, p.first_page, p.document) for p in seen] == [(True, None, result.document)]
 
 
 def test_the_worker_hands_off_page_1_from_the_parse_and_forks_only_for_later_pages(
@@ -236,9 +287,9 @@ def test_the_worker_hands_off_page_1_from_the_parse_and_forks_only_for_later_pag
     handed: list[tuple[int, bool]] = []
 
     class Recording:
-        def run(self, kind: str, data: bytes) -> Any:
+        def run(self, kind: str, data: bytes, **hooks: Any) -> Any:
             asked.append(kind)
-            return documents.run(kind, data)
+            return documents.run(kind, data, **hooks)
 
     monkeypatch.setattr(runner, "_sandbox", Recording)
     monkeypatch.setattr(db, "page_submit", lambda **kw: handed.append((kw["page_no"], kw["last"])))
@@ -254,3 +305,40 @@ def test_the_worker_hands_off_page_1_from_the_parse_and_forks_only_for_later_pag
     runner._render_pages(job_id=1, attachment_id=1, attempt_no=1, kind="pdf", data=pdf, first_page=None)
     assert asked == [pages.render_request("pdf", 1), pages.render_request("pdf", 2)]
     assert handed == [(1, False), (2, True)]
+
+
+def test_the_worker_reports_the_parse_before_the_child_has_finished_page_1(
+    documents: ForkServerSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paced latency (issue 26): the report - which defers the trusted apply hop and so the
+    candidate - goes into the database while the child renders page 1, not after."""
+    import types
+
+    from ats.jobs import api as jobs_api
+    from ats.parse_worker import handoff as db
+    from ats.parse_worker import runner
+
+    events: list[str] = []
+
+    class Watching:
+        def run(self, kind: str, data: bytes, **hooks: Any) -> Any:
+            result = documents.run(kind, data, **hooks)
+            events.append(f"sandbox returned {kind}")
+            return result
+
+    pdf = _two_page_pdf()
+    monkeypatch.setattr(runner, "_sandbox", Watching)
+    monkeypatch.setattr(db, "handoff_get", lambda **_: db.Handoff(kind="pdf", data=pdf))
+    monkeypatch.setattr(jobs_api, "current_attempt", lambda: types.SimpleNamespace(job_id=7, is_last=False))
+    monkeypatch.setattr(
+        db, "result_submit", lambda **kw: events.append(f"report ok={kw['ok']} pages={kw['page_count']}")
+    )
+    monkeypatch.setattr(db, "page_submit", lambda **kw: events.append(f"page {kw['page_no']}"))
+    runner.run(attachment_id=1, attempt_no=1)
+    assert events == [
+        "report ok=True pages=2",
+        f"sandbox returned {pages.with_first_page_request('pdf')}",
+        "page 1",
+        f"sandbox returned {pages.render_request('pdf', 2)}",
+        "page 2",
+    ]

@@ -84,37 +84,20 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
         raise RuntimeError("parse runs only as a job (its id authorises the report)")
     report = functools.partial(db.result_submit, job_id=job_id, attachment_id=attachment_id, attempt_no=attempt_no)
     data = bytes(handoff.data)
-    # The child also renders page 1 for the viewer (issue 26: one fork per one-page CV).
-    result = _sandbox().run(sandbox_data.with_first_page_request(handoff.kind), data)
+    submitted: list[bool] = []
+
+    def submit(parsed: Any) -> None:
+        _submit_ok(report, parsed)
+        submitted.append(True)
+
+    # The child also renders page 1 for the viewer (issue 26: one fork per one-page CV),
+    # after its parse: the report goes in (and the candidate is made) while it renders.
+    result = _sandbox().run(sandbox_data.with_first_page_request(handoff.kind), data, on_document=submit)
     if result.ok:
-        doc = dict(result.document or {})
-        payload = {**doc, "sandbox": result.to_dict()}
-        try:
-            # The validator already held the answer to limits.toml; the size of the whole
-            # report is checked here too, so only a disagreement reaches the SQL check.
-            # Encoded once (issue 26): this text is what ats_parse_submit() receives too.
-            body = json.dumps(payload, ensure_ascii=False)
-            size = len(body.encode())  # as Postgres prints it: UTF-8
-            if size > _limits().max_result_bytes:
-                raise db.ReportRefused(f"result out of range: {size} bytes > {_limits().max_result_bytes}")
-            report(
-                ok=True,
-                code=None,
-                detail="",
-                text=str(doc.get("text", "")),
-                page_count=int(doc.get("pages", 0)),
-                result=payload,
-                result_json=body,
-                policy_hash=result.policy_hash,
-            )
-        except db.ReportRefused as exc:
-            # A report ats_parse_submit() refuses would fail the same way on every retry:
-            # the document ends in a typed state instead (never an untyped error).
-            code = "output_too_large" if "out of range" in str(exc) else "protocol_error"
-            _report_failure(report, code, f"report refused: {exc}", result)
-        # The report is in (the candidate is being created meanwhile): now the viewer's
-        # page images, each its own hand-off row; page 1 came with the parse, each later
-        # page is rendered in a sandbox child of its own.
+        if not submitted:  # a sandbox that answers once (no hook called): report now
+            _submit_ok(report, result)
+        # Now the viewer's page images, each its own hand-off row; page 1 came with the
+        # parse, each later page is rendered in a sandbox child of its own.
         _render_pages(
             job_id=job_id,
             attachment_id=attachment_id,
@@ -130,6 +113,34 @@ def run(*, attachment_id: int, attempt_no: int) -> None:
         _report_failure(report, code, result.error_detail, result)
     # Transient (timeouts, memory, crash): retried per policy.
     raise SandboxFailure(code, result.error_detail)
+
+
+def _submit_ok(report: Any, result: Any) -> None:
+    doc = dict(result.document or {})
+    payload = {**doc, "sandbox": result.to_dict()}
+    try:
+        # The validator already held the answer to limits.toml; the size of the whole
+        # report is checked here too, so only a disagreement reaches the SQL check.
+        # Encoded once (issue 26): this text is what ats_parse_submit() receives too.
+        body = json.dumps(payload, ensure_ascii=False)
+        size = len(body.encode())  # as Postgres prints it: UTF-8
+        if size > _limits().max_result_bytes:
+            raise db.ReportRefused(f"result out of range: {size} bytes > {_limits().max_result_bytes}")
+        report(
+            ok=True,
+            code=None,
+            detail="",
+            text=str(doc.get("text", "")),
+            page_count=int(doc.get("pages", 0)),
+            result=payload,
+            result_json=body,
+            policy_hash=result.policy_hash,
+        )
+    except db.ReportRefused as exc:
+        # A report ats_parse_submit() refuses would fail the same way on every retry:
+        # the document ends in a typed state instead (never an untyped error).
+        code = "output_too_large" if "out of range" in str(exc) else "protocol_error"
+        _report_failure(report, code, f"report refused: {exc}", result)
 
 
 def _report_failure(report: Any, code: str, detail: str, result: Any) -> NoReturn:

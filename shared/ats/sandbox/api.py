@@ -24,6 +24,7 @@ from ats.sandbox.data import (
     ChildLimits,
     Failure,
     Layer,
+    OnDocument,
     SandboxPolicy,
     SandboxResult,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "InProcessSandbox",
     "Invalid",
     "Layer",
+    "OnDocument",
     "ReportDeployment",
     "ReportRejected",
     "Sandbox",
@@ -86,7 +88,7 @@ class Sandbox(Protocol):
 
     def start(self) -> dict[str, Any]: ...
 
-    def run(self, kind: str, data: bytes) -> SandboxResult: ...
+    def run(self, kind: str, data: bytes, *, on_document: OnDocument | None = None) -> SandboxResult: ...
 
     def close(self) -> None: ...
 

@@ -7,7 +7,7 @@ triage UI) imports this to read a result without pulling in seccomp or prctl.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -37,6 +37,7 @@ __all__ = [
     "ChildLimits",
     "Failure",
     "Layer",
+    "OnDocument",
     "PageLimits",
     "PageRefused",
     "SandboxPolicy",
@@ -228,6 +229,7 @@ class SandboxResult:
     zygote_restarts: int = 0
     # A with_first_page_request's page 1, checked like a render answer (pages.
     # check_page_answer); None when the child did not render it. Not part of to_dict.
+    # It comes after the parse (Sandbox.run's `on_document` sees the result without it).
     first_page: Mapping[str, Any] | None = None
 
     @property
@@ -253,3 +255,8 @@ class SandboxResult:
             "max_rss_kb": self.max_rss_kb,
             "zygote_restarts": self.zygote_restarts,
         }
+
+
+# Sandbox.run's hook: called with a with_first_page_request's checked parse result while
+# the child still renders page 1 (issue 26: the report goes in meanwhile).
+OnDocument = Callable[[SandboxResult], None]

@@ -9,6 +9,8 @@ never executes parser code and never dies from a document.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import logging
 import os
 import queue
 import select
@@ -18,21 +20,24 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import ats
 from ats.parsing.data import ParseLimits
 from ats.sandbox import protocol
-from ats.sandbox.data import Failure, Layer, SandboxPolicy, SandboxResult
+from ats.sandbox.data import Failure, Layer, OnDocument, SandboxPolicy, SandboxResult
 from ats.sandbox.errors import SandboxError
 from ats.sandbox.hardening import layer_for_exit_code
 from ats.sandbox.pages import decode_render_answer, parse_render_request, parse_with_first_page_request
 from ats.sandbox.policy import load_policy
-from ats.sandbox.validate import decode_answer, decode_answer_with_first_page
+from ats.sandbox.validate import decode_answer
 from ats.sandbox.zygote import PROBES_ENV
 
 NO_LANDLOCK_TEST_ENV = "ATS_SANDBOX_TEST_NO_LANDLOCK"
+logger = logging.getLogger(__name__)
+
 _MAX_OUTCOME = 1 << 16
 _MAX_HELLO = 1 << 20
 # The zygote gets no secrets: its environment is built from scratch, never copied.
@@ -195,6 +200,10 @@ class _Zygote:
     def request(self, kind: str, data: bytes, *, deadline: float, max_answer: int) -> tuple[dict[str, Any], bytes]:
         protocol.send_json(self.in_fd, {"kind": kind}, deadline)
         protocol.write_all(self.in_fd, protocol.frame(data), deadline)
+        return self.reply(deadline=deadline, max_answer=max_answer)
+
+    def reply(self, *, deadline: float, max_answer: int) -> tuple[dict[str, Any], bytes]:
+        """The zygote's next reply: its (trusted) outcome and the child's (untrusted) answer."""
         outcome = protocol.recv_json(self.out_fd, _MAX_OUTCOME, deadline)
         untrusted_answer = protocol.read_frame(self.out_fd, max_answer, deadline)
         return outcome, untrusted_answer
@@ -463,7 +472,12 @@ class ForkServerSandbox:
 
     # -- one document ----------------------------------------------------------------------
 
-    def run(self, kind: str, data: bytes) -> SandboxResult:
+    def run(self, kind: str, data: bytes, *, on_document: OnDocument | None = None) -> SandboxResult:
+        """One document in a fresh child. For a with_first_page_request whose parse
+        succeeded, `on_document(result)` runs with the parse's checked result while the
+        child renders page 1 (the caller's report goes in meanwhile); the returned result
+        then carries the page. An exception from `on_document` is raised again once the
+        page's reply is in (the zygote must be read to its end before its next document)."""
         started = time.monotonic()
         max_bytes = int(self.policy.parse.get("max_bytes", 20 * 1024 * 1024))
         if len(data) > max_bytes:
@@ -482,27 +496,100 @@ class ForkServerSandbox:
         # The document's wall cap starts once its zygote is ready: a replacement zygote's
         # start-up (its own startup timeout) must not eat the document's budget.
         ready = time.monotonic()
+        deadline = ready + limits.wall_s + self.policy.reply_grace_s
+        max_answer = limits.max_result_bytes + protocol.LEN_SIZE
         try:
-            outcome, untrusted_answer = slot.request(
-                kind,
-                data,
-                deadline=ready + limits.wall_s + self.policy.reply_grace_s,
-                max_answer=limits.max_result_bytes + protocol.LEN_SIZE,
-            )
+            outcome, untrusted_answer = slot.request(kind, data, deadline=deadline, max_answer=max_answer)
         except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
-            # A zygote that does not answer in time or breaks the protocol is replaced.
-            retired = self._lost(slot)
-            if not retired:
-                self._pool.put(None)
-            failure = Failure.TIMEOUT_WALL if isinstance(exc, TimeoutError) else Failure.CRASHED
-            return self._result(failure, f"zygote failed: {type(exc).__name__}", started=started, hello=slot.hello)
+            return self._zygote_failed(slot, exc, started)
+        with_page = parse_with_first_page_request(kind)
+        if with_page is not None and outcome.get("more") is True:
+            return self._streamed(
+                slot,
+                with_page,
+                outcome=outcome,
+                untrusted_answer=untrusted_answer,
+                started=started,
+                deadline=deadline,
+                on_document=on_document,
+            )
+        self._done_with(slot, outcome)
+        return self._judge_safely(kind, outcome, untrusted_answer, started, slot.hello)
+
+    def _streamed(
+        self,
+        slot: _Zygote,
+        kind: str,
+        *,
+        outcome: dict[str, Any],
+        untrusted_answer: bytes,
+        started: float,
+        deadline: float,
+        on_document: OnDocument | None,
+    ) -> SandboxResult:
+        """A with_first_page_request's parse came first (checked on its own); page 1's
+        reply follows, checked on its own too: a page refused leaves the parse standing."""
+        parsed = self._judge_safely(kind, outcome, untrusted_answer, started, slot.hello)
+        raised: BaseException | None = None
+        if parsed.ok and on_document is not None:
+            try:
+                on_document(parsed)
+            except BaseException as exc:  # raised again below, once the zygote is in step
+                raised = exc
+        max_answer = self.policy.child.max_result_bytes + protocol.LEN_SIZE
+        try:
+            page_outcome, untrusted_page = slot.reply(deadline=deadline, max_answer=max_answer)
+        except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
+            self._zygote_failed(slot, exc, started)
+            page_outcome, untrusted_page = {}, b""
+        else:
+            self._done_with(slot, page_outcome)
+        if raised is not None:
+            raise raised
+        page = self._first_page(page_outcome, untrusted_page) if parsed.ok else None
+        cpu_s = float(page_outcome.get("cpu_s") or 0.0)
+        return dataclasses.replace(
+            parsed,
+            first_page=page,
+            wall_ms=(time.monotonic() - started) * 1000,
+            cpu_ms=max(parsed.cpu_ms, cpu_s * 1000),
+            max_rss_kb=max(parsed.max_rss_kb, int(page_outcome.get("maxrss_kb") or 0)),
+        )
+
+    def _first_page(self, outcome: dict[str, Any], untrusted_page: bytes) -> Mapping[str, Any] | None:
+        """Page 1 from a streamed parse's second reply, or None (not rendered, refused)."""
+        if not untrusted_page or outcome.get("end") not in ("answered", "exited") or outcome.get("exit_code"):
+            return None
+        failure, detail, page = decode_render_answer(
+            untrusted_page, page=1, max_result_bytes=self.policy.child.max_result_bytes
+        )
+        if failure is not None:
+            # Not our child's doing (it sends a page or nothing): the worker renders page 1
+            # in a child of its own, and this shows in the log.
+            logger.warning("page 1 from the parse's child refused: %s %s", failure.value, detail)
+            return None
+        return cast("Mapping[str, Any]", page)
+
+    def _zygote_failed(self, slot: _Zygote, exc: BaseException, started: float) -> SandboxResult:
+        """A zygote that does not answer in time or breaks the protocol is replaced."""
+        retired = self._lost(slot)
+        if not retired:
+            self._pool.put(None)
+        failure = Failure.TIMEOUT_WALL if isinstance(exc, TimeoutError) else Failure.CRASHED
+        return self._result(failure, f"zygote failed: {type(exc).__name__}", started=started, hello=slot.hello)
+
+    def _done_with(self, slot: _Zygote, outcome: dict[str, Any]) -> None:
         slot.documents += 1
         slot.faulted = slot.faulted or _memory_fault(outcome)
         if slot.due(self.policy.recycle_after_documents):
             self._recycle(slot.template)
         self._give_back(slot)
+
+    def _judge_safely(
+        self, kind: str, outcome: dict[str, Any], untrusted_answer: bytes, started: float, hello: dict[str, Any]
+    ) -> SandboxResult:
         try:
-            return self._judge(kind, outcome, untrusted_answer, started, slot.hello)
+            return self._judge(kind, outcome, untrusted_answer, started, hello)
         except Exception as exc:  # a bug here must cost one document, not the worker
             return self._result(Failure.CRASHED, f"sandbox bug: {type(exc).__name__}", started=started)
 
@@ -526,7 +613,7 @@ class ForkServerSandbox:
         limits = self.policy.child
         end, sig, code = outcome.get("end"), outcome.get("signal"), outcome.get("exit_code")
         cpu_s = float(outcome.get("cpu_s") or 0.0)
-        document = first_page = None
+        document = None
         failure: Failure | None
         if end == "refused":
             failure, detail = Failure(outcome["failure"]), str(outcome.get("detail", ""))
@@ -552,10 +639,6 @@ class ForkServerSandbox:
             failure, detail, document = decode_render_answer(
                 untrusted_answer, page=render[1], max_result_bytes=limits.max_result_bytes
             )
-        elif (with_page := parse_with_first_page_request(kind)) is not None:
-            failure, detail, document, first_page = decode_answer_with_first_page(
-                untrusted_answer, kind=with_page, limits=self._parse_limits, max_result_bytes=limits.max_result_bytes
-            )
         else:
             failure, detail, document = decode_answer(
                 untrusted_answer, kind=kind, limits=self._parse_limits, max_result_bytes=limits.max_result_bytes
@@ -565,7 +648,6 @@ class ForkServerSandbox:
             detail,
             started=started,
             document=document,
-            first_page=first_page,
             cpu_ms=cpu_s * 1000,
             max_rss_kb=int(outcome.get("maxrss_kb") or 0),
             hello=hello,
@@ -578,7 +660,6 @@ class ForkServerSandbox:
         *,
         started: float,
         document: Any = None,
-        first_page: Any = None,
         cpu_ms: float = 0.0,
         max_rss_kb: int = 0,
         hello: dict[str, Any] | None = None,
@@ -591,7 +672,6 @@ class ForkServerSandbox:
             failure=failure,
             detail=detail,
             document=document if failure is None else None,
-            first_page=first_page if failure is None else None,
             sandbox=self.name,
             layers=tuple(Layer(v) for v in hello.get("layers", ())),
             skipped_layers=tuple(Layer(v) for v in hello.get("skipped", {})),

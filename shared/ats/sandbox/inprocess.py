@@ -7,20 +7,22 @@ network. Refuses to exist unless explicitly enabled.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from ats.errors import Refused
 from ats.parsing.data import ParseError, ParseLimits
 from ats.sandbox import protocol
-from ats.sandbox.data import Failure, SandboxPolicy, SandboxResult
+from ats.sandbox.data import Failure, OnDocument, SandboxPolicy, SandboxResult
 from ats.sandbox.errors import SandboxError
 from ats.sandbox.pages import decode_render_answer, parse_render_request, parse_with_first_page_request
 from ats.sandbox.policy import load_policy
-from ats.sandbox.validate import decode_answer, decode_answer_with_first_page
+from ats.sandbox.validate import decode_answer
 
 ALLOW_ENV = "ATS_SANDBOX_ALLOW_INPROCESS"
 
@@ -72,33 +74,32 @@ class InProcessSandbox:
     def close(self) -> None:
         pass
 
-    def _first_page(self, data: bytes, kind: str) -> dict[str, Any] | None:
+    def _first_page(self, data: bytes, kind: str) -> Mapping[str, Any] | None:
+        """Page 1 through the same encode/check round trip as a child's second frame."""
         try:
-            page: dict[str, Any] = self._parser.render_page(data, kind=kind, page=1, limits=self._limits)
+            page = self._parser.render_page(data, kind=kind, page=1, limits=self._limits)
+            body = json.dumps({"status": "ok", "document": page}, allow_nan=False, separators=(",", ":")).encode()
         except Exception:
             return None
-        return page
+        failure, _, checked = decode_render_answer(
+            protocol.frame(body), page=1, max_result_bytes=self.policy.child.max_result_bytes
+        )
+        return cast("Mapping[str, Any]", checked) if failure is None else None
 
-    def run(self, kind: str, data: bytes) -> SandboxResult:
+    def run(self, kind: str, data: bytes, *, on_document: OnDocument | None = None) -> SandboxResult:
         started = time.monotonic()
         cpu_started = time.process_time()
-        first_page = None
+        with_page = parse_with_first_page_request(kind)
         try:
             render = parse_render_request(kind)
-            with_page = parse_with_first_page_request(kind)
             answer: dict[str, Any]
             if render is not None:
                 answer = {
                     "document": self._parser.render_page(data, kind=render[0], page=render[1], limits=self._limits)
                 }
-            elif with_page is not None:
-                # Development only: the page is rendered here too, unconfined.
-                answer = {
-                    "document": self._parser.parse_document(data, kind=with_page, limits=self._limits),
-                    "first_page": self._first_page(data, with_page),
-                }
             else:
-                answer = {"document": self._parser.parse_document(data, kind=kind, limits=self._limits)}
+                # Development only: a with_first_page_request's page is rendered here too, unconfined.
+                answer = {"document": self._parser.parse_document(data, kind=with_page or kind, limits=self._limits)}
             # The same encode/validate round trip as a child's answer, so results (and
             # the benchmark) are comparable and a schema drift shows up here too.
             body = json.dumps({"status": "ok", **answer}, allow_nan=False, separators=(",", ":")).encode()
@@ -107,13 +108,9 @@ class InProcessSandbox:
                 failure, detail, checked = decode_render_answer(
                     protocol.frame(body), page=render[1], max_result_bytes=max_bytes
                 )
-            elif with_page is not None:
-                failure, detail, checked, first_page = decode_answer_with_first_page(
-                    protocol.frame(body), kind=with_page, limits=self._limits, max_result_bytes=max_bytes
-                )
             else:
                 failure, detail, checked = decode_answer(
-                    protocol.frame(body), kind=kind, limits=self._limits, max_result_bytes=max_bytes
+                    protocol.frame(body), kind=with_page or kind, limits=self._limits, max_result_bytes=max_bytes
                 )
         except MemoryError:
             failure, detail, checked = Failure.MEMORY, "MemoryError", None
@@ -121,12 +118,22 @@ class InProcessSandbox:
             failure, detail, checked = Failure(exc.code.value), exc.detail, None
         except Exception as exc:
             failure, detail, checked = Failure.CRASHED, type(exc).__name__, None
+        result = self._result(failure, detail, checked, started, cpu_started)
+        if with_page is None or failure is not None:
+            return result
+        if on_document is not None:
+            on_document(result)  # as the fork server does: before page 1 is rendered
+        page = self._first_page(data, with_page)
+        return dataclasses.replace(self._result(failure, detail, checked, started, cpu_started), first_page=page)
+
+    def _result(
+        self, failure: Failure | None, detail: str, checked: Any, started: float, cpu_started: float
+    ) -> SandboxResult:
         return SandboxResult(
             ok=failure is None,
             failure=failure,
             detail=detail,
             document=checked,
-            first_page=first_page if failure is None else None,
             sandbox=self.name,
             layers=(),
             skipped_layers=(),

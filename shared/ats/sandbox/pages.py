@@ -167,10 +167,11 @@ def render_request(kind: str, page: int) -> str:
 
 
 # Issue 26: a parse whose child also renders page 1 for the viewer, so a one-page CV
-# costs one fork, not two. The answer carries `first_page` beside `document`: a render
-# answer (checked as one, check_page_answer) or null when the page did not render, did
-# not fit the answer cap or the parse had used FIRST_PAGE_MAX_CPU_S already - then the
-# worker renders it in a child of its own, as every later page.
+# costs one fork, not two. The child answers in two frames: the parse's answer, passed on
+# by the zygote at once (the worker reports while the child renders), then page 1's
+# render answer (checked as one, check_page_answer) - or nothing when the page did not
+# render, did not fit the answer cap or the parse had used FIRST_PAGE_MAX_CPU_S already;
+# then the worker renders it in a child of its own, as every later page.
 FIRST_PAGE_PREFIX: Final = "parse+page1:"
 FIRST_PAGE_MAX_CPU_S: Final = 5.0
 

@@ -28,7 +28,6 @@ from typing import Any
 from ats.sandbox import protocol
 from ats.sandbox.data import CHILD_REPORTABLE, REPORT_CHECKS, Failure, Layer, required_layers
 from ats.sandbox.errors import SandboxError
-from ats.sandbox.pages import PageRefused, check_page_answer
 from ats.sandbox.thumbnail import encode_png, is_plain_png
 
 _DETAIL_MAX = 500
@@ -323,42 +322,27 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name}")
 
 
-def decode_answer(
+def decode_answer(  # noqa: PLR0911 - untrusted answer: one early refusal per malformed part, flat for audit
     untrusted_answer: bytes, *, kind: str, limits: Any, max_result_bytes: int
 ) -> tuple[Failure | None, str, Mapping[str, Any] | None]:
-    """Turn the child's raw answer into (failure, detail, document)."""
-    failure, detail, document, _ = _decode(
-        untrusted_answer, kind=kind, limits=limits, max_result_bytes=max_result_bytes, first_page=False
-    )
-    return failure, detail, document
+    """Turn the child's raw answer into (failure, detail, document).
 
-
-def decode_answer_with_first_page(
-    untrusted_answer: bytes, *, kind: str, limits: Any, max_result_bytes: int
-) -> tuple[Failure | None, str, Mapping[str, Any] | None, Mapping[str, Any] | None]:
-    """A with_first_page_request's answer -> (failure, detail, document, page 1 or None).
-    Page 1 is checked as a render answer; a malformed one makes the whole answer a
-    protocol_error (our child never sends one: it is an escaped child's)."""
-    return _decode(untrusted_answer, kind=kind, limits=limits, max_result_bytes=max_result_bytes, first_page=True)
-
-
-def _decode(  # noqa: PLR0911 - untrusted answer: one early refusal per malformed part, flat for audit
-    untrusted_answer: bytes, *, kind: str, limits: Any, max_result_bytes: int, first_page: bool
-) -> tuple[Failure | None, str, Mapping[str, Any] | None, Mapping[str, Any] | None]:
+    A with_first_page_request's page 1 comes after this answer, in a frame of its own,
+    and is checked on its own (ats.sandbox.pages.decode_render_answer)."""
     if len(untrusted_answer) > max_result_bytes + protocol.LEN_SIZE:
-        return Failure.OUTPUT_TOO_LARGE, "answer over max_result_bytes", None, None
+        return Failure.OUTPUT_TOO_LARGE, "answer over max_result_bytes", None
     if len(untrusted_answer) < protocol.LEN_SIZE:
-        return Failure.PROTOCOL_ERROR, "no answer", None, None
+        return Failure.PROTOCOL_ERROR, "no answer", None
     declared = int.from_bytes(untrusted_answer[: protocol.LEN_SIZE], "big")
     untrusted_body = untrusted_answer[protocol.LEN_SIZE :]
     if declared != len(untrusted_body):
-        return Failure.PROTOCOL_ERROR, "frame length mismatch", None, None
+        return Failure.PROTOCOL_ERROR, "frame length mismatch", None
     try:
         untrusted = json.loads(untrusted_body, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
-        return Failure.PROTOCOL_ERROR, "answer is not JSON", None, None
+        return Failure.PROTOCOL_ERROR, "answer is not JSON", None
     if not isinstance(untrusted, dict):
-        return Failure.PROTOCOL_ERROR, "answer is not an object", None, None
+        return Failure.PROTOCOL_ERROR, "answer is not an object", None
     status = untrusted.get("status")
     try:
         if status == "error":
@@ -366,20 +350,13 @@ def _decode(  # noqa: PLR0911 - untrusted answer: one early refusal per malforme
             code = untrusted["code"]
             _check(isinstance(code, str) and code in CHILD_REPORTABLE, "error: unknown code")
             detail = _string(untrusted["detail"], _DETAIL_MAX, "detail")
-            return Failure(code), _printable(detail), None, None
-        shape = {"status", "document", "first_page"} if first_page else {"status", "document"}
-        _check(status == "ok" and set(untrusted) == shape, "answer: shape")
-        page = None
-        if first_page and untrusted["first_page"] is not None:
-            try:
-                page = check_page_answer(untrusted["first_page"], page=1)
-            except PageRefused as exc:
-                raise Invalid(f"first_page: {exc}") from None
-        return None, "", validate_document(untrusted["document"], kind=kind, limits=limits), page
+            return Failure(code), _printable(detail), None
+        _check(status == "ok" and set(untrusted) == {"status", "document"}, "answer: shape")
+        return None, "", validate_document(untrusted["document"], kind=kind, limits=limits)
     except Invalid as exc:
-        return Failure.PROTOCOL_ERROR, _printable(str(exc)), None, None
+        return Failure.PROTOCOL_ERROR, _printable(str(exc)), None
     except Exception as exc:  # a validator bug must not take the worker down with it
-        return Failure.PROTOCOL_ERROR, f"validator: {type(exc).__name__}", None, None
+        return Failure.PROTOCOL_ERROR, f"validator: {type(exc).__name__}", None
 
 
 def _printable(text: str, max_chars: int = _DETAIL_MAX) -> str:

@@ -14,7 +14,9 @@ pipes: see ``_stream_pair``):
                       when the zygote exited first (a refusal), its hello still readable
   worker -> zygote    per document: request (JSON frame: kind) + document (raw frame)
   zygote -> worker    hello (JSON frame, once), then per document:
-                      outcome (JSON frame, trusted) + the child's answer (raw frame, untrusted)
+                      outcome (JSON frame, trusted) + the child's answer (raw frame, untrusted);
+                      for a parse+page1 request, twice: the parse's frame as soon as it is
+                      whole (outcome "more": true), then what followed it (page 1, or empty)
 
 Children are forked one ahead ("the spare"): right after start and after each
 document, so fork, confinement (ats.sandbox.hardening) and a warm-up parse of trusted
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import gc
 import importlib
 import json
@@ -38,6 +41,7 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,7 +160,8 @@ class Zygote:
         # scrubbed after each document. Never forked, and resident only where an answer
         # was written (see _private_buffer): a zeroed 4 MiB bytearray sat in every
         # zygote and, copy-on-write, in its spare.
-        self.answer_buf = _private_buffer(self.limits.max_result_bytes + protocol.LEN_SIZE + 1)
+        # Room for a streamed answer's two frames (and the byte that shows an overflow).
+        self.answer_buf = _private_buffer(self.limits.max_result_bytes + 2 * protocol.LEN_SIZE + 1)
         self.answer_dirty = 0
         self.threads = len(os.listdir("/proc/self/task"))
 
@@ -256,8 +261,12 @@ class Zygote:
             data = protocol.read_frame(doc_fd, self.max_document_bytes)
             os.close(doc_fd)
             # ---- from here on the process handles untrusted bytes ----
-            answer = self._parse(str(request["kind"]), data)
+            answer, first_page = self._parse(str(request["kind"]), data)
             protocol.write_all(answer_fd, answer)
+            if first_page is not None:
+                # The parse's answer is on its way to the worker (and its report into the
+                # database) while page 1 renders: a frame of its own, or nothing.
+                protocol.write_all(answer_fd, first_page())
             # EOF now, before the address space is torn down: the zygote answers the
             # worker without waiting for our exit.
             os.close(answer_fd)
@@ -265,8 +274,11 @@ class Zygote:
             os._exit(1)
         os._exit(0)
 
-    def _parse(self, kind: str, data: bytes) -> bytes:
+    def _parse(self, kind: str, data: bytes) -> tuple[bytes, Callable[[], bytes] | None]:
+        """The answer frame, and for a with_first_page_request whose parse succeeded the
+        work that makes page 1's frame (run after the answer is written)."""
         started = time.process_time()
+        first_page: Callable[[], bytes] | None = None
         try:
             with_page = parse_with_first_page_request(kind)
             if kind.startswith("probe:"):
@@ -284,37 +296,38 @@ class Zygote:
                 document = self.parser.render_page(data, kind=render[0], page=render[1], limits=self.parse_limits)
             else:
                 document = self.parser.parse_document(data, kind=with_page or kind, limits=self.parse_limits)
-            answer: dict[str, Any] = {"status": "ok", "document": document}
-            if with_page is not None:
-                # Page 1 rendered in the same child (issue 26: one fork per one-page
-                # document, not two). The parse decides the answer: a page that fails to
-                # render, would push the answer over its cap or comes after
-                # FIRST_PAGE_MAX_CPU_S of parsing is left out (null), and the worker
-                # renders it in a child of its own.
-                fits = time.process_time() - started < FIRST_PAGE_MAX_CPU_S
-                answer["first_page"] = self._first_page(with_page, data) if fits else None
             # ensure_ascii: one byte per character on the wire, no encoding step that can fail
-            body = json.dumps(answer, allow_nan=False, separators=(",", ":"))
-            if answer.get("first_page") is not None and len(body) > self.limits.max_result_bytes:
-                body = json.dumps(answer | {"first_page": None}, allow_nan=False, separators=(",", ":"))
+            body = json.dumps({"status": "ok", "document": document}, allow_nan=False, separators=(",", ":"))
+            if with_page is not None and time.process_time() - started < FIRST_PAGE_MAX_CPU_S:
+                # Page 1 rendered by this child (issue 26: one fork per one-page document,
+                # not two), after the parse's answer. The parse decides: a page that fails
+                # to render, would push the two frames over the answer cap or comes after
+                # FIRST_PAGE_MAX_CPU_S of parsing is left out, and the worker renders it in
+                # a child of its own.
+                first_page = functools.partial(
+                    self._first_page, with_page, data, self.limits.max_result_bytes - len(body)
+                )
         except MemoryError:
-            return _MEMORY_ANSWER
+            return _MEMORY_ANSWER, None
         except self.parse_error_type as exc:
             body = json.dumps({"status": "error", "code": str(exc.code), "detail": exc.detail[:500]})
         except BaseException as exc:  # an extractor bug or a probe's refusal: typed as crashed
             try:
                 body = json.dumps({"status": "error", "code": Failure.CRASHED.value, "detail": type(exc).__name__})
             except MemoryError:
-                return _MEMORY_ANSWER
+                return _MEMORY_ANSWER, None
         if len(body) > self.limits.max_result_bytes:
-            return _TOO_LARGE_ANSWER
-        return protocol.frame(body.encode())
+            return _TOO_LARGE_ANSWER, None
+        return protocol.frame(body.encode()), first_page
 
-    def _first_page(self, kind: str, data: bytes) -> Any:
+    def _first_page(self, kind: str, data: bytes, room: int) -> bytes:
+        """Page 1's render answer as a frame, or b"" (not rendered, or over `room`)."""
         try:
-            return self.parser.render_page(data, kind=kind, page=1, limits=self.parse_limits)
+            page = self.parser.render_page(data, kind=kind, page=1, limits=self.parse_limits)
+            body = json.dumps({"status": "ok", "document": page}, allow_nan=False, separators=(",", ":"))
         except BaseException:  # MemoryError too: the parse stands without its page
-            return None
+            return b""
+        return protocol.frame(body.encode()) if len(body) <= room else b""
 
     # -- zygote side -------------------------------------------------------------------
 
@@ -337,13 +350,19 @@ class Zygote:
         os.set_blocking(doc_w, False)
         return _Child(pid, os.pidfd_open(pid), doc_w, answer_r)
 
-    def run_one(self, kind: str, document: memoryview) -> tuple[dict[str, Any], memoryview, _Child | None]:
+    def run_one(
+        self, kind: str, document: memoryview, reply: Callable[[dict[str, Any], memoryview], None]
+    ) -> tuple[dict[str, Any], memoryview, _Child | None]:
         """Send one document to the spare and judge how it ended.
 
         Returns (outcome, answer - a view of ``self.answer_buf``, child still to reap).
         When the child has closed its answer pipe with a complete frame, we answer at
         once and reap it afterwards. No copy of the document or the answer is made:
         both buffers are scrubbed by ``serve`` before the next spare is forked.
+
+        A with_first_page_request is answered twice: its parse's frame through `reply` as
+        soon as it is whole (outcome ``"more": true``; the child renders on), then what
+        follows it - page 1's frame, or nothing - as the returned answer.
         """
         if kind.startswith("probe:") and (self.probes is None or not hasattr(self.probes, "probe_" + kind[6:])):
             refused = {"end": "refused", "failure": Failure.UNSUPPORTED.value, "detail": "unknown kind"}
@@ -351,18 +370,34 @@ class Zygote:
         child, self.spare = self.spare or self.fork_spare(), None
         started = time.monotonic()
         header = protocol.frame(json.dumps({"kind": kind}).encode()) + protocol.LEN.pack(len(document))
+        streamed = parse_with_first_page_request(kind) is not None
         exchange = _Exchange(
             child,
             outgoing=[memoryview(header), document],
             answer=memoryview(self.answer_buf),
-            cap=self.limits.max_result_bytes + protocol.LEN_SIZE,
+            # Two frames for a streamed request, the same cap on their bodies together.
+            cap=self.limits.max_result_bytes + protocol.LEN_SIZE * (2 if streamed else 1),
+            first_frame_only=streamed,
         )
         end = exchange.run(deadline=started + self.limits.wall_s)
+        if streamed and end is None and exchange.first_frame_end > self.limits.max_result_bytes + protocol.LEN_SIZE:
+            end = "output_too_large"  # the parse's frame alone over the cap: not ours to pass on
+        if streamed and end is None and exchange.first_frame_end:
+            # The two frames share the cap, so what follows the first always fits a reply.
+            first = exchange.first_frame_end
+            self.answer_dirty = max(self.answer_dirty, exchange.received)
+            cpu_s, _ = _proc_usage(child.pid)
+            reply(
+                {"end": "answered", "more": True, "cpu_s": cpu_s, "wall_s": time.monotonic() - started},
+                exchange.answer[:first],
+            )
+            exchange.first_frame_only, exchange.offset = False, first
+            end = exchange.run(deadline=started + self.limits.wall_s)
         # Everything read so far is scrubbed after the reply, answered or not: a child
         # stopped for overflow or at the deadline left its bytes in our buffer too.
         self.answer_dirty = max(self.answer_dirty, exchange.received)
         child.close_doc()
-        answer = exchange.answer[: exchange.received]
+        answer = exchange.answer[exchange.offset : exchange.received]
         if end is None and not exchange.exited:
             return self._answered(child, answer, started)
         return self._ended(child, end, answer, started)
@@ -435,10 +470,8 @@ class Zygote:
                 document = _private_buffer(length)
                 view = memoryview(document)[:length]  # a mapping has at least one byte
                 _read_into(in_fd, view)
-                outcome, answer, pending = self.run_one(str(request["kind"]), view)
-                protocol.send_json(out_fd, outcome)
-                protocol.write_all(out_fd, protocol.LEN.pack(len(answer)))
-                protocol.write_all(out_fd, answer)
+                outcome, answer, pending = self.run_one(str(request["kind"]), view, functools.partial(_reply, out_fd))
+                _reply(out_fd, outcome, answer)
                 # Every later child is a fork of this process: no byte of this document
                 # or its answer may survive in our heap for the next spare to find.
                 del answer, view
@@ -455,6 +488,12 @@ class Zygote:
             if self.spare is not None:
                 signal.pidfd_send_signal(self.spare.pidfd, signal.SIGKILL)
                 self.reap(self.spare)
+
+
+def _reply(out_fd: int, outcome: dict[str, Any], answer: memoryview) -> None:
+    protocol.send_json(out_fd, outcome)
+    protocol.write_all(out_fd, protocol.LEN.pack(len(answer)))
+    protocol.write_all(out_fd, answer)
 
 
 def _stream_pair() -> tuple[int, int]:
@@ -563,19 +602,39 @@ class _Exchange:
     child: _Child
     outgoing: list[memoryview]  # what is still to be written: header, then the document
     answer: memoryview  # the zygote's answer buffer (it holds cap + 1 bytes)
-    cap: int  # the most an answer may be: max_result_bytes + its length prefix
+    cap: int  # the most an answer may be: max_result_bytes + its length prefix(es)
+    # Stop as soon as the first frame is whole (a streamed request's parse answer), then
+    # `first_frame_end` is its length; `offset` is where the answer judged next begins.
+    first_frame_only: bool = False
+    first_frame_end: int = 0
+    offset: int = 0
     received: int = 0
     eof: bool = False
     exited: bool = False
+    poller: Any = None
+
+    def __post_init__(self) -> None:
+        # One poller for the whole exchange: a streamed one runs twice, and what ended in
+        # the first run (the request written, even the answer's EOF) stays ended.
+        self.poller = select.poll()
+        self.poller.register(self.child.answer_fd, select.POLLIN)
+        self.poller.register(self.child.pidfd, select.POLLIN)
+        self.poller.register(self.child.doc_fd, select.POLLOUT)
+
+    def _done(self) -> bool:
+        if self.first_frame_only:
+            whole = _frame_end(self.answer[: self.received])
+            if whole:
+                self.first_frame_end = whole
+                return True
+        return self.eof and (self.exited or _complete(self.answer[self.offset : self.received]))
 
     def run(self, *, deadline: float) -> str | None:
-        """Until the answer's EOF and the child's exit or a complete answer; returns None,
-        or why the zygote stops the child: "wall_timeout", "output_too_large"."""
-        poller = select.poll()
-        poller.register(self.child.answer_fd, select.POLLIN)
-        poller.register(self.child.pidfd, select.POLLIN)
-        poller.register(self.child.doc_fd, select.POLLOUT)
-        while not (self.eof and (self.exited or _complete(self.answer[: self.received]))):
+        """Until the answer's EOF and the child's exit or a complete answer (or, with
+        `first_frame_only`, a whole first frame); returns None, or why the zygote stops
+        the child: "wall_timeout", "output_too_large"."""
+        poller = self.poller
+        while not self._done():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "wall_timeout"
@@ -615,6 +674,14 @@ class _Exchange:
             self.eof = True
             poller.unregister(fd)
         self.received += count
+
+
+def _frame_end(answer: memoryview) -> int:
+    """The length of the first frame when it is whole in `answer`, else 0."""
+    if len(answer) < protocol.LEN_SIZE:
+        return 0
+    end = protocol.LEN_SIZE + int.from_bytes(answer[: protocol.LEN_SIZE], "big")
+    return end if len(answer) >= end else 0
 
 
 def _complete(answer: memoryview) -> bool:
