@@ -140,3 +140,75 @@ def test_upstream_still_erases_it_so_the_fix_is_still_needed() -> None:
 
     assert _run_one_fetch_round(wakeup._Upstream) is False
     assert wakeup.upstream_source_sha256() == wakeup.UPSTREAM_SOURCE_SHA256
+
+
+def _notified(running: list[tuple[str, str]], channel: str, *, caps_installed: bool = True) -> bool:
+    """Whether a job_inserted notification on `channel` wakes a worker that runs
+    `running` ((queue, task) pairs) - i.e. leads to a fetch."""
+    import types
+
+    from procrastinate import App
+    from procrastinate.testing import InMemoryConnector
+
+    from ats.jobs import concurrency, wakeup
+
+    async def go() -> bool:
+        worker = wakeup.Worker(app=App(connector=InMemoryConnector()), queues=["ingest", "maintenance"], wait=True)
+        worker._running_jobs = {
+            object(): types.SimpleNamespace(job=types.SimpleNamespace(queue=q, task_name=t)) for q, t in running
+        }
+        worker._new_job_event.clear()
+        await worker._handle_notification(channel=channel, notification={"type": "job_inserted", "job_id": 9})
+        return worker._new_job_event.is_set()
+
+    was = concurrency.installed()
+    (concurrency.install if caps_installed else concurrency.uninstall)()
+    try:
+        return asyncio.run(go())
+    finally:
+        (concurrency.install if was else concurrency.uninstall)()
+
+
+@pytest.mark.unit
+def test_a_notification_for_a_queue_whose_whole_cap_runs_here_fetches_nothing() -> None:
+    """Issue 26: `ingest` (cap 2) at its cap in this process: no process can start the new
+    job before one of ours ends, and that end wakes the loop - the fetch would be empty."""
+    from ats.jobs.policy import QUEUE_CONCURRENCY
+
+    assert QUEUE_CONCURRENCY["ingest"] == 2 and QUEUE_CONCURRENCY["maintenance"] == 1
+    ingest = "procrastinate_queue_v1#ingest"
+    two = [("ingest", "intake.ingest_attachment"), ("ingest", "intake.apply_parse_result")]
+    assert _notified(two, ingest) is False
+    # Below the cap, another queue's job, or the caps not enforced: a fetch as before.
+    assert _notified(two[:1], ingest) is True
+    assert _notified(two, "procrastinate_queue_v1#score") is True
+    assert _notified([], ingest) is True
+    assert _notified(two, ingest, caps_installed=False) is True
+    # A queue with a cap-exempt task (the rescue may start beside a full queue) always
+    # fetches, and the exempt task holds no slot of its own queue.
+    assert _notified([("maintenance", "retention.purge")], "procrastinate_queue_v1#maintenance") is True
+    assert _notified([("ingest", "jobs.rescue_and_sweep"), *two[:1]], ingest) is True
+
+
+@pytest.mark.unit
+def test_other_notifications_reach_upstream_whatever_runs_here() -> None:
+    import types
+
+    from procrastinate import App
+    from procrastinate.testing import InMemoryConnector
+
+    from ats.jobs import wakeup
+
+    async def go() -> list[int]:
+        worker = wakeup.Worker(app=App(connector=InMemoryConnector()), queues=["ingest"], wait=True)
+        worker._running_jobs = {
+            object(): types.SimpleNamespace(job=types.SimpleNamespace(queue="ingest", task_name="x")) for _ in range(2)
+        }
+        asked: list[int] = []
+        worker._handle_abort_jobs_requested = asked.extend  # type: ignore[method-assign]
+        await worker._handle_notification(
+            channel="procrastinate_queue_v1#ingest", notification={"type": "abort_job_requested", "job_id": 4}
+        )
+        return asked
+
+    assert asyncio.run(go()) == [4]

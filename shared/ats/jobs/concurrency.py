@@ -73,6 +73,10 @@ def install() -> None:
     procrastinate_manager.JobManager.fetch_job = capped_fetch_job  # type: ignore[method-assign]
 
 
+def installed() -> bool:
+    return procrastinate_manager.JobManager.fetch_job is capped_fetch_job  # type: ignore[comparison-overlap]
+
+
 def uninstall() -> None:
     procrastinate_manager.JobManager.fetch_job = _upstream_fetch_job  # type: ignore[method-assign]
 

@@ -44,12 +44,19 @@ from typing import Any
 from procrastinate import job_context, utils
 from procrastinate import worker as procrastinate_worker
 
+from ats.jobs import concurrency
+from ats.jobs.policy import POLICIES
+
 logger = logging.getLogger(__name__)
 
 # sha256 of the source of procrastinate 3.10's Worker._fetch_and_process_jobs.
 UPSTREAM_SOURCE_SHA256 = "2963aa354dfda4d6bc639d907cbabb23c69d1381382b2560fb7735b0429117cb"
 
 _Upstream = procrastinate_worker.Worker
+
+# Queues that hold a cap-exempt task (the rescue): its job may start beside a full queue,
+# so a notification there is never dropped.
+_NEVER_FULL = frozenset(p.queue for p in POLICIES if p.task_name in concurrency.CAP_EXEMPT_TASKS)
 
 
 def upstream_source_sha256() -> str:
@@ -110,6 +117,30 @@ class Worker(_Upstream):
                 self._new_job_event.set()
 
             job_task.add_done_callback(on_job_complete)
+
+    async def _handle_notification(self, *, channel: str, notification: Any) -> None:
+        # Issue 26: in a backlog the `ingest` queue sits at its cap (2) and every job
+        # deferred into it (four a document) notified this worker into a fetch that could
+        # only come back empty - ~1 ms of its CPU and Postgres's each. A notification for
+        # a queue whose whole cap this process runs is dropped: no process can start that
+        # job before one of ours ends, and our job's end wakes this loop (on_job_complete).
+        if notification.get("type") == "job_inserted" and self._full_here(channel):
+            return
+        await super()._handle_notification(channel=channel, notification=notification)
+
+    def _full_here(self, channel: str) -> bool:
+        """Whether this process alone runs the global cap of the channel's queue."""
+        prefix, _, queue = channel.partition("#")
+        if prefix != "procrastinate_queue_v1" or queue in _NEVER_FULL or not concurrency.installed():
+            return False
+        running = sum(
+            1
+            for context in self._running_jobs.values()
+            if context.job is not None
+            and context.job.queue == queue
+            and context.job.task_name not in concurrency.CAP_EXEMPT_TASKS
+        )
+        return running >= concurrency.cap_of(queue)
 
 
 def install() -> bool:
