@@ -768,15 +768,27 @@ def _reread_emails(
                 continue
             new_text, read = _reread_email_line(page, dpi, limits, line, words)
             reads += read
-            if new_text is None:
-                continue
-            bbox = tuple(line["bbox"])
-            for i, (line_bbox, text, size) in enumerate(lines.get(key, [])):
-                if line_bbox == bbox and text == line_text:
-                    lines[key][i] = (line_bbox, new_text, size)
-                    replaced.setdefault(key, []).append((line_text, new_text))
-                    break
+            if new_text is not None:
+                _replace_line(lines, replaced, key, bbox=tuple(line["bbox"]), old=line_text, new=new_text)
     return replaced
+
+
+def _replace_line(
+    lines: LinesByBlock,
+    replaced: dict[tuple[float, float, float, float], list[tuple[str, str]]],
+    key: tuple[float, float, float, float],
+    *,
+    bbox: tuple[float, ...],
+    old: str,
+    new: str,
+) -> None:
+    """The block's line at `bbox` reading `old` reads `new` now (in ``lines``), and the
+    change is listed in ``replaced`` for the block's text (_with_lines_replaced)."""
+    for i, (line_bbox, text, size) in enumerate(lines.get(key, [])):
+        if line_bbox == bbox and text == old:
+            lines[key][i] = (line_bbox, new, size)
+            replaced.setdefault(key, []).append((old, new))
+            return
 
 
 # Which script a scanned document is written in is decided once, on its first OCR'd page:
@@ -921,15 +933,8 @@ def _latin_words_restored(
                 start = text.index(spelled, at)
                 new.append(text[at:start] + " ".join(w[4] for w in found))
                 at = start + len(spelled)
-            if not new:
-                continue
-            new_text = "".join(new) + text[at:]
-            bbox = tuple(line["bbox"])
-            for i, (line_bbox, old, size) in enumerate(lines.get(key, [])):
-                if line_bbox == bbox and old == text:
-                    lines[key][i] = (line_bbox, new_text, size)
-                    replaced.setdefault(key, []).append((text, new_text))
-                    break
+            if new:
+                _replace_line(lines, replaced, key, bbox=tuple(line["bbox"]), old=text, new="".join(new) + text[at:])
     return replaced
 
 
@@ -959,8 +964,11 @@ def _ocr_blocks(
         textpage = _ocr(page, dpi, limits)
         lines = _block_lines(textpage)
     blocks = _text_blocks(textpage)
-    if textpage is not latin:
-        flagged = _latin_shaped if "+" in limits.ocr_language else _latin_letters
+    if textpage is not latin and language is not None:
+        # A model that reads Latin words itself (CJK) got them less surely than the Latin
+        # one; beside the Latin model (Cyrillic) it took some in look-alike letters.
+        reads_latin = _SCRIPT_LETTERS[language.rpartition("+")[2]][3]
+        flagged = _latin_letters if reads_latin else _latin_shaped
         blocks = _with_lines_replaced(blocks, _latin_words_restored(textpage, latin, lines, flagged))
     for y0, y1 in _uncovered(_ink_bands(page), blocks):
         rect = pymupdf.Rect(page.rect.x0, max(page.rect.y0, y0 - _BAND_PAD_PT), page.rect.x1, y1 + _BAND_PAD_PT)
