@@ -342,3 +342,26 @@ def test_the_worker_reports_the_parse_before_the_child_has_finished_page_1(
         f"sandbox returned {pages.render_request('pdf', 2)}",
         "page 2",
     ]
+
+
+@pytest.mark.slow
+def test_a_hook_slower_than_the_documents_deadline_costs_no_zygote(short_policy: Any) -> None:
+    """A report that stalls (a slow database) past the document's wall deadline: the
+    page's reply is read when the hook returns, the zygote is not taken for a hung one."""
+    import dataclasses
+    import time
+
+    from tests.sandbox.conftest import probe_sandbox
+
+    short_policy = dataclasses.replace(short_policy, reply_grace_s=1.0)
+    with probe_sandbox(short_policy) as sandbox:
+        sandbox.start()
+        restarts = sandbox.status().get("restarts", 0)
+        result = sandbox.run(
+            pages.with_first_page_request("pdf"),
+            _two_page_pdf(),
+            on_document=lambda parsed: time.sleep(short_policy.child.wall_s + short_policy.reply_grace_s + 0.5),
+        )
+        assert result.ok and result.first_page is not None
+        assert sandbox.status().get("restarts", 0) == restarts
+        assert sandbox.run(pages.with_first_page_request("pdf"), _two_page_pdf()).first_page is not None

@@ -537,6 +537,10 @@ class ForkServerSandbox:
             except BaseException as exc:  # raised again below, once the zygote is in step
                 raised = exc
         max_answer = self.policy.child.max_result_bytes + protocol.LEN_SIZE
+        # The zygote ends the child by the document's own deadline whatever the hook did;
+        # a hook slower than that (a stalled database) finds the page's reply waiting and
+        # must not take it for a hung zygote.
+        deadline = max(deadline, time.monotonic() + self.policy.reply_grace_s)
         try:
             page_outcome, untrusted_page = slot.reply(deadline=deadline, max_answer=max_answer)
         except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
