@@ -168,12 +168,27 @@ def _first_document_candidate(attachment_id: int, record: ExtractionRecord, *, t
     _mirror(candidate, values)
     candidate.save(force_insert=True)
     CandidateDocument.objects.create(candidate=candidate, attachment_id=attachment_id, **_kind_fields(guess))
-    CandidateField.objects.bulk_create(
-        [CandidateField(candidate=candidate, field=name, values=v) for name, v in values.items()]
-    )
+    _insert_fields(candidate.pk, values)
     _index_and_signals(candidate, values, fresh=True)
     jobs_api.defer(DEDUPE, payload={"candidate_id": candidate.pk})
     return CandidateRef(id=candidate.pk, display_name=candidate.display_name, created=True)
+
+
+def _insert_fields(candidate_id: int, values: dict[str, Any]) -> None:
+    """A new candidate's fields, one row each, in one statement with one JSON parameter.
+
+    Issue 26: bulk_create sent the `values` as a jsonb[] array in text form, and psycopg
+    escapes every double quote of every element with a Python callback - ~1,800 quotes
+    (values with their provenance) and ~1 ms of the apply hop's CPU on a real CV; one
+    json.dumps is ~0.2 ms. The same rows (the model's defaults for the other columns), in
+    the same order."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "INSERT INTO candidates_field (candidate_id, field, values, source, edited_by, edited_at)"
+            " SELECT %s, e.item->>0, e.item->1, %s, '', NULL"
+            " FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS e(item, n) ORDER BY e.n",
+            [candidate_id, FieldSource.EXTRACTION.value, json.dumps([[name, v] for name, v in values.items()])],
+        )
 
 
 def _kind_fields(guess: Any) -> dict[str, Any]:
