@@ -348,3 +348,48 @@ def probe_ipc_kind(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
     preflight(context)
     mode = os.fstat(context["result_fd"]).st_mode
     return answer(context, "ipc_kind", socket=stat.S_ISSOCK(mode), fifo=stat.S_ISFIFO(mode))
+
+
+# --- a hostile child on the streamed path (parse answer first, page 1 after) -------------
+# The zygote answers `probe:stream_*` kinds as it answers parse+page1 requests.
+
+
+def _frame(obj: Any) -> bytes:
+    body = json.dumps(obj).encode()
+    return len(body).to_bytes(8, "big") + body
+
+
+def probe_stream_quiet(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """A parse answer and nothing after it (as our child when the page does not render)."""
+    return answer(context, "stream_quiet")
+
+
+def probe_stream_first_over_cap(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    """A first frame just over the cap: whole inside the zygote's two-frame buffer, but
+    never to be passed on as one reply."""
+    preflight(context)
+    size = context["limits"].max_result_bytes + 4
+    os.write(context["result_fd"], size.to_bytes(8, "big"))
+    chunk = b" " * 65536
+    while size > 0:
+        size -= os.write(context["result_fd"], chunk[: min(size, len(chunk))])
+    os._exit(0)
+
+
+def probe_stream_then_garbage(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    os.write(context["result_fd"], _frame({"status": "ok", "document": answer(context, "stream_then_garbage")}))
+    os.write(context["result_fd"], (40).to_bytes(8, "big") + b"<svg onload=alert(1)> not a page at all!")
+    os._exit(0)
+
+
+def probe_stream_then_hang(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    os.write(context["result_fd"], _frame({"status": "ok", "document": answer(context, "stream_then_hang")}))
+    probe_block(data, context)
+    raise AssertionError("unreachable")
+
+
+def probe_stream_then_flood(data: bytes, context: dict[str, Any]) -> dict[str, Any]:
+    os.write(context["result_fd"], _frame({"status": "ok", "document": answer(context, "stream_then_flood")}))
+    chunk = b"\xff" * 65536
+    while True:
+        os.write(context["result_fd"], chunk)

@@ -502,11 +502,12 @@ class ForkServerSandbox:
             outcome, untrusted_answer = slot.request(kind, data, deadline=deadline, max_answer=max_answer)
         except (OSError, EOFError, TimeoutError, ValueError, protocol.ProtocolError) as exc:
             return self._zygote_failed(slot, exc, started)
-        with_page = parse_with_first_page_request(kind)
-        if with_page is not None and outcome.get("more") is True:
+        if outcome.get("more") is True:
+            # The zygote sends a second reply whenever it says so: read it, or the next
+            # document would get this one's.
             return self._streamed(
                 slot,
-                with_page,
+                parse_with_first_page_request(kind) or kind,
                 outcome=outcome,
                 untrusted_answer=untrusted_answer,
                 started=started,

@@ -370,7 +370,10 @@ class Zygote:
         child, self.spare = self.spare or self.fork_spare(), None
         started = time.monotonic()
         header = protocol.frame(json.dumps({"kind": kind}).encode()) + protocol.LEN.pack(len(document))
-        streamed = parse_with_first_page_request(kind) is not None
+        # Test-only too: a `probe:stream_*` kind is answered like a parse+page1 request, so
+        # the escape probes can play a hostile child on this path (probe kinds are refused
+        # above unless probes are enabled).
+        streamed = parse_with_first_page_request(kind) is not None or kind.startswith("probe:stream_")
         exchange = _Exchange(
             child,
             outgoing=[memoryview(header), document],
