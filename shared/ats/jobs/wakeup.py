@@ -49,8 +49,9 @@ from ats.jobs.policy import POLICIES
 
 logger = logging.getLogger(__name__)
 
-# sha256 of the source of procrastinate 3.10's Worker._fetch_and_process_jobs.
-UPSTREAM_SOURCE_SHA256 = "2963aa354dfda4d6bc639d907cbabb23c69d1381382b2560fb7735b0429117cb"
+# sha256 of the sources of procrastinate 3.10's Worker._fetch_and_process_jobs and
+# Worker._handle_notification, the two methods overridden here.
+UPSTREAM_SOURCE_SHA256 = "bad0b933f45ad5ffc819eb1c18f9a0b8b574318d01a76b3772de9bbe7426f0e7"
 
 _Upstream = procrastinate_worker.Worker
 
@@ -60,7 +61,8 @@ _NEVER_FULL = frozenset(p.queue for p in POLICIES if p.task_name in concurrency.
 
 
 def upstream_source_sha256() -> str:
-    return hashlib.sha256(inspect.getsource(_Upstream._fetch_and_process_jobs).encode()).hexdigest()
+    sources = inspect.getsource(_Upstream._fetch_and_process_jobs) + inspect.getsource(_Upstream._handle_notification)
+    return hashlib.sha256(sources.encode()).hexdigest()
 
 
 class Worker(_Upstream):
@@ -150,8 +152,8 @@ def install() -> bool:
     actual = upstream_source_sha256()
     if actual != UPSTREAM_SOURCE_SHA256:
         logger.warning(
-            "procrastinate's fetch loop changed (source sha256 %s): the wake-up fix is not installed; "
-            "re-check ats.jobs.wakeup against the new version",
+            "procrastinate's fetch loop or notification handler changed (source sha256 %s): the wake-up "
+            "fix is not installed; re-check ats.jobs.wakeup against the new version",
             actual,
         )
         return False
