@@ -18,6 +18,8 @@ Only the development half may be used for tuning (docs/extraction.md).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -26,7 +28,7 @@ import sys
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -544,21 +546,60 @@ def _parser_fingerprint() -> str:
 
 
 def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, Any]:
-    """What the trusted side stores for a document: the parser's answer, validated."""
-    from ats.parsing.api import DEFAULT_LIMITS, parse_document
+    """What the trusted side stores for a document: the parser's answer, validated.
+
+    With `cache`, each document is parsed by one process at a time, whichever processes
+    ask (pytest workers, a prefetch pool, `just eval-extraction` beside the suite): one
+    waits for another's parse of the same document and reads its answer."""
+    if not cache:
+        return _parsed(kind, data)
+    path = _answer_path(kind, data)
+    answer = _cached(path)
+    if answer is not None:
+        return answer
+    with _parse_lock(path, wait=True):
+        answer = _cached(path)  # parsed by another process while this one waited
+        if answer is not None:
+            return answer
+        answer = _parsed(kind, data)
+        _store(path, answer)
+        return answer
+
+
+def _answer_path(kind: str, data: bytes) -> Path:
+    return _cache_dir() / _fingerprint() / f"{document_key(kind, data)}.{kind}.json"
+
+
+def _cached(path: Path) -> dict[str, Any] | None:
+    if not path.exists():
+        return None
+    cached: dict[str, Any] = json.loads(path.read_text())
+    return cached
+
+
+@contextlib.contextmanager
+def _parse_lock(path: Path, *, wait: bool) -> Iterator[bool]:
+    """An exclusive lock on the document's answer (a lock file beside it, released when
+    the process lets go or dies); yields whether it is held (`wait=False`: not if taken)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _parsed(kind: str, data: bytes) -> dict[str, Any]:
+    from ats.parsing.api import DEFAULT_LIMITS, ParseError, parse_document
     from ats.sandbox.api import validate_document
 
-    path = None
-    if cache:
-        path = _cache_dir() / _fingerprint() / f"{document_key(kind, data)}.{kind}.json"
-        if path.exists():
-            cached: dict[str, Any] = json.loads(path.read_text())
-            return cached
-    from ats.parsing.api import ErrorCode as ParseErrorCode
-    from ats.parsing.api import ParseError
-
     try:
-        answer = validate_document(
+        answer: dict[str, Any] = validate_document(
             parse_document(data, kind=kind, limits=DEFAULT_LIMITS), kind=kind, limits=DEFAULT_LIMITS
         )
     except ParseError as exc:
@@ -566,15 +607,50 @@ def parse_answer(kind: str, data: bytes, *, cache: bool = False) -> dict[str, An
         # the recruiter with its reason and no fields: scored as what it is, every labelled
         # field missed, not left out of the measurement.
         answer = refused_answer(kind, exc.code.value)
+    return answer
+
+
+def _store(path: Path, answer: Mapping[str, Any]) -> None:
+    from ats.parsing.api import ErrorCode as ParseErrorCode
+
     # An answer whose OCR time budget ran out depends on the machine's load, not on the
     # document: a scan's later pages go unread on a busy machine (8 development scans lost
     # their second page at load ~12 on 2 cores). Such an answer is used, never cached, so
     # a quieter run reads the document whole.
     # Nor is a refusal because Tesseract failed: a parse killed or starved mid-OCR (a test
     # run stopped by hand, stop 43) reads so, and a cached one turned a scan empty for good.
-    if path is not None and not _budget_cut(answer) and answer.get("refused") != ParseErrorCode.OCR_FAILED.value:
+    if not _budget_cut(answer) and answer.get("refused") != ParseErrorCode.OCR_FAILED.value:
         write_atomically(path, json.dumps(answer).encode())
-    return answer
+
+
+def prefetch(documents: Sequence[tuple[dict[str, Any], str, bytes]], *, processes: int | None = None) -> int:
+    """Parse the documents the answer cache lacks in parallel, before a serial read: a
+    cold cache (a new machine, a parser change) costs ~70 min on 2 cores serially. A
+    document another process is parsing is skipped here (the serial read waits for it), so
+    several processes prefetching the same corpus - the suite's workers - share the work
+    instead of each doing all of it. Returns how many documents were missing."""
+    missing: dict[Path, tuple[str, bytes]] = {}
+    for _, kind, data in documents:
+        path = _answer_path(kind, data)
+        if path not in missing and not path.exists():
+            missing[path] = (kind, data)
+    count = min(processes or os.cpu_count() or 1, len(missing))
+    if count >= 1 and len(missing) >= 2:
+        import multiprocessing
+
+        # spawn: the caller may hold threads and database connections a fork would copy.
+        with multiprocessing.get_context("spawn").Pool(count) as pool:
+            for _ in pool.imap_unordered(_prefetch_one, list(missing.values()), chunksize=1):
+                pass
+    return len(missing)
+
+
+def _prefetch_one(item: tuple[str, bytes]) -> None:
+    kind, data = item
+    path = _answer_path(kind, data)
+    with _parse_lock(path, wait=False) as held:
+        if held and not path.exists():
+            _store(path, _parsed(kind, data))
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -658,6 +734,8 @@ def run(
         "extractor": lambda answer: extract(answer, as_of=today),
         "naive": extract_naive,
     }
+    if cache:
+        prefetch(documents)
     per: dict[str, list[Result]] = {name: [] for name in extractors}
     timings: dict[str, float] = dict.fromkeys(extractors, 0.0)
     parse_s = 0.0
