@@ -10,6 +10,7 @@ DOCX paragraphs and table rows, or plain text lines.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 import unicodedata
@@ -232,6 +233,17 @@ def heading_kind(text: str) -> str | None:
     Exact first; then accent-folded, then one edit away for headings of 8+ letters: OCR
     reads "Références" as "Reéférences" and "Compétences" as "Competences".
     """
+    # The rules ask about one line several times, and a worker meets the same headings in
+    # every CV; a short line's answer is kept (a pure function of its text; the cache holds
+    # at most HEADING_CACHE lines of at most MAX_CACHED_HEADING characters).
+    return _heading_kind_cached(text) if len(text) <= MAX_CACHED_HEADING else _heading_kind(text)
+
+
+MAX_CACHED_HEADING = 80
+HEADING_CACHE = 4096
+
+
+def _heading_kind(text: str) -> str | None:
     leader = _DOT_LEADER.search(text[:200])
     if leader:  # "Education. . . . . . ." (a rule drawn with dots): a heading, whatever its words
         return _leader_heading(text[: leader.start()])
@@ -271,6 +283,9 @@ def heading_kind(text: str) -> str | None:
         if icon:  # "Ii) PROFESSIONAL EXPERIENCE": a heading's icon as OCR read it (h49)
             kind = heading_kind(text[icon.end() :])
     return kind
+
+
+_heading_kind_cached = functools.lru_cache(maxsize=HEADING_CACHE)(_heading_kind)
 
 
 def _leader_heading(text: str) -> str:
