@@ -611,8 +611,9 @@ def _less_description(part: str) -> str:
 
 
 _DURATION_UNIT = (
-    r"\d{1,2}(?:[.,]\d)?\s?(?:months?|mos?\.?|years?|yrs?\.?|weeks?|mois|ans?|semaines?|monate?n?|jahre?n?|"
-    r"wochen|meses|mês|años|anos?|semanas|mesi|anni|settimane|maanden|jaar|weken|miesi[ęą]c[ey]?|lat|lata|tygodni)"
+    r"\d{1,2}(?:[.,]\d)?\s?(?:months?|mos?\.?|mths?\.?|years?|yrs?\.?|weeks?|wks?\.?|mois|ans?|semaines?|"
+    r"monate?n?|jahre?n?|wochen|meses|mes|mês|años|año|anos?|semanas?|mesi|mese|anni|anno|settimane|settimana|"
+    r"maanden|maand|jaar|weken|week|miesi[ęą]c[ey]?|lat|lata|tygodni)"
 )
 
 
@@ -1667,6 +1668,20 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     _by_house_style(out, styled, ("title", "employer"))
     for entry in out:  # after the house style, which may read a title out of its line again
         entry.value["title"] = _less_stack(entry.value["title"])
+    return _once(out)
+
+
+def _once(entries: list[Entry]) -> list[Entry]:
+    """Each entry once: an OCR'd page read twice over (a band of it read again; a landscape
+    page scanned onto A4 - luisenmarroquin's) gives every role twice, word for word and date
+    for date. The same post with the same dates is one post (layout-38)."""
+    seen: set[tuple[str | None, ...]] = set()
+    out = []
+    for entry in entries:
+        key = tuple(entry.value.values())
+        if key not in seen:
+            seen.add(key)
+            out.append(entry)
     return out
 
 
@@ -1883,7 +1898,7 @@ def education_entries(lines: list[Line]) -> list[Entry]:
         styled.append((e, degree, institution))
     if out:
         _by_house_style(out, styled, ("degree", "institution"))
-        return out
+        return _once(out)
     for line in lines:
         if line.section != "education" or line.heading or not _is_header(line) or len(out) >= 10:
             continue

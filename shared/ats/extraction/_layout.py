@@ -47,6 +47,11 @@ _HEADING_MODIFIERS = frozenset(
      "latest", "previous", "earlier", "past", "current", "top"}
 )  # fmt: skip
 _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
+# A rule drawn after a heading, as OCR reads it: "WORK EXPERIENCE ~~~M" (Europass's rule and
+# the letter its end was read as), "Honors & Awards — — — —" (layout-38). Two rule characters
+# at least: "Skills - IT" keeps its words.
+_RULE_CHARS = "~_=—–―-"
+_RULE_AFTER = re.compile(r"(?:\s+[~_=—–―-]+){1,8}[^\s~_=—–―-]{0,2}$")
 _LABEL = re.compile(r"^\s{0,4}([^\W\d_][^:：]{0,40}?)\s{0,3}[:：]\s{0,3}(\S.*)$")
 
 
@@ -80,6 +85,9 @@ class Line:
     # stretch, ends into ``text`` (bold 1, italic 2); None where unknown (OCR, DOCX, a
     # line whose text was changed after the parse).
     runs: tuple[tuple[int, int, float], ...] | None = None
+    # Separator bars the line's ends had before they were trimmed ("| SOFTWARE ENGINEER"):
+    # 1 at its start, 2 at its end; put back between OCR's pieces of one row when joined.
+    bars: int = 0
 
     def source(self, rule: str, text: str | None = None) -> Source:
         page, bbox = self.page, self.bbox
@@ -227,6 +235,13 @@ _FOLDED_KIND = {_fold(name): kind for name, kind in _HEADING_KIND.items()}
 _FOLDED_NAMES = list(_FOLDED_KIND)
 
 
+def _less_rule(text: str) -> str:
+    rule = _RULE_AFTER.search(text)
+    if rule and rule.start() > 0 and sum(ch in _RULE_CHARS for ch in rule.group()) >= 2:
+        return text[: rule.start()]
+    return text
+
+
 def heading_kind(text: str) -> str | None:
     """The section a heading line opens, or None when the line is not a heading.
 
@@ -249,6 +264,7 @@ def _heading_kind(text: str) -> str | None:
         return _leader_heading(text[: leader.start()])
     if len(text) > 60:
         return None
+    text = _less_rule(text)
     key = _HEADING_STRIP.sub("", text).casefold().strip()
     key = " ".join(key.split())
     if not key or len(key.split()) > 5:
@@ -349,11 +365,94 @@ def _pdf_lines(blocks: Sequence[Mapping[str, Any]]) -> list[Line]:
                         bbox=_bbox(line.get("bbox")),
                         size=float(line.get("size") or 0),
                         runs=runs,
+                        bars=_bars(normal, trimmed),
                     )
                 )
             if len(out) >= MAX_LINES:
                 return out
     return out
+
+
+def _bars(normal: str, trimmed: str) -> int:
+    """Which separator bars _trimmed took off the line's ends: 1 the start's, 2 the end's."""
+    if normal == trimmed:
+        return 0
+    return (1 if normal.lstrip().startswith("|") and not trimmed.startswith("|") else 0) | (
+        2 if normal.rstrip().endswith("|") and not trimmed.endswith("|") else 0
+    )
+
+
+# -- one row read as pieces ---------------------------------------------------------------------
+# OCR gives a row as several lines where its words stand a little apart: "May" | "2013 - Aug"
+# | "2013", "GOOGLE" | "| SOFTWARE ENGINEERING INTERN". The same CV's text layer gives each
+# as one line, which is what the rules read (a date range, "Employer | Title"). Pieces that
+# follow each other in reading order - after the column walk, so never across a gutter - on
+# one row, of one height and size, less than a word space or two apart, are read as one line
+# (layout-38), with the bars the pieces' ends had between them ("GOOGLE | SOFTWARE ...").
+
+ROW_PIECE_GAP = 0.8  # of the lower piece's height between them, at most
+ROW_PIECE_OVERLAP = 0.6  # of the lower piece's height, shared vertically
+ROW_PIECE_HEIGHTS = 1.6  # at most this ratio of the two heights
+ROW_PIECE_SIZES = 1.4  # at most this ratio of the two font sizes (OCR's estimates)
+
+
+def _side_by_side(prev: Line, line: Line) -> bool:
+    """Two lines of one row and one type, the second a word space or two right of the first."""
+    a, b = prev.bbox, line.bbox
+    if prev.page != line.page or a is None or b is None:
+        return False
+    ha, hb = a[3] - a[1], b[3] - b[1]
+    low = min(ha, hb)
+    sizes = sorted((prev.size, line.size))
+    return (
+        low > 0
+        and max(ha, hb) <= ROW_PIECE_HEIGHTS * low
+        and min(a[3], b[3]) - max(a[1], b[1]) >= ROW_PIECE_OVERLAP * low
+        and -1.0 <= b[0] - a[2] <= ROW_PIECE_GAP * low
+        # and of one size: a photo read as "J zà" (124 pt) stands beside the name (70 pt)
+        and sizes[0] > 0
+        and sizes[1] <= ROW_PIECE_SIZES * sizes[0]
+    )
+
+
+def _row_piece(prev: Line, line: Line) -> bool:
+    if not _side_by_side(prev, line):
+        return False
+    ta, tb = prev.text, line.text
+    if len(ta) < 2 or len(tb) < 2:
+        return False  # a bullet or an icon OCR read as a letter ("e", "K") is no word of the row
+    if ta.endswith("-") and ta[-2:-1].isalpha():
+        return False  # "integration for com-": a column's line broken at its edge, not a piece of this row
+    # a heading stands alone: "Education" after a row of rating stars read as "RTEA A k kk k"
+    return not (heading_kind(ta) or heading_kind(tb))
+
+
+def _row_pieces_joined(lines: list[Line]) -> list[Line]:
+    """The OCR'd lines with each row's pieces joined (above): one pass, a joined line capped
+    at MAX_WRAPPED characters."""
+    out: list[Line] = []
+    for line in lines:
+        prev = out[-1] if out else None
+        if prev is None or not _row_piece(prev, line) or len(prev.text) + len(line.text) + 3 > MAX_WRAPPED:
+            out.append(line)
+            continue
+        a, b = prev.bbox, line.bbox
+        assert a is not None and b is not None
+        if prev.text.endswith("@") or (line.text.startswith("@") and not line.text[1:2].isspace()):
+            # "lucia.gomez.pena@" | "| yahoo.es": one address, whatever OCR set between ("@ x.blog"
+            # is an icon before a link)
+            bar = ""
+        else:
+            bar = " | " if prev.bars & 2 or line.bars & 1 else " "
+        out[-1] = dataclasses.replace(
+            prev,
+            text=prev.text + bar + line.text,
+            bbox=(a[0], min(a[1], b[1]), b[2], max(a[3], b[3])),
+            size=max(prev.size, line.size),
+            runs=None,
+            bars=(prev.bars & 1) | (line.bars & 2),
+        )
+    return _renumbered(out) if len(out) != len(lines) else lines
 
 
 def _renumbered(lines: list[Line]) -> list[Line]:
@@ -588,7 +687,7 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
         lines = _docx_lines(answer["elements"])
     elif answer.get("blocks"):
         lines = _without_overprints(_pdf_lines(answer["blocks"]))
-        lines = _by_columns(lines) if answer.get("ocr_used") else _header_drawn_last(lines)
+        lines = _row_pieces_joined(_by_columns(lines)) if answer.get("ocr_used") else _header_drawn_last(lines)
     elif answer.get("paragraphs") or answer.get("tables"):
         lines = _schema1_docx_lines(answer)
     else:
@@ -939,10 +1038,16 @@ def _same_start(line: Line, nxt: Line) -> bool:
     return line.bbox is not None and nxt.bbox is not None and abs(line.bbox[0] - nxt.bbox[0]) <= SAME_START
 
 
+# How long, in brackets after a cell's dates: "2008 (1 mes)", "2017 (6mth)" (layout-38)
+_CELL_DURATION = re.compile(r"\s{0,2}\(\s{0,2}(?:\d{1,2}(?:[.,]\d)?\s?[^\W\d_]{1,9}\.?\s{0,2}){1,2}\)$")
+
+
 def date_cell(text: str) -> bool:
-    """A line that is only a date or date range ("1888-1905", "since 1862", "Mar 2019 - now")."""
+    """A line that is only a date or date range ("1888-1905", "since 1862", "Mar 2019 - now"),
+    perhaps with how long it lasted in brackets after it ("2008 (1 mes)")."""
     if len(text) > MAX_DATE_CELL or not _YEAR.search(text):
         return False
+    text = _CELL_DURATION.sub("", text)
     return all(w.casefold().rstrip(".") in _DATE_WORDS for w in _LETTER_RUNS.findall(text))
 
 

@@ -42,6 +42,8 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "doświadczenie komercyjne", "wcześniejsze doświadczenie komercyjne",
         # h50: Chinese, Japanese and Korean headings (a Chinese LaTeX CV's sections read as "top")
         "工作经历", "工作经验", "实习经历", "工作履历", "職歴", "職務経歴", "경력", "경력 사항",
+        # layout-38: a sidebar template's one-word Chinese headings (dingpeng-zh's 经历 over its posts)
+        "经历",
         # layout-30: Turkish, Russian and Czech (development CVs of held-out v10 read their
         # roles' headings as roles and their degrees as jobs)
         "deneyim", "deneyimler", "iş deneyimi", "iş deneyimleri", "iş deneyimlerim", "tecrübe", "tecrübeler",
@@ -63,6 +65,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "akademische laufbahn",  # h44
         "informações acadêmicas", "academic information", "informação acadêmica",  # h52
         "教育经历", "教育背景", "学历", "学歴", "학력", "학력 사항",  # h50
+        "教育",  # layout-38
         "eğitim", "eğitim bilgileri", "öğrenim", "образование", "vzdělání",  # layout-30
     ),
     "skills": (
@@ -134,6 +137,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "certificados", "certificados e cursos", "cursos e certificados", "cursos complementares",
         "additional information", "informações adicionais", "zusätzliche informationen",  # h52
         "个人项目", "项目经验", "项目经历", "自我评价", "获奖情况", "荣誉奖项", "其他",  # h50
+        "项目", "プロジェクト", "프로젝트",  # layout-38
         # layout-30: Turkish, Russian and Czech
         "projeler", "sertifikalar", "hobiler", "ilgi alanları", "başarılar", "проекты", "сертификаты",
         "курсы", "достижения", "certifikáty", "zájmy",
@@ -615,6 +619,11 @@ MAIL_PROVIDERS = frozenset(
     ziggo.nl kpnmail.nl planet.nl home.nl xs4all.nl telfort.nl hotmail.nl live.nl outlook.nl
     wp.pl o2.pl onet.pl onet.eu interia.pl poczta.fm op.pl tlen.pl gazeta.pl
     sapo.pt seznam.cz mail.ru yandex.ru yandex.com
+    rambler.ru bk.ru inbox.ru list.ru yandex.com.tr
+    outlook.com.br hotmail.com.br yahoo.com.br bol.com.br uol.com.br terra.com.br ig.com.br
+    hotmail.com.mx outlook.com.mx yahoo.com.mx prodigy.net.mx hotmail.com.ar yahoo.com.ar
+    qq.com foxmail.com 163.com 126.com yeah.net sina.com naver.com daum.net hanmail.net yahoo.co.jp
+    rediffmail.com yahoo.co.in yahoo.com.au bigpond.com
     """.split()  # noqa: SIM905 (one provider list, grouped by country, easier to edit)
 )
 

@@ -550,6 +550,9 @@ _YEAR_RANGE = re.compile(r"(?:19|20)\d\d\s{0,3}[-–/]\s{0,3}(?:19|20)\d\d")
 # "03/2019 - 08/2019": a role's months, never a phone - even in the contact block, which on
 # an OCR'd page of a date-column CV can run on into the roles (layout-22)
 _MONTH_YEAR_RANGE = re.compile(r"\d{1,2}[./](?:19|20)\d\d\s{0,3}[-–—]\s{0,3}\d{1,2}[./](?:19|20)\d\d")
+# "2013/8 - 2016/7", "2019.03 - 2021.11" (or an en dash): the same, year first (Chinese and Japanese CVs;
+# dingpeng-zh's nine roles and projects read as Beijing numbers, layout-38)
+_YEAR_MONTH_RANGE = re.compile(r"(?:19|20)\d\d[./]\d{1,2}\s{0,3}[-–—]\s{0,3}(?:19|20)\d\d[./]\d{1,2}")
 # "(WS 2017-18)": a term or season written with its second year short, never a phone (h49)
 _SHORT_YEAR_RANGE = re.compile(r"\(?(?:19|20)(\d\d)\s{0,2}[-–/]\s{0,2}(\d\d)\)?")
 _PHONE_LABEL = re.compile(r"([^\W\d_][^\W\d_.]{0,12}\.?)\s{0,3}[:：.]?\s{0,3}$")
@@ -839,7 +842,12 @@ def _phone_candidates(line: Line) -> Iterator[tuple[str, str | None]]:
         candidate = m.group(0).strip(" -./")
         if candidate.startswith("(") and ")" not in candidate:
             candidate = candidate[1:].strip()  # a bracket that opens the digits' text, not an area code
-        if _DATE_FULL.fullmatch(candidate) or _YEAR_RANGE.search(candidate) or _MONTH_YEAR_RANGE.search(candidate):
+        if (
+            _DATE_FULL.fullmatch(candidate)
+            or _YEAR_RANGE.search(candidate)
+            or _MONTH_YEAR_RANGE.search(candidate)
+            or _YEAR_MONTH_RANGE.search(candidate)
+        ):
             continue
         short = _SHORT_YEAR_RANGE.fullmatch(candidate)
         if short and (int(short.group(2)) - int(short.group(1))) % 100 in (1, 2):
@@ -881,6 +889,8 @@ def phones(lines: list[Line], evidence: RegionEvidence | str) -> tuple[Values, V
             if (reading is None or reading.e164 is None) and _TWO_NUMBERS.search(candidate):
                 parts = [p.strip() for p in _TWO_NUMBERS.split(candidate) if p.strip()]
             for part in parts:
+                if len(parts) > 1 and _DATE_FULL.fullmatch(part):
+                    continue  # "01/09/2023 - 15/09/2025": a range of days split in two is no two numbers
                 got = reading if len(parts) == 1 else read_phone(part, evidence)
                 if got is None:
                     continue
@@ -897,8 +907,10 @@ def phones(lines: list[Line], evidence: RegionEvidence | str) -> tuple[Values, V
 
 
 # Two numbers on one run: "a / b", "a, b", and "91 98273-7028/51 99975-4418" (a slash between
-# two whole numbers; tried only when the run does not read as one number: "030/1234567" does).
-_TWO_NUMBERS = re.compile(r"\s/\s|,\s|(?<=\d{4})/(?=\d{2}\s\d)")
+# two whole numbers; tried only when the run does not read as one number: "030/1234567" does),
+# and "508 840 886 - 12 814 48 18" (a contact row's dash between them, OCR's pieces of one
+# row joined: layout-38).
+_TWO_NUMBERS = re.compile(r"\s/\s|,\s|(?<=\d{4})/(?=\d{2}\s\d)|\s[-–]\s")
 
 
 def _with(src: Source, reading: PhoneReading, placeholder: bool) -> Source:
