@@ -110,3 +110,33 @@ def test_job_doing_far_past_its_timeout_on_a_live_worker_is_rescued() -> None:
         # ingest's wall timeout is 120 s: 3 x 120 + 90 = 450 s
         cur.execute("UPDATE procrastinate_events SET at = now() - interval '451 seconds' WHERE job_id = %s", [job_id])
     assert job_id in maintenance.rescue_stalled_jobs().rescued
+
+
+def test_a_sweep_racing_another_over_one_failed_job_records_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two sweeps may select one failed job (the first's row lock is free once it commits,
+    and the second read its NOT EXISTS before): the second keeps the first's record - a
+    duplicate key failed the whole `jobs.rescue_and_sweep` job, seen in a clean-clone run."""
+    import psycopg
+
+    att = _new_document("UPDATE procrastinate_jobs SET status = 'failed' WHERE args->>'attachment_id' = %s")
+    with connection.cursor() as cur:
+        cur.execute("SELECT id FROM procrastinate_jobs WHERE args->>'attachment_id' = %s", [str(att)])
+        (job_id,) = cur.fetchone()
+    handle = maintenance._handle
+
+    def handled_while_another_sweep_commits(*args: Any) -> str:
+        params = connection.get_connection_params()
+        conninfo = {k: params[k] for k in ("dbname", "user", "password", "host", "port") if params.get(k)}
+        with psycopg.connect(**conninfo, autocommit=True) as other:  # the other sweep's own session
+            other.execute(  # every failed job's record, as the other sweep makes it
+                "INSERT INTO jobs_swept_job (job_id, task_name, outcome, swept_at)"
+                " SELECT id, task_name, 'exhausted', now() FROM procrastinate_jobs WHERE status = 'failed'"
+                " ON CONFLICT (job_id) DO NOTHING"
+            )
+        return handle(*args)
+
+    monkeypatch.setattr(maintenance, "_handle", handled_while_another_sweep_commits)
+    assert maintenance.sweep_failed_jobs() == []  # the other sweep's records stand
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM jobs_swept_job WHERE job_id = %s", [job_id])
+        assert cur.fetchone()[0] == 1

@@ -205,13 +205,27 @@ def sweep_failed_jobs(*, limit: int = 500) -> list[int]:
             )
             rows = cur.fetchall()
         for job_id, task_name, args in rows:
+            # Two sweeps (the rescue runs on every worker-default process) can both select a
+            # job: the row lock is free again once the first commits, and the second's
+            # NOT EXISTS was read before that commit. A fresh statement sees the first's
+            # record: the job is done, not handled twice.
+            if SweptJob.objects.filter(job_id=job_id).exists():
+                continue
             try:
                 outcome = _handle(task_name, args, "exhausted", "Every attempt at this step failed.")
             except Exception:
                 logger.exception("exhaustion handler failed for job %s", job_id)
                 continue  # not recorded: retried by the next sweep, and visible as lost
-            SweptJob.objects.create(job_id=job_id, task_name=task_name, outcome=outcome)
-            done.append(job_id)
+            # and a record another sweep committed meanwhile is kept (the handlers are
+            # idempotent): a duplicate key here failed the whole sweep job before
+            with connection.cursor() as cur:
+                cur.execute(
+                    "INSERT INTO jobs_swept_job (job_id, task_name, outcome, swept_at) VALUES (%s, %s, %s, now())"
+                    " ON CONFLICT (job_id) DO NOTHING",
+                    [job_id, task_name, outcome],
+                )
+                if cur.rowcount:
+                    done.append(job_id)
     return done
 
 
