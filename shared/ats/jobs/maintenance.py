@@ -218,14 +218,11 @@ def sweep_failed_jobs(*, limit: int = 500) -> list[int]:
                 continue  # not recorded: retried by the next sweep, and visible as lost
             # and a record another sweep committed meanwhile is kept (the handlers are
             # idempotent): a duplicate key here failed the whole sweep job before
-            with connection.cursor() as cur:
-                cur.execute(
-                    "INSERT INTO jobs_swept_job (job_id, task_name, outcome, swept_at) VALUES (%s, %s, %s, now())"
-                    " ON CONFLICT (job_id) DO NOTHING",
-                    [job_id, task_name, outcome],
-                )
-                if cur.rowcount:
-                    done.append(job_id)
+            _, created = SweptJob.objects.get_or_create(
+                job_id=job_id, defaults={"task_name": task_name, "outcome": outcome}
+            )
+            if created:
+                done.append(job_id)
     return done
 
 
