@@ -67,7 +67,7 @@ def main() -> None:
         from django.core.management import call_command
         from django.db import connection
 
-        from ats.jobs.concurrency import CAP_EXEMPT_TASKS, FETCH_SQL, cap_of
+        from ats.jobs.concurrency import CAP_EXEMPT_TASKS, FETCH_V1_SQL, cap_of
         from ats.jobs.policy import DEFAULT_QUEUES, UNTRUSTED_QUEUES
 
         call_command("migrate", verbosity=0)
@@ -82,7 +82,8 @@ def main() -> None:
             with connection.cursor() as cur:
                 cur.execute("BEGIN")
                 t = time.perf_counter()
-                cur.execute(FETCH_SQL.replace("ats_jobs_fetch_v1(", f"{function}("), {**args, "worker_id": worker_id})
+                sql = FETCH_V1_SQL.replace("ats_jobs_fetch_v1(", f"{function}(")
+                cur.execute(sql, {**args, "worker_id": worker_id})
                 found = cur.fetchone()[0]
                 elapsed = (time.perf_counter() - t) * 1000
                 cur.execute("ROLLBACK")

@@ -14,7 +14,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ats.jobs.concurrency import CAP_EXEMPT_TASKS, FETCH_SQL
+from ats.jobs.concurrency import CAP_EXEMPT_TASKS, FETCH_SQL, FETCH_V1_SQL
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +63,7 @@ def _insert(cur: Any, jobs: list[dict[str, Any]], worker_id: int) -> None:
 
 
 def _fetch(cur: Any, function: str, queues: list[str], caps: list[int], worker_id: int) -> int | None:
-    sql = FETCH_SQL.replace("ats_jobs_fetch_v1(", f"{function}(")
+    sql = FETCH_V1_SQL.replace("ats_jobs_fetch_v1(", f"{function}(")
     with transaction.atomic():  # a savepoint: the fetch's UPDATE is undone for the next one
         cur.execute(sql, {"queues": queues, "caps": caps, "exempt": list(CAP_EXEMPT_TASKS), "worker_id": worker_id})
         found = cur.fetchone()[0]
@@ -128,3 +128,87 @@ def test_an_empty_fetch_reads_a_bounded_number_of_rows_behind_a_long_capped_back
 
         assert rows_read("pg_temp.previous_fetch") >= 5000  # the control: the old scan
         assert rows_read("ats_jobs_fetch_v1") <= 20
+
+
+def _fetch_v2(cur: Any, queues: list[str], caps: list[int], worker_id: int) -> tuple[int | None, bool]:
+    """The workers' fetch (migration 0007): the job's id and whether a second could find one."""
+    cur.execute(FETCH_SQL, {"queues": queues, "caps": caps, "exempt": list(CAP_EXEMPT_TASKS), "worker_id": worker_id})
+    row = cur.fetchone()
+    return row[0], row[-1]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    jobs=st.lists(_job, max_size=14),
+    requested=st.lists(st.sampled_from(QUEUES), min_size=1, max_size=5, unique=True),
+    caps=st.lists(st.integers(min_value=0, max_value=3), min_size=5, max_size=5),
+)
+def test_a_fetch_that_says_no_more_is_right_a_second_fetch_finds_nothing(
+    jobs: list[dict[str, Any]], requested: list[str], caps: list[int]
+) -> None:
+    """The worker skips the fetch after one that said `more` false (ats.jobs.wakeup): that
+    skipped fetch - same snapshot, the first job taken - must be one that finds nothing.
+    And v1 (the previous release's workers) still takes the job v2 takes."""
+    with connection.cursor() as cur:
+        try:
+            with transaction.atomic():
+                cur.execute("DELETE FROM procrastinate_jobs")
+                cur.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
+                worker_id = cur.fetchone()[0]
+                _insert(cur, jobs, worker_id)
+                queue_caps = caps[: len(requested)]
+                assert _fetch(cur, "ats_jobs_fetch_v1", requested, queue_caps, worker_id) == _rolled_back_v2(
+                    cur, requested, queue_caps, worker_id
+                )
+                first, more = _fetch_v2(cur, requested, queue_caps, worker_id)
+                if first is None:
+                    assert more is False
+                elif not more:
+                    assert _fetch_v2(cur, requested, queue_caps, worker_id) == (None, False), (jobs, requested, caps)
+                raise _Undo
+        except _Undo:
+            pass
+
+
+def _rolled_back_v2(cur: Any, queues: list[str], caps: list[int], worker_id: int) -> int | None:
+    with transaction.atomic():
+        found, _ = _fetch_v2(cur, queues, caps, worker_id)
+        transaction.set_rollback(True)
+    return found
+
+
+def test_the_fetch_says_no_more_where_the_backlog_leaves_nothing_else_to_take() -> None:
+    """The case the flag exists for (issue 26): `ingest` (cap 2) with one job running and a
+    backlog waiting, the other queues empty - the job taken fills the last slot, so a second
+    fetch is known to be empty. A second free slot, or a job in another queue, says more."""
+    queues = ["ai", "ingest", "maintenance", "mail", "score"]
+    caps = [2, 2, 1, 1, 2]
+    with connection.cursor() as cur:
+        cur.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
+        worker_id = cur.fetchone()[0]
+        fill_capped_backlog(cur, 50, worker_id, queues=("ingest",))  # two running: at the cap
+        cur.execute(
+            "DELETE FROM procrastinate_jobs WHERE id = (SELECT min(id) FROM procrastinate_jobs WHERE status = 'doing')"
+        )
+
+        def first_fetch() -> tuple[int | None, bool]:
+            with transaction.atomic():
+                found = _fetch_v2(cur, queues, caps, worker_id)
+                transaction.set_rollback(True)
+            return found
+
+        job, more = first_fetch()
+        assert job is not None and more is False
+        cur.execute("UPDATE procrastinate_jobs SET status = 'succeeded' WHERE status = 'doing'")  # two slots free
+        job, more = first_fetch()
+        assert job is not None and more is True
+        cur.execute(
+            "INSERT INTO procrastinate_jobs (queue_name, task_name, priority, lock, status, worker_id)"
+            " VALUES ('ingest', 'intake.ingest_attachment', 20, 'attachment:again', 'doing', %s),"
+            "        ('score', 'scoring.score_application', 0, NULL, 'todo', NULL)",
+            [worker_id],
+        )
+        job, more = first_fetch()  # one slot again, but a score job waits too
+        assert job is not None and more is True
+        cur.execute("DELETE FROM procrastinate_jobs WHERE queue_name = 'score'")
+        assert first_fetch()[1] is False

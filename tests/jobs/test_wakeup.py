@@ -212,3 +212,58 @@ def test_other_notifications_reach_upstream_whatever_runs_here() -> None:
         return asked
 
     assert asyncio.run(go()) == [4]
+
+
+def _fetches_in_one_round(hints: list[bool], *, wait: bool = True, slots: int = 4) -> int:
+    """How many fetches one round of the loop makes when its fetches return jobs whose
+    `more` flags are `hints` (then no job), with `slots` free task slots."""
+    import types
+
+    from procrastinate import App
+    from procrastinate.testing import InMemoryConnector
+
+    from ats.jobs import concurrency, wakeup
+
+    class Manager:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def fetch_job(self, queues: Any, worker_id: int) -> Any:
+            self.calls += 1
+            if self.calls > len(hints):
+                return None
+            self.__dict__.setdefault("_ats_fetch_more", {})[worker_id] = hints[self.calls - 1]
+            return types.SimpleNamespace(id=self.calls, task_name="t", queue="ingest")
+
+    async def go() -> int:
+        worker = wakeup.Worker(app=App(connector=InMemoryConnector()), queues=["ingest"], wait=wait)
+        manager = Manager()
+        worker.app = types.SimpleNamespace(job_manager=manager)
+        worker.worker_id = 1
+        worker._job_semaphore = asyncio.Semaphore(slots)
+        worker._running_jobs = {}
+        release = asyncio.Event()
+
+        async def process(context: Any) -> None:
+            await release.wait()  # every job still running while the loop decides
+
+        worker._process_job = process  # type: ignore[method-assign]
+        await worker._fetch_and_process_jobs()
+        release.set()
+        await asyncio.gather(*worker._running_jobs)
+        return manager.calls
+
+    assert concurrency.fetch_may_find_more(types.SimpleNamespace(), 1) is True  # unknown: fetch
+    return asyncio.run(go())
+
+
+@pytest.mark.unit
+def test_a_fetch_that_said_no_more_is_not_followed_by_an_empty_one() -> None:
+    """Issue 26: the job took its queue's last slot and nothing else waited (migration
+    0007's `more`): the loop waits for a notification or a job's end, as after the empty
+    fetch it no longer makes. A flag that says more, or none, fetches on."""
+    assert _fetches_in_one_round([False]) == 1
+    assert _fetches_in_one_round([True, True, False]) == 3
+    assert _fetches_in_one_round([True]) == 2  # the second came back empty
+    # A worker run with wait=False stops at its first empty fetch: it still asks.
+    assert _fetches_in_one_round([False], wait=False) == 2

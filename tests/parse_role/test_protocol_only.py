@@ -221,3 +221,35 @@ def test_a_parse_job_that_succeeded_without_a_report_ends_the_document_typed() -
 
     assert intake_services.parse_jobs_settle_unreported() == []
     assert intake_services.attachment_reparse(attachment_id=stuck_att).attempt_no == 2
+
+
+@pytest.mark.parametrize(
+    "fetch",
+    [
+        # the workers' fetch since jobs migration 0007, and the previous release's
+        "SELECT (f.job).id FROM ats_jobs_fetch_v2(ARRAY['parse']::varchar[], ARRAY[2], ARRAY[]::varchar[], %s) AS f",
+        "SELECT id FROM ats_jobs_fetch_v1(ARRAY['parse']::varchar[], ARRAY[2], ARRAY[]::varchar[], %s)",
+    ],
+    ids=["v2", "v1"],
+)
+def test_the_capped_fetches_start_a_parse_job_and_a_wrapped_call_does_not(
+    parse_role: Any, worker: int, fetch: str
+) -> None:
+    """The guard names each capped copy of procrastinate's fetch it admits: called directly
+    it starts the queue's head (and the fetch is recorded); called from a DO block - the
+    outermost frame not the fetch itself - it is refused, as procrastinate's own is."""
+    att, parse_job = parse_job_for_new_document()
+    with connection.cursor() as cur:
+        cur.execute(
+            "UPDATE procrastinate_jobs SET status = 'cancelled' WHERE queue_name = 'parse' AND status = 'todo'"
+            " AND id <> %s",
+            [parse_job],
+        )
+    wrapped = "DO $$ BEGIN PERFORM 1 FROM (" + fetch.replace("%s", str(worker)) + ") AS x; END $$"
+    assert _refused(parse_role, wrapped)
+    assert _state(parse_job)[0] == "todo"
+    assert parse_role.execute(fetch, [worker]).fetchone() == (parse_job,)
+    with connection.cursor() as cur:
+        cur.execute("SELECT worker_id, fetched_by FROM intake_parse_fetch WHERE job_id = %s", [parse_job])
+        assert cur.fetchone() == (worker, "ats_parse")
+    assert parse_role.execute(SUBMIT, _report(parse_job, att)).fetchone() == (True,)

@@ -221,7 +221,7 @@ GRANT EXECUTE ON FUNCTION ats_parse_submit(bigint, bigint, integer, boolean, tex
 --    Row-level security says WHICH rows the role may update; this trigger says HOW: each
 --    UPDATE the role makes must be one step of procrastinate's protocol, made by
 --    procrastinate's own function, called directly (the outermost frame of PG_CONTEXT):
---      fetch   todo  -> doing      procrastinate_fetch_job_v2 (or ats_jobs_fetch_v1, its capped copy), which picks the next job
+--      fetch   todo  -> doing      procrastinate_fetch_job_v2 (or ats_jobs_fetch_v1/v2, its capped copy), which picks the next job
 --                                  itself (the role cannot choose a document); the fetch
 --                                  is recorded in intake_parse_fetch, and ats_parse_submit
 --                                  accepts reports only for a recorded fetch;
@@ -268,8 +268,11 @@ BEGIN
            AND (caller ~ '^PL/pgSQL function procrastinate_fetch_job_v2\(character varying\[\],bigint\) line [0-9]+ at SQL statement$'
                 -- the capped copy of that fetch every worker uses (ats.jobs.concurrency, jobs
                 -- migration 0003; its body is pinned to upstream's by a test): the database
-                -- still picks the job, the role never names one.
-                OR caller ~ '^PL/pgSQL function ats_jobs_fetch_v1\(character varying\[\],integer\[\],character varying\[\],bigint\) line [0-9]+ at SQL statement$')
+                -- still picks the job, the role never names one. v2 (jobs migration 0007) is
+                -- the same fetch that also says whether another could find a job; v1 stays
+                -- for workers of the previous release.
+                OR caller ~ '^PL/pgSQL function ats_jobs_fetch_v1\(character varying\[\],integer\[\],character varying\[\],bigint\) line [0-9]+ at SQL statement$'
+                OR caller ~ '^PL/pgSQL function ats_jobs_fetch_v2\(character varying\[\],integer\[\],character varying\[\],bigint\) line [0-9]+ at SQL statement$')
            AND NEW.lock IS NOT DISTINCT FROM OLD.lock AND NEW.priority = OLD.priority
            AND NEW.scheduled_at IS NOT DISTINCT FROM OLD.scheduled_at AND NEW.attempts = OLD.attempts
            AND NEW.abort_requested = OLD.abort_requested THEN

@@ -31,7 +31,13 @@ from ats.jobs.policy import QUEUE_CONCURRENCY, QUEUES
 
 logger = logging.getLogger(__name__)
 
-FETCH_SQL = """SELECT id, status, task_name, priority, lock, queueing_lock, args, scheduled_at, queue_name,
+FETCH_SQL = """SELECT (f.job).id, (f.job).status, (f.job).task_name, (f.job).priority, (f.job).lock,
+       (f.job).queueing_lock, (f.job).args, (f.job).scheduled_at, (f.job).queue_name, (f.job).attempts,
+       (f.job).worker_id, f.more
+  FROM ats_jobs_fetch_v2(%(queues)s::varchar[], %(caps)s::integer[], %(exempt)s::varchar[], %(worker_id)s) AS f"""
+# The previous release's function (migration 0007 made it v2 without the flag): what a
+# worker of that release calls, and what the tests compare against 0003's scan.
+FETCH_V1_SQL = """SELECT id, status, task_name, priority, lock, queueing_lock, args, scheduled_at, queue_name,
        attempts, worker_id
   FROM ats_jobs_fetch_v1(%(queues)s::varchar[], %(caps)s::integer[], %(exempt)s::varchar[], %(worker_id)s)"""
 
@@ -63,9 +69,19 @@ async def capped_fetch_job(self: Any, queues: Iterable[str] | None, worker_id: i
         exempt=list(CAP_EXEMPT_TASKS),
         worker_id=worker_id,
     )
+    # Migration 0007's flag: false when a fetch right after this one could find nothing.
+    # Kept per worker id (one fetch at a time per worker) for ats.jobs.wakeup's loop.
+    more = bool(row.pop("more"))
     if row["id"] is None:
         return None
+    hints = self.__dict__.setdefault("_ats_fetch_more", {})
+    hints[worker_id] = more
     return Job.from_row(row)
+
+
+def fetch_may_find_more(manager: Any, worker_id: int | None) -> bool:
+    """Whether this worker's last fetch said another fetch could find a job (true unknown)."""
+    return bool(manager.__dict__.get("_ats_fetch_more", {}).get(worker_id, True))
 
 
 def install() -> None:

@@ -25,6 +25,9 @@ missed wake-up", and bench/paced_bench.py's `missed_wakeups` tell the two apart)
    *after* each fetch query returns; a NOTIFY that lands while the query runs (for a job
    committed too late for it to see) is wiped and the worker sleeps with a runnable job.
    The event is now cleared *before* the fetch.
+3. **A fetch that could only come back empty is not made** (issue 26): after a fetch that
+   filled its queue's last slot while no other queue had a job (the fetch says so:
+   `more`, migration 0007), the loop waits as it would after the empty fetch it skips.
 
 Everything else is upstream's code, but for the watchdog's drain flag (ats.jobs.watchdog),
 checked where upstream checks its stop event. The subclass is installed only when upstream's method
@@ -119,6 +122,14 @@ class Worker(_Upstream):
                 self._new_job_event.set()
 
             job_task.add_done_callback(on_job_complete)
+
+            # 3. The fetch said a second one would come back empty (migration 0007: the
+            # job took its queue's last slot and no other queue had one): wait for a
+            # notification or a job's end instead of asking. Only a waiting worker: one
+            # run with wait=False stops at its first empty fetch, and must still fetch
+            # what its running job defers.
+            if self.wait and not concurrency.fetch_may_find_more(self.app.job_manager, self.worker_id):
+                break
 
     async def _handle_notification(self, *, channel: str, notification: Any) -> None:
         # Issue 26: in a backlog the `ingest` queue sits at its cap (2) and every job

@@ -1,0 +1,144 @@
+"""The capped fetch says whether a second fetch could find anything (issue 26 item 1).
+
+In a backlog worker-default runs four task threads and `ingest` is capped at 2: each job's
+end freed one slot, the loop fetched the next `ingest` job into it, then - a thread still
+free - fetched again, and that fetch found `ingest` at its cap and the other queues empty.
+About 670 such empty fetches per 300 documents (stop 52-53), each ~0.6 ms of Postgres and
+a round trip, a query and an event-loop turn of the worker's.
+
+`ats_jobs_fetch_v2` is 0006's fetch - same probes, same job chosen - that also returns
+`more`: false only when a fetch right after this one, in this snapshot, could not find a
+job (ats.jobs.wakeup then waits for a notification or a job's end, as after an empty
+fetch):
+
+- no other probe found a row (another queue's first, or an exempt task's), and
+- the job taken filled its queue's last free slot (another job of the queue could not
+  start), and it is not an exempt task (the rescue takes no slot: its queue may give more).
+
+Every uncertain case says `more` (at worst the empty fetch of before). A job committed
+after this snapshot notifies as before (the worker clears its event before the fetch).
+`ats_jobs_fetch_v1` stays as 0006 left it, for workers of the previous release (a test
+holds the two to the same choice); the parse role's guard admits both (db-role.sql,
+re-applied by intake 0014).
+"""
+
+import os
+import re
+
+from django.db import migrations
+
+SQL = """
+CREATE OR REPLACE FUNCTION ats_jobs_fetch_v2(
+    target_queue_names varchar[], caps integer[], exempt_tasks varchar[], p_worker_id bigint,
+    OUT job procrastinate_jobs, OUT more boolean)
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, public, pg_temp
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    q varchar;
+    task varchar;
+    allowed varchar[];
+    room integer[];
+    probe record;
+    best_id bigint;
+    best_priority integer;
+    found_ids bigint[] := '{}';
+BEGIN
+    more := false;
+    IF target_queue_names IS NULL OR cardinality(target_queue_names) = 0
+       OR cardinality(caps) <> cardinality(target_queue_names) THEN
+        RAISE EXCEPTION 'ats_jobs_fetch_v2 needs every queue named with its cap';
+    END IF;
+    FOR q IN SELECT DISTINCT t FROM unnest(target_queue_names) AS t ORDER BY t LOOP
+        PERFORM pg_advisory_xact_lock(1635021681, hashtext(q));  -- "atsq"
+    END LOOP;
+    -- A statement after the locks: its snapshot sees every fetch that held them before.
+    -- Each allowed queue with its free slots (0006's condition, the slots kept).
+    SELECT coalesce(array_agg(s.q), '{}'), coalesce(array_agg(s.cap - s.doing), '{}') INTO allowed, room
+      FROM (SELECT t.q, t.cap,
+                   (SELECT count(*) FROM procrastinate_jobs j
+                     WHERE j.queue_name = t.q AND j.status = 'doing'
+                       AND j.worker_id IS NOT NULL
+                       AND NOT (j.task_name = ANY(coalesce(exempt_tasks, '{}')))) AS doing
+              FROM unnest(target_queue_names, caps) AS t(q, cap)
+             WHERE NOT EXISTS (SELECT 1 FROM jobs_queue_state s WHERE s.queue = t.q AND s.paused)) AS s
+     WHERE s.doing < s.cap;
+    FOR q IN SELECT DISTINCT t FROM unnest(allowed) AS t LOOP
+        -- probe: jobs.queue_name = q
+    END LOOP;
+    FOR task IN SELECT DISTINCT t FROM unnest(coalesce(exempt_tasks, '{}')) AS t LOOP
+        -- probe: jobs.task_name = task AND jobs.queue_name = ANY(target_queue_names)
+    END LOOP;
+    IF best_id IS NULL THEN
+        RETURN;  -- job all NULL, more false: nothing to fetch
+    END IF;
+    UPDATE procrastinate_jobs
+        SET status = 'doing', worker_id = p_worker_id
+        WHERE id = best_id
+        RETURNING procrastinate_jobs.* INTO job;
+    more := EXISTS (SELECT 1 FROM unnest(found_ids) AS f(id) WHERE f.id <> best_id)
+            OR job.task_name = ANY(coalesce(exempt_tasks, '{}'))
+            OR coalesce(room[array_position(allowed, job.queue_name)], 0) > 1;
+END;
+$$;
+REVOKE ALL ON FUNCTION ats_jobs_fetch_v2(varchar[], integer[], varchar[], bigint) FROM PUBLIC;
+
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_roles WHERE rolname = ':role') THEN
+        GRANT EXECUTE ON FUNCTION ats_jobs_fetch_v2(varchar[], integer[], varchar[], bigint) TO ":role";
+    END IF;
+END
+$$;
+"""
+
+# 0006's probe, which also notes each row it found.
+PROBE = """
+        SELECT jobs.id, jobs.priority INTO probe
+          FROM procrastinate_jobs AS jobs
+         WHERE WHICH
+           AND jobs.status = 'todo'
+           AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
+           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
+                SELECT 1 FROM procrastinate_jobs AS other_jobs
+                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'doing'))
+           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
+                SELECT 1 FROM procrastinate_jobs AS other_jobs
+                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'todo'
+                   AND (other_jobs.priority > jobs.priority
+                        OR (other_jobs.priority = jobs.priority AND other_jobs.id < jobs.id))))
+         ORDER BY jobs.priority::bigint DESC, jobs.id ASC LIMIT 1
+         FOR UPDATE OF jobs SKIP LOCKED;
+        IF FOUND THEN
+            found_ids := found_ids || probe.id;
+            IF best_id IS NULL OR probe.priority > best_priority
+               OR (probe.priority = best_priority AND probe.id < best_id) THEN
+                best_id := probe.id;
+                best_priority := probe.priority;
+            END IF;
+        END IF;"""
+
+
+def _with_probes(sql: str) -> str:
+    return re.sub(r"\n        -- probe: (.+)", lambda m: PROBE.replace("WHICH", m.group(1)), sql)
+
+
+def apply(apps, schema_editor):  # type: ignore[no-untyped-def]
+    role = os.environ.get("ATS_PARSE_DB_ROLE", "ats_parse")
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", role):
+        raise ValueError(f"ATS_PARSE_DB_ROLE {role!r} is not a plain lower-case identifier")
+    schema_editor.execute(_with_probes(SQL).replace(":role", role), params=None)
+
+
+def revert(apps, schema_editor):  # type: ignore[no-untyped-def]
+    schema_editor.execute(
+        "DROP FUNCTION IF EXISTS ats_jobs_fetch_v2(varchar[], integer[], varchar[], bigint);", params=None
+    )
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("ats_jobs", "0006_fetch_per_queue"),
+    ]
+    operations = [migrations.RunPython(apply, revert)]
