@@ -158,3 +158,51 @@ def test_a_skill_spelled_two_ways_is_one_shared_skill() -> None:
     assert _skill_key(value("k8s", "ats:kubernetes")) == _skill_key(value("Kubernetes", "ats:kubernetes"))
     # Unlinked skills (or values stored before taxonomy ids) compare by their wording.
     assert _skill_key(value("GnuCash", None)) == _skill_key(value("gnucash", None)) != _skill_key(value("Excel", None))
+
+
+def test_a_dedupe_reads_its_sharers_not_the_whole_pool() -> None:
+    """Issue 26: the sharer lists read "any wanted kind and any wanted value", which the
+    planner ran as a scan of every e-mail and phone signal - a dedupe's cost grew with the
+    candidate pool whenever the statistics lagged behind it (a fresh deployment's first
+    backlog: the bench's 300 CVs). Now one index descent per signal, whatever the
+    statistics: 4,000 unrelated candidates added after the tables were analyzed small, and
+    again once analyzed, change nothing in the rows one dedupe reads (a count of rows read
+    through this transaction's statistics, not a time)."""
+    from django.db import connection
+
+    from ats.candidates import dedupe
+    from ats.candidates.models import Candidate, CandidateSignal
+
+    a = new(name="Ingrid Halvorsen", emails=("ingrid@fjord.example",), phones=("+4791234567",))
+    b = new(name="Ingrid H.", emails=("ih@other.example",), phones=("+47 912 34 567",))
+    with connection.cursor() as cur:  # statistics of a small pool, as after a deploy, then a backlog
+        cur.execute("ANALYZE candidates_signal")
+        cur.execute("ANALYZE candidates_candidate")
+    pool = Candidate.objects.bulk_create(Candidate(display_name=f"Someone Else{i}") for i in range(4000))
+    CandidateSignal.objects.bulk_create(
+        CandidateSignal(candidate=c, kind=kind, value=value)
+        for i, c in enumerate(pool)
+        for kind, value in (("email", f"p{i}@pool.example"), ("phone", f"+4420{i:08d}"), ("name_token", f"else{i}"))
+    )
+
+    def rows_read() -> int:
+        with connection.cursor() as cur, transaction.atomic():
+            cur.execute(
+                "SELECT coalesce(sum(idx_tup_fetch + seq_tup_read), 0) FROM pg_stat_xact_user_tables"
+                " WHERE relname IN ('candidates_signal', 'candidates_candidate')"
+            )
+            before = cur.fetchone()[0]
+            status, matches = dedupe.state_and_matches(b)
+            cur.execute(
+                "SELECT coalesce(sum(idx_tup_fetch + seq_tup_read), 0) FROM pg_stat_xact_user_tables"
+                " WHERE relname IN ('candidates_signal', 'candidates_candidate')"
+            )
+            after = cur.fetchone()[0]
+        assert status == "active" and [m.other_id for m in matches] == [a]
+        return int(after - before)
+
+    assert rows_read() <= 60
+    with connection.cursor() as cur:  # and once autovacuum has caught up
+        cur.execute("ANALYZE candidates_signal")
+        cur.execute("ANALYZE candidates_candidate")
+    assert rows_read() <= 60
