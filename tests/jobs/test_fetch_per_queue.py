@@ -128,6 +128,13 @@ def test_an_empty_fetch_reads_a_bounded_number_of_rows_behind_a_long_capped_back
 
         assert rows_read("pg_temp.previous_fetch") >= 5000  # the control: the old scan
         assert rows_read("ats_jobs_fetch_v1") <= 20
+        # The workers' fetch (migration 0007: its probes in one statement) reads as few.
+        cur.execute(
+            "CREATE FUNCTION pg_temp.v2_as_v1(q varchar[], c integer[], e varchar[], w bigint)"
+            " RETURNS procrastinate_jobs LANGUAGE sql AS"
+            " 'SELECT (f.job).* FROM ats_jobs_fetch_v2(q, c, e, w) AS f'"
+        )
+        assert rows_read("pg_temp.v2_as_v1") <= 20
 
 
 def _fetch_v2(cur: Any, queues: list[str], caps: list[int], worker_id: int) -> tuple[int | None, bool]:

@@ -15,6 +15,11 @@ fetch):
 - the job taken filled its queue's last free slot (another job of the queue could not
   start), and it is not an exempt task (the rescue takes no slot: its queue may give more).
 
+Its locks and its probes are one statement each (0006: a loop of one statement per queue
+and per probe - ~13 SPI calls per fetch of worker-default's five queues, now 3): backend
+CPU per fetch with 300 jobs waiting, alternated four times on one cluster, 0.42-0.51 ->
+0.37-0.42 ms when it takes a job, 0.25-0.29 -> 0.21-0.29 ms when it finds none.
+
 Every uncertain case says `more` (at worst the empty fetch of before). A job committed
 after this snapshot notifies as before (the worker clears its event before the fetch).
 `ats_jobs_fetch_v1` stays as 0006 left it, for workers of the previous release (a test
@@ -36,23 +41,20 @@ SET search_path = pg_catalog, public, pg_temp
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    q varchar;
-    task varchar;
     allowed varchar[];
     room integer[];
-    probe record;
+    found_ids bigint[];
     best_id bigint;
-    best_priority integer;
-    found_ids bigint[] := '{}';
 BEGIN
     more := false;
     IF target_queue_names IS NULL OR cardinality(target_queue_names) = 0
        OR cardinality(caps) <> cardinality(target_queue_names) THEN
         RAISE EXCEPTION 'ats_jobs_fetch_v2 needs every queue named with its cap';
     END IF;
-    FOR q IN SELECT DISTINCT t FROM unnest(target_queue_names) AS t ORDER BY t LOOP
-        PERFORM pg_advisory_xact_lock(1635021681, hashtext(q));  -- "atsq"
-    END LOOP;
+    -- 0006's locks, one statement for all of them: in queue order (no deadlock between two
+    -- fetchers), each held to the transaction's end.
+    PERFORM pg_advisory_xact_lock(1635021681, hashtext(t.q))  -- "atsq"
+       FROM (SELECT DISTINCT q FROM unnest(target_queue_names) AS q ORDER BY q) AS t;
     -- A statement after the locks: its snapshot sees every fetch that held them before.
     -- Each allowed queue with its free slots (0006's condition, the slots kept).
     SELECT coalesce(array_agg(s.q), '{}'), coalesce(array_agg(s.cap - s.doing), '{}') INTO allowed, room
@@ -64,12 +66,23 @@ BEGIN
               FROM unnest(target_queue_names, caps) AS t(q, cap)
              WHERE NOT EXISTS (SELECT 1 FROM jobs_queue_state s WHERE s.queue = t.q AND s.paused)) AS s
      WHERE s.doing < s.cap;
-    FOR q IN SELECT DISTINCT t FROM unnest(allowed) AS t LOOP
-        -- probe: jobs.queue_name = q
-    END LOOP;
-    FOR task IN SELECT DISTINCT t FROM unnest(coalesce(exempt_tasks, '{}')) AS t LOOP
-        -- probe: jobs.task_name = task AND jobs.queue_name = ANY(target_queue_names)
-    END LOOP;
+    -- 0006's probes, one statement for all of them: the first fetchable row of each allowed
+    -- queue (ats_jobs_todo_queue_idx) and of each exempt task in a requested queue
+    -- (ats_jobs_todo_task_idx), each taken FOR UPDATE SKIP LOCKED; every row found, best
+    -- first (priority, then id) - the job upstream's single scan chooses.
+    SELECT array_agg(p.id ORDER BY p.priority::bigint DESC, p.id) INTO found_ids
+      FROM (SELECT p1.id, p1.priority
+              FROM (SELECT DISTINCT a FROM unnest(allowed) AS a) AS q
+              CROSS JOIN LATERAL (
+                -- probe: jobs.queue_name = q.a
+              ) AS p1
+            UNION ALL
+            SELECT p2.id, p2.priority
+              FROM (SELECT DISTINCT e FROM unnest(coalesce(exempt_tasks, '{}')) AS e) AS x
+              CROSS JOIN LATERAL (
+                -- probe: jobs.task_name = x.e AND jobs.queue_name = ANY(target_queue_names)
+              ) AS p2) AS p;
+    best_id := found_ids[1];
     IF best_id IS NULL THEN
         RETURN;  -- job all NULL, more false: nothing to fetch
     END IF;
@@ -93,35 +106,27 @@ END
 $$;
 """
 
-# 0006's probe, which also notes each row it found.
+# 0006's probe (its condition, unchanged) as a LATERAL subquery.
 PROBE = """
-        SELECT jobs.id, jobs.priority INTO probe
-          FROM procrastinate_jobs AS jobs
-         WHERE WHICH
-           AND jobs.status = 'todo'
-           AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
-           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
-                SELECT 1 FROM procrastinate_jobs AS other_jobs
-                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'doing'))
-           AND NOT (jobs.lock IS NOT NULL AND EXISTS (
-                SELECT 1 FROM procrastinate_jobs AS other_jobs
-                 WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'todo'
-                   AND (other_jobs.priority > jobs.priority
-                        OR (other_jobs.priority = jobs.priority AND other_jobs.id < jobs.id))))
-         ORDER BY jobs.priority::bigint DESC, jobs.id ASC LIMIT 1
-         FOR UPDATE OF jobs SKIP LOCKED;
-        IF FOUND THEN
-            found_ids := found_ids || probe.id;
-            IF best_id IS NULL OR probe.priority > best_priority
-               OR (probe.priority = best_priority AND probe.id < best_id) THEN
-                best_id := probe.id;
-                best_priority := probe.priority;
-            END IF;
-        END IF;"""
+                SELECT jobs.id, jobs.priority
+                  FROM procrastinate_jobs AS jobs
+                 WHERE WHICH
+                   AND jobs.status = 'todo'
+                   AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
+                   AND NOT (jobs.lock IS NOT NULL AND EXISTS (
+                        SELECT 1 FROM procrastinate_jobs AS other_jobs
+                         WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'doing'))
+                   AND NOT (jobs.lock IS NOT NULL AND EXISTS (
+                        SELECT 1 FROM procrastinate_jobs AS other_jobs
+                         WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'todo'
+                           AND (other_jobs.priority > jobs.priority
+                                OR (other_jobs.priority = jobs.priority AND other_jobs.id < jobs.id))))
+                 ORDER BY jobs.priority::bigint DESC, jobs.id ASC LIMIT 1
+                 FOR UPDATE OF jobs SKIP LOCKED"""
 
 
 def _with_probes(sql: str) -> str:
-    return re.sub(r"\n        -- probe: (.+)", lambda m: PROBE.replace("WHICH", m.group(1)), sql)
+    return re.sub(r"\n                -- probe: (.+)", lambda m: PROBE.replace("WHICH", m.group(1)), sql)
 
 
 def apply(apps, schema_editor):  # type: ignore[no-untyped-def]
