@@ -1,6 +1,6 @@
 """In-process CPU per hop (issue 26 item 1, change set h50perf): a fixed loop of distinct
-one-page CVs through the trusted hops - ingest, apply (with the candidate step), follow-ups,
-score - in this process, on the test cluster, each hop's work measured on both sides:
+one-page CVs through the trusted hops - ingest, apply (with the candidate step), page
+images, follow-ups, score - in this process, on the test cluster, each hop's work measured on both sides:
 
 - this thread's CPU (/proc/thread-self/schedstat, ns) while the hop's function runs;
 - its Postgres backend's CPU (/proc/<pg_backend_pid()>/schedstat) over the same span;
@@ -16,6 +16,7 @@ moves far less with load than its latency (compare two trees' runs side by side 
 
 from __future__ import annotations
 
+import base64
 import cProfile
 import json
 import os
@@ -65,8 +66,11 @@ def test_hop_loop() -> None:
     from django.utils import timezone
 
     from ats.iam import api as iam_api
+    from ats.intake import pages as intake_pages
     from ats.intake import services as intake_services
-    from ats.intake.models import Attachment, ParseResult
+    from ats.intake.models import Attachment, PageImageHandoff, ParseResult
+    from ats.parsing.data import ParseLimits
+    from ats.parsing.render import render_page
     from ats.pipeline import tasks as pipeline_tasks
     from ats.scoring import api as scoring_api
     from ats.scoring import tasks as scoring_tasks
@@ -141,6 +145,21 @@ def test_hop_loop() -> None:
         hop("apply", i, pipeline_tasks.apply_parse_result, parse_result_id=row.pk, payload_version=1)
         att.refresh_from_db()
         assert att.state == "candidate_created", (att.state, att.reason)
+        # Page 1 as worker-untrusted renders and hands it off (not measured), then the store.
+        page = render_page(data, kind="pdf", page=1, limits=ParseLimits())
+        PageImageHandoff.objects.create(
+            attachment_id=att.pk,
+            attempt_no=parse["attempt_no"],
+            page_no=1,
+            untrusted_width=page["width"],
+            untrusted_height=page["height"],
+            untrusted_unit_width=page["unit_width"],
+            untrusted_unit_height=page["unit_height"],
+            untrusted_data=base64.b64decode(page["zlib_b64"]),
+            received_at=timezone.now(),
+        )
+        _job_args("intake.store_page_images", "attachment_id", att.pk)
+        hop("pages", i, intake_pages.page_images_store, attachment_id=att.pk, attempt_no=parse["attempt_no"])
         [batch] = _job_args("candidates.follow_ups", "candidate_id", att.candidate_id)
         hop(
             "follow_ups",

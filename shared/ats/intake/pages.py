@@ -28,7 +28,6 @@ from ats.intake.models import (
     PageImageHandoff,
     PageImageSet,
     PageImageSetState,
-    ParseAttempt,
     ParseAttemptState,
 )
 from ats.intake.states import TERMINAL, State
@@ -47,6 +46,17 @@ REFUSAL_REASONS = {
     "page_shape": "A page image was malformed; no page images are shown.",
     "store_failed": "The page images could not be stored; re-parse to render them again.",
 }
+
+
+# The store's first read: the attempt, its document, and each handed-off page's small
+# columns (a LEFT JOIN: one row with NULLs when nothing was handed off).
+_SEEN_SQL = (
+    "SELECT pa.state, att.parse_attempts_requested, att.state, h.id, h.page_no, h.untrusted_width,"
+    " h.untrusted_height, h.untrusted_unit_width, h.untrusted_unit_height"
+    " FROM intake_parse_attempt pa JOIN intake_attachment att ON att.id = pa.attachment_id"
+    " LEFT JOIN intake_page_image_handoff h ON h.attachment_id = pa.attachment_id AND h.attempt_no = pa.attempt_no"
+    " WHERE pa.attachment_id = %s AND pa.attempt_no = %s ORDER BY h.page_no"
+)
 
 
 @dataclass(frozen=True)
@@ -88,14 +98,13 @@ def page_images_store(*, attachment_id: int, attempt_no: int) -> str:
 
     Idempotent; returns what happened ("stored", "refused:<code>", "stale", "none").
     """
-    handoffs = PageImageHandoff.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no)
-    # The attempt's state with its document's counter and state: one read (issue 26; was
-    # the document, then the attempt). No row: the document or the attempt is gone.
-    seen = (
-        ParseAttempt.objects.filter(attachment_id=attachment_id, attempt_no=attempt_no)
-        .values_list("state", "attachment__parse_attempts_requested", "attachment__state")
-        .first()
-    )
+    # The attempt's state with its document's counter and state, and the hand-off's small
+    # columns, in one statement (issue 26: was three ORM reads). No row: the document or
+    # the attempt is gone; a row with no hand-off id: nothing was handed off.
+    with connection.cursor() as cur:
+        cur.execute(_SEEN_SQL, [attachment_id, attempt_no])
+        found = cur.fetchall()
+    seen = found[0][:3] if found else None
     if (
         seen is None
         or seen[0] != ParseAttemptState.SUCCEEDED
@@ -103,39 +112,16 @@ def page_images_store(*, attachment_id: int, attempt_no: int) -> str:
         or seen[2] == State.ERASED_SUBJECT
     ):
         # Superseded by a re-parse, failed, or erased meanwhile: these pages are not shown.
-        handoffs.delete()
+        _delete_handoffs(attachment_id, attempt_no)
         return "stale"
-    rows = list(
-        handoffs.order_by("page_no").values_list(
-            "id", "page_no", "untrusted_width", "untrusted_height", "untrusted_unit_width", "untrusted_unit_height"
-        )
-    )
+    rows = [r[3:] for r in found if r[3] is not None]
     if not rows:
         return "none"
-    encoded: list[tuple[PageInfo, bytes]] = []
-    thumbnail: bytes | None = None
     try:
-        limits = sandbox_data.PAGE_LIMITS
-        numbers = [r[1] for r in rows]
-        if numbers != list(range(1, len(numbers) + 1)) or len(numbers) > limits.max_pages:
-            raise sandbox_data.PageRefused("page_number", f"pages {numbers[:5]}... not 1..n <= {limits.max_pages}")
-        for row_id, page_no, untrusted_w, untrusted_h, untrusted_uw, untrusted_uh in rows:
-            # Dimensions first, from the row's small columns: nothing allocated for a lie.
-            width, height = sandbox_data.check_dimensions(untrusted_w, untrusted_h, limits)
-            untrusted_data = bytes(PageImageHandoff.objects.values_list("untrusted_data", flat=True).get(pk=row_id))
-            pixels = sandbox_data.inflate_exact(untrusted_data, width, height, limits)
-            del untrusted_data
-            unit_w = float(untrusted_uw) if 0 < float(untrusted_uw) <= 1_000_000 else float(width)
-            unit_h = float(untrusted_uh) if 0 < float(untrusted_uh) <= 1_000_000 else float(height)
-            encoded.append(
-                (PageInfo(page_no, width, height, unit_w, unit_h), sandbox_data.encode_png(width, height, 1, pixels))
-            )
-            if page_no == 1:
-                tw, th, small = sandbox_data.downscale_grey(pixels, width, height, THUMBNAIL_WIDTH)
-                thumbnail = sandbox_data.encode_png(tw, th, 1, small)
+        encoded, thumbnail = _encode(rows)
     except sandbox_data.PageRefused as exc:
         _record_refusal(attachment_id, attempt_no, exc.code, exc.detail)
-        handoffs.delete()
+        _delete_handoffs(attachment_id, attempt_no)
         return f"refused:{exc.code}"
     store = adapters.blob_store()
     new_keys: list[str] = []
@@ -164,46 +150,99 @@ def page_images_store(*, attachment_id: int, attempt_no: int) -> str:
             )
             locked = cur.fetchone()
         if locked is None or locked[0] != attempt_no or locked[1] == State.ERASED_SUBJECT:
-            handoffs.delete()
+            _delete_handoffs(attachment_id, attempt_no)
             old, outcome = new_keys, "stale"  # superseded while we encoded: drop ours
         else:
             old, outcome = _switch_to(attachment_id, attempt_no, encoded, new_keys, thumb_key), "stored"
-            handoffs.delete()
+            _delete_handoffs(attachment_id, attempt_no)
     _delete_blobs(old)
     return outcome
+
+
+def _encode(rows: list[tuple[Any, ...]]) -> tuple[list[tuple[PageInfo, bytes]], bytes | None]:
+    """The hand-off's pages checked, inflated and encoded by our own writer, with page 1's
+    thumbnail; PageRefused at the first rule a page breaks."""
+    encoded: list[tuple[PageInfo, bytes]] = []
+    thumbnail: bytes | None = None
+    limits = sandbox_data.PAGE_LIMITS
+    numbers = [r[1] for r in rows]
+    if numbers != list(range(1, len(numbers) + 1)) or len(numbers) > limits.max_pages:
+        raise sandbox_data.PageRefused("page_number", f"pages {numbers[:5]}... not 1..n <= {limits.max_pages}")
+    for row_id, page_no, untrusted_w, untrusted_h, untrusted_uw, untrusted_uh in rows:
+        # Dimensions first, from the row's small columns: nothing allocated for a lie.
+        width, height = sandbox_data.check_dimensions(untrusted_w, untrusted_h, limits)
+        # One page's bytes at a time: memory holds one compressed page, however many.
+        with connection.cursor() as cur:
+            cur.execute("SELECT untrusted_data FROM intake_page_image_handoff WHERE id = %s", [row_id])
+            untrusted_data = bytes(cur.fetchone()[0])
+        pixels = sandbox_data.inflate_exact(untrusted_data, width, height, limits)
+        del untrusted_data
+        unit_w = float(untrusted_uw) if 0 < float(untrusted_uw) <= 1_000_000 else float(width)
+        unit_h = float(untrusted_uh) if 0 < float(untrusted_uh) <= 1_000_000 else float(height)
+        encoded.append(
+            (PageInfo(page_no, width, height, unit_w, unit_h), sandbox_data.encode_png(width, height, 1, pixels))
+        )
+        if page_no == 1:
+            tw, th, small = sandbox_data.downscale_grey(pixels, width, height, THUMBNAIL_WIDTH)
+            thumbnail = sandbox_data.encode_png(tw, th, 1, small)
+    return encoded, thumbnail
 
 
 def _switch_to(
     attachment_id: int, attempt_no: int, encoded: list[tuple[PageInfo, bytes]], new_keys: list[str], thumb_key: str
 ) -> list[str]:
-    """Point the document's set at the new pages (caller's transaction); the old keys."""
-    page_set = PageImageSet.objects.select_for_update().filter(attachment_id=attachment_id).first()
-    old = [k for k in _old_keys(page_set) if k not in new_keys]
-    first = page_set is None
-    if page_set is None:
-        page_set = PageImageSet(attachment_id=attachment_id)
-    page_set.attempt_no = attempt_no
-    page_set.state = PageImageSetState.READY
-    page_set.reason_code = page_set.reason = ""
-    page_set.page_count = len(encoded)
-    page_set.thumbnail_key = thumb_key
-    page_set.save()
-    if not first:  # a set made just now has no pages to replace (issue 26: no DELETE for nothing)
-        page_set.pages.all().delete()
-    PageImage.objects.bulk_create(
-        PageImage(
-            page_set=page_set,
-            page_no=info.page_no,
-            width=info.width,
-            height=info.height,
-            unit_width=info.unit_width,
-            unit_height=info.unit_height,
-            blob_key=key,
-            sha256=hashlib.sha256(png).hexdigest(),
+    """Point the document's set at the new pages (caller's transaction); the old keys.
+
+    Written out (issue 26: was five ORM statements): the set's row locked or made, its old
+    pages' keys read and deleted only when it had some, the new pages in one INSERT."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT id, thumbnail_key FROM intake_page_image_set WHERE attachment_id = %s FOR UPDATE", [attachment_id]
         )
-        for (info, png), key in zip(encoded, new_keys, strict=False)
-    )
-    return old
+        existing = cur.fetchone()
+        old: list[str] = []
+        if existing is None:
+            cur.execute(
+                "INSERT INTO intake_page_image_set"
+                " (attachment_id, attempt_no, state, reason_code, reason, page_count, thumbnail_key, updated_at)"
+                " VALUES (%s, %s, %s, '', '', %s, %s, now()) RETURNING id",
+                [attachment_id, attempt_no, PageImageSetState.READY.value, len(encoded), thumb_key],
+            )
+            set_id = cur.fetchone()[0]
+        else:
+            set_id, old_thumb = existing
+            cur.execute("DELETE FROM intake_page_image WHERE page_set_id = %s RETURNING blob_key", [set_id])
+            old = [k for (k,) in cur.fetchall()] + ([old_thumb] if old_thumb else [])
+            cur.execute(
+                "UPDATE intake_page_image_set SET attempt_no = %s, state = %s, reason_code = '', reason = '',"
+                " page_count = %s, thumbnail_key = %s, updated_at = now() WHERE id = %s",
+                [attempt_no, PageImageSetState.READY.value, len(encoded), thumb_key, set_id],
+            )
+        cur.execute(
+            "INSERT INTO intake_page_image"
+            " (page_set_id, page_no, width, height, unit_width, unit_height, blob_key, sha256)"
+            " SELECT %s, * FROM unnest(%s::integer[], %s::integer[], %s::integer[],"
+            " %s::double precision[], %s::double precision[], %s::text[], %s::text[])",
+            [
+                set_id,
+                [info.page_no for info, _ in encoded],
+                [info.width for info, _ in encoded],
+                [info.height for info, _ in encoded],
+                [info.unit_width for info, _ in encoded],
+                [info.unit_height for info, _ in encoded],
+                new_keys[: len(encoded)],
+                [hashlib.sha256(png).hexdigest() for _, png in encoded],
+            ],
+        )
+    return [k for k in old if k not in new_keys]
+
+
+def _delete_handoffs(attachment_id: int, attempt_no: int) -> None:
+    with connection.cursor() as cur:
+        cur.execute(
+            "DELETE FROM intake_page_image_handoff WHERE attachment_id = %s AND attempt_no = %s",
+            [attachment_id, attempt_no],
+        )
 
 
 def _record_refusal(attachment_id: int, attempt_no: int, code: str, detail: str) -> None:
