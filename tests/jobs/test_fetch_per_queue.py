@@ -187,7 +187,8 @@ def _rolled_back_v2(cur: Any, queues: list[str], caps: list[int], worker_id: int
 def test_the_fetch_says_no_more_where_the_backlog_leaves_nothing_else_to_take() -> None:
     """The case the flag exists for (issue 26): `ingest` (cap 2) with one job running and a
     backlog waiting, the other queues empty - the job taken fills the last slot, so a second
-    fetch is known to be empty. A second free slot, or a job in another queue, says more."""
+    fetch is known to be empty. A second free slot with a second job, or a job in another
+    queue, says more; a free slot with nothing left for it says no more."""
     queues = ["ai", "ingest", "maintenance", "mail", "score"]
     caps = [2, 2, 1, 1, 2]
     with connection.cursor() as cur:
@@ -219,3 +220,10 @@ def test_the_fetch_says_no_more_where_the_backlog_leaves_nothing_else_to_take() 
         assert job is not None and more is True
         cur.execute("DELETE FROM procrastinate_jobs WHERE queue_name = 'score'")
         assert first_fetch()[1] is False
+        # Two slots free but one job waiting: the job taken leaves a slot, and nothing for it.
+        cur.execute("UPDATE procrastinate_jobs SET status = 'succeeded' WHERE status = 'doing'")
+        cur.execute(
+            "DELETE FROM procrastinate_jobs WHERE id <> (SELECT max(id) FROM procrastinate_jobs WHERE status = 'todo')"
+        )
+        job, more = first_fetch()
+        assert job is not None and more is False
