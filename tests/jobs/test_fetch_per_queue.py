@@ -4,6 +4,8 @@ however long the backlog."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -34,8 +36,32 @@ _job = st.fixed_dictionaries(
 )
 
 
+# A generated job table, the queues a worker asks for and their caps.
+_tables = given(
+    jobs=st.lists(_job, max_size=14),
+    requested=st.lists(st.sampled_from(QUEUES), min_size=1, max_size=5, unique=True),
+    caps=st.lists(st.integers(min_value=0, max_value=3), min_size=5, max_size=5),
+)
+
+
 class _Undo(Exception):
     """Rolls an example's rows back."""
+
+
+@contextlib.contextmanager
+def _example(jobs: list[dict[str, Any]]) -> Iterator[tuple[Any, int]]:
+    """Only `jobs` in the table (and a worker row) while the block runs; all rolled back."""
+    with connection.cursor() as cur:
+        try:
+            with transaction.atomic():
+                cur.execute("DELETE FROM procrastinate_jobs")
+                cur.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
+                worker_id = cur.fetchone()[0]
+                _insert(cur, jobs, worker_id)
+                yield cur, worker_id
+                raise _Undo
+        except _Undo:
+            pass
 
 
 def _insert(cur: Any, jobs: list[dict[str, Any]], worker_id: int) -> None:
@@ -72,29 +98,16 @@ def _fetch(cur: Any, function: str, queues: list[str], caps: list[int], worker_i
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    jobs=st.lists(_job, max_size=14),
-    requested=st.lists(st.sampled_from(QUEUES), min_size=1, max_size=5, unique=True),
-    caps=st.lists(st.integers(min_value=0, max_value=3), min_size=5, max_size=5),
-)
+@_tables
 def test_the_probes_choose_the_job_the_single_scan_chose(
     jobs: list[dict[str, Any]], requested: list[str], caps: list[int]
 ) -> None:
-    with connection.cursor() as cur:
+    with _example(jobs) as (cur, worker_id):
         install_previous_fetch(cur)
-        try:
-            with transaction.atomic():
-                cur.execute("DELETE FROM procrastinate_jobs")
-                cur.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
-                worker_id = cur.fetchone()[0]
-                _insert(cur, jobs, worker_id)
-                queue_caps = caps[: len(requested)]
-                new = _fetch(cur, "ats_jobs_fetch_v1", requested, queue_caps, worker_id)
-                old = _fetch(cur, "pg_temp.previous_fetch", requested, queue_caps, worker_id)
-                assert new == old, (jobs, requested, queue_caps)
-                raise _Undo
-        except _Undo:
-            pass
+        queue_caps = caps[: len(requested)]
+        new = _fetch(cur, "ats_jobs_fetch_v1", requested, queue_caps, worker_id)
+        old = _fetch(cur, "pg_temp.previous_fetch", requested, queue_caps, worker_id)
+        assert new == old, (jobs, requested, queue_caps)
 
 
 def test_an_empty_fetch_reads_a_bounded_number_of_rows_behind_a_long_capped_backlog() -> None:
@@ -145,36 +158,22 @@ def _fetch_v2(cur: Any, queues: list[str], caps: list[int], worker_id: int) -> t
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    jobs=st.lists(_job, max_size=14),
-    requested=st.lists(st.sampled_from(QUEUES), min_size=1, max_size=5, unique=True),
-    caps=st.lists(st.integers(min_value=0, max_value=3), min_size=5, max_size=5),
-)
+@_tables
 def test_a_fetch_that_says_no_more_is_right_a_second_fetch_finds_nothing(
     jobs: list[dict[str, Any]], requested: list[str], caps: list[int]
 ) -> None:
     """The worker skips the fetch after one that said `more` false (ats.jobs.wakeup): that
     skipped fetch - same snapshot, the first job taken - must be one that finds nothing.
     And v1 (the previous release's workers) still takes the job v2 takes."""
-    with connection.cursor() as cur:
-        try:
-            with transaction.atomic():
-                cur.execute("DELETE FROM procrastinate_jobs")
-                cur.execute("INSERT INTO procrastinate_workers DEFAULT VALUES RETURNING id")
-                worker_id = cur.fetchone()[0]
-                _insert(cur, jobs, worker_id)
-                queue_caps = caps[: len(requested)]
-                assert _fetch(cur, "ats_jobs_fetch_v1", requested, queue_caps, worker_id) == _rolled_back_v2(
-                    cur, requested, queue_caps, worker_id
-                )
-                first, more = _fetch_v2(cur, requested, queue_caps, worker_id)
-                if first is None:
-                    assert more is False
-                elif not more:
-                    assert _fetch_v2(cur, requested, queue_caps, worker_id) == (None, False), (jobs, requested, caps)
-                raise _Undo
-        except _Undo:
-            pass
+    with _example(jobs) as (cur, worker_id):
+        queue_caps = caps[: len(requested)]
+        taken = _rolled_back_v2(cur, requested, queue_caps, worker_id)
+        assert _fetch(cur, "ats_jobs_fetch_v1", requested, queue_caps, worker_id) == taken
+        first, more = _fetch_v2(cur, requested, queue_caps, worker_id)
+        if first is None:
+            assert more is False
+        elif not more:
+            assert _fetch_v2(cur, requested, queue_caps, worker_id) == (None, False), (jobs, requested, caps)
 
 
 def _rolled_back_v2(cur: Any, queues: list[str], caps: list[int], worker_id: int) -> int | None:

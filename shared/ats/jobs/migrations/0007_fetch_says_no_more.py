@@ -27,6 +27,7 @@ holds the two to the same choice); the parse role's guard admits both (db-role.s
 re-applied by intake 0014).
 """
 
+import importlib
 import os
 import re
 
@@ -118,23 +119,15 @@ END
 $$;
 """
 
-# 0006's probe (its condition, unchanged) as a LATERAL subquery.
-PROBE = """
-                SELECT jobs.id, jobs.priority, jobs.queue_name
-                  FROM procrastinate_jobs AS jobs
-                 WHERE WHICH
-                   AND jobs.status = 'todo'
-                   AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
-                   AND NOT (jobs.lock IS NOT NULL AND EXISTS (
-                        SELECT 1 FROM procrastinate_jobs AS other_jobs
-                         WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'doing'))
-                   AND NOT (jobs.lock IS NOT NULL AND EXISTS (
-                        SELECT 1 FROM procrastinate_jobs AS other_jobs
-                         WHERE other_jobs.lock = jobs.lock AND other_jobs.status = 'todo'
-                           AND (other_jobs.priority > jobs.priority
-                                OR (other_jobs.priority = jobs.priority AND other_jobs.id < jobs.id))))
-                 ORDER BY jobs.priority::bigint DESC, jobs.id ASC LIMIT 2
-                 FOR UPDATE OF jobs SKIP LOCKED"""
+# 0006's probe as a LATERAL subquery: its condition (procrastinate 3.10's) taken word for
+# word from 0006, the first two rows instead of one.
+_PREVIOUS = importlib.import_module("ats.jobs.migrations.0006_fetch_per_queue")
+_CONDITION = _PREVIOUS.PROBE[_PREVIOUS.PROBE.index("WHERE WHICH") : _PREVIOUS.PROBE.index("ORDER BY")]
+PROBE = (
+    "\n                SELECT jobs.id, jobs.priority, jobs.queue_name FROM procrastinate_jobs AS jobs\n         "
+    + _CONDITION
+    + "ORDER BY jobs.priority::bigint DESC, jobs.id ASC LIMIT 2\n                 FOR UPDATE OF jobs SKIP LOCKED"
+)
 
 
 def _with_probes(sql: str) -> str:
