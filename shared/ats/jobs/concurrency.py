@@ -3,7 +3,8 @@
 procrastinate 3.10 has one concurrency per worker process and none per queue: worker-
 default ran one pool of 4, so two `maintenance` jobs could overlap, and a second
 worker-default process doubled every queue. Each worker process now fetches through
-ats_jobs_fetch_v1() (migration 0003) instead of procrastinate_fetch_job_v2(): under one
+ats_jobs_fetch_v1() (migration 0003; v2 since 0007, which also says whether another
+fetch could find a job) instead of procrastinate_fetch_job_v2(): under one
 advisory lock per queue it counts the queue's `doing` rows - every process's - and
 fetches only from queues below their cap (QUEUE_CONCURRENCY, the policy table) and not
 paused (jobs_queue_state); the rescue is exempt (CAP_EXEMPT_TASKS). Same single round
@@ -35,8 +36,8 @@ FETCH_SQL = """SELECT (f.job).id, (f.job).status, (f.job).task_name, (f.job).pri
        (f.job).queueing_lock, (f.job).args, (f.job).scheduled_at, (f.job).queue_name, (f.job).attempts,
        (f.job).worker_id, f.more
   FROM ats_jobs_fetch_v2(%(queues)s::varchar[], %(caps)s::integer[], %(exempt)s::varchar[], %(worker_id)s) AS f"""
-# The previous release's function (migration 0007 made it v2 without the flag): what a
-# worker of that release calls, and what the tests compare against 0003's scan.
+# The previous release's function (0006's, which migration 0007 keeps beside v2): what a
+# worker of that release calls, and what the tests compare against 0003's scan and v2.
 FETCH_V1_SQL = """SELECT id, status, task_name, priority, lock, queueing_lock, args, scheduled_at, queue_name,
        attempts, worker_id
   FROM ats_jobs_fetch_v1(%(queues)s::varchar[], %(caps)s::integer[], %(exempt)s::varchar[], %(worker_id)s)"""

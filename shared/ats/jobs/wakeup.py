@@ -26,8 +26,9 @@ missed wake-up", and bench/paced_bench.py's `missed_wakeups` tell the two apart)
    committed too late for it to see) is wiped and the worker sleeps with a runnable job.
    The event is now cleared *before* the fetch.
 3. **A fetch that could only come back empty is not made** (issue 26): after a fetch that
-   filled its queue's last slot while no other queue had a job (the fetch says so:
-   `more`, migration 0007), the loop waits as it would after the empty fetch it skips.
+   found no other job it could still take (its queue full once this job holds a slot, the
+   other queues empty - the fetch says so: `more`, migration 0007), the loop waits as it
+   would after the empty fetch it skips.
 
 Everything else is upstream's code, but for the watchdog's drain flag (ats.jobs.watchdog),
 checked where upstream checks its stop event. The subclass is installed only when upstream's method
@@ -123,9 +124,9 @@ class Worker(_Upstream):
 
             job_task.add_done_callback(on_job_complete)
 
-            # 3. The fetch said a second one would come back empty (migration 0007: the
-            # job took its queue's last slot and no other queue had one): wait for a
-            # notification or a job's end instead of asking. Only a waiting worker: one
+            # 3. The fetch said a second one would come back empty (migration 0007: no
+            # other job it found could still be taken): wait for a notification or a
+            # job's end instead of asking. Only a waiting worker: one
             # run with wait=False stops at its first empty fetch, and must still fetch
             # what its running job defers.
             if self.wait and not concurrency.fetch_may_find_more(self.app.job_manager, self.worker_id):
