@@ -174,7 +174,10 @@ def _encode(rows: list[tuple[Any, ...]]) -> tuple[list[tuple[PageInfo, bytes]], 
         # One page's bytes at a time: memory holds one compressed page, however many.
         with connection.cursor() as cur:
             cur.execute("SELECT untrusted_data FROM intake_page_image_handoff WHERE id = %s", [row_id])
-            untrusted_data = bytes(cur.fetchone()[0])
+            got = cur.fetchone()
+        if got is None:  # deleted meanwhile (an erasure): the job's retry finds the set stale
+            raise PageImageHandoff.DoesNotExist(f"page hand-off {row_id} is gone")
+        untrusted_data = bytes(got[0])
         pixels = sandbox_data.inflate_exact(untrusted_data, width, height, limits)
         del untrusted_data
         unit_w = float(untrusted_uw) if 0 < float(untrusted_uw) <= 1_000_000 else float(width)
