@@ -51,7 +51,7 @@ _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 # the letter its end was read as), "Honors & Awards — — — —" (layout-38). Two rule characters
 # at least: "Skills - IT" keeps its words.
 _RULE_CHARS = "~_=—–―-"
-_RULE_AFTER = re.compile(r"(?:\s+[~_=—–―-]+){1,8}[^\s~_=—–―-]{0,2}$")
+_RULE_AFTER = re.compile(rf"(?:\s+[{re.escape(_RULE_CHARS)}]+){{1,8}}[^\s{re.escape(_RULE_CHARS)}]{{0,2}}$")
 _LABEL = re.compile(r"^\s{0,4}([^\W\d_][^:：]{0,40}?)\s{0,3}[:：]\s{0,3}(\S.*)$")
 
 
