@@ -232,7 +232,7 @@ def _fetches_in_one_round(hints: list[bool], *, wait: bool = True, slots: int = 
             self.calls += 1
             if self.calls > len(hints):
                 return None
-            self.__dict__.setdefault("_ats_fetch_more", {})[worker_id] = hints[self.calls - 1]
+            concurrency.remember_fetch_more(self, worker_id, hints[self.calls - 1])
             return types.SimpleNamespace(id=self.calls, task_name="t", queue="ingest")
 
     async def go() -> int:

@@ -70,14 +70,18 @@ async def capped_fetch_job(self: Any, queues: Iterable[str] | None, worker_id: i
         exempt=list(CAP_EXEMPT_TASKS),
         worker_id=worker_id,
     )
-    # Migration 0007's flag: false when a fetch right after this one could find nothing.
-    # Kept per worker id (one fetch at a time per worker) for ats.jobs.wakeup's loop.
+    # Migration 0007's flag: false when a fetch right after this one could find nothing;
+    # ats.jobs.wakeup's loop reads it (fetch_may_find_more).
     more = bool(row.pop("more"))
     if row["id"] is None:
         return None
-    hints = self.__dict__.setdefault("_ats_fetch_more", {})
-    hints[worker_id] = more
+    remember_fetch_more(self, worker_id, more)
     return Job.from_row(row)
+
+
+def remember_fetch_more(manager: Any, worker_id: int, more: bool) -> None:
+    """Keep a worker's last fetch's flag on its job manager (one fetch at a time per worker)."""
+    manager.__dict__.setdefault("_ats_fetch_more", {})[worker_id] = more
 
 
 def fetch_may_find_more(manager: Any, worker_id: int | None) -> bool:
