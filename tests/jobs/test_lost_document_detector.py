@@ -117,6 +117,7 @@ def test_a_sweep_racing_another_over_one_failed_job_records_it_once(monkeypatch:
     and the second read its NOT EXISTS before): the second keeps the first's record - a
     duplicate key failed the whole `jobs.rescue_and_sweep` job, seen in a clean-clone run."""
     import psycopg
+    from procrastinate.contrib.django.utils import connector_params
 
     att = _new_document("UPDATE procrastinate_jobs SET status = 'failed' WHERE args->>'attachment_id' = %s")
     with connection.cursor() as cur:
@@ -125,9 +126,7 @@ def test_a_sweep_racing_another_over_one_failed_job_records_it_once(monkeypatch:
     handle = maintenance._handle
 
     def handled_while_another_sweep_commits(*args: Any) -> str:
-        params = connection.get_connection_params()
-        conninfo = {k: params[k] for k in ("dbname", "user", "password", "host", "port") if params.get(k)}
-        with psycopg.connect(**conninfo, autocommit=True) as other:  # the other sweep's own session
+        with psycopg.connect(**connector_params(), autocommit=True) as other:  # the other sweep's own session
             other.execute(  # every failed job's record, as the other sweep makes it
                 "INSERT INTO jobs_swept_job (job_id, task_name, outcome, swept_at)"
                 " SELECT id, task_name, 'exhausted', now() FROM procrastinate_jobs WHERE status = 'failed'"
