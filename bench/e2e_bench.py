@@ -1,7 +1,7 @@
 """End-to-end benchmark (issue 17 part 3): one stack, one run, everything side by side.
 
     /opt/ats/venv/bin/python bench/e2e_bench.py [--tiny] [--backlog N] [--paced N]
-        [--interval S] [--noop N] [--json-out FILE] [--plot FILE]
+        [--interval S] [--noop N] [--json-out FILE] [--plot FILE] [--perf FILE]
 
 One ephemeral stack (Postgres, clamd, worker-default, worker-untrusted, web) and, in order:
 
@@ -16,6 +16,10 @@ One ephemeral stack (Postgres, clamd, worker-default, worker-untrusted, web) and
    memory sampled throughout (the peak is reported);
 4. paced: documents one at a time -> p50/p95/p99 upload-to-candidate and per hop
    (pickup = deferred -> started, work = started -> succeeded) from procrastinate_events.
+
+`--perf FILE` also records a system-wide `perf record -a` of each tree's backlog phase
+(FILE.baseline, FILE.this): where the machine's CPU per document goes, Postgres, clamd and
+the kernel included (`perf report -i FILE.this --sort comm,dso`).
 
 Targets (issue 17, 2 cores) are reported beside the figures, never gated. The machine may
 be shared: the report records the load average before and after, and ratios taken in
@@ -614,6 +618,27 @@ def connections_by_process() -> dict[str, int]:
         return {str(name or "-"): int(n) for name, n in cur.fetchall()}
 
 
+@contextlib.contextmanager
+def perf_record(out: Path | None) -> Any:
+    """A system-wide sampled profile (`perf record -a`, cpu-clock: this machine type has no
+    hardware counters) of the block, every process and the kernel: where the machine's CPU
+    per document goes, Postgres and clamd included. Read with `perf report -i FILE
+    --sort comm,dso`. Nothing when `out` is None."""
+    if out is None:
+        yield
+        return
+    proc = subprocess.Popen(
+        ["perf", "record", "-a", "-g", "-e", "cpu-clock", "-F", "499", "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield
+    finally:
+        proc.send_signal(2)  # SIGINT: perf writes its file and exits
+        proc.wait(timeout=60)
+
+
 def _load() -> list[float]:
     return [round(v, 2) for v in os.getloadavg()]
 
@@ -661,7 +686,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         }
         cpu_before = {k: cpu_seconds(v) for k, v in roots.items()}
         machine_before = machine_cpu_seconds()
-        report["backlog"] = backlog(args.backlog, docs, sampler, stmts, settle_s=120 + args.backlog)
+        with perf_record(args.perf):
+            report["backlog"] = backlog(args.backlog, docs, sampler, stmts, settle_s=120 + args.backlog)
         cpu = {k: cpu_seconds(v) - cpu_before[k] for k, v in roots.items()}
         cpu["machine"] = machine_cpu_seconds() - machine_before
         # Includes the receive (one transaction storing every document) and the bench's polling.
@@ -910,6 +936,8 @@ def run_one(args: argparse.Namespace, code_root: Path, out: Path) -> dict[str, A
         argv += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     if args.keep:
         argv.append("--keep")
+    if args.perf:
+        argv += ["--perf", f"{args.perf}.{out.stem}"]  # one profile per tree: FILE.baseline, FILE.this
     env = {
         **os.environ,
         "ATS_BENCH_CODE_ROOT": str(code_root),
@@ -994,6 +1022,7 @@ def main() -> None:
     ap.add_argument("--json-out", type=Path)
     ap.add_argument("--plot", type=Path)
     ap.add_argument("--keep", action="store_true", help="keep the state directory (worker logs)")
+    ap.add_argument("--perf", type=Path, help="write a system-wide `perf record` of the backlog phase to this file")
     ap.add_argument(
         "--baseline",
         default=BASELINE_REF,
