@@ -3,7 +3,7 @@ no label (docs/extraction/heldout-draw-brief.md; the lead of each draw wrote thi
 until stop 50).
 
     /opt/ats/venv/bin/python scripts/heldout_merge.py --stage /work/v14stage \\
-        [--drop GROUP=REASON ...] [--retire] [--root .]
+        [--drop GROUP=REASON ...] [--retire | --development] [--root .]
 
 Each group directory of the stage holds its files and a `fragment.json` ({"files": [...],
 "cvs": [...]}, the brief's shape). Every check runs before anything is written; with any
@@ -11,7 +11,9 @@ problem the script prints them (ids and file names, never label values) and exit
 `--retire` first moves the current held-out half's files and rows into the development half
 (tests/extraction/corpus/real/) - the spent set's move; the generated seed in
 tests/extraction/corpus/real.py and HELDOUT.sha256, the history row and NOTICE are the
-lead's to update after (the brief says how).
+lead's to update after (the brief says how). `--development` merges a development batch
+(stop 49's v13, stop 55's v16): the same checks, the files and rows appended to the
+development half; the held-out half is not touched.
 """
 
 from __future__ import annotations
@@ -171,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage", type=Path, required=True)
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
     parser.add_argument("--drop", action="append", default=[], metavar="GROUP=REASON")
-    parser.add_argument("--retire", action="store_true", help="move the current held-out half to development first")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--retire", action="store_true", help="move the current held-out half to development first")
+    mode.add_argument("--development", action="store_true", help="a development batch: append to the development half")
     args = parser.parse_args(argv)
     drop = dict(d.split("=", 1) for d in args.drop)
     if args.retire:
@@ -181,15 +185,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(problems)} problems; nothing merged:")
         print("\n".join(f"  {p}" for p in problems))
         return 1
-    files_dir = args.root / "tests/extraction/heldout/files"
+    if args.development:
+        files_dir = manifest_dir = args.root / "tests/extraction/corpus/real"
+        manifest = json.loads((manifest_dir / "manifest.json").read_text())
+        written = {"files": manifest["files"] + new["files"], "cvs": manifest["cvs"] + new["cvs"]}
+    else:
+        manifest_dir = args.root / "tests/extraction/heldout"
+        files_dir, written = manifest_dir / "files", new
     files_dir.mkdir(parents=True, exist_ok=True)
     for source, name in copies:
         shutil.copyfile(source, files_dir / name)
-    (args.root / "tests/extraction/heldout/manifest.json").write_text(_dump(new))
+    (manifest_dir / "manifest.json").write_text(_dump(written))
+    into = " into development" if args.development else ""
     cvs = new["cvs"]
     scans = sum(c["layout"].startswith("scan_") for c in cvs)
     print(
-        f"merged: {len({c['group'] for c in cvs})} groups, {len(new['files'])} files, {len(cvs) - scans} documents"
+        f"merged{into}: {len({c['group'] for c in cvs})} groups, {len(new['files'])} files,"
+        f" {len(cvs) - scans} documents"
         f" + {scans} scan rows = {len(cvs)} CVs; languages {sorted({c['locale'].split('_')[0] for c in cvs})}"
     )
     return 0

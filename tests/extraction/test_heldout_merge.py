@@ -101,3 +101,30 @@ def test_a_dropped_group_is_left_out_with_its_reason(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout
     assert "group zed left out: publishes a home address" in done.stdout
     assert json.loads((root / "tests/extraction/heldout/manifest.json").read_text())["cvs"] == []
+
+
+def test_a_development_batch_is_appended_to_the_development_half_and_the_held_out_half_is_kept(
+    tmp_path: Path,
+) -> None:
+    root, stage = _root(tmp_path), _stage(tmp_path)
+    held_before = (root / "tests/extraction/heldout/manifest.json").read_text()
+    done = _run(root, stage, "--development")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "merged into development: 1 groups, 2 files, 1 documents + 1 scan rows = 2 CVs" in done.stdout
+    assert SECRET not in done.stdout + done.stderr
+    dev = json.loads((root / "tests/extraction/corpus/real/manifest.json").read_text())
+    assert [c["id"] for c in dev["cvs"]] == ["zed-en", "zed-en-scan150"]
+    assert (root / "tests/extraction/corpus/real/zed_cve.pdf").read_bytes() == b"%PDF-1.4 a CV"
+    assert (root / "tests/extraction/heldout/manifest.json").read_text() == held_before
+    # A held-out id is taken for a development batch too: one id space over both halves.
+    (stage / "zed" / "fragment.json").write_text(
+        (stage / "zed" / "fragment.json").read_text().replace('"zed-en"', '"old-en"')
+    )
+    again = _run(root, stage, "--development")
+    assert again.returncode == 1 and "old-en: id taken" in again.stdout
+
+
+def test_retire_and_development_are_one_or_the_other(tmp_path: Path) -> None:
+    root, stage = _root(tmp_path), _stage(tmp_path)
+    done = _run(root, stage, "--retire", "--development")
+    assert done.returncode == 2 and "not allowed with" in done.stderr
