@@ -232,6 +232,20 @@ Data shipped in this repository:
     English and French), AlexanderHalsey/AlexanderHalsey.github.io (MIT, English, French
     and Spanish), cedrikletarte/portfolio (MIT, English and French),
     haruta-watanabe/portfolio (MIT, English and Japanese).
+    Development batch v16 (tests/extraction/corpus/real/; real people's own CVs):
+    aashish-jain/aashish-jain.github.io (MIT), andrebassi/website-v2 (MIT, stated in its
+    README, vendored; Portuguese), albertogalvez-dev/albertogalvez-dev.github.io (MIT, stated
+    in its README, vendored; Spanish), arda-irdep/arda-irdep.github.io (GPL-3.0),
+    EzraHall99/EzraHall (MIT), Gusta-snt/portfolio-v2 (MPL-2.0, Portuguese),
+    JeffS1lva/My_Portfolio (MIT, stated in its README, vendored; Portuguese),
+    JamesMitofsky/Developer-Portfolio (MIT, French), Cyb3r-Jak3/portfolio (MPL-2.0),
+    IKauedev/portfolio-ultimate (MIT, Portuguese), luizz-costa/luizz-costa.github.io (MIT,
+    Portuguese), stylersnico/linktree (MIT, English and French), onurravli/resume (MIT),
+    PatMitchell-Tech/PatMitchell-Tech.github.io (MIT), dazkok/cv-generator-pavlovovk.pl
+    (MIT), rand-asswad/rand-asswad.github.io (MIT, English and French),
+    ArmandSarkezians/Personal-Website (Unlicense), TerrelBrinkley/Portfolio-Website (MIT),
+    Oscarshu0719/my-resume-latex (MIT, English and Chinese), sully-vian/sully-vian.github.io
+    (MIT, English and French), hiyouga/hiyouga (MIT, English and Chinese).
     Held-out v14, now development (tests/extraction/corpus/real/; real people's own CVs):
     Akashm1494/Akashm1494.github.io (MIT, stated in its README, vendored), AlienceGG/resume
     (Apache-2.0, English and Chinese), antoniocvargaso/curriculum_webapp (GPL-3.0, Spanish
