@@ -419,7 +419,11 @@ _TITLE_WORDS = frozenset(
      "программист", "ментор", "vývojář", "programátor", "inženýr", "analytik", "konzultant", "stážista",
      "aprendiz", "pasante", "practicante", "stagista", "praktykant", "konsultant",
      # layout-33: a Spanish lead, also as typed without its accents ("Lider Tecnico")
-     "líder", "lider", "tecnico", "tecnica"}
+     "líder", "lider", "tecnico", "tecnica",
+     # layout-39: development batch v16's Portuguese posts ("Especialista em Pesquisa e
+     # Desenvolvimento", "Aux Administrativo"); French "Enseignant ... en Mathématiques" is
+     # better read without its word (pas-cv's nine layouts: "en" then parts post and subject)
+     "especialista", "aux", "pesquisador", "pesquisadora", "coordenador", "coordenadora", "supervisora"}
 )  # fmt: skip
 _INSTITUTION_WORDS = frozenset(
     {"university", "universität", "universitat", "université", "universidad", "università", "universiteit",
@@ -1649,9 +1653,14 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
             employer = company
         if _studies(title, employer) or _group_heading(e, title, employer, itertools.islice(nested, k + 1, None)):
             continue
+        house = None
         if employer is None and title is not None and company is None:
-            employer = _employer_row_above(e.anchor, employer_rows) or _same_house(e, previous) or employer
-        previous = (e, employer)
+            row = _employer_row_above(e.anchor, employer_rows)
+            house = None if row else _same_house(e, previous)
+            employer = row or house or employer
+        # A third role at the same house is compared with the role under the house's own
+        # line, not with the second, whose header holds no employer line (v16)
+        previous = previous if house is not None else (e, employer)
         value: dict[str, str | None] = {
             "employer": _capital_i(
                 _less_note(_less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer))))
@@ -1705,11 +1714,20 @@ def _same_house(e: _Entry, previous: tuple[_Entry, str | None] | None) -> str | 
     if previous is None or previous[1] is None:
         return None
     above, employer = previous
-    own_line = any(ln.n < above.anchor.n and t.strip() == employer for ln, t in above.header)
+    # the house's line alone, or with its place ("SOLARILLION FOUNDATION | Chennai, India": v16)
+    own_line = any(ln.n < above.anchor.n and _house_line(t, employer) for ln, t in above.header)
     if not own_line or above.anchor.bbox is None or e.anchor.bbox is None:
         return None
     aligned = abs(above.anchor.bbox[0] - e.anchor.bbox[0]) <= 2 and abs(above.anchor.size - e.anchor.size) <= 0.3
     return employer if aligned and len(e.header) == 1 else None
+
+
+def _house_line(text: str, employer: str) -> bool:
+    """The line names the employer and nothing else but places."""
+    if text.strip() == employer:
+        return True
+    parts = _parts(text)
+    return employer in parts and all(p == employer or is_place(p) for p in parts)
 
 
 def _employer_rows(body: list[Line], used: set[int]) -> list[tuple[Line, str]]:

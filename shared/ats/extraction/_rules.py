@@ -922,6 +922,10 @@ def _with(src: Source, reading: PhoneReading, placeholder: bool) -> Source:
 # Separators of a one-line contact header ("a | b | c"); OCR reads a bullet as "°" or "◦".
 _SEGMENTS = re.compile(r"\s{0,4}[|·•°◦▪●■♦⋅»«]\s{0,4}|\s{2,}[-–]\s{1,4}|\t")
 _NAME_DASH = re.compile(r"\s[–—]\s")
+# An age after a name's comma: "20 anos", "25 years old", "31 ans", "28 Jahre", "24 años"
+_AGE = re.compile(
+    r"\d{1,2}\s?(?:anos|años|years?(?:\s+old)?|yrs|ans|jahre|anni|lat|let|лет|yaşında)\.?\s*$", re.IGNORECASE
+)
 _NAME_TOKEN = re.compile(r"^(?:[^\W\d_][^\W\d_'’.-]*(?:['’.-][^\W\d_]*){0,3}\.?|'t)$")
 
 
@@ -1087,6 +1091,7 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
     "helm"), a lost space ("JaneEyre"), given and family name stacked on two lines."""
     words = text.split()
     yield from _spacing_repairs(text, words)
+    yield from _tail_repairs(words, lines, k)
     following = lines[k + 1] if k + 1 < len(lines) else None
     if following is not None and len(words) <= 3 and not heading_kind(text) and _same_row(lines[k], following):
         # OCR cut a letter-spaced name at a wide gap: "Sean" | "Bailey", "Zach Van" | "Handel" (h49)
@@ -1157,6 +1162,53 @@ def _contact_labelled(words: list[str]) -> bool:
     return False
 
 
+_YEAR_WORD = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+def _tagline_tail(words: list[str]) -> str | None:
+    """ "Onur Ravli Full-Stack Developer": a name of two or three words, then the post in
+    capitalised words ending with a job word, on one line with no gap or bar between
+    them (a TeX header sets them in two weights; a scan keeps no weight). The name must
+    be name-shaped without the tail (v16)."""
+    last = words[-1].casefold() if words else ""
+    if not 3 <= len(words) <= 7 or last not in lex.JOB_WORDS or last in _GENERATIONS:
+        return None  # "Caio Ferreira Junior": a generation, no post
+    for j in (2, 3):
+        head, tail = words[:j], words[j:]
+        # the post starts with a job word ("Senior", "Full-Stack"), not a third name
+        first = tail[0].casefold() if tail else ""
+        job_like = first in lex.JOB_WORDS or any(part in lex.JOB_WORDS for part in first.split("-"))
+        if job_like and all(w[:1].isupper() for w in tail) and _latin_name(" ".join(head)):
+            return " ".join(head)
+    return None
+
+
+def _tail_repairs(words: list[str], lines: list[Line], k: int) -> Iterator[str]:
+    """The name without what follows it on its line: a post, or a scan's icon. An icon is
+    cut only when no line of its page above it (or just below) is a name as read: "Pierce
+    Jorgensen" beside a logo's "LOCKHEED MARTIN A" keeps the logo no name (pjorgensen's
+    scans; OCR may read the header band twice)."""
+    tagline = _tagline_tail(words)
+    if tagline is not None:
+        yield tagline
+    if lines[k].runs is not None:
+        return
+    near = [ln for ln in lines[: k + 4] if ln is not lines[k] and ln.page == lines[k].page]
+    junk = _junk_end(words)
+    if junk is not None and not any(looks_like_name(_strip_lead_glyphs(ln.text)) for ln in near):
+        yield junk
+
+
+def _junk_end(words: list[str]) -> str | None:
+    """ "JEFFERSON SILVA Q", "Rand Asswad ee]": OCR's reading of an icon or a photo's edge
+    after a name on a scan - a bare letter, or a short piece with a bracket or symbol in
+    it - cut off (v16). A text layer's lone capital is an initial (_initial_last)."""
+    last = words[-1] if words else ""
+    bare = len(last) == 1 and last.isalpha()
+    symbol = len(last) <= 3 and any(not (ch.isalpha() or ch in ".-'’") for ch in last)
+    return " ".join(words[:-1]) if len(words) >= 3 and (bare or symbol) else None
+
+
 def _spacing_repairs(text: str, words: list[str]) -> Iterator[str]:
     """What letter-spacing and small caps do to a name in a PDF's text layer, undone:
     "J A N E   D O E" (a space between letters, a wider one between words), "J ANE D OE"
@@ -1176,6 +1228,10 @@ def _spacing_repairs(text: str, words: list[str]) -> Iterator[str]:
     ):
         yield " ".join(a + b for a, b in zip(*pairs, strict=True))
     if len(wide) >= 2 and any(w.casefold() in lex.JOB_WORDS for seg in wide[1:] for w in seg):
+        yield " ".join(wide[0])
+    if len(wide) >= 2 and _YEAR_WORD.search(" ".join(" ".join(seg) for seg in wide[1:])):
+        # "JAMES MITOFSKY  Oct 2018 - Présent": a column's dates on the name's row, after a
+        # wide gap (Canva; v16)
         yield " ".join(wide[0])
 
 
@@ -1234,7 +1290,19 @@ def _name_shaped(text: str, lines: list[Line], k: int, parts: tuple[tuple[str, .
         repaired = respaced if respaced is not None and looks_like_name(respaced) else None
     if repaired is None and k < 15 and not looks_like_name(text):
         repaired = _split_by_email(text, parts, lines, k) or _initial_last(text, lines, k)
-    return repaired or (text if looks_like_name(text) else None)
+    return repaired or (text if looks_like_name(text) else _comma_name(text, lines, k))
+
+
+def _comma_name(text: str, lines: list[Line], k: int) -> str | None:
+    """ "TZU CHUN, HSU": given names, a comma, the family name - as written, in the top's
+    largest type only (elsewhere "Smith, Berlin" is a name and a place). No side is a
+    place or holds a job word (v16)."""
+    before, comma, after = text.partition(", ")
+    if not comma or "," in after or not _largest(lines, k) or not before or not after:
+        return None
+    if is_place(after) or is_place(before) or not _latin_name(f"{before} {after}"):
+        return None
+    return text
 
 
 def _all_skills(text: str) -> bool:
@@ -1432,6 +1500,8 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         before, comma, after = segments[0].partition(", ")
         if comma and before and any(w.strip(".,;:").casefold() in lex.JOB_WORDS for w in after.split()):
             segments[0] = before
+        elif comma and before and _AGE.match(after):
+            segments[0] = before  # "Luiz Felipe Alves Costa, 20 anos": the age after the name (v16)
         # ".Pierce Jorgensen", "=Pierce Jorgensen", ". AndréSantos": a scan's speck or an
         # icon's glyph before the name, and the space after it (h54)
         head = _strip_lead_glyphs(_strip_prefixes(_strip_titles(_NAME_BRACKET_TAIL.sub("", segments[0]))))
