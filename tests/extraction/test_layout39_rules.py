@@ -124,3 +124,28 @@ def test_portuguese_and_french_posts_are_read_as_posts_not_employers() -> None:
         ocr=False,
     )
     assert roles(one_line) == [("Aux Administrativo", "ORVALHO TÊXTIL", "2024-11")]
+
+
+def test_a_city_before_its_country_takes_the_country_s_region() -> None:
+    # agalvez: "Granada, España" is Spain's Granada ("granada" is also Grenada's Spanish
+    # name), so a national number under it is a Spanish one
+    rows = [
+        ((30, 0, 289, 99), "LUCÍA MORENO", 32.0),
+        ((32, 168, 136, 180), "@ 615 914 882", 12.0),
+        ((32, 216, 237, 228), "lucia.moreno@gmail.com", 12.0),
+        ((33, 240, 156, 252), "Granada, España", 12.0),
+    ]
+    assert extract(rows_answer(rows, ocr=True), as_of=AS_OF).values("phones") == ["+34615914882"]
+
+
+def test_an_address_whose_domain_ocr_spaced_after_its_dots_is_read_whole() -> None:
+    # yzheng-en's scans: "name@buaa. edu. cn"
+    rows = [
+        ((30, 0, 289, 40), "Wei Example", 32.0),
+        ((32, 100, 500, 112), "No.1 Example Road, Haidian District, Beijing, China", 12.0),
+        ((32, 116, 237, 128), "wei.example@buaa. edu. cn", 12.0),
+    ]
+    assert extract(rows_answer(rows, ocr=True), as_of=AS_OF).values("emails") == ["wei.example@buaa.edu.cn"]
+    # guard: a sentence after an address is no part of its domain
+    text = [((30, 0, 289, 40), "Wei Example", 32.0), ((32, 116, 400, 128), "wei@example.org. Then more", 12.0)]
+    assert extract(rows_answer(text, ocr=True), as_of=AS_OF).values("emails") == ["wei@example.org"]

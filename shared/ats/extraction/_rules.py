@@ -207,20 +207,26 @@ def _local_start(text: str, end: int) -> int:
 
 def _ocr_email_candidates(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, address as meant) for addresses OCR (or the writer) split at the "@"
-    or wrote "(at)", or whose domain has "," for "."; linear like `email_spans`."""
+    or wrote "(at)", or whose domain has "," for "." or a space after a dot ("buaa. edu. cn",
+    v16); linear like `email_spans`."""
     for m in _AT_FORM.finditer(text):
         i = _local_start(text, m.start())
         j = m.end()
         while (
             j < len(text)
             and j - m.end() < 253
-            and (text[j] in _DOMAIN_CHARS or (text[j] == "," and j + 1 < len(text) and text[j + 1].isalpha()))
+            and (
+                text[j] in _DOMAIN_CHARS
+                or (text[j] == "," and j + 1 < len(text) and text[j + 1].isalpha())
+                or (text[j] == " " and text[j - 1] == "." and j + 1 < len(text) and text[j + 1].islower())
+            )
         ):
             j += 1
         while j > m.end() and text[j - 1] in ".-,":
             j -= 1
-        domain = text[m.end() : j].replace(",", ".")
-        if i < m.start() and "." in domain and (m.group(0) != "@" or "," in text[m.end() : j]):
+        read = text[m.end() : j]
+        domain = read.replace(",", ".").replace(" ", "")
+        if i < m.start() and "." in domain and (m.group(0) != "@" or "," in read or " " in read):
             yield i, j, f"{text[i : m.start()]}@{domain}"
 
 
@@ -702,11 +708,17 @@ _US_STATE = re.compile(r",\s{0,2}([A-Z]{2})\b")
 def place_region(text: str) -> tuple[str, str] | None:
     """The region of a country, city or US state named in this text."""
     words = [w.rstrip(".").casefold() for w in _WORDS.findall(text[:300])]
-    for n in (3, 2, 1):
-        for i in range(len(words) - n + 1):
-            key = " ".join(words[i : i + n])
-            if key in lex.COUNTRIES:
-                return lex.COUNTRIES[key], key
+    # The last country named: "Granada, España" is Spain's Granada, not Grenada ("granada"
+    # is also that country's Spanish name: v16), as "City, Country" writes it.
+    countries = [
+        (i + n, n, " ".join(words[i : i + n]))
+        for n in (3, 2, 1)
+        for i in range(len(words) - n + 1)
+        if " ".join(words[i : i + n]) in lex.COUNTRIES
+    ]
+    if countries:
+        key = max(countries)[2]
+        return lex.COUNTRIES[key], key
     for n in (3, 2, 1):
         for i in range(len(words) - n + 1):
             key = " ".join(words[i : i + n])
