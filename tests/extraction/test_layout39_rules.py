@@ -149,3 +149,19 @@ def test_an_address_whose_domain_ocr_spaced_after_its_dots_is_read_whole() -> No
     # guard: a sentence after an address is no part of its domain
     text = [((30, 0, 289, 40), "Wei Example", 32.0), ((32, 116, 400, 128), "wei@example.org. Then more", 12.0)]
     assert extract(rows_answer(text, ocr=True), as_of=AS_OF).values("emails") == ["wei@example.org"]
+
+
+def test_a_year_and_month_with_a_dash_and_nothing_after_it_is_an_open_role() -> None:
+    # yzheng-en: "Intern, Institute  2019.03 -": the role goes on (its only one)
+    answer = rows_answer(
+        (
+            ((265, 73, 340, 85), "Wei Example", 12.0),
+            ((72, 251, 120, 262), "Experience", 10.0),
+            ((166, 251, 560, 262), "Intern, Northwind Institute of Data and Computing  2019.03 -", 10.0),
+            ((180, 262, 560, 273), "• Interested in natural language processing.", 10.0),
+        ),
+        ocr=False,
+    )
+    assert roles(answer) == [("Intern", "Northwind Institute of Data and Computing", "2019-03")]
+    found = extract(answer, as_of=AS_OF).fields["work_history"][0].value
+    assert found["end"] == "present"

@@ -172,7 +172,8 @@ _MONTHS_OF_A_YEAR = re.compile(
 # "2013–16": the end year's last two digits (academic CVs); "2017–" with nothing after the
 # dash but the entry: ongoing (h44).
 _SHORT_END = re.compile(r"\b((?:19|20)\d\d)[-–—](\d\d)\b(?![-–—/.]\d)")
-_OPEN_DASH = re.compile(r"\b((?:19|20)\d\d)\s?[-–—](?=\s{2,}[^\W\d_]|\s*$)")
+# ("2019.03 -": the month after the year, dotted or slashed - yzheng-en, v16)
+_OPEN_DASH = re.compile(r"\b((?:19|20)\d\d)([./](?:0[1-9]|1[0-2]))?\s?[-–—](?=\s{2,}[^\W\d_]|\s*$)")
 # "08/15 - 12/15", "01/19 – present": month and two-digit year, only as a whole range (a lone
 # "08/15" may be a day of a month); never inside a full date ("08/15/2019").
 _SHORT_MONTHS = re.compile(
@@ -261,7 +262,9 @@ def _compact_ranges(text: str, tokens: list[tuple[int, int, int, int | None]]) -
         # "01.2021 -", "Jan 2021 –" at a line's end (the end date on the next line): the
         # month written before the year is the start's (layout-30; it was left in the employer)
         dated = next((t for t in tokens if t[1] == m.end(1) and t[3] is not None), None)
-        if dated is not None:
+        if m.group(2):
+            out.append(DateRange((int(m.group(1)), int(m.group(2)[1:])), None, (m.start(1), m.end())))
+        elif dated is not None:
             out.append(DateRange((dated[2], dated[3]), None, (dated[0], m.end())))
         else:
             out.append(DateRange((int(m.group(1)), None), None, m.span()))
