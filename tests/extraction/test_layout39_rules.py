@@ -165,3 +165,26 @@ def test_a_year_and_month_with_a_dash_and_nothing_after_it_is_an_open_role() -> 
     assert roles(answer) == [("Intern", "Northwind Institute of Data and Computing", "2019-03")]
     found = extract(answer, as_of=AS_OF).fields["work_history"][0].value
     assert found["end"] == "present"
+
+
+def test_a_long_post_over_its_dates_on_a_scan_is_no_heading_set_like_the_headings() -> None:
+    # abassi-scan150: OCR gave the post the headings' size; the line under it is its dates
+    rows = [
+        ((36, 40, 260, 70), "Ana Exemplo", 24.0),
+        ((37, 207, 200, 220), "Resumo Profissional", 12.2),
+        ((36, 221, 560, 233), "Engenheira de plataformas com mais de vinte anos de experiência em nuvem.", 10.4),
+        ((37, 331, 200, 344), "Formação Acadêmica", 12.3),
+        ((72, 352, 500, 364), "Graduação em Ciências da Computação - Universidade Exemplo (2001-2005)", 10.6),
+        ((37, 380, 220, 393), "Experiência Profissional", 12.2),
+        ((36, 414, 70, 424), "Orvalho", 8.6),
+        ((37, 426, 300, 439), "Especialista em Pesquisa e Desenvolvimento", 12.4),
+        ((36, 438, 130, 448), "02/2023 - 06/2025", 10.0),
+        ((72, 451, 540, 462), "Arquitetura completa de pipelines de dados, incluindo reranking.", 10.5),
+        ((37, 552, 90, 562), "Builders", 8.8),
+        ((36, 564, 130, 575), "Cloud Architect", 9.5),
+        ((36, 577, 130, 588), "01/2019 - 01/2023", 9.7),
+        ((72, 590, 540, 601), "Arquitetura e operação de clusters Kubernetes.", 10.5),
+    ]
+    got = [(t, e) for t, e, _ in roles(rows_answer(rows, ocr=True))]
+    assert ("Especialista em Pesquisa e Desenvolvimento", "Orvalho") in got
+    assert ("Cloud Architect", "Builders") in got

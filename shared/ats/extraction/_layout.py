@@ -1214,10 +1214,11 @@ def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: se
     indents = [ln.bbox[0] for ln in alike if ln.bbox is not None]
     first = min(ln.n for ln in alike)
     out: dict[int, str] = {}
-    for ln in lines:
+    for k, ln in enumerate(lines):
         text = ln.text.strip()
         if (
             ln.n <= first
+            or _over_dates(ln, lines[k + 1] if k + 1 < len(lines) else None)
             or ln.bbox is None
             or ln.part in ("header", "footer")
             or abs(ln.size - size) > STYLE_SIZE_TOLERANCE
@@ -1245,6 +1246,26 @@ def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: se
             continue
         out[ln.n] = next((_HEADING_WORD_KIND[w] for w in words if w in _HEADING_WORD_KIND), "other")
     return out
+
+
+_YEAR_IN = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def _over_dates(line: Line, below: Line | None) -> bool:
+    """The line right under this one holds a role's dates and little else ("Especialista em
+    Pesquisa e Desenvolvimento" over "02/2023 - 06/2025"): an entry's post, not a heading set
+    like the document's own - OCR's sizes vary from line to line (abassi's scan, v16)."""
+    # Headings are short, and a text layer's sizes tell them: a post of four words or more on
+    # a scan only ("Certificaciones" over "2019 - 2020" stays a heading)
+    if line.runs is not None or len(line.text.split()) < 4:
+        return False
+    if below is None or line.bbox is None or below.bbox is None or below.page != line.page:
+        return False
+    height = max(line.bbox[3] - line.bbox[1], 1.0)
+    if not 0 <= below.bbox[1] - line.bbox[1] <= 2.5 * height:
+        return False
+    letters = sum(ch.isalpha() for ch in below.text)
+    return bool(_YEAR_IN.search(below.text)) and letters <= 15 and len(below.text.split()) <= 6
 
 
 def _docx_labels(lines: list[Line], kinds: dict[int, str | None]) -> set[int]:
