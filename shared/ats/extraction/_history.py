@@ -1714,9 +1714,9 @@ def _same_house(e: _Entry, previous: tuple[_Entry, str | None] | None) -> str | 
     dated line, and this role's dated line is set as that one was: a second role at the
     same house ("Codesa" / "Technical Lead | Jul 2024- Present" / bullets / "Backend
     Developer | Jul 2023 - Present"), which names no employer of its own (layout-33)."""
-    if previous is None or previous[1] is None:
+    above, employer = previous if previous is not None else (None, None)
+    if above is None or employer is None:
         return None
-    above, employer = previous
     # the house's line alone, or with its place ("SOLARILLION FOUNDATION | Chennai, India": v16)
     own_line = any(ln.n < above.anchor.n and _house_line(t, employer) for ln, t in above.header)
     if not own_line or above.anchor.bbox is None or e.anchor.bbox is None:
