@@ -10,6 +10,7 @@ is linear in the input (tests/extraction/test_hostile.py).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 from collections import Counter
@@ -1207,8 +1208,15 @@ def _tail_repairs(words: list[str], lines: list[Line], k: int) -> Iterator[str]:
         return
     near = [ln for ln in lines[: k + 4] if ln is not lines[k] and ln.page == lines[k].page]
     junk = _junk_end(words)
-    if junk is not None and not any(looks_like_name(_strip_lead_glyphs(ln.text)) for ln in near):
+    if junk is not None and not any(_name_as_read(ln.text) for ln in near):
         yield junk
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_as_read(text: str) -> bool:
+    """A line that is a name as read, a leading speck aside (asked of every line above a
+    scan's name candidate with an icon after it: kept, as heading_kind's answers are)."""
+    return len(text) <= 80 and looks_like_name(_strip_lead_glyphs(text))
 
 
 def _junk_end(words: list[str]) -> str | None:
