@@ -56,7 +56,8 @@ def test_a_list_item_the_taxonomy_names_in_part_is_one_skill_in_the_cvs_wording(
     )
     skills = _skills(answer)
     assert set(skills) == {"Docker Compose", "Azure Pipelines", "Kubernetes", "Django REST Framework"}
-    assert skills["Docker Compose"] == ["ats:docker"]  # the linked part's entry, in provenance
+    assert skills["Azure Pipelines"] == ["ats:microsoft-azure"]  # the linked part's entry, in provenance
+    assert skills["Docker Compose"] == ["ats:docker-compose"]  # its own entry since taxonomy 5 (layout-39)
 
 
 def test_a_list_part_joining_two_skills_is_not_one_item() -> None:

@@ -145,3 +145,23 @@ def test_unlinked_items_stay_bounded_on_a_hostile_list_line() -> None:
     ex = extract({"text": "Skills\n" + line + "\n"}, as_of=AS_OF)
     assert time.process_time() - t0 < 5.0
     assert len(ex.values("skills")) <= 40
+
+
+def test_taxonomy_5_knows_the_tools_unseen_cvs_list() -> None:
+    # development batch v16 (layout-39): tools its CVs' skills lists name that version 4 lacked
+    found = _skills("Jane Doe\nSkills\nSupabase, Electron, Terragrunt, Neo4j, Okta, SVN, Amazon CloudWatch\n")
+    ids = {value: sources[0].taxonomy_id for value, sources in found.items()}
+    assert ids == {
+        "Supabase": "ats:supabase",
+        "Electron": "ats:electron",
+        "Terragrunt": "ats:terragrunt",
+        "Neo4j": "ats:neo4j",
+        "Okta": "ats:okta",
+        "SVN": "ats:subversion",
+        "Amazon CloudWatch": "ats:cloudwatch",
+    }
+    # the ones that are also words count only in a skills section
+    prose = (
+        "Jane Doe\nExperience\n2019 - 2021 Developer, Acme Software\n• Used Slack and Notion; an electron microscope\n"
+    )
+    assert not {"Slack", "Notion", "electron"} & set(_skills(prose))
