@@ -188,3 +188,25 @@ def test_a_long_post_over_its_dates_on_a_scan_is_no_heading_set_like_the_heading
     got = [(t, e) for t, e, _ in roles(rows_answer(rows, ocr=True))]
     assert ("Especialista em Pesquisa e Desenvolvimento", "Orvalho") in got
     assert ("Cloud Architect", "Builders") in got
+
+
+def test_a_narrow_date_column_that_wrapped_its_range_dates_its_role() -> None:
+    # tbrinkley (a résumé builder printed by Chrome): "Nov 2022  Application Engineer" over
+    # "- present", then the employer in italics under the title
+    rows = [
+        ((30, 40, 250, 60), "Tess Example", 20.0),
+        ((228, 137, 320, 151), "Work History", 13.8),
+        ((200, 167, 400, 178), "Nov 2022  Application Engineer", 10.8),
+        ((200, 179, 240, 187), "- present", 7.8),
+        ((266, 187, 400, 197), "Northwind Inc., Remote", 10.2),
+        ((276, 207, 560, 216), "Modernised a reporting system with agile sprints", 9.0),
+        ((200, 310, 400, 321), "May 2022  IT Support Engineer", 10.8),
+        ((200, 323, 240, 331), "- Nov 2022", 7.8),
+        ((266, 331, 400, 341), "Contoso (AWS), Atlanta, GA", 10.2),
+        ((276, 351, 560, 360), "Active Directory policy grouping", 9.0),
+    ]
+    found = extract(rows_answer(rows, ocr=False), as_of=AS_OF).fields["work_history"]
+    assert [(v.value["title"], v.value["start"], v.value["end"]) for v in found] == [
+        ("Application Engineer", "2022-11", "present"),
+        ("IT Support Engineer", "2022-05", "2022-11"),
+    ]

@@ -984,6 +984,10 @@ _OPEN_AT_END = re.compile(r"(?:19|20)\d\d\s{0,2}" + _OPEN_SEP + r"\s{0,2}$")
 # (each date cell joined with its row): the second row's date is the first range's end.
 _OPEN_CELL = re.compile(r"^(.{4,24}?(?:19|20)\d\d\s{0,2}" + _OPEN_SEP + r")\s{2,}(\S.*)$")
 SAME_START = 2.0  # points: two lines of one date column start this close
+# A narrow date column that wrapped its range after the start: "Nov 2022  Application
+# Engineer" over "- present" / "- Nov 2022" (a résumé builder's, tbrinkley's; v16).
+_CELL_START = re.compile(r"^(.{4,24}?(?:19|20)\d\d)\s{2,}(\S.*)$")
+_DANGLING_END = re.compile(r"^\s{0,2}" + _OPEN_SEP + r"\s{0,2}(\S.{0,20})$")
 
 
 def join_open_ranges(lines: list[Line]) -> list[Line]:
@@ -1020,6 +1024,13 @@ def join_open_ranges(lines: list[Line]) -> list[Line]:
             out.append(dataclasses.replace(line, text=f"{cell.group(1)} {head}  {cell.group(2)}", runs=None))
             if rest.strip():
                 out.append(dataclasses.replace(nxt, text=rest.strip(), runs=None, date_column=False))
+            skip = True
+            continue
+        start = _CELL_START.match(line.text) if _same_start(line, nxt) else None
+        end = _DANGLING_END.match(nxt.text) if start else None
+        if start and end and date_cell(start.group(1)) and (date_cell(end.group(1)) or _present_alone(end.group(1))):
+            joined = f"{start.group(1)} - {end.group(1)}  {start.group(2)}"
+            out.append(dataclasses.replace(line, text=joined, runs=None))
             skip = True
             continue
         out.append(line)
