@@ -1204,11 +1204,11 @@ def _tail_repairs(words: list[str], lines: list[Line], k: int) -> Iterator[str]:
     tagline = _tagline_tail(words)
     if tagline is not None:
         yield tagline
-    if lines[k].runs is not None:
+    junk = _junk_end(words) if lines[k].runs is None else None
+    if junk is None:
         return
-    near = [ln for ln in lines[: k + 4] if ln is not lines[k] and ln.page == lines[k].page]
-    junk = _junk_end(words)
-    if junk is not None and not any(_name_as_read(ln.text) for ln in near):
+    near = (ln for ln in lines[: k + 4] if ln is not lines[k] and ln.page == lines[k].page)
+    if not any(_name_as_read(ln.text) for ln in near):
         yield junk
 
 
