@@ -33,12 +33,15 @@ import contextlib
 import json
 import os
 import re
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -619,7 +622,7 @@ def connections_by_process() -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def perf_record(out: Path | None) -> Any:
+def perf_record(out: Path | None) -> Iterator[None]:
     """A system-wide sampled profile (`perf record -a`, cpu-clock: this machine type has no
     hardware counters) of the block, every process and the kernel: where the machine's CPU
     per document goes, Postgres and clamd included. Read with `perf report -i FILE
@@ -627,6 +630,8 @@ def perf_record(out: Path | None) -> Any:
     if out is None:
         yield
         return
+    if shutil.which("perf") is None:
+        raise SystemExit("--perf needs perf on PATH (Debian's linux-perf)")
     proc = subprocess.Popen(
         ["perf", "record", "-a", "-g", "-e", "cpu-clock", "-F", "499", "-o", str(out)],
         stdout=subprocess.DEVNULL,
@@ -635,7 +640,7 @@ def perf_record(out: Path | None) -> Any:
     try:
         yield
     finally:
-        proc.send_signal(2)  # SIGINT: perf writes its file and exits
+        proc.send_signal(signal.SIGINT)  # perf writes its file and exits
         proc.wait(timeout=60)
 
 
