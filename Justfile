@@ -97,6 +97,10 @@ screenshots: bootstrap
 eval-extraction *ARGS: bootstrap
     {{PY}} -m ats.extraction.eval "$@"
 
+# A change set on the development half, per CV and field: REF's extractor beside this tree's (never the held-out half)
+eval-compare REF *ARGS: bootstrap
+    ref="$1"; shift; PYTHONPATH="{{justfile_directory()}}/shared" {{PY}} scripts/dev_compare.py --base "$ref" "$@"
+
 # --- containers (podman, no registry; docs/deploy.md). Separate from `just test`: CI runs
 # `just compose-smoke` as its own step, or `ATS_CONTAINER_TESTS=1 just test` includes it.
 
