@@ -25,6 +25,7 @@ from datetime import date
 
 from ats.extraction import _lexicon as lex
 from ats.extraction._layout import Line, heading_kind, is_place, joined_runs, plain, style_of, without_head
+from ats.extraction._rules import YEAR as _YEAR
 from ats.extraction._rules import months_in_union
 from ats.extraction.data import Source
 
@@ -1802,7 +1803,6 @@ def _part_style(e: _Entry, part: str | None) -> int | None:
 
 
 _SEGMENT_EDGES = " ,;:|–—-·•@/"
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 def _unbracketed(text: str) -> str:

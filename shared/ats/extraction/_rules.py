@@ -1175,7 +1175,8 @@ def _contact_labelled(words: list[str]) -> bool:
     return False
 
 
-_YEAR_WORD = re.compile(r"\b(?:19|20)\d{2}\b")
+# A year of this century or the last as a word (_history's entries read it too).
+YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 def _tagline_tail(words: list[str]) -> str | None:
@@ -1190,7 +1191,7 @@ def _tagline_tail(words: list[str]) -> str | None:
         head, tail = words[:j], words[j:]
         # the post starts with a job word ("Senior", "Full-Stack"), not a third name
         first = tail[0].casefold() if tail else ""
-        job_like = first in lex.JOB_WORDS or any(part in lex.JOB_WORDS for part in first.split("-"))
+        job_like = any(part in lex.JOB_WORDS for part in first.split("-"))  # the word, or a part of it
         if job_like and all(w[:1].isupper() for w in tail) and _latin_name(" ".join(head)):
             return " ".join(head)
     return None
@@ -1249,7 +1250,7 @@ def _spacing_repairs(text: str, words: list[str]) -> Iterator[str]:
         yield " ".join(a + b for a, b in zip(*pairs, strict=True))
     if len(wide) >= 2 and any(w.casefold() in lex.JOB_WORDS for seg in wide[1:] for w in seg):
         yield " ".join(wide[0])
-    if len(wide) >= 2 and _YEAR_WORD.search(" ".join(" ".join(seg) for seg in wide[1:])):
+    if len(wide) >= 2 and YEAR.search(" ".join(" ".join(seg) for seg in wide[1:])):
         # "JAMES MITOFSKY  Oct 2018 - Présent": a column's dates on the name's row, after a
         # wide gap (Canva; v16)
         yield " ".join(wide[0])
