@@ -918,23 +918,10 @@ BASELINE_REF = "b359b0a"
 
 def baseline_tree(ref: str) -> tuple[str, Path]:
     """The baseline commit's tree (`shared/` is the `ats` package; `services/` its clamd and
-    sandbox configuration), extracted once into /tmp.
+    sandbox configuration), extracted once into /tmp (ats.devtools.gittree)."""
+    from ats.devtools.gittree import tree_at
 
-    `git archive`, not a worktree: nothing is registered in the repository, and the bench
-    scripts, test app and venv stay this tree's - only the code under test differs."""
-    sha = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--verify", f"{ref}^{{commit}}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    root = Path(tempfile.gettempdir()) / f"ats-bench-baseline-{sha[:12]}"
-    if not (root / ".complete").exists():
-        root.mkdir(mode=0o755, parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha], capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
-        (root / ".complete").write_text(sha)
-    return sha, root
+    return tree_at(REPO, ref, prefix="ats-bench-baseline")
 
 
 def run_one(args: argparse.Namespace, code_root: Path, out: Path) -> dict[str, Any]:

@@ -4,9 +4,9 @@
         [--show FIELD ...]
 
 What a change set did to the development half, before the held-out half is read once:
-the extractor of git ref REF (its `shared/`, taken with `git archive` into a temporary
-directory) and this tree's, each in its own process, on the same parse answers - this
-tree's corpus and this tree's parse cache (`ats.extraction.eval`'s; a missing answer is
+the extractor of git ref REF (its `shared/`, from `git archive` into /tmp once per commit:
+ats.devtools.gittree) and this tree's, each in its own process, on the same parse
+answers - this tree's corpus and this tree's parse cache (`ats.extraction.eval`'s; a missing answer is
 parsed and cached first, so a cold cache costs the corpus's parse once) - scored by this
 tree's eval. It prints:
 
@@ -116,15 +116,13 @@ def changes(before: Tallies, after: Tallies) -> list[tuple[str, str, str, list[i
 
 
 def metric(t: Tallies, ids: Iterable[str], name: str, kind: str) -> float | None:
-    """The eval's metric of one field over some CVs: exact share or F1."""
+    """The eval's metric of one field over some CVs (its Tally: exact share or F1)."""
+    from ats.extraction import eval as ev
+
     rows = [t[i][name] for i in ids if name in t[i]]
     tp, predicted, truth = (sum(r[k] for r in rows) for k in range(3))
-    if kind in ("exact", "within1"):
-        return tp / truth if truth else None
-    if not predicted or not truth:
-        return None
-    p, r = tp / predicted, tp / truth
-    return 2 * p * r / (p + r) if p + r else 0.0
+    # one value per CV for the exact fields: a CV with a truth counts, a true positive is right
+    return ev.Tally(tp=tp, predicted=predicted, truth=truth, cvs=truth, correct=tp).metric(kind)
 
 
 def table(rows: Sequence[Mapping[str, Any]], before: Tallies, after: Tallies) -> str:
@@ -146,14 +144,6 @@ def table(rows: Sequence[Mapping[str, Any]], before: Tallies, after: Tallies) ->
     return "\n".join(lines)
 
 
-def _base_shared(ref: str, into: Path) -> Path:
-    """REF's `shared/` extracted under `into` (no worktree registered; tar, as `git archive`
-    expects, rather than tarfile - Debian's 3.11 has no extraction filter)."""
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "shared"], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    return into / "shared"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", help="git ref whose extractor is compared with this tree's")
@@ -167,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not args.base:
         ap.error("--base REF is required")
+    from ats.devtools.gittree import tree_at
     from ats.extraction import eval as ev
 
     pairs = _answers(args.limit, scans=not args.no_scans)
@@ -177,7 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows_file.write_text(json.dumps(pairs))
         as_of = ev.as_of().isoformat()
         fields = list(ev.SCORED_FIELDS)
-        got_before = _run_child(_base_shared(args.base, work), rows_file, work / "before.json", fields, as_of)
+        _, base = tree_at(REPO, args.base, prefix="ats-dev-compare", paths=("shared",))
+        got_before = _run_child(base / "shared", rows_file, work / "before.json", fields, as_of)
         got_after = _run_child(REPO / "shared", rows_file, work / "after.json", fields, as_of)
     print(f"extractor before {got_before['version']}, after {got_after['version']}")
     got_before, got_after = got_before["cvs"], got_after["cvs"]
