@@ -1229,7 +1229,6 @@ def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: se
         text = ln.text.strip()
         if (
             ln.n <= first
-            or _over_dates(ln, lines[k + 1] if k + 1 < len(lines) else None)
             or ln.bbox is None
             or ln.part in ("header", "footer")
             or abs(ln.size - size) > STYLE_SIZE_TOLERANCE
@@ -1243,6 +1242,8 @@ def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: se
             or not any(abs(ln.bbox[0] - x) <= 3 for x in indents)
             or kinds[ln.n]
             or ln.n in beside
+            # last: the only test that looks at another line
+            or _over_dates(ln, lines[k + 1] if k + 1 < len(lines) else None)
         ):
             continue
         words = [w.strip(",.:;&()").casefold() for w in text.split()]
