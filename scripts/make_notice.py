@@ -258,7 +258,7 @@ Data shipped in this repository:
     Spanish and English), shapeng1998/notion-blog (MIT, English and Chinese), vikekh/cv
     (MIT, its LICENSE file's holder left as the template's placeholder; Swedish),
     WinDerek/winderek (Apache-2.0, English and Chinese).
-    Held-out v15 (tests/extraction/heldout/files/; real people's own CVs):
+    Held-out v15, now development (tests/extraction/corpus/real/; real people's own CVs):
     123bingowinnn/Bingosun--Profile (MIT, stated in its README, vendored; English and
     Chinese), Cemus/portfolio (MIT, French), danilevy1212/cv-latex (MIT),
     emadalramimi/Potfolio (MIT, French), F2-Song/resume (AGPL-3.0: ice1000's own CV and
@@ -271,6 +271,20 @@ Data shipped in this repository:
     Russian), regexpressyourself/regexpressyourself.github.io (MIT), sikatikenmogne/portfolio
     (CC-BY-4.0), simonmysun/simonmysun.github.io.2015 (GPL-2.0, English and Chinese),
     sushant1203/sushant1203 (CC-BY-4.0), taki0112/Portfolio (MIT, English and Korean).
+    Held-out v17 (tests/extraction/heldout/files/; real people's own CVs, all MIT):
+    Akindejie/beejay (stated in its README, vendored), AlexsandroVcT/Portfolio-Responsive
+    (Portuguese), Amorizz/portfolio (French and English), danfemarins/repository
+    (Portuguese), Exowz/exowz-portfolio (stated in its README, vendored; French and
+    English), gabireze/gabireze.github.io (Portuguese and English),
+    giovanimanzattof/giovaniOS (Portuguese), guillaumecrespel/website (stated in its README,
+    vendored; French and English), hxshen97/hxshen97.github.io (stated in its README,
+    vendored; English and Chinese), JaceTheBlu/GGestin.com (English and French),
+    jardsonalan/portfolio (Portuguese), jobruv/portfolio (English and Turkish),
+    leandrosilva3/web-site (Portuguese), maximilien-bruyere/profile (French and English),
+    ObiWanKeoni/obiwankeoni.github.io, PeiyuChen1005/PeiyuChen1005.github.io (English and
+    Chinese), Pourghorban/resume (English and Persian), ReggieH31/PortfolioWebsite,
+    vertpierre/openclassrooms-portfolio (French and English), yurikong/yurikong.Github.io
+    (English and Chinese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

@@ -19,14 +19,14 @@ free licences (h28extract, h29extract: LaTeX moderncv/friggeri/Jake's-style and 
 English, French, German and Spanish), each with its repository, commit, path and licence in
 ``real/manifest.json`` (the SOURCES of this corpus) and NOTICE.
 
-Held-out v15 (tests/extraction/heldout/, drawn 2026-12-05) is ``real_document`` CVs from
+Held-out v17 (tests/extraction/heldout/, drawn 2026-12-05) is ``real_document`` CVs from
 public GitHub repositories (its manifest names each file's commit and licence) plus
-generated CVs of a new seed; everything of held-out v2 to v14 is development now (v5, v6 and
+generated CVs of a new seed; everything of held-out v2 to v15 is development now (v5, v6 and
 v7 were measured after five, six and five change sets, v8 was read and the code it measured
 then changed, v9's one reading was followed by two behaviour-identical commits, v10 was read
-nine times, v11 four times, v12 and v14 three times each (then the code they measured changed), once per
-change set, so they count as spent). There is no held-out v13: that name went to a
-development batch (stop 49), drawn like a held-out set and read before any rule.
+nine times, v11 four times, v12, v14 and v15 three times each (then the code they measured changed), once per
+change set, so they count as spent). There is no held-out v13 or v16: those names went to
+development batches (stops 49 and 55), drawn like a held-out set and read before any rule.
 
 Split: by *group* (one author's content), never by file: every rendering or variant of one
 CV is in the same half, so the development half never shows a held-out CV's content.
@@ -64,16 +64,17 @@ from tests.extraction.corpus.locales import LOCALES
 
 DEV_DIR = Path(__file__).resolve().parent / "real"
 HELDOUT_DIR = Path(__file__).resolve().parents[1] / "heldout"
-# Held-out v15 draws its generated CVs from a seed never used before; the seeds of held-out
-# v14 (SEED+1100), v12 (SEED+1000), v11 (SEED+900), v10 (SEED+800), v9 (SEED+700),
+# Held-out v17 draws its generated CVs from a seed never used before; the seeds of held-out
+# v15 (SEED+1200), v14 (SEED+1100), v12 (SEED+1000), v11 (SEED+900), v10 (SEED+800), v9 (SEED+700),
 # v8 (SEED+600), v7 (SEED+500), v6 (SEED+400), v5/v4 (SEED+300), v3 (SEED+200), v2 (SEED+100)
 # and of the development half
 # (SEED+101) all generate development CVs now: v2 was read for tuning, v3's per-layout rows
 # of one to four CVs showed single files' misses, v5, v6 and v7 were measured after each of
 # five, six and five change sets, v8 was read on a change set that was then changed, v9
 # was followed by commits after its one reading, v10 was read nine times, v11 four times,
-# v12 and v14 three times each, once per change set (docs/extraction.md, held-out history).
-SEED_HELDOUT = v1.SEED + 1200
+# v12, v14 and v15 three times each, once per change set (docs/extraction.md, held-out history).
+SEED_HELDOUT = v1.SEED + 1300
+SEED_HELDOUT_V15 = v1.SEED + 1200
 SEED_HELDOUT_V14 = v1.SEED + 1100
 SEED_HELDOUT_V12 = v1.SEED + 1000
 SEED_HELDOUT_V11 = v1.SEED + 900
@@ -363,10 +364,10 @@ def _generated(seed: int, prefix: str, per: int) -> list[v1.CV]:
 
 def generated(half: str) -> list[v1.CV]:
     """Held-out: 3 CVs per v1 layout; development: 2, plus held-out v2's, v3's, v4/v5's, v6's,
-    v7's, v8's, v9's, v10's, v11's, v12's and v14's 3 each (moved: seen or spent). Each draw: one
+    v7's, v8's, v9's, v10's, v11's, v12's, v14's and v15's 3 each (moved: seen or spent). Each draw: one
     CV per FEATURES row."""
     if half == "heldout":
-        return _generated(SEED_HELDOUT, "gen15h", 3)
+        return _generated(SEED_HELDOUT, "gen17h", 3)
     return (
         _generated(SEED_DEVELOPMENT, "gen2d", 2)
         + _generated(SEED_HELDOUT_V2, "gen2h", 3)
@@ -380,6 +381,7 @@ def generated(half: str) -> list[v1.CV]:
         + _generated(SEED_HELDOUT_V11, "gen11h", 3)
         + _generated(SEED_HELDOUT_V12, "gen12h", 3)
         + _generated(SEED_HELDOUT_V14, "gen14h", 3)
+        + _generated(SEED_HELDOUT_V15, "gen15h", 3)
     )
 
 
