@@ -66,6 +66,35 @@ def test_pixel_bomb_inside_a_form_xobject(limits: ParseLimits) -> None:
     assert _code(outer.tobytes(), "pdf", limits) == "pixel_limit"
 
 
+def _page_of_grey_masks(count: int, side: int = 100) -> bytes:
+    """A text page that also draws `count` grey images of side x side pixels (an InDesign
+    export's soft masks: many full-page greys, each small in bytes)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 72), "Jane O'Neil  jane@example.org  Senior Engineer, Globex, 2019 - 2024")
+    for i in range(count):
+        grey = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, side, side), False)
+        grey.set_rect(grey.irect, (i % 250,))  # distinct bytes: each image its own xref
+        xref = page.insert_image(pymupdf.Rect(0, 0, 595, 842), pixmap=grey)
+        # PyMuPDF writes its grey as ICCBased (counted as the widest space); the export's are
+        # DeviceGray - one byte a pixel
+        doc.xref_set_key(xref, "ColorSpace", "/DeviceGray")
+    return doc.tobytes()
+
+
+def test_page_images_are_capped_by_their_decoded_bytes(limits: ParseLimits) -> None:
+    # 12 grey images of 10,000 pixels: 120,000 pixels but 120,000 bytes decoded. A pixel
+    # cap of 40,000 lets each image through and the page's bytes up to 160,000.
+    data = _page_of_grey_masks(12)
+    capped = dataclasses.replace(limits, max_pixels_per_page=40_000)
+    result = parse_document(data, kind="pdf", limits=capped)
+    assert "Jane O'Neil" in result["text"]
+    # ... and 17 of them decode to 170,000 bytes: refused, before anything is decoded.
+    assert _code(_page_of_grey_masks(17), "pdf", capped) == "pixel_limit"
+    # One image over the pixel cap is refused whatever its bytes.
+    assert _code(_page_of_grey_masks(1, side=201), "pdf", capped) == "pixel_limit"
+
+
 def test_text_cap(limits: ParseLimits) -> None:
     capped = dataclasses.replace(limits, max_text_chars=30)
     for data, kind in ((corpus.text_pdf(), "pdf"), (corpus.docx_with_tables(), "docx")):

@@ -124,17 +124,33 @@ def _has_visual_content(page: pymupdf.Page) -> bool:
     return any(not kind.endswith("-text") for kind, _ in page.get_bboxlog())
 
 
+# Bytes per pixel of a decoded image by its colour space; an unknown or ICC-based space
+# counts as the widest (CMYK or RGB with alpha).
+_COMPONENTS = {"DeviceGray": 1, "CalGray": 1, "Separation": 1, "DeviceRGB": 3, "CalRGB": 3, "Lab": 3, "DeviceCMYK": 4}
+_WIDEST = 4
+
+
 def _check_pdf_page_images(doc: pymupdf.Document, pno: int, limits: ParseLimits) -> None:
     # Dimensions come from the image dictionaries, so nothing is decoded here; a
     # Flate bomb declares its true size because the decoder allocates W x H.
-    total = 0
+    # One image may not exceed the pixel cap (the largest single allocation); all of a
+    # page's images together may not exceed what the cap allows one image in bytes. A
+    # page's sum of pixels refused an InDesign export whose text layer is whole: sixty
+    # full-page grey soft masks of 0.9 MP each (56 MP, 56 MB decoded; v15's mquezada).
+    largest = total = 0
     for item in doc.get_page_images(pno):
-        width, height = int(item[2]), int(item[3])
-        total += max(width, 0) * max(height, 0)
-    if total > limits.max_pixels_per_page:
+        pixels = max(int(item[2]), 0) * max(int(item[3]), 0)
+        largest = max(largest, pixels)
+        total += pixels * _COMPONENTS.get(str(item[5]), _WIDEST)
+    if largest > limits.max_pixels_per_page:
         raise ParseError(
             ErrorCode.PIXEL_LIMIT,
-            f"page {pno + 1} images total {total} pixels > {limits.max_pixels_per_page}",
+            f"page {pno + 1} has an image of {largest} pixels > {limits.max_pixels_per_page}",
+        )
+    if total > limits.max_pixels_per_page * _WIDEST:
+        raise ParseError(
+            ErrorCode.PIXEL_LIMIT,
+            f"page {pno + 1} images decode to {total} bytes > {limits.max_pixels_per_page * _WIDEST}",
         )
 
 

@@ -185,7 +185,8 @@ class ParseLimits:
     """Caps for one parse. Defaults fit CVs (a few pages) with a wide margin.
 
     Memory note for the sandbox's RLIMIT_AS: the largest single allocation is a
-    decoded image, at most ``max_pixels_per_page`` x 4 bytes (~160 MB at default).
+    decoded image, at most ``max_pixels_per_page`` x 4 bytes (~160 MB at default); a PDF
+    page's images together decode to at most the same number of bytes.
     """
 
     max_pages: int = 20
