@@ -232,9 +232,11 @@ def test_a_name_as_read_is_not_respaced_by_its_address(written: str, address: st
     assert cv(written, address).values("name") == [written]
 
 
-@pytest.mark.parametrize("junk", ["E Experience", "Langues M", "T Haar"])
+@pytest.mark.parametrize("junk", ["E Engagement", "Langues M", "T Haar"])
 def test_a_bare_letter_first_or_last_is_no_name(junk: str) -> None:
     # An icon or a cut-off glyph read as a letter on a scan; a middle initial still is one.
+    # ("E Experience", this test's first junk until layout-40, is a heading now: an icon OCR
+    # read as a capital before a heading's words - test_layout40_rules.)
     ex = run(pdf([(junk, 24), ("John F Kennedy", 16), ("jfk@gmail.com", 10), *ENGLISH_BODY]))
     assert ex.values("name") == ["John F Kennedy"]
 

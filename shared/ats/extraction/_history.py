@@ -152,11 +152,19 @@ def _latin_tokens(text: str) -> list[tuple[int, int, int, int | None]]:
     return out
 
 
+# Seasons before a year ("Summer 2016", a student's terms): the year's, no month of it (layout-40)
+_SEASON_AT_END = re.compile(
+    r"(?<![^\W\d_])(?:spring|summer|fall|autumn|winter|printemps|été|automne|hiver|frühling|frühjahr|sommer"
+    r"|herbst|primavera|verano|otoño|invierno|verão|outono|inverno|estate|autunno)$"
+)
+
+
 def _joins(between: str, first_month: int | None, second_month: int | None) -> bool:
     """Whether the text between two dates makes them one range: a separator, or - between
     two month dates only - nothing but a space (Awesome-CV's "Sep. 2023 Mar. 2024": the text
     layer lost its dash; two bare years side by side are a list, not a range)."""
-    sep = between.strip().casefold()
+    # "Fall 2019 - Spring 2020": a season before the second year is no word between the dates
+    sep = _SEASON_AT_END.sub("", between.strip().casefold()).strip()
     if sep in _SEPARATORS:
         return True
     return not sep and bool(first_month and second_month) and len(between) <= 3
@@ -299,6 +307,16 @@ def date_ranges(text: str) -> list[DateRange]:
     return _ranges_of(text, tokens)
 
 
+def _season_start(text: str, s0: int, month: int | None) -> int:
+    """Where a range starting with the year at s0 starts: at its season ("Fall 2019 - ..."),
+    which is part of the dates, not a word of the entry's header."""
+    if month:
+        return s0
+    before = text[max(0, s0 - 12) : s0].rstrip()
+    season = _SEASON_AT_END.search(before.casefold())
+    return max(0, s0 - 12) + season.start() if season else s0
+
+
 def _ranges_of(text: str, tokens: list[tuple[int, int, int, int | None]]) -> list[DateRange]:
     out: list[DateRange] = []
     i = 0
@@ -307,12 +325,12 @@ def _ranges_of(text: str, tokens: list[tuple[int, int, int, int | None]]) -> lis
         if i + 1 < len(tokens) and _joins(text[e0 : tokens[i + 1][0]], m0, tokens[i + 1][3]):
             _, e1, y1, m1 = tokens[i + 1]
             if (y1, m1 or 12) >= (y0, m0 or 1):
-                out.append(DateRange((y0, m0), (y1, m1), (s0, e1)))
+                out.append(DateRange((y0, m0), (y1, m1), (_season_start(text, s0, m0), e1)))
                 i += 2
                 continue
         present = _PRESENT_RE.match(text, e0) or (_PRESENT_BARE_RE.match(text, e0) if m0 else None)
         if present:
-            out.append(DateRange((y0, m0), None, (s0, present.end())))
+            out.append(DateRange((y0, m0), None, (_season_start(text, s0, m0), present.end())))
         else:
             since = _SINCE_RE.search(text[max(0, s0 - 12) : s0])
             if since:
@@ -388,7 +406,7 @@ _TITLE_SUFFIXES = (
 )
 # " : " and "; " separate parts too (layout-30): "Backend Software Engineer : Danggeun Market
 # Inc. : Jan 2026 - Present" (a site's generated CV), "Auckland Transport; Auckland, NZ".
-_PARTS = re.compile(r"\s{2,}|\t|\s[|–—·•:]\s|\s-\s|[,;]\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
+_PARTS = re.compile(r"\s{2,}|\t|\s[|–—·•:]\s|\s-\s|\s--\s?|[,;]\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
 _ORG_WORDS = frozenset(
     {"gmbh", "ggmbh", "ag", "se", "kg", "ltd", "ltd.", "limited", "inc", "inc.", "llc", "plc", "corp", "corp.",
      "corporation",
@@ -427,7 +445,18 @@ _TITLE_WORDS = frozenset(
      # layout-39: development batch v16's Portuguese posts ("Especialista em Pesquisa e
      # Desenvolvimento", "Aux Administrativo"); French "Enseignant ... en Mathématiques" is
      # better read without its word (pas-cv's nine layouts: "en" then parts post and subject)
-     "especialista", "aux", "pesquisador", "pesquisadora", "coordenador", "coordenadora", "supervisora"}
+     "especialista", "aux", "pesquisador", "pesquisadora", "coordenador", "coordenadora", "supervisora",
+     # layout-40: more Russian posts (v15's rnady: "SEO-специалист")
+     "специалист", "директор", "консультант", "дизайнер", "преподаватель", "ассистент", "администратор",
+     "архитектор", "эксперт", "фрилансер", "основатель", "сооснователь"}
+)  # fmt: skip
+# Working for oneself, which the labels take as the employer beside a post ("SEO-специалист |
+# Freelance / Самозанятый"): two such words together are one employer (layout-40).
+_SELF_EMPLOYED = frozenset(
+    {"freelance", "freelancer", "self-employed", "self employed", "self-employment", "selbstständig",
+     "selbständig", "freiberuflich", "freiberufler", "indépendant", "indépendante", "autoentrepreneur",
+     "auto-entrepreneur", "autónomo", "autónoma", "autônomo", "autônoma", "independiente", "самозанятый",
+     "самозанятая", "фриланс", "фрилансер", "zzp", "zzp'er"}
 )  # fmt: skip
 _INSTITUTION_WORDS = frozenset(
     {"university", "universität", "universitat", "université", "universidad", "università", "universiteit",
@@ -484,12 +513,16 @@ def _title_score(part: str) -> int:
         return cjk
     # "QA/Automation Lead/SDET": the words of a slashed post are its words too (stop 50)
     words = [piece for w in _words(part) for piece in (w.split("/") if "/" in w else (w,)) if piece]
-    titles = sum(w in _TITLE_WORDS or w.endswith(_TITLE_SUFFIXES) for w in words)
+    # "SEO-специалист", "Frontend-разработчик": a hyphen's last piece may be the post's noun
+    titles = sum(
+        w in _TITLE_WORDS or w.endswith(_TITLE_SUFFIXES) or w.rsplit("-", 1)[-1] in _TITLE_WORDS for w in words
+    )
     head = 2 if _title_headed(part) else 0
     return titles + head - 2 * sum(w in _ORG_WORDS for w in words)
 
 
-_SEGMENTS = re.compile(r"\s{2,}|\t|\s[|–—·•]\s|\s-\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
+# " --" before a post: a WPS template's "温州肯恩大学 --图书馆IT助理" (v15)
+_SEGMENTS = re.compile(r"\s{2,}|\t|\s[|–—·•]\s|\s-\s|\s--\s?|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
 # "Pulpos.- Punto de venta en la nube": a Spanish CV's "Employer.- what it does" (h44).
 _TAGLINE = re.compile(r"(?<=[^\W\d_])\.-\s.*$")
 
@@ -535,10 +568,12 @@ def _parts(text: str) -> list[str]:
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
     out: list[str] = []
     text = _place_sentence(_UNIT_BEFORE_POST.sub("", text))
-    for labelled in _SEGMENTS.split(_keep_slashed_titles(plain(text))):
+    segments = _SEGMENTS.split(_keep_slashed_titles(plain(text)))
+    for labelled in segments:
         first = len(out)
         segment = _TAGLINE.sub("", _ENTRY_LABEL.sub("", labelled))
-        for raw in [segment] if is_place(segment) else _PARTS.split(_BRACKETED.sub(_masked, segment)):
+        whole_place = is_place(segment) and not (len(segments) > 1 and _employer_before_place(segment))
+        for raw in [segment] if whole_place else _PARTS.split(_BRACKETED.sub(_masked, segment)):
             part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
             part = _FOOTNOTE.sub("", part)  # "Fundación Caja Duero1": a footnote mark (moderncv)
             part = _LEADING_AT.sub("", part)  # "Em TVS Eletrônica" under its title: the house, not "Em" (layout-33)
@@ -559,6 +594,28 @@ def _parts(text: str) -> list[str]:
                 out += _cjk_employer_and_post(part)
         _join_trailing_place(out, first)
     return out
+
+
+_JOINED_PLACES = re.compile(r"\s(?:&|and|/|et|und|y|e)\s")
+
+
+def _employer_before_place(segment: str) -> bool:
+    """ "T.K. Market, Correggio, Italy" between a post and its dates: an employer before its
+    town and country, not "City, Region, Country" - its head is no place the lexicon knows and
+    its middle no state (v15; "Mountain View, California, EUA" stays a place)."""
+    head, middle, country = (p.strip() for p in [*segment.split(","), "", ""][:3])
+    return (
+        segment.count(",") == 2
+        # a street and a postcode ("Wiesenstrasse 5, 8952 Schlieren, CH") are an address,
+        # "Irvine, US and Chandigarh, India" two places
+        and not any(ch.isdigit() for ch in head + middle)
+        and not _JOINED_PLACES.search(middle)
+        and not is_place(head)
+        and middle.casefold() not in lex.US_STATE_NAMES
+        and middle.upper() not in lex.STATE_CODES
+        and middle.upper() not in lex.US_STATES
+        and is_place(f"{middle}, {country}")
+    )
 
 
 def _cjk_employer_and_post(part: str) -> list[str]:
@@ -908,11 +965,11 @@ def single_date(text: str) -> DateRange | None:
     if len(tokens) != 1:
         return None
     start, end, year, month = tokens[0]
-    if text[:start].strip(" ([") and text[end:].strip(" .,;)]"):
+    if text[: _season_start(text, start, month)].strip(" ([") and text[end:].strip(" .,;)]"):
         return None  # a year inside a sentence ("thesis on 2008's crisis")
     if _NAMED_DAY.match(text, start):
         return None  # "February 22, 2026" alone: a day's date (a page's footer), no role's or degree's
-    return DateRange((year, month), (year, month), (start, end))
+    return DateRange((year, month), (year, month), (_season_start(text, start, month), end))
 
 
 _NAMED_DAY = re.compile(r"[^\W\d_]+\.?\s{1,2}\d{1,2},")
@@ -1028,6 +1085,15 @@ def _spanning(ranges: list[DateRange]) -> DateRange:
     return DateRange(ranges[0].start, ranges[-1].end, ranges[0].span)
 
 
+def _date_alone(line: Line) -> bool:
+    """A line that is one date and nothing else ("Summer 2016", "06/2016", "2016")."""
+    one = single_date(line.text)
+    if one is None:
+        return False
+    rest = line.text[: one.span[0]] + line.text[one.span[1] :]
+    return not _SEASON_AT_END.sub("", rest.strip(" ()[],.·|").casefold()).strip()
+
+
 def _without_dates(text: str) -> str:
     ranges = date_ranges(text)
     return _without(text, ranges[0].span) if ranges else text
@@ -1128,6 +1194,20 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
             # Engineer (freelance), eHealth Systems Africa"): a role of under a year (layout-12).
             one = single_date(line.text)
             ranges = [one] if one and one.span[0] == 0 else []
+        elif (
+            not ranges
+            and len(out) < MAX_ENTRIES
+            and section == "experience"
+            and line.runs is not None
+            and any(_same_row(p, line) for p in pending[-2:])
+            and _date_alone(line)
+        ):
+            # "Summer 2016" or "June 2016" alone, flush right on the row of a role's employer
+            # or title just above (smessina's, v15): a role of one season. Not a year on a
+            # row of its own (a portfolio's "2026" over each project: cecko's), and only a
+            # text layer's line: OCR cuts a projects list's "... 2024" rows at their gaps.
+            one = single_date(line.text)
+            ranges = [DateRange(one.start, one.end, (0, len(line.text)))] if one else []
         elif not ranges and len(out) < MAX_ENTRIES and _is_header(line):
             # (a text layer's rows only: OCR's wide gaps are its columns' - projects' years)
             trailing = section == "experience" and line.runs is not None
@@ -1356,8 +1436,16 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     kind_of_post = _kind_and_subject(title, others, texts)
     if kind_of_post is not None:
         title, others = kind_of_post
-    employer = _institution_over_unit(others)
+    employer = _employer_among(others)
     return _whole_title_line(title, employer, location, groups, texts), employer, location
+
+
+def _employer_among(others: list[str]) -> str | None:
+    """The employer of the parts left beside the title: "Freelance / Самозанятый" (two words
+    for working for oneself) is one; else the institution over its unit."""
+    if len(others) > 1 and all(p.casefold() in _SELF_EMPLOYED for p in others):
+        return " / ".join(others)
+    return _institution_over_unit(others)
 
 
 def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[str, list[str]] | None:
@@ -1394,7 +1482,7 @@ def _whole_title_line(
     Artificial Intelligence & Data Analytics" above "3.2020 – 8.2020  Lufthansa Industry
     Solutions AS GmbH" is one title, not a title and an employer (h44)."""
     own = next((g for g in groups if title in g), None)
-    if own is None or employer is None or employer in own:
+    if own is None or employer is None or employer in own or employer.split(" / ")[0] in own:
         return title
     rest = [p for p in own if p not in (location,) and not is_place(p)]
     if len(rest) < 2 or any(_legal_named(p) for p in rest if p != title):
@@ -1655,7 +1743,11 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
             else:
                 title = title or employer
             employer = company
-        if _studies(title, employer) or _group_heading(e, title, employer, itertools.islice(nested, k + 1, None)):
+        if (
+            _studies(title, employer)
+            or _volunteering(title)
+            or _group_heading(e, title, employer, itertools.islice(nested, k + 1, None))
+        ):
             continue
         house = None
         if employer is None and title is not None and company is None:
@@ -1774,6 +1866,18 @@ _STUDENT_WORDS = frozenset(
     {"student", "studentin", "schüler", "schülerin", "étudiant", "étudiante", "estudiante", "estudante", "studente",
      "studentessa", "pupil"}
 )  # fmt: skip
+
+
+_VOLUNTEER = re.compile(
+    r"(?<![^\W\d_])(?:volunteer|bénévole|benevole|voluntari[oa]|voluntário|voluntária|ehrenamtlich\w*)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+
+
+def _volunteering(title: str | None) -> bool:
+    """ "Student Volunteer, ICFP 2024" (waterlens's): unpaid help, no employment - the labels
+    keep no volunteering in work history (the brief's convention)."""
+    return title is not None and _VOLUNTEER.search(title) is not None
 
 
 def _studies(title: str | None, employer: str | None) -> bool:

@@ -35,6 +35,7 @@ _HEADING_KIND = {name: kind for kind, names in HEADINGS.items() for name in name
 _HEADING_STRIP = re.compile(r"^[\W\d_]{0,8}|[\W_]{0,8}$")
 # A heading's icon read by OCR as a letter or two and a bracket: "Ii) ", "ś-)".
 _ICON_PREFIX = re.compile(r"\S{1,3}[)\]]\s{0,2}(?=[^\W\d_])")
+_LETTER_ICON = re.compile(r"[A-Z]\s{1,2}(?=[^\W\d_]{3})")
 _HEADING_SPLIT = re.compile(r"\s{0,3}(?:&|/|,|\+|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b|\bi\b)\s{0,3}")
 # A word that narrows a heading without changing its section.
 _HEADING_MODIFIERS = frozenset(
@@ -44,7 +45,9 @@ _HEADING_MODIFIERS = frozenset(
      "berufliche", "beruflicher", "praktische", "praktischer", "professional", "technical", "technische",
      "academic", "akademische", "industry",
      # stop 50: "Latest Professional Experience", "Top Skills"
-     "latest", "previous", "earlier", "past", "current", "top"}
+     "latest", "previous", "earlier", "past", "current", "top",
+     # v15: "Deep Expertise", "Core Expertise", "Main Skills"
+     "core", "deep", "main", "primary"}
 )  # fmt: skip
 _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 # A rule drawn after a heading, as OCR reads it: "WORK EXPERIENCE ~~~M" (Europass's rule and
@@ -295,8 +298,11 @@ def _heading_kind(text: str) -> str | None:
             if match is not None:
                 kind = _FOLDED_KIND[match[0]]
     if kind is None:
-        icon = _ICON_PREFIX.match(text)
-        if icon:  # "Ii) PROFESSIONAL EXPERIENCE": a heading's icon as OCR read it (h49)
+        icon = _ICON_PREFIX.match(text) or _LETTER_ICON.match(text)
+        if icon:
+            # "Ii) PROFESSIONAL EXPERIENCE", "B Publications", "Q Awards & Certificates": a
+            # heading's icon as OCR read it (h49; a capital alone, layout-40: weitian li's
+            # scans, whose awards read as roles under "Internships")
             kind = heading_kind(text[icon.end() :])
     return kind
 
@@ -452,6 +458,51 @@ def _row_pieces_joined(lines: list[Line]) -> list[Line]:
             runs=None,
             bars=(prev.bars & 1) | (line.bars & 2),
         )
+    return _renumbered(out) if len(out) != len(lines) else lines
+
+
+_CONNECTORS = frozenset({"—", "–", "-", "|", "@"})
+DASH_ROW_GAP = 3.0  # of the row's height between the connector and each neighbour, at most
+
+
+def _on_row(a: Line, b: Line) -> bool:
+    """b starts right of a's end, on a's row (half the lower line's height shared)."""
+    if a.page != b.page or a.bbox is None or b.bbox is None:
+        return False
+    low = min(a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1])
+    overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
+    return low > 0 and overlap >= 0.5 * low and -1.0 <= b.bbox[0] - a.bbox[2] <= DASH_ROW_GAP * low
+
+
+def _dash_rows_joined(lines: list[Line]) -> list[Line]:
+    """A row "TECH LEAD (REMOTE) — Autopay  July 2022 - Present" whose text layer gives the
+    title, the dash and the employer as three lines (a LaTeX class's \\hfill pieces, dlevy's;
+    v15): one line, so the entry reads its title and employer from one header. Only a lone
+    connector between two pieces of its own row joins them."""
+    out: list[Line] = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        if (
+            out
+            and k + 1 < len(lines)
+            and line.text.strip() in _CONNECTORS
+            and _on_row(out[-1], line)
+            and _on_row(line, lines[k + 1])
+        ):
+            prev, nxt = out[-1], lines[k + 1]
+            assert prev.bbox is not None and nxt.bbox is not None
+            out[-1] = dataclasses.replace(
+                prev,
+                text=f"{prev.text} {line.text.strip()} {nxt.text}",
+                bbox=(prev.bbox[0], min(prev.bbox[1], nxt.bbox[1]), nxt.bbox[2], max(prev.bbox[3], nxt.bbox[3])),
+                size=max(prev.size, nxt.size),
+                runs=None,
+            )
+            k += 2
+            continue
+        out.append(line)
+        k += 1
     return _renumbered(out) if len(out) != len(lines) else lines
 
 
@@ -681,13 +732,49 @@ def _page_by_columns(page: list[Line]) -> list[Line]:
     return out + columns[0] + columns[1]
 
 
+# A text layer that climbs the page: of the distance its order travels up and down a page,
+# this much more up, and at least this far, than any top-down page with columns does (the
+# development half's: at most 1.24 times).
+UPWARD_SHARE = 1.5
+MIN_UPWARD_PT = 500.0
+
+
+def _bottom_up(page: list[Line]) -> bool:
+    """Whether the page's text layer runs up the page: an InDesign export gave its blocks from
+    the page's foot to its head (v15's mquezada), so every section came after its entries."""
+    up = down = 0.0
+    for a, b in itertools.pairwise(ln for ln in page if ln.bbox is not None):
+        step = _top(b) - _top(a)
+        up, down = (up - step, down) if step < 0 else (up, down + step)
+    return up >= MIN_UPWARD_PT and up > UPWARD_SHARE * down
+
+
+def _bottom_up_pages(lines: list[Line]) -> list[Line]:
+    """Each page whose text layer runs up the page read top-down instead, by its columns."""
+    pages: dict[int | None, list[Line]] = {}
+    for line in lines:
+        pages.setdefault(line.page, []).append(line)
+    if not any(_bottom_up(page) for page in pages.values()):
+        return lines
+    out: list[Line] = []
+    for page in pages.values():
+        if _bottom_up(page) and all(ln.bbox is not None for ln in page):
+            out += _page_by_columns(sorted(page, key=lambda ln: (round(_top(ln)), ln.bbox[0] if ln.bbox else 0.0)))
+        else:
+            out += page
+    return _renumbered(out)
+
+
 def lines_of(answer: Mapping[str, Any]) -> list[Line]:
     """The answer's lines in reading order, with sections assigned."""
     if answer.get("elements"):
         lines = _docx_lines(answer["elements"])
     elif answer.get("blocks"):
         lines = _without_overprints(_pdf_lines(answer["blocks"]))
-        lines = _row_pieces_joined(_by_columns(lines)) if answer.get("ocr_used") else _header_drawn_last(lines)
+        if answer.get("ocr_used"):
+            lines = _row_pieces_joined(_by_columns(lines))
+        else:
+            lines = _dash_rows_joined(_header_drawn_last(_bottom_up_pages(lines)))
     elif answer.get("paragraphs") or answer.get("tables"):
         lines = _schema1_docx_lines(answer)
     else:
@@ -887,6 +974,14 @@ _REMOTE = frozenset(
      "worldwide", "anywhere", "weltweit", "mundial", "global", "international", "distributed",  # stop 50
      "remote-friendly", "fully remote", "full remote", "100% remote"}
 )  # fmt: skip
+# The world's regions a role is set in ("Management & Analytics Consultant, Mexico City and
+# Latin America": jbetancourt's, v15) - places, never an employer (layout-40)
+_WORLD_REGIONS = frozenset(
+    {"europe", "latin america", "north america", "south america", "central america", "asia", "africa",
+     "middle east", "emea", "apac", "latam", "dach", "benelux", "nordics", "scandinavia", "oceania",
+     "caribbean", "southeast asia", "east asia", "western europe", "eastern europe", "mena", "europa",
+     "américa latina", "latinoamérica", "amérique latine", "lateinamerika", "asie", "afrique"}
+)  # fmt: skip
 
 
 def plain(text: str) -> str:
@@ -935,7 +1030,14 @@ def is_place(text: str) -> bool:
     if not low or len(low) > 60:
         return False
     # (the two-places split last: is_place is asked of every part of every header)
-    if low in _REMOTE or low in lex.CITIES or low in lex.COUNTRIES or _city_and_code(text) or _two_places(low):
+    if (
+        low in _REMOTE
+        or low in _WORLD_REGIONS
+        or low in lex.CITIES
+        or low in lex.COUNTRIES
+        or _city_and_code(text)
+        or _two_places(low)
+    ):
         return True
     inner = _PARENTHESISED.fullmatch(plain(text).strip().casefold())
     if inner:  # "Remote (Switzerland)", "Spain & Remote (Italy)" (layout-6)
@@ -988,6 +1090,10 @@ SAME_START = 2.0  # points: two lines of one date column start this close
 # Engineer" over "- present" / "- Nov 2022" (a résumé builder's, tbrinkley's; v16).
 _CELL_START = re.compile(r"^(.{4,24}?(?:19|20)\d\d)\s{2,}(\S.*)$")
 _DANGLING_END = re.compile(r"^\s{0,2}" + _OPEN_SEP + r"\s{0,2}(\S.{0,20})$")
+# A narrow date cell that wrapped its end between month and year: "Авг 2017 - Фев" over
+# "2022" (an HTML export's flex row, krogozhkin's; v15).
+_MONTH_AT_END = re.compile(r"(?:19|20)\d\d\s{0,2}" + _OPEN_SEP + r"\s{0,2}([^\W\d_]{3,10})\.?$")
+_YEAR_ALONE = re.compile(r"\s*((?:19|20)\d\d)\s*")
 
 
 def join_open_ranges(lines: list[Line]) -> list[Line]:
@@ -1001,12 +1107,8 @@ def join_open_ranges(lines: list[Line]) -> list[Line]:
         if nxt is None or nxt.page != line.page:
             out.append(line)
             continue
-        if (
-            _OPEN_AT_END.search(line.text[-16:])
-            and (date_cell(nxt.text) or _present_alone(nxt.text))
-            and not _OPEN_AT_END.search(nxt.text)
-        ):
-            out.append(dataclasses.replace(line, text=f"{line.text} {nxt.text}", runs=None))
+        if _range_runs_on(line, nxt):
+            out.append(dataclasses.replace(line, text=f"{line.text} {nxt.text.strip()}", runs=None))
             skip = True
             continue
         # a date column's cells, as joined rows or as one text line each ("Apr. 2018 to  Master
@@ -1037,12 +1139,57 @@ def join_open_ranges(lines: list[Line]) -> list[Line]:
     return _renumbered(out) if len(out) != len(lines) else out
 
 
+# "... (Удалённо) (2024" over "- 2025)": a range wrapped before its dash (Word; v15's rnady).
+_YEAR_AT_END = re.compile(r"(?<!\d)(?:19|20)\d\d\)?$")
+
+
+def _end_wrapped(line: Line, nxt: Line) -> bool:
+    """Whether the next line is the rest of a range the line ends with the start of."""
+    end = _DANGLING_END.match(nxt.text)
+    if not end or not _YEAR_AT_END.search(line.text[-8:].rstrip(")")) or _OPEN_AT_END.search(line.text[-16:]):
+        return False
+    rest = end.group(1).strip(" ()")
+    return date_cell(rest) or _present_alone(rest)
+
+
+def _range_runs_on(line: Line, nxt: Line) -> bool:
+    """Whether the next line is the rest of a date range the line ends with the start of:
+    "2019 -" over "2022", "Авг 2017 - Фев" over "2022", "(2024" over "- 2025)"."""
+    if (
+        _OPEN_AT_END.search(line.text[-16:])
+        and (date_cell(nxt.text) or _present_alone(nxt.text))
+        and not _OPEN_AT_END.search(nxt.text)
+    ):
+        return True
+    if _month_cut(line.text) and _YEAR_ALONE.fullmatch(nxt.text) and _under_its_end(line, nxt):
+        return True
+    return _end_wrapped(line, nxt)
+
+
+def _month_cut(text: str) -> bool:
+    """Whether the line ends with a range whose end is a month name without its year."""
+    m = _MONTH_AT_END.search(text[-24:])
+    return m is not None and m.group(1).casefold() in lex.MONTHS
+
+
 _PRESENT_FOLDED = frozenset(w.casefold().rstrip(".") for w in lex.PRESENT_WORDS)
 
 
 def _present_alone(text: str) -> bool:
     """ "present", "heute", "aujourd'hui" and nothing else: a range's open end on a line of its own."""
     return text.strip(" .,()").casefold() in _PRESENT_FOLDED
+
+
+def _under_its_end(line: Line, nxt: Line) -> bool:
+    """The next line starts where the line does, or (a cell joined to its row) under the
+    line's right half, within its width, directly below it."""
+    if _same_start(line, nxt):
+        return True
+    if line.bbox is None or nxt.bbox is None:
+        return False
+    x0, _, x1, y1 = line.bbox
+    height = line.bbox[3] - line.bbox[1]
+    return (x0 + x1) / 2 <= nxt.bbox[0] and nxt.bbox[2] <= x1 + SAME_START and 0 <= _top(nxt) - y1 <= height
 
 
 def _same_start(line: Line, nxt: Line) -> bool:
@@ -1414,6 +1561,18 @@ def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
                 section = parent.heading
             else:
                 section = "top" if line.page == 1 else columns.went_on(line, section, ocr=ocr)
+        elif (
+            prev is not None
+            and opened is not None
+            and opened.heading in ("experience", "education")
+            and section != opened.heading
+            and _back_under(line, prev, opened)
+        ):
+            # The column comes back below its own heading after another column's lines broke
+            # in (a sidebar's text layer given between "PROFESSIONAL EXPERIENCE" and its
+            # first role): it goes on in that heading's section (v15). Only a section of
+            # entries: a sidebar's "LANGUAGES" is no heading of what a later column holds.
+            section = opened.heading
         kind = None if line.n in labels else kinds[line.n] or styled.get(line.n)
         if kind is not None and _no_heading_here(line, kind, prev, section, parent, colon_free=colon_free):
             kind = None
@@ -1430,6 +1589,7 @@ def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     _references_on_request(lines)
     if not ocr:  # an OCR'd page's reading order is the column walk's (_by_columns), not a text layer's
         _lines_before_their_heading(lines)
+        _lines_above_their_heading(lines)
     _languages_under_skills(lines)
     _role_stacks_in_experience(lines)
 
@@ -1611,6 +1771,39 @@ def _lines_before_their_heading(lines: list[Line]) -> None:
             line.section = heading.heading
 
 
+def _lines_above_their_heading(lines: list[Line]) -> None:
+    """The mirror of _lines_before_their_heading: a line the text layer gives after a heading
+    but that sits above it on the page, at or right of its start, is not that heading's. An
+    HTML export gave page 2's "EDUCATION" before the last role that page opens with, set above
+    it (v15): the role goes on in the section the text was in before the heading, or in the
+    section of a heading above it in its column on that page."""
+    headings: dict[int | None, list[Line]] = {}
+    for line in lines:
+        if line.heading and line.bbox is not None:
+            headings.setdefault(line.page, []).append(line)
+    for page, found in headings.items():
+        headings[page] = [] if len(found) > MAX_PAGE_HEADINGS else sorted(found, key=_top)
+    current: Line | None = None
+    before = "top"
+    prev_section = "top"
+    for line in lines:
+        if line.heading:
+            current, before = line, prev_section
+        elif (
+            current is not None
+            and current.bbox is not None
+            and line.bbox is not None
+            and line.page == current.page
+            and line.section == current.heading
+            and line.part not in ("header", "footer")
+            and line.bbox[3] <= _top(current)
+            and line.bbox[0] >= current.bbox[0] - 2
+        ):
+            above = _heading_above(line, headings.get(line.page, []))
+            line.section = above.heading if above is not None and above.heading else before
+        prev_section = line.section
+
+
 def _heading_above(line: Line, headings: list[Line]) -> Line | None:
     """The nearest heading above the line whose column the line starts in."""
     assert line.bbox is not None
@@ -1631,6 +1824,7 @@ def _below(line: Line, heading: Line | None) -> bool:
     return _top(line) > heading.bbox[3] and line.bbox[0] >= heading.bbox[0]
 
 
+COLUMN_JUMP = 60.0  # points across: the next line starts in another column
 COLUMN_START_SLACK = 12.0  # points: lines of one column start this close together
 
 
@@ -1722,7 +1916,18 @@ def _word_of_row(prev: Line, line: Line) -> bool:
     return abs(line.bbox[1] - prev.bbox[1]) < 0.3 * height and 0 <= gap < 1.5 * height
 
 
+def _back_under(line: Line, prev: Line, heading: Line) -> bool:
+    """Whether the line starts under the heading, within its width, coming from another column."""
+    if line.bbox is None or prev.bbox is None or heading.bbox is None or line.page != heading.page:
+        return False
+    return (
+        _top(line) > heading.bbox[3]
+        and heading.bbox[0] - 2 <= line.bbox[0] < heading.bbox[2]
+        and abs(line.bbox[0] - prev.bbox[0]) > COLUMN_JUMP
+    )
+
+
 def _column_break(prev: Line, line: Line) -> bool:
     if prev.bbox is None or line.bbox is None or prev.page != line.page:
         return False
-    return line.bbox[1] < prev.bbox[1] - 30 and abs(line.bbox[0] - prev.bbox[0]) > 60
+    return line.bbox[1] < prev.bbox[1] - 30 and abs(line.bbox[0] - prev.bbox[0]) > COLUMN_JUMP

@@ -54,9 +54,13 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "forschungserfahrung", "expérience de recherche", "expériences de recherche",
         "experiencia en investigación", "experiencia investigadora", "experiência em pesquisa",
         "experiência de pesquisa", "esperienza di ricerca", "esperienze di ricerca",
+        # layout-40: a student's internships under their own heading (v15's bingosun: its
+        # posts read as no section's)
+        "internship experience", "internship experiences", "internships", "internship",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
+        "education background", "educational background",  # layout-40
         "bildungsweg", "studium", "schulbildung", "akademischer werdegang", "formation", "formations",
         "diplômes", "études", "formación", "formación académica", "educación", "estudios", "istruzione",
         "formazione", "istruzione e formazione", "titoli di studio", "opleiding", "opleidingen",

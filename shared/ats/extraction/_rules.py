@@ -1237,6 +1237,11 @@ def _spacing_repairs(text: str, words: list[str]) -> Iterator[str]:
     that sets the job title beside the name after a wide gap ("Jane Doe   Data Engineer")."""
     if len(words) > 40:
         return
+    # "김 준 호 (1993.01.12)": a Korean name's syllables letter-spaced (an HTML export; v15's
+    # taki0112) - one word, as Korean writes a name
+    syllables = _NAME_BRACKET_TAIL.sub("", text.strip()).split()
+    if 2 <= len(syllables) <= 4 and all(len(w) == 1 and "\uac00" <= w <= "\ud7a3" for w in syllables):
+        yield "".join(syllables)
     wide = [seg.split() for seg in re.split(r"\s{2,}", text.strip())]
     if len(wide) >= 2 and all(len(w) == 1 for seg in wide for w in seg):
         yield " ".join("".join(seg) for seg in wide)
