@@ -7,7 +7,9 @@ until stop 50).
 
 Each group directory of the stage holds its files and a `fragment.json` ({"files": [...],
 "cvs": [...]}, the brief's shape). Every check runs before anything is written; with any
-problem the script prints them (ids and file names, never label values) and exits 1.
+problem the script prints them (ids and file names, never label values) and exits 1. A group
+is one author's content: an origin whose owner is already in the corpus (or in another
+staged group), or a CV whose name or e-mail is a corpus CV's, is a problem (stop 56).
 `--retire` first moves the current held-out half's files and rows into the development half
 (tests/extraction/corpus/real/) - the spent set's move; the generated seed in
 tests/extraction/corpus/real.py and HELDOUT.sha256, the history row and NOTICE are the
@@ -25,7 +27,7 @@ import re
 import shutil
 import sys
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,11 @@ class _Known:
     groups: set[str]
     files: set[str]
     excluded: set[str]
+    # A group is one author's content: an owner already in the corpus (another repository of
+    # theirs) or in another staged group is the same person (stop 56: Cyb3r-Jak3's second
+    # repository was staged for held-out v17 while the first was a development group).
+    owners: dict[str, str] = field(default_factory=dict)  # owner (casefolded) -> where it is
+    people: set[str] = field(default_factory=set)  # the corpus's names and e-mails, folded
 
 
 def _file_problems(group: Path, f: dict[str, Any], name: str, known: _Known) -> list[str]:
@@ -87,13 +94,29 @@ def _file_problems(group: Path, f: dict[str, Any], name: str, known: _Known) -> 
         out.append(f"{group.name}: {f['file']}'s origin is not 'GitHub owner/repo @ commit: path'")
     elif origin.group(1).casefold() in known.excluded:
         out.append(f"{group.name}: {origin.group(1)} is excluded (already in the corpus)")
+    else:
+        owner = origin.group(1).split("/")[0].casefold()
+        where = known.owners.setdefault(owner, group.name)
+        if where != group.name:
+            out.append(f"{group.name}: its owner {owner} is already in {where} (a group is one author's content)")
     if not f.get("licence"):
         out.append(f"{group.name}: {f['file']} has no licence")
     return out
 
 
+def _person_keys(truth: Any) -> set[str]:
+    """A CV's name and e-mails, folded (never printed)."""
+    if not isinstance(truth, dict):
+        return set()
+    name = " ".join(re.sub(r"[\W_]+", " ", _ascii(str(truth.get("name") or ""))).split()).casefold()
+    emails = {str(e).strip().casefold() for e in truth.get("emails") or []}
+    return ({name} if name else set()) | emails
+
+
 def _cv_problems(group: Path, cv: dict[str, Any], names: dict[str, str], known: _Known) -> list[str]:
     out = []
+    if _person_keys(cv.get("truth")) & known.people:
+        out.append(f"{cv['id']}: its name or an e-mail is a corpus CV's (the same person?)")
     if cv["file"] not in names.values():
         out.append(f"{cv['id']}: its file is not among the group's files")
     if cv["id"] in known.ids or cv["id"] != cv["id"].lower():
@@ -121,7 +144,12 @@ def plan(root: Path, stage: Path, drop: dict[str, str]) -> tuple[list[str], list
         groups={c["group"] for c in dev["cvs"] + held["cvs"]},
         files={f["file"] for f in dev["files"] + held["files"]},
         excluded={ln.strip().casefold() for ln in excluded if ln.strip()},
+        people={key for c in dev["cvs"] + held["cvs"] for key in _person_keys(c.get("truth"))},
     )
+    for f in dev["files"] + held["files"]:
+        origin = _ORIGIN.match(str(f.get("origin", "")))
+        if origin:
+            known.owners.setdefault(origin.group(1).split("/")[0].casefold(), f"the corpus ({origin.group(1)})")
     problems: list[str] = []
     copies: list[tuple[Path, str]] = []
     new: dict[str, Any] = {"files": [], "cvs": []}
@@ -145,6 +173,7 @@ def plan(root: Path, stage: Path, drop: dict[str, str]) -> tuple[list[str], list
             if cv["layout"].startswith("scan_") and scan_of_no_pdf:
                 problems.append(f"{cv['id']}: a scan row of no PDF document, or its truth differs from it")
         known.groups.add(group.name)
+        known.people |= {key for cv in rows for key in _person_keys(cv.get("truth"))}
         new["cvs"] += rows
     return problems, copies, new
 

@@ -128,3 +128,25 @@ def test_retire_and_development_are_one_or_the_other(tmp_path: Path) -> None:
     root, stage = _root(tmp_path), _stage(tmp_path)
     done = _run(root, stage, "--retire", "--development")
     assert done.returncode == 2 and "not allowed with" in done.stderr
+
+
+def test_a_group_whose_owner_or_person_is_already_in_the_corpus_merges_nothing(tmp_path: Path) -> None:
+    # stop 56: the same owner's second repository was staged while the first was a corpus group
+    root, stage = _root(tmp_path), _stage(tmp_path)
+    fragment = json.loads((stage / "zed" / "fragment.json").read_text())
+    for f in fragment["files"]:
+        f["origin"] = f["origin"].replace("GitHub zed/cv", "GitHub A/portfolio-website")  # owner "a" holds a/b
+    (stage / "zed" / "fragment.json").write_text(json.dumps(fragment, ensure_ascii=False))
+    out = _run(root, stage)
+    assert out.returncode == 1 and "its owner a is already in the corpus (a/b)" in out.stdout
+    assert SECRET not in out.stdout + out.stderr
+    # ... and a CV whose name (folded) is a corpus CV's, under any owner
+    fragment["files"] = [
+        {**f, "origin": f["origin"].replace("A/portfolio-website", "other/cv")} for f in fragment["files"]
+    ]
+    for cv in fragment["cvs"]:
+        cv["truth"] = {**cv["truth"], "name": "OLD EXAMPLE"}
+    (stage / "zed" / "fragment.json").write_text(json.dumps(fragment, ensure_ascii=False))
+    out = _run(root, stage)
+    assert out.returncode == 1 and "zed-en: its name or an e-mail is a corpus CV's" in out.stdout
+    assert "old example" not in out.stdout.casefold()  # the label matched is never printed
