@@ -15,7 +15,7 @@ import itertools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -685,12 +685,17 @@ def _gutter(page: list[Line]) -> float | None:
     return at(next((r for r in by_width if not dates_right(r)), by_width[0]))
 
 
-def _by_columns(lines: list[Line]) -> list[Line]:
+def _by_page(lines: Iterable[Line]) -> dict[int | None, list[Line]]:
+    """The lines of each page, in their order."""
     pages: dict[int | None, list[Line]] = {}
     for line in lines:
         pages.setdefault(line.page, []).append(line)
+    return pages
+
+
+def _by_columns(lines: list[Line]) -> list[Line]:
     out: list[Line] = []
-    for page in pages.values():
+    for page in _by_page(lines).values():
         out += _page_by_columns(page)
     if out == lines:
         return lines
@@ -751,14 +756,12 @@ def _bottom_up(page: list[Line]) -> bool:
 
 def _bottom_up_pages(lines: list[Line]) -> list[Line]:
     """Each page whose text layer runs up the page read top-down instead, by its columns."""
-    pages: dict[int | None, list[Line]] = {}
-    for line in lines:
-        pages.setdefault(line.page, []).append(line)
-    if not any(_bottom_up(page) for page in pages.values()):
+    pages = [(page, _bottom_up(page) and all(ln.bbox is not None for ln in page)) for page in _by_page(lines).values()]
+    if not any(climbs for _, climbs in pages):
         return lines
     out: list[Line] = []
-    for page in pages.values():
-        if _bottom_up(page) and all(ln.bbox is not None for ln in page):
+    for page, climbs in pages:
+        if climbs:
             out += _page_by_columns(sorted(page, key=lambda ln: (round(_top(ln)), ln.bbox[0] if ln.bbox else 0.0)))
         else:
             out += page
@@ -1588,8 +1591,9 @@ def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     _place_trailing_headings(lines)
     _references_on_request(lines)
     if not ocr:  # an OCR'd page's reading order is the column walk's (_by_columns), not a text layer's
-        _lines_before_their_heading(lines)
-        _lines_above_their_heading(lines)
+        headings = _page_headings(lines)
+        _lines_before_their_heading(lines, headings)
+        _lines_above_their_heading(lines, headings)
     _languages_under_skills(lines)
     _role_stacks_in_experience(lines)
 
@@ -1688,10 +1692,7 @@ def _place_trailing_headings(lines: list[Line]) -> None:
     (a JSON Resume theme draws them as rules' captions: "WORK EXPERIENCE", "SKILLS", ...
     last), or all before it: each line is in the section of the nearest heading above it on
     the page (h44, h47)."""
-    by_page: dict[int | None, list[Line]] = {}
-    for line in lines:
-        by_page.setdefault(line.page, []).append(line)
-    for page_lines in by_page.values():
+    for page_lines in _by_page(lines).values():
         headings = [ln for ln in page_lines if ln.heading and ln.bbox is not None]
         if len(headings) < MIN_KNOWN_HEADINGS:
             continue
@@ -1747,22 +1748,20 @@ def _place_column_headings(headings: list[Line], body: list[Line]) -> None:
 MAX_PAGE_HEADINGS = 40  # a page with more "headings" is no CV page: its lines are left as read
 
 
-def _lines_before_their_heading(lines: list[Line]) -> None:
+def _page_headings(lines: list[Line]) -> dict[int | None, list[Line]]:
+    """Each page's headings with boxes, top to bottom; none for a page with more than
+    MAX_PAGE_HEADINGS (no CV page: its lines are left as read)."""
+    pages = _by_page(ln for ln in lines if ln.heading and ln.bbox is not None)
+    return {page: [] if len(found) > MAX_PAGE_HEADINGS else sorted(found, key=_top) for page, found in pages.items()}
+
+
+def _lines_before_their_heading(lines: list[Line], by_page: dict[int | None, list[Line]]) -> None:
     """A line the text layer gives before a heading it sits below on the page, in the
     heading's column, with no other heading between them: the heading's section. An HTML
     export drew a page's role headers ("Sii Polska | Senior Software Engineer  2025 - 2026",
     flush-right dates in a flex row) before the page's "Commercial experience" heading and
     its bullets, so they went on in the previous page's last section (h53). Only PDF lines
     with boxes; a sidebar's lines start left of the main column's headings and keep theirs."""
-    by_page: dict[int | None, list[Line]] = {}
-    for line in lines:
-        if line.heading and line.bbox is not None:
-            by_page.setdefault(line.page, []).append(line)
-    for page, headings in by_page.items():
-        if len(headings) > MAX_PAGE_HEADINGS:
-            by_page[page] = []
-        else:
-            headings.sort(key=_top)
     for line in lines:
         if line.heading or line.bbox is None or line.part in ("header", "footer"):
             continue
@@ -1771,18 +1770,12 @@ def _lines_before_their_heading(lines: list[Line]) -> None:
             line.section = heading.heading
 
 
-def _lines_above_their_heading(lines: list[Line]) -> None:
+def _lines_above_their_heading(lines: list[Line], headings: dict[int | None, list[Line]]) -> None:
     """The mirror of _lines_before_their_heading: a line the text layer gives after a heading
     but that sits above it on the page, at or right of its start, is not that heading's. An
     HTML export gave page 2's "EDUCATION" before the last role that page opens with, set above
     it (v15): the role goes on in the section the text was in before the heading, or in the
     section of a heading above it in its column on that page."""
-    headings: dict[int | None, list[Line]] = {}
-    for line in lines:
-        if line.heading and line.bbox is not None:
-            headings.setdefault(line.page, []).append(line)
-    for page, found in headings.items():
-        headings[page] = [] if len(found) > MAX_PAGE_HEADINGS else sorted(found, key=_top)
     current: Line | None = None
     before = "top"
     prev_section = "top"
