@@ -1085,13 +1085,16 @@ def _spanning(ranges: list[DateRange]) -> DateRange:
     return DateRange(ranges[0].start, ranges[-1].end, ranges[0].span)
 
 
-def _date_alone(line: Line) -> bool:
-    """A line that is one date and nothing else ("Summer 2016", "06/2016", "2016")."""
+def _date_alone(line: Line) -> DateRange | None:
+    """The date of a line that is one date and nothing else ("Summer 2016", "06/2016",
+    "2016"), spanning the whole line; None for any other line."""
     one = single_date(line.text)
     if one is None:
-        return False
+        return None
     rest = line.text[: one.span[0]] + line.text[one.span[1] :]
-    return not _SEASON_AT_END.sub("", rest.strip(" ()[],.·|").casefold()).strip()
+    if _SEASON_AT_END.sub("", rest.strip(" ()[],.·|").casefold()).strip():
+        return None
+    return DateRange(one.start, one.end, (0, len(line.text)))
 
 
 def _without_dates(text: str) -> str:
@@ -1200,14 +1203,13 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
             and section == "experience"
             and line.runs is not None
             and any(_same_row(p, line) for p in pending[-2:])
-            and _date_alone(line)
+            and (alone := _date_alone(line))
         ):
             # "Summer 2016" or "June 2016" alone, flush right on the row of a role's employer
             # or title just above (smessina's, v15): a role of one season. Not a year on a
             # row of its own (a portfolio's "2026" over each project: cecko's), and only a
             # text layer's line: OCR cuts a projects list's "... 2024" rows at their gaps.
-            one = single_date(line.text)
-            ranges = [DateRange(one.start, one.end, (0, len(line.text)))] if one else []
+            ranges = [alone]
         elif not ranges and len(out) < MAX_ENTRIES and _is_header(line):
             # (a text layer's rows only: OCR's wide gaps are its columns' - projects' years)
             trailing = section == "experience" and line.runs is not None
