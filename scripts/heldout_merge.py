@@ -81,6 +81,11 @@ class _Known:
     people: set[str] = field(default_factory=set)  # the corpus's names and e-mails, folded
 
 
+def _owner(repo: str) -> str:
+    """ "Cyb3r-Jak3/portfolio" -> "cyb3r-jak3": whose repository it is."""
+    return repo.split("/", maxsplit=1)[0].casefold()
+
+
 def _file_problems(group: Path, f: dict[str, Any], name: str, known: _Known) -> list[str]:
     out = []
     path = group / f["file"]
@@ -95,7 +100,7 @@ def _file_problems(group: Path, f: dict[str, Any], name: str, known: _Known) -> 
     elif origin.group(1).casefold() in known.excluded:
         out.append(f"{group.name}: {origin.group(1)} is excluded (already in the corpus)")
     else:
-        owner = origin.group(1).split("/")[0].casefold()
+        owner = _owner(origin.group(1))
         where = known.owners.setdefault(owner, group.name)
         if where != group.name:
             out.append(f"{group.name}: its owner {owner} is already in {where} (a group is one author's content)")
@@ -149,7 +154,7 @@ def plan(root: Path, stage: Path, drop: dict[str, str]) -> tuple[list[str], list
     for f in dev["files"] + held["files"]:
         origin = _ORIGIN.match(str(f.get("origin", "")))
         if origin:
-            known.owners.setdefault(origin.group(1).split("/")[0].casefold(), f"the corpus ({origin.group(1)})")
+            known.owners.setdefault(_owner(origin.group(1)), f"the corpus ({origin.group(1)})")
     problems: list[str] = []
     copies: list[tuple[Path, str]] = []
     new: dict[str, Any] = {"files": [], "cvs": []}
