@@ -15,6 +15,7 @@ place where one is not moves a phone's region and splits an employer (h49).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -48,7 +49,31 @@ def rows() -> list[tuple[str, str]]:
         if any(ch in name for ch in ',()"') or not city["countrycode"]:
             continue
         out.add((city["countrycode"], name))
+        out |= {(city["countrycode"], cjk) for cjk in _cjk_names(city)}
     return sorted(out)
+
+
+# A Chinese or Japanese CV names its cities in Han characters ("深圳, 中国", "新竹, 臺灣"):
+# GeoNames' alternate names hold them, among historic names and nicknames ("宝安", "天府").
+# Only the city's own name is kept: one GeoNames writes with the city suffix 市 (kept with it
+# and without it, "深圳市" and "深圳"), in every script variant it lists.
+CJK_REGIONS = frozenset({"CN", "TW", "HK", "MO", "SG", "JP"})
+# Stems that are as often a word, a surname or a school's name on a CV as a city: "东方"
+# (east), "日照" (sunlight), "中山" (中山大学), "和田" (a Japanese surname), "大同", "北海", "安康".
+NOT_CJK_CITIES = frozenset({"东方", "東方", "日照", "中山", "和田", "大同", "北海", "安康", "文山", "朝阳", "朝陽"})
+_HAN_ONLY = re.compile("^[\u3400-\u4dbf\u4e00-\u9fff]+$")
+
+
+def _cjk_names(city: dict) -> set[str]:
+    if city["countrycode"] not in CJK_REGIONS:
+        return set()
+    out = set()
+    for alt in city["alternatenames"]:
+        if _HAN_ONLY.match(alt) and alt.endswith("市") and len(alt) >= 3:
+            out.add(alt)
+            if alt[:-1] not in NOT_CJK_CITIES:
+                out.add(alt[:-1])
+    return out
 
 
 def render() -> str:

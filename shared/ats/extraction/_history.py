@@ -406,7 +406,8 @@ _TITLE_SUFFIXES = (
 )
 # " : " and "; " separate parts too (layout-30): "Backend Software Engineer : Danggeun Market
 # Inc. : Jan 2026 - Present" (a site's generated CV), "Auckland Transport; Auckland, NZ".
-_PARTS = re.compile(r"\s{2,}|\t|\s[|–—·•:]\s|\s-\s|\s--\s?|[,;]\s|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
+# "编程语言工具开发实习，IDEA": Chinese parts a header with a full-width comma, no space after (layout-41)
+_PARTS = re.compile(r"\s{2,}|\t|\s[|–—·•:]\s|\s-\s|\s--\s?|[,;]\s|[，；]\s?|\s\|\s|\s/\s|\s{0,2}\|\s{0,2}")
 _ORG_WORDS = frozenset(
     {"gmbh", "ggmbh", "ag", "se", "kg", "ltd", "ltd.", "limited", "inc", "inc.", "llc", "plc", "corp", "corp.",
      "corporation",
@@ -491,6 +492,10 @@ _TITLE_HEADS = frozenset(
 _CJK_TITLE_ENDS = (
     "工程师", "实习", "实习生", "经理", "总监", "架构师", "设计师", "开发", "主管", "专家", "研究员", "顾问",
     "分析师", "负责人", "助理", "教师", "讲师", "教授", "エンジニア", "マネージャー", "개발자", "엔지니어",
+    # layout-41: teaching assistants, founders, leads, volunteers (dropped as volunteering
+    # once a title), programmers; and the traditional script's posts (a Taiwanese CV's)
+    "助教", "创始人", "合伙人", "组长", "志愿者", "志願者", "程序员", "實習", "實習生", "工程師", "經理",
+    "設計師", "開發", "架構師", "分析師", "負責人", "創辦人", "研究員",
 )  # fmt: skip
 _CJK_SCHOOL_WORDS = ("大学", "学院", "대학교")
 _CJK_ORG_WORDS = (
@@ -583,7 +588,7 @@ def _parts(text: str) -> list[str]:
                 # "Remote (contract, concurrent)": a place, and a note on the work (stop 50);
                 # "Remote (Switzerland)" is a place whole
                 part = bare
-            if _DURATION.fullmatch(part):
+            if _DURATION.fullmatch(part) or _DATES_NOTE.fullmatch(part) or _SUPERVISOR.match(part):
                 continue  # "(6 mois)", "(2 years)" under the dates: how long, not who or what (layout-12)
             if part.count("(") > part.count(")"):
                 part += ")"  # "Danggeun Pay Inc. (KarrotPay)": the strip took its own bracket
@@ -695,6 +700,14 @@ _DURATION = re.compile(
     _DURATION_UNIT + r"(?:\s?(?:,|and|&|und|et|y|e|i|en)?\s?" + _DURATION_UNIT + r")?",
     re.IGNORECASE,
 )
+# "2025 年3 月 - 2025 年9 月（预计）": the end is expected - a note on the dates, no part;
+# "远程研究实习，导师：张屹洲": a research post's supervisor, no employer (layout-41)
+_SUPERVISOR = re.compile(
+    r"(?:导师|導師|指导老师|指导教师|指導教授|advisor|adviser|supervisor|betreuer|betreuerin|orientador|orientadora)"
+    r"\s?[:：]",
+    re.IGNORECASE,
+)
+_DATES_NOTE = re.compile(r"[(（]?(?:预计|預計)[)）]?")
 _ONLY_DURATION = re.compile(
     r"\(?\s{0,2}(?:about|approx\.?|ca\.?|~|circa|environ|etwa|cerca de|alrededor de)?\s{0,2}(?:"
     + _DURATION.pattern
@@ -1871,7 +1884,8 @@ _STUDENT_WORDS = frozenset(
 
 
 _VOLUNTEER = re.compile(
-    r"(?<![^\W\d_])(?:volunteer|bénévole|benevole|voluntari[oa]|voluntário|voluntária|ehrenamtlich\w*)(?![^\W\d_])",
+    r"(?<![^\W\d_])(?:volunteer|bénévole|benevole|voluntari[oa]|voluntário|voluntária|ehrenamtlich\w*)(?![^\W\d_])"
+    r"|志愿者|志願者|志工",  # layout-41: Chinese is not spaced, no word boundary to look for
     re.IGNORECASE,
 )
 

@@ -36,6 +36,9 @@ _HEADING_STRIP = re.compile(r"^[\W\d_]{0,8}|[\W_]{0,8}$")
 # A heading's icon read by OCR as a letter or two and a bracket: "Ii) ", "ś-)".
 _ICON_PREFIX = re.compile(r"\S{1,3}[)\]]\s{0,2}(?=[^\W\d_])")
 _LETTER_ICON = re.compile(r"[A-Z]\s{1,2}(?=[^\W\d_]{3})")
+# A Chinese heading's icon as OCR read it: one Han character glued before it ("念教育经历",
+# "党工作经历", "好技能") or a letter and a space ("i 杂项") - the whole line a heading's length.
+_HAN_ICON = re.compile(r"(?:[\u3400-\u4dbf\u4e00-\u9fff]|[^\W\d_]\s{1,2})(?=[\u3400-\u4dbf\u4e00-\u9fff]{2,6}$)")
 _HEADING_SPLIT = re.compile(r"\s{0,3}(?:&|/|,|\+|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b|\bi\b)\s{0,3}")
 # A word that narrows a heading without changing its section.
 _HEADING_MODIFIERS = frozenset(
@@ -236,6 +239,28 @@ def _fold(text: str) -> str:
 
 _FOLDED_KIND = {_fold(name): kind for name, kind in _HEADING_KIND.items()}
 _FOLDED_NAMES = list(_FOLDED_KIND)
+# A Chinese heading with one character OCR read as Latin ("I作经历": 工 as "I"), keyed by
+# the heading with that place as "?". A Han character read as another Han character is not
+# matched: "项目经理" (a post) is one stroke from "项目经验" (layout-41).
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_HAN_OCR_KIND = {
+    f"{name[:i]}?{name[i + 1 :]}": kind
+    for name, kind in _HEADING_KIND.items()
+    if len(name) >= 3 and all(_HAN.match(ch) for ch in name)
+    for i in range(len(name))
+}
+
+
+def _han_misread(text: str) -> str | None:
+    """The section of a Chinese heading of 3+ characters with one read as not Han."""
+    compact = text.replace(" ", "")
+    if not 3 <= len(compact) <= 8:
+        return None
+    odd = [i for i, ch in enumerate(compact) if not _HAN.match(ch)]
+    if len(odd) != 1:
+        return None
+    i = odd[0]
+    return _HAN_OCR_KIND.get(f"{compact[:i]}?{compact[i + 1 :]}")
 
 
 def _less_rule(text: str) -> str:
@@ -298,13 +323,48 @@ def _heading_kind(text: str) -> str | None:
             if match is not None:
                 kind = _FOLDED_KIND[match[0]]
     if kind is None:
-        icon = _ICON_PREFIX.match(text) or _LETTER_ICON.match(text)
-        if icon:
-            # "Ii) PROFESSIONAL EXPERIENCE", "B Publications", "Q Awards & Certificates": a
-            # heading's icon as OCR read it (h49; a capital alone, layout-40: weitian li's
-            # scans, whose awards read as roles under "Internships")
-            kind = heading_kind(text[icon.end() :])
+        kind = _heading_behind_icon(text)
     return kind
+
+
+# A Chinese heading is a compound: its topics, then what they are ("工作与实践经历" work and
+# practice experience, "实习与工作经历", "个人能力"). One the lexicon does not hold reads by
+# its topic: work or internships first, then education, then projects (layout-41).
+_CJK_HEADING = re.compile(r"[\u4e00-\u9fff与及和、/&]{0,8}(?:经历|经验|背景|履历|經歷|經驗|能力)")
+_CJK_TOPICS = (
+    # (not "实践" alone: a student's "实践经历" are campus activities, as "activities" are)
+    ("experience", ("工作", "实习", "實習", "职业", "職業")),
+    ("education", ("教育", "学习", "學習")),
+    ("other", ("项目", "項目", "专案", "專案")),
+)
+
+
+def _cjk_compound_heading(key: str) -> str | None:
+    if not _CJK_HEADING.fullmatch(key) or "的" in key:
+        return None  # "丰富的项目经验" (rich project experience) is a phrase, not a heading
+    for kind, topics in _CJK_TOPICS:
+        if any(topic in key for topic in topics):
+            return kind
+    # "个人能力", "专业能力": what the person can do; a language's level is read by its own heading
+    return "skills" if key.endswith("能力") and "语言" not in key and "語言" not in key else None
+
+
+def _heading_behind_icon(text: str) -> str | None:
+    """A heading as OCR read it with its icon, or with one Chinese character misread; a
+    Chinese heading by its parts."""
+    misread = _han_misread(text) or _cjk_compound_heading(text.strip())
+    if misread:
+        return misread
+    icon = _ICON_PREFIX.match(text) or _LETTER_ICON.match(text)
+    if icon:
+        # "Ii) PROFESSIONAL EXPERIENCE", "B Publications", "Q Awards & Certificates": a
+        # heading's icon as OCR read it (h49; a capital alone, layout-40: weitian li's
+        # scans, whose awards read as roles under "Internships")
+        return heading_kind(text[icon.end() :])
+    han = _HAN_ICON.match(text)
+    # a Chinese scan's icon (layout-41): one character only, and the rest a heading as it
+    # stands - "我的技能" is no heading with two icons before "技能"
+    return _HEADING_KIND.get(text[han.end() :]) if han else None
 
 
 _heading_kind_cached = functools.lru_cache(maxsize=HEADING_CACHE)(_heading_kind)
@@ -433,18 +493,55 @@ def _row_piece(prev: Line, line: Line) -> bool:
     return not (heading_kind(ta) or heading_kind(tb))
 
 
+# Tesseract cuts a Chinese row into pieces whose boxes overlap or stand a character or two
+# apart, with sizes guessed from glyph widths that differ piece to piece: "西安" | "欧亚学院,
+# 西安, 陕西", "中科视拓(北京)科技" | "有限公司(SeetaTech Inc.)", "保证了业务" | "稳定。", "2026" |
+# "年" | "09月- 2027". The same CV's text layer gives each row as one line. Pieces that meet
+# Han to Han (or at CJK punctuation, or a digit beside a date's 年, 月 or 日) on one row, the
+# second starting right of the first's start, are one run of text, written without a space
+# (layout-41); the column walk has already kept the gutter.
+HAN_PIECE_GAP = 2.0  # of the lower piece's height between them, at most
+_HAN_CHAR = "[\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f]"
+_HAN_END = re.compile(f"{_HAN_CHAR}$")
+_HAN_START = re.compile(f"^{_HAN_CHAR}")
+_DATE_HAN = frozenset("年月日")
+
+
+def _han_piece(prev: Line, line: Line) -> bool:
+    a, b = prev.bbox, line.bbox
+    if prev.page != line.page or a is None or b is None:
+        return False
+    han_end, han_start = _HAN_END.search(prev.text), _HAN_START.match(line.text)
+    if not (
+        (han_end and han_start)
+        or (prev.text[-1:] in _DATE_HAN and line.text[:1].isdigit())
+        or (line.text[:1] in _DATE_HAN and prev.text[-1:].isdigit())
+    ):
+        return False
+    low = min(a[3] - a[1], b[3] - b[1])
+    return (
+        low > 0
+        and min(a[3], b[3]) - max(a[1], b[1]) >= ROW_PIECE_OVERLAP * low
+        and a[0] < b[0]
+        and b[0] - a[2] <= HAN_PIECE_GAP * low
+    )
+
+
 def _row_pieces_joined(lines: list[Line]) -> list[Line]:
     """The OCR'd lines with each row's pieces joined (above): one pass, a joined line capped
     at MAX_WRAPPED characters."""
     out: list[Line] = []
     for line in lines:
         prev = out[-1] if out else None
-        if prev is None or not _row_piece(prev, line) or len(prev.text) + len(line.text) + 3 > MAX_WRAPPED:
+        han = prev is not None and _han_piece(prev, line)
+        if prev is None or not (han or _row_piece(prev, line)) or len(prev.text) + len(line.text) + 3 > MAX_WRAPPED:
             out.append(line)
             continue
         a, b = prev.bbox, line.bbox
         assert a is not None and b is not None
-        if prev.text.endswith("@") or (line.text.startswith("@") and not line.text[1:2].isspace()):
+        if han and not (prev.bars & 2 or line.bars & 1):
+            bar = ""  # Chinese is written without spaces
+        elif prev.text.endswith("@") or (line.text.startswith("@") and not line.text[1:2].isspace()):
             # "lucia.gomez.pena@" | "| yahoo.es": one address, whatever OCR set between ("@ x.blog"
             # is an icon before a link)
             bar = ""
@@ -453,7 +550,7 @@ def _row_pieces_joined(lines: list[Line]) -> list[Line]:
         out[-1] = dataclasses.replace(
             prev,
             text=prev.text + bar + line.text,
-            bbox=(a[0], min(a[1], b[1]), b[2], max(a[3], b[3])),
+            bbox=(a[0], min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])),
             size=max(prev.size, line.size),
             runs=None,
             bars=(prev.bars & 1) | (line.bars & 2),
@@ -754,18 +851,67 @@ def _bottom_up(page: list[Line]) -> bool:
     return up >= MIN_UPWARD_PT and up > UPWARD_SHARE * down
 
 
+# A design tool's export (Canva) that gives a page's section headings as a layer of their
+# own, apart from their bodies and out of the page's order: this many headings in a row in
+# the text order, nothing between them, one of them above the one before it, set at least
+# this far apart (layout-41). A column of headings given top-down (an HTML export's sidebar,
+# brunopc's) is the page's own order and stays.
+MIN_HEADINGS_FIRST = 3
+MIN_HEADINGS_SPREAD_PT = 200.0
+
+
+def _headings_apart(page: list[Line]) -> float | None:
+    """The top of the page's highest heading, when the page gives its headings apart from
+    their bodies (above); else None."""
+    tops: list[float] = []
+    for line in page:
+        if len(line.text) <= MAX_CACHED_HEADING and line.bbox is not None and heading_kind(line.text):
+            tops.append(_top(line))
+            if (
+                len(tops) >= MIN_HEADINGS_FIRST
+                and max(tops) - min(tops) >= MIN_HEADINGS_SPREAD_PT
+                and any(b < a for a, b in itertools.pairwise(tops))
+            ):
+                return min(_top(ln) for ln in page if ln.bbox is not None and heading_kind(ln.text))
+        else:
+            tops = []
+    return None
+
+
+def _columns_down(lines: list[Line]) -> list[Line]:
+    """Lines read a column at a time, each top-down: the left column (with any line across
+    the gutter, by its height), then the right; one column top-down when there is no gutter."""
+    gutter = _gutter(lines)
+    if gutter is None:
+        return sorted(lines, key=lambda ln: (round(_top(ln)), ln.bbox[0] if ln.bbox else 0.0))
+    right = {ln.n for ln in lines if ln.bbox is not None and ln.bbox[0] >= gutter}
+    left = [ln for ln in lines if ln.n not in right]
+    return [*sorted(left, key=_top), *sorted((ln for ln in lines if ln.n in right), key=_top)]
+
+
+def _top_down(page: list[Line]) -> list[Line]:
+    return _page_by_columns(sorted(page, key=lambda ln: (round(_top(ln)), ln.bbox[0] if ln.bbox else 0.0)))
+
+
 def _bottom_up_pages(lines: list[Line]) -> list[Line]:
-    """Each page whose text layer runs up the page read top-down instead, by its columns."""
-    pages = [(page, _bottom_up(page) and all(ln.bbox is not None for ln in page)) for page in _by_page(lines).values()]
-    if not any(climbs for _, climbs in pages):
-        return lines
+    """Each page whose text layer runs up the page read top-down instead, by its columns; a
+    page that gives its headings apart from their bodies the same below its highest heading
+    (the name and contact lines above it kept in their order: "MIKEL" / "ECHEVERRIA" beside
+    the contact column)."""
     out: list[Line] = []
-    for page, climbs in pages:
-        if climbs:
-            out += _page_by_columns(sorted(page, key=lambda ln: (round(_top(ln)), ln.bbox[0] if ln.bbox else 0.0)))
+    changed = False
+    for page in _by_page(lines).values():
+        if not all(ln.bbox is not None for ln in page):
+            out += page
+        elif _bottom_up(page):
+            out += _top_down(page)
+            changed = True
+        elif (first := _headings_apart(page)) is not None:
+            out += [ln for ln in page if _top(ln) < first] + _columns_down([ln for ln in page if _top(ln) >= first])
+            changed = True
         else:
             out += page
-    return _renumbered(out)
+    return _renumbered(out) if changed else lines
 
 
 def lines_of(answer: Mapping[str, Any]) -> list[Line]:
@@ -975,7 +1121,8 @@ _REMOTE = frozenset(
      "удаленно", "удалённо", "удаленная работа", "uzaktan", "hibrit", "zdalnie", "na dálku",  # layout-30
      "fernarbeit", "remote work", "remote-arbeit", "on-site", "onsite", "vor ort", "presencial",  # layout-33
      "worldwide", "anywhere", "weltweit", "mundial", "global", "international", "distributed",  # stop 50
-     "remote-friendly", "fully remote", "full remote", "100% remote"}
+     "remote-friendly", "fully remote", "full remote", "100% remote",
+     "远程", "遠程", "遠端", "远程办公", "遠距", "リモート", "원격", "재택"}  # layout-41
 )  # fmt: skip
 # The world's regions a role is set in ("Management & Analytics Consultant, Mexico City and
 # Latin America": jbetancourt's, v15) - places, never an employer (layout-40)
@@ -1053,6 +1200,10 @@ def is_place(text: str) -> bool:
     head, tail = head.strip(), tail.strip()
     # "University College London, UK" is an employer and its country (h47)
     organisation = bool(set(head.replace("’", "'").split()) & _ORGANISATION_WORDS)
+    if _HAN.search(head) and head not in lex.CITIES and head not in lex.COUNTRIES:
+        # Chinese is not spaced: "宾夕法尼亚州州立大学, 美国" (a university and its country) is
+        # one "word" before a country; a Han head is a town only when it is a known one (layout-41)
+        organisation = True
     if tail.count(",") == 1 and not organisation:  # "Mountain View, California, EUA": City, State, Country (layout-6)
         middle, _, country = tail.partition(",")
         words = (head + " " + middle).split()
@@ -1526,10 +1677,20 @@ def _references_on_request(lines: list[Line]) -> None:
             k += 1
 
 
+def _heading_second_lines(lines: list[Line], kinds: dict[int, str | None], styled: dict[int, str]) -> None:
+    """ "HABILIDADES" over "TÉCNICAS": a heading set on two lines, its second line styled as
+    one, is one heading - not a section of its own after it (layout-41)."""
+    for a, b in itertools.pairwise(lines):
+        kind = kinds[a.n]
+        if kind and b.n in styled and kinds[b.n] is None and heading_kind(f"{a.text} {b.text}") == kind:
+            del styled[b.n]
+
+
 def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     beside = _beside_dates(lines)
     kinds = {ln.n: None if ln.n in beside else heading_kind(ln.text) for ln in lines}
     styled = _styled_headings(lines, kinds, beside)
+    _heading_second_lines(lines, kinds, styled)
     labels = _docx_labels(lines, kinds) | _pdf_labels(lines, kinds)
     section = "top"
     opened: Line | None = None  # the heading of the current section

@@ -57,6 +57,10 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # layout-40: a student's internships under their own heading (v15's bingosun: its
         # posts read as no section's)
         "internship experience", "internship experiences", "internships", "internship",
+        # layout-41: Chinese CVs' usual headings, simplified and traditional (a heading the
+        # lexicon lacked left every line under it in the section before)
+        "实习经验", "职业经历", "工作經歷", "工作經驗", "實習經歷", "實習經驗", "經歷",
+        "工作及实习经历", "实习及工作经历",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
@@ -70,6 +74,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "informações acadêmicas", "academic information", "informação acadêmica",  # h52
         "教育经历", "教育背景", "学历", "学歴", "학력", "학력 사항",  # h50
         "教育",  # layout-38
+        "教育經歷", "學歷", "学习经历", "學習經歷", "教育經驗",  # layout-41
         "eğitim", "eğitim bilgileri", "öğrenim", "образование", "vzdělání",  # layout-30
     ),
     "skills": (
@@ -81,6 +86,8 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "competenties", "kennis", "umiejętności", "kompetencje", "umiejętności techniczne",
         # TeX classes' and Europass's own headings for the same list
         "专业技能", "技能", "技术栈", "技能清单", "スキル", "기술", "기술 스택",  # h50
+        "个人技能", "技术技能", "职业技能", "技能特长", "技术能力", "it 技能", "專業技能", "技術棧", "技術能力",
+        "技能特長",  # layout-41
         "computer skills", "computer knowledge", "computer knowledges", "digital skills", "digital competences",
         "digital competence", "software skills", "programming skills", "software",
         # layout-6: Spanish and Portuguese lists ("Tecnologías", "Conocimientos en computación")
@@ -102,6 +109,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "talenkennis", "języki", "języki obce", "znajomość języków",
         "diller", "yabancı diller", "языки", "иностранные языки", "jazyky",  # layout-30
         "línguas", "linguas",  # stop 50 (Portuguese)
+        "语言", "语言能力", "语言技能", "外语", "語言", "語言能力", "外語",  # layout-41
     ),
     "references": ("references", "referees", "referenzen", "références", "referencias", "referenze", "referenties",
                    "referencje", "referanslar"),
@@ -113,6 +121,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "objetivo", "objetivos", "objetivo profissional", "objetivo profesional", "resumo", "resumo profissional",
         "sobre mim", "perfil profissional", "objectif", "objectif professionnel", "resumen", "resumen profesional",
         "hakkımda", "özet", "о себе", "обо мне", "o mně",  # layout-30
+        "求职意向", "求职目标", "职业目标", "求職意向",  # layout-41
     ),
     "contact": (
         "contact", "contact details", "contact information", "personal details", "personal information",
@@ -124,6 +133,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "informations personnelles", "informações pessoais", "dados pessoais", "contato", "contatos",
         "informações de contato", "informacje kontaktowe", "kontakty",
         "iletişim", "iletişim bilgileri", "kişisel bilgiler", "контакты", "контактная информация",  # layout-30
+        "基本信息", "个人资料", "基本資料", "個人資料", "個人信息", "聯絡方式", "联系信息",  # layout-41
     ),
     "other": (
         "projects", "certifications", "certificates", "publications", "interests", "hobbies", "awards",
@@ -142,6 +152,14 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "additional information", "informações adicionais", "zusätzliche informationen",  # h52
         "个人项目", "项目经验", "项目经历", "自我评价", "获奖情况", "荣誉奖项", "其他",  # h50
         "项目", "プロジェクト", "프로젝트",  # layout-38
+        # layout-41: the rest of a Chinese CV's usual sections (a student's campus roles are
+        # no work history, as "extracurricular activities" are not)
+        "項目經驗", "項目經歷", "專案經歷", "專案經驗", "專案", "項目", "开源项目", "开源贡献", "個人專案",
+        "个人荣誉", "荣誉", "荣誉证书", "奖项", "获奖经历", "获奖", "獲獎", "獎項", "榮譽", "獲獎經歷",
+        "证书", "资格证书", "證照", "證書", "兴趣爱好", "爱好", "興趣", "興趣愛好", "杂项", "其它", "其他信息",
+        "论文", "发表论文", "学术成果", "論文", "著作", "出版物", "校园经历", "社团经历", "社会实践",
+        "课外活动", "在校经历", "校園經歷", "個人簡介", "个人简介", "个人总结", "自我介绍", "自我介紹",
+        "关于我", "關於我",
         # layout-30: Turkish, Russian and Czech
         "projeler", "sertifikalar", "hobiler", "ilgi alanları", "başarılar", "проекты", "сертификаты",
         "курсы", "достижения", "certifikáty", "zájmy",
@@ -434,7 +452,8 @@ def _country_names() -> dict[str, str]:
     out: dict[str, str] = {}
     for row in _data_rows(COUNTRIES_FILE):
         key = row["name"].casefold()
-        if 3 <= len(key) <= 40 and key not in _NOT_COUNTRIES:
+        # "中国", "日本", "美国": a CJK country name is two characters (layout-41)
+        if (3 <= len(key) <= 40 or (len(key) == 2 and all(ch >= "\u2e80" for ch in key))) and key not in _NOT_COUNTRIES:
             out.setdefault(key, row["region"])
     return out
 

@@ -677,13 +677,14 @@ def region_evidence(
         tld = address.rsplit(".", 1)[-1]
         if tld in lex.EMAIL_TLD_REGION:
             add(lex.EMAIL_TLD_REGION[tld], f"cv.email:.{tld}")
-    for line in lines[:200]:
-        place = _place_of(line)
-        if place:
-            add(place[0], f"cv.place:{place[1]}")
     language = document_language(lines)
-    for region in _language_regions(language):
-        add(region, f"cv.language:{language}")
+    body = [(place[0], f"cv.place:{place[1]}") for line in lines[:200] if (place := _place_of(line))]
+    spoken = [(region, f"cv.language:{language}") for region in _language_regions(language)]
+    # A CV written in Chinese, Japanese or Korean script says more about its national
+    # numbers than a place its body names: "西北大学(美国)" is a school abroad, and
+    # "15267452924" a Chinese mobile, not a US number (layout-41).
+    for region, why in spoken + body if language in ("zh", "ja", "ko") else body + spoken:
+        add(region, why)
     return RegionEvidence(tuple(found), (channel or "").upper() or None, (default or "").upper() or None)
 
 
@@ -966,7 +967,8 @@ def _latin_name(text: str) -> bool:
     # A bare letter first or last is an icon or a cut-off glyph on a scan ("E Experience",
     # "Langues M"), not a name: an initial stands in the middle or carries its dot.
     bare_end = any(len(tok) == 1 and tok.isalpha() for tok in (tokens[0], tokens[-1]))
-    if bare_end or text.casefold() in lex.DOCUMENT_TITLES or heading_kind(text):
+    # "Ping CAP数据库开发工程师": a post; a CJK name is cjk_name's (layout-41)
+    if bare_end or text.casefold() in lex.DOCUMENT_TITLES or heading_kind(text) or _CJK_CHAR.search(text):
         return False
     capitals = 0
     for k, tok in enumerate(tokens):
@@ -1065,6 +1067,12 @@ def cjk_name(text: str) -> bool:
 # in brackets on its line is about the person, not their name (layout-30). A bracket inside
 # the name ("Robert (Bob) Smith") is not at the line's end and stays.
 _NAME_BRACKET_TAIL = re.compile(r"(?<=[^\W\d_])\s{1,3}\([^()]{1,40}\)$")
+# A Chinese or Korean CV's name line with the person's particulars: "黄梦龙 / 男 / 1988" (name,
+# sex, year of birth), "김준호(1993.01.12)" (the birth date, bracketed without a space) (layout-41)
+_CJK_NAME_PARTICULARS = re.compile(
+    r"^(?:[A-Za-z]\s{1,2})?([\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]{2,4})\s{0,2}"  # (an icon OCR read as a letter)
+    r"(?:[/|｜]\s{0,2}[男女](?:\s{0,2}[/|｜].{0,40})?|[(（][\d.\-/ 年月日]{4,20}[)）])$"
+)
 
 
 def _strip_titles(text: str) -> str:
@@ -1531,6 +1539,9 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         # ".Pierce Jorgensen", "=Pierce Jorgensen", ". AndréSantos": a scan's speck or an
         # icon's glyph before the name, and the space after it (h54)
         head = _strip_lead_glyphs(_strip_prefixes(_strip_titles(_NAME_BRACKET_TAIL.sub("", segments[0]))))
+        particulars = _CJK_NAME_PARTICULARS.match(text.strip())
+        if particulars:
+            head = particulars.group(1)
         if not head:
             continue  # a rule drawn as a dash: nothing of a name, and not to join the next line to
         shaped = _name_shaped(head, lines, k, parts)
