@@ -863,18 +863,19 @@ MIN_HEADINGS_SPREAD_PT = 200.0
 def _headings_apart(page: list[Line]) -> float | None:
     """The top of the page's highest heading, when the page gives its headings apart from
     their bodies (above); else None."""
-    tops: list[float] = []
+    # the run's length, highest and lowest top, last top, and whether it went up the page
+    # (kept as it goes: linear on a hostile page of ten thousand headings)
+    count, high, low, last, climbed = 0, 0.0, 0.0, 0.0, False
     for line in page:
         if len(line.text) <= MAX_CACHED_HEADING and line.bbox is not None and heading_kind(line.text):
-            tops.append(_top(line))
-            if (
-                len(tops) >= MIN_HEADINGS_FIRST
-                and max(tops) - min(tops) >= MIN_HEADINGS_SPREAD_PT
-                and any(b < a for a, b in itertools.pairwise(tops))
-            ):
+            top = _top(line)
+            climbed = count > 0 and (climbed or top < last)
+            high, low = (top, top) if count == 0 else (min(high, top), max(low, top))
+            count, last = count + 1, top
+            if count >= MIN_HEADINGS_FIRST and low - high >= MIN_HEADINGS_SPREAD_PT and climbed:
                 return min(_top(ln) for ln in page if ln.bbox is not None and heading_kind(ln.text))
         else:
-            tops = []
+            count, climbed = 0, False
     return None
 
 
