@@ -153,3 +153,35 @@ def test_layout31_rules_stay_linear_on_one_crowded_row(texts: list[str]) -> None
     started = time.process_time()
     extract(answer, as_of=date(2026, 11, 1))
     assert time.process_time() - started < BUDGET_S
+
+
+def _page(rows: list[tuple[float, float, str]], *, ocr: bool) -> dict[str, Any]:
+    """One page of lines at (x, y), each 10 pt high and 80 pt wide."""
+    blocks = [
+        {
+            "page": 1,
+            "bbox": [x, y, x + 80, y + 10],
+            "text": t,
+            "lines": [{"bbox": [x, y, x + 80, y + 10], "text": t, "size": 9}],
+        }
+        for x, y, t in rows
+    ]
+    text = "\n".join(t for _, _, t in rows)
+    return {"schema": 3, "kind": "pdf", "text": text, "blocks": blocks, "elements": [], "ocr_used": ocr}
+
+
+@pytest.mark.parametrize(
+    ("rows", "ocr"),
+    [
+        # layout-41's join of a Chinese row's OCR pieces: 2,000 overlapping pieces of one row
+        ([(i % 400, 10, "软件工程师") for i in range(2000)], True),
+        # and its Canva rule: 2,000 headings in a row, up and down the page
+        ([(20 + 250 * (i % 2), 700 - (i * 37) % 650, "Experience" if i % 2 else "Skills") for i in range(2000)], False),
+    ],
+    ids=["han row pieces", "headings apart"],
+)
+def test_layout41_rules_stay_linear(rows: list[tuple[float, float, str]], ocr: bool) -> None:
+    answer = _page(rows, ocr=ocr)
+    started = time.process_time()
+    extract(answer, as_of=date(2026, 11, 1))
+    assert time.process_time() - started < BUDGET_S
