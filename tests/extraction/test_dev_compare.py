@@ -53,3 +53,20 @@ def test_this_tree_against_its_own_head_changes_nothing(tmp_path: Path) -> None:
     assert "| all | 4 |" in done.stdout
     # both sides ran an extractor, the ref's from its own archive: HEAD's is this tree's
     assert f"extractor before {EXTRACTOR_VERSION}, after {EXTRACTOR_VERSION}" in done.stdout
+
+
+def test_only_keeps_the_cvs_whose_id_matches_and_parses_no_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ats.extraction import eval as ev
+
+    rows = [
+        ({"id": "wli-zh", "half": "development", "layout": "latex"}, "pdf", b"a"),
+        ({"id": "wli-zh-scan150", "half": "development", "layout": "scan_150"}, "pdf", b"b"),
+        ({"id": "jdoe-en", "half": "development", "layout": "latex"}, "pdf", b"c"),
+    ]
+    parsed: list[bytes] = []
+    monkeypatch.setattr(ev, "load_corpus", lambda halves: rows)
+    monkeypatch.setattr(ev, "parse_answer", lambda kind, data, cache: parsed.append(data) or {"text": ""})
+    got = dev_compare._answers(None, scans=True, only="-zh")
+    assert [entry["id"] for entry, _ in got] == ["wli-zh", "wli-zh-scan150"]
+    assert parsed == [b"a", b"b"]
+    assert [entry["id"] for entry, _ in dev_compare._answers(None, scans=False, only="-zh")] == ["wli-zh"]
