@@ -38,7 +38,8 @@ _ICON_PREFIX = re.compile(r"\S{1,3}[)\]]\s{0,2}(?=[^\W\d_])")
 _LETTER_ICON = re.compile(r"[A-Z]\s{1,2}(?=[^\W\d_]{3})")
 # A Chinese heading's icon as OCR read it: one Han character glued before it ("念教育经历",
 # "党工作经历", "好技能") or a letter and a space ("i 杂项") - the whole line a heading's length.
-_HAN_ICON = re.compile(r"(?:[\u3400-\u4dbf\u4e00-\u9fff]|[^\W\d_]\s{1,2})(?=[\u3400-\u4dbf\u4e00-\u9fff]{2,6}$)")
+_HAN_RANGE = "\u3400-\u4dbf\u4e00-\u9fff"  # Han characters (CJK Unified Ideographs and Extension A)
+_HAN_ICON = re.compile(f"(?:[{_HAN_RANGE}]|[^\\W\\d_]\\s{{1,2}})(?=[{_HAN_RANGE}]{{2,6}}$)")
 _HEADING_SPLIT = re.compile(r"\s{0,3}(?:&|/|,|\+|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b|\bi\b)\s{0,3}")
 # A word that narrows a heading without changing its section.
 _HEADING_MODIFIERS = frozenset(
@@ -242,7 +243,7 @@ _FOLDED_NAMES = list(_FOLDED_KIND)
 # A Chinese heading with one character OCR read as Latin ("I作经历": 工 as "I"), keyed by
 # the heading with that place as "?". A Han character read as another Han character is not
 # matched: "项目经理" (a post) is one stroke from "项目经验" (layout-41).
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_HAN = re.compile(f"[{_HAN_RANGE}]")
 _HAN_OCR_KIND = {
     f"{name[:i]}?{name[i + 1 :]}": kind
     for name, kind in _HEADING_KIND.items()
@@ -352,9 +353,9 @@ def _cjk_compound_heading(key: str) -> str | None:
 def _heading_behind_icon(text: str) -> str | None:
     """A heading as OCR read it with its icon, or with one Chinese character misread; a
     Chinese heading by its parts."""
-    misread = _han_misread(text) or _cjk_compound_heading(text.strip())
-    if misread:
-        return misread
+    cjk = _han_misread(text) or _cjk_compound_heading(text.strip())
+    if cjk:
+        return cjk
     icon = _ICON_PREFIX.match(text) or _LETTER_ICON.match(text)
     if icon:
         # "Ii) PROFESSIONAL EXPERIENCE", "B Publications", "Q Awards & Certificates": a
@@ -462,18 +463,24 @@ ROW_PIECE_HEIGHTS = 1.6  # at most this ratio of the two heights
 ROW_PIECE_SIZES = 1.4  # at most this ratio of the two font sizes (OCR's estimates)
 
 
+def _heights(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> tuple[float, float, float]:
+    """Two boxes' heights, the lower and the taller, and the height they share (negative
+    when one is wholly above the other): what the row tests below measure against."""
+    ha, hb = a[3] - a[1], b[3] - b[1]
+    return min(ha, hb), max(ha, hb), min(a[3], b[3]) - max(a[1], b[1])
+
+
 def _side_by_side(prev: Line, line: Line) -> bool:
     """Two lines of one row and one type, the second a word space or two right of the first."""
     a, b = prev.bbox, line.bbox
     if prev.page != line.page or a is None or b is None:
         return False
-    ha, hb = a[3] - a[1], b[3] - b[1]
-    low = min(ha, hb)
+    low, high, shared = _heights(a, b)
     sizes = sorted((prev.size, line.size))
     return (
         low > 0
-        and max(ha, hb) <= ROW_PIECE_HEIGHTS * low
-        and min(a[3], b[3]) - max(a[1], b[1]) >= ROW_PIECE_OVERLAP * low
+        and high <= ROW_PIECE_HEIGHTS * low
+        and shared >= ROW_PIECE_OVERLAP * low
         and -1.0 <= b[0] - a[2] <= ROW_PIECE_GAP * low
         # and of one size: a photo read as "J zà" (124 pt) stands beside the name (70 pt)
         and sizes[0] > 0
@@ -501,7 +508,7 @@ def _row_piece(prev: Line, line: Line) -> bool:
 # second starting right of the first's start, are one run of text, written without a space
 # (layout-41); the column walk has already kept the gutter.
 HAN_PIECE_GAP = 2.0  # of the lower piece's height between them, at most
-_HAN_CHAR = "[\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f]"
+_HAN_CHAR = f"[{_HAN_RANGE}\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f]"  # and CJK punctuation
 _HAN_END = re.compile(f"{_HAN_CHAR}$")
 _HAN_START = re.compile(f"^{_HAN_CHAR}")
 _DATE_HAN = frozenset("年月日")
@@ -518,13 +525,8 @@ def _han_piece(prev: Line, line: Line) -> bool:
         or (line.text[:1] in _DATE_HAN and prev.text[-1:].isdigit())
     ):
         return False
-    low = min(a[3] - a[1], b[3] - b[1])
-    return (
-        low > 0
-        and min(a[3], b[3]) - max(a[1], b[1]) >= ROW_PIECE_OVERLAP * low
-        and a[0] < b[0]
-        and b[0] - a[2] <= HAN_PIECE_GAP * low
-    )
+    low, _, shared = _heights(a, b)
+    return low > 0 and shared >= ROW_PIECE_OVERLAP * low and a[0] < b[0] and b[0] - a[2] <= HAN_PIECE_GAP * low
 
 
 def _row_pieces_joined(lines: list[Line]) -> list[Line]:
@@ -566,9 +568,8 @@ def _on_row(a: Line, b: Line) -> bool:
     """b starts right of a's end, on a's row (half the lower line's height shared)."""
     if a.page != b.page or a.bbox is None or b.bbox is None:
         return False
-    low = min(a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1])
-    overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
-    return low > 0 and overlap >= 0.5 * low and -1.0 <= b.bbox[0] - a.bbox[2] <= DASH_ROW_GAP * low
+    low, _, shared = _heights(a.bbox, b.bbox)
+    return low > 0 and shared >= 0.5 * low and -1.0 <= b.bbox[0] - a.bbox[2] <= DASH_ROW_GAP * low
 
 
 def _dash_rows_joined(lines: list[Line]) -> list[Line]:
@@ -884,14 +885,19 @@ def _columns_down(lines: list[Line]) -> list[Line]:
     the gutter, by its height), then the right; one column top-down when there is no gutter."""
     gutter = _gutter(lines)
     if gutter is None:
-        return sorted(lines, key=lambda ln: (round(_top(ln)), ln.bbox[0] if ln.bbox else 0.0))
+        return sorted(lines, key=_row_order)
     right = {ln.n for ln in lines if ln.bbox is not None and ln.bbox[0] >= gutter}
     left = [ln for ln in lines if ln.n not in right]
     return [*sorted(left, key=_top), *sorted((ln for ln in lines if ln.n in right), key=_top)]
 
 
+def _row_order(line: Line) -> tuple[int, float]:
+    """A line's place read row by row, each row left to right."""
+    return round(_top(line)), line.bbox[0] if line.bbox else 0.0
+
+
 def _top_down(page: list[Line]) -> list[Line]:
-    return _page_by_columns(sorted(page, key=lambda ln: (round(_top(ln)), ln.bbox[0] if ln.bbox else 0.0)))
+    return _page_by_columns(sorted(page, key=_row_order))
 
 
 def _bottom_up_pages(lines: list[Line]) -> list[Line]:
