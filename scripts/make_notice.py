@@ -271,7 +271,7 @@ Data shipped in this repository:
     Russian), regexpressyourself/regexpressyourself.github.io (MIT), sikatikenmogne/portfolio
     (CC-BY-4.0), simonmysun/simonmysun.github.io.2015 (GPL-2.0, English and Chinese),
     sushant1203/sushant1203 (CC-BY-4.0), taki0112/Portfolio (MIT, English and Korean).
-    Held-out v17 (tests/extraction/heldout/files/; real people's own CVs, all MIT):
+    Held-out v17, now development (tests/extraction/corpus/real/; real people's own CVs, all MIT):
     Akindejie/beejay (stated in its README, vendored), AlexsandroVcT/Portfolio-Responsive
     (Portuguese), Amorizz/portfolio (French and English), danfemarins/repository
     (Portuguese), Exowz/exowz-portfolio (stated in its README, vendored; French and
@@ -285,6 +285,22 @@ Data shipped in this repository:
     Chinese), Pourghorban/resume (English and Persian), ReggieH31/PortfolioWebsite,
     vertpierre/openclassrooms-portfolio (French and English), yurikong/yurikong.Github.io
     (English and Chinese).
+    Held-out v18 (tests/extraction/heldout/files/; real people's own CVs): 42mileslong/website
+    (GPL-3.0), Antoine444/antoine444.github.io (MIT), APonder-Dev/portfolio-projects
+    (Apache-2.0), arincakyildiz/Personal-Website (MIT, English and Turkish), AsBlast/Porfolio
+    (MIT, French), augustorl/augustoleite.com (MIT, stated in its README, vendored; Portuguese
+    and English), BollSudo/portfolioV2 (MIT, French), CodeByJorge/Portafolio_Dev (MIT,
+    Spanish and English), CrytonAndrew/Latest-Personal-Site (MIT, stated in its README,
+    vendored), CSpaegele/CSpaegele.github.io (MIT), DavidPeet8/website (MPL-2.0),
+    Egebo/egebo.github.io (MIT, English and Turkish), Franck-dev-hub/web-resume (GPL-3.0,
+    stated in its README, vendored; French), gustavommcv/portfolio (MIT, English and
+    Portuguese), ivaniraldi/PortfolioV4 (MIT, stated in its README, vendored; English, Spanish
+    and Portuguese), JasonHannanto/JasonHannanto.github.io (MIT, stated in its README,
+    vendored), MohamadRezaChaghomi/mohamadreza-portfolio (MIT, stated in its README, vendored;
+    English and Persian), OscarRamirezdeArellano/oscar-landing (MIT, English and Spanish),
+    PainOchoco/Portfolio (GPL-3.0, English and French), rubengarciavilches/notes_app (MIT,
+    stated in its README, vendored; English and Spanish), yBardockZ/Blog-MM (MIT, stated in
+    its README, vendored; Portuguese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
