@@ -82,6 +82,11 @@ HOSTILE: dict[str, Callable[[], str]] = {
     "comma domains": lambda: "j@" + "g,c" * (2 * MB),
     "OCR-confusable domains": lambda: " ".join(f"u{i}@rnrn{i}.c0rn" for i in range(100_000)),
     "at-sign look-alikes before a provider": lambda: "aQgmail.com" * MB,
+    # layout-42: whole ISO and US days, a week's hours in brackets, a LinkedIn export's
+    # company over its time there, skill chips
+    "day-shaped run": lambda: "2019-03-01 - 06/01/2023 – 09/15/2023 > " * 200_000,
+    "workload brackets": lambda: "Engineer (Full-time, 40 hours/week) " * 200_000,
+    "company over duration": lambda: "Acme\n5 years 4 months\nPython · Docker · Git\nPage 1 of 2\n" * 100_000,
 }
 
 

@@ -37,8 +37,12 @@ MAX_HEADER_LINES = 5  # lines one entry is read from: keeps a run of header-shap
 YM = tuple[int, int | None]  # (year, month or None)
 TWO_DIGIT_PIVOT = 50  # "Nov’22" is 2022, "Sep’98" 1998
 
+# The day of a year-month-day date, after the same separator as the month's.
+_DAY_AFTER = r"(?:(?:(?<=\d-\d\d)-|(?<=\d\.\d\d)\.|(?<=\d/\d\d)/)(?:0[1-9]|[12]\d|3[01])(?!\d))?"
 _DATE = re.compile(
-    r"\b((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])(?![\d-])"  # 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09
+    # 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09; a whole ISO day "2019-03-01" (an HTML
+    # CV's machine dates, layout-42) or "2019.03.01" / "2019/03/01" - the day is read, not kept
+    r"\b((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])" + _DAY_AFTER + r"(?![\d-])"
     r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
     # Mar 2019, März 2019, Jul/2025, Aug-2021, "Mai, 2023"; "Dezembro de 2025", "enero del
     # 2020" (Portuguese and Spanish: "de"/"del" between month and year; layout-30)
@@ -47,10 +51,11 @@ _DATE = re.compile(
     r"|\b([^\W\d_]{3,9})\.?\s?['’‘]{1,2}(\d\d)\b"  # Nov’22, Sept'15, OCR's Nov'’22 (layout-6; month names only)
     # Sep 30, 2019 (h48): month names only, so "Top 10, 2019 - 2020" keeps its years
     r"|\b((?i:" + "|".join(re.escape(k) for k in sorted(lex.MONTHS, key=len, reverse=True)) + r"))"
-    r"\.?\s{1,2}(?:0?[1-9]|[12]\d|3[01]),\s{0,2}((?:19|20)\d\d)\b"
+    # "Dic.27 2024" (a Colombian CV's "Dic.27 2024 – Ene.3 2025", layout-42): the comma optional
+    r"(?:\.\s{0,2}|\s{1,2})(?:0?[1-9]|[12]\d|3[01])(?:,\s{0,2}|\s{1,2})((?:19|20)\d\d)\b"
 )
 # _DATE's first form on its own: a year and its month's number.
-_YEAR_MONTH = re.compile(r"((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])(?![\d-])")
+_YEAR_MONTH = re.compile(r"((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])" + _DAY_AFTER + r"(?![\d-])")
 # A day before a month's name ("30 Septembre 2019", "1. März 2019"): part of that date (h48).
 _DAY_BEFORE = re.compile(r"(?<!\d)(?:0?[1-9]|[12]\d|3[01])\.?\s{1,2}$")
 _SEPARATORS = lex.RANGE_SEPARATORS
@@ -123,11 +128,15 @@ def _word_and_year(text: str, m: re.Match[str]) -> tuple[int, int, int, int | No
 
 def _latin_tokens(text: str) -> list[tuple[int, int, int, int | None]]:
     out: list[tuple[int, int, int, int | None]] = []
-    for m in _DATE.finditer(text):
+    matches = list(_DATE.finditer(text))
+    # "06/01/2023 – 09/15/2023": a day of 13 or more second in one of the text's slashed days
+    # makes them all month first, as the US writes them (layout-42); else day first.
+    us = any(m.group(3) and "/" in m.group() and int(m.group(3)) <= 12 < int(m.group(4)) for m in matches)
+    for m in matches:
         if m.group(1):
             out.append((m.start(), m.end(), int(m.group(1)), int(m.group(2))))
         elif m.group(5):
-            month = int(m.group(4))
+            month = int(m.group(3)) if us and m.group(3) and "/" in m.group() else int(m.group(4))
             if 1 <= month <= 12:
                 out.append((m.start(), m.end(), int(m.group(5)), month))
         elif m.group(7):
@@ -483,7 +492,15 @@ _TITLE_HEADS = frozenset(
      "desarrollador", "desarrolladora", "programador", "analista", "profesor", "profesora", "becario", "becaria",
      "ayudante", "asistente", "investigador", "investigadora", "ingénieur", "développeur", "chef", "ingegnere",
      "interno", "interna", "pasante", "practicante", "alternant", "alternante", "technicien", "technicienne",
-     "sviluppatore", "engenheiro", "desenvolvedor", "programista", "inżynier", "kierownik", "ontwikkelaar"}
+     "sviluppatore", "engenheiro", "desenvolvedor", "programista", "inżynier", "kierownik", "ontwikkelaar",
+     # layout-42: the Portuguese, Spanish, French and Turkish posts a title opens (or, in
+     # Turkish, ends) with - "Estagiário de Engenharia de Software" beside "OpaBox e SuperOpa"
+     "estagiário", "estagiária", "engenheira", "desenvolvedora", "gerente", "coordenador", "coordenadora",
+     "coordinador", "coordinadora", "consultor", "consultora", "técnico", "técnica", "auxiliar", "assistente",
+     "diretor", "diretora", "vendedor", "vendedora", "stagiaire", "apprenti", "apprentie", "responsable",
+     "directeur", "directrice", "gérant", "gérante", "conseiller", "conseillère", "vendeur", "vendeuse",
+     "analyste", "chargé", "chargée", "mühendis", "mühendisi", "geliştirici", "geliştiricisi", "uzman",
+     "uzmanı", "stajyer", "stajyeri"}
 )  # fmt: skip
 
 
@@ -787,7 +804,9 @@ def _title_above(above: str, texts: list[str]) -> bool:
     # part of the title (h47)
     if len(own) == 2 and own[1].casefold() in _EMPLOYMENT_KINDS:
         own = own[:1]
-    if len(own) != 1 or _title_score(own[0]) < SECOND_TITLE or len(texts) > 2:
+    # "TECHNICAL SOLUTIONS ENGINEER" ("Solutions" is an organisation's word too): a line that
+    # ends in a title's head noun is a title (layout-42)
+    if len(own) != 1 or (_title_score(own[0]) < SECOND_TITLE and not _title_headed(own[0])) or len(texts) > 2:
         return False
     title, _, _ = _split_job(texts)
     return title is None or _title_score(title) <= 0
@@ -891,7 +910,19 @@ def _is_header(line: Line) -> bool:
         return False
     if text[0].islower() and not _lower_cased_name(text):
         return False
-    return len(text.split()) <= 14 and not _described(text)
+    return len(text.split()) <= 14 and not _described(text) and not _stack_line(text)
+
+
+_STACK_SEPARATORS = re.compile(r"\s[·•|/]\s|,\s")
+
+
+def _stack_line(text: str) -> bool:
+    """ "Next.js · TypeScript · PostgreSQL · Vercel · SEO": what the entry above used, three
+    or more names every one of which is a skill's - no post or employer of the entry below
+    (layout-42)."""
+    parts = _STACK_SEPARATORS.split(text)
+    known = lex.skills()
+    return len(parts) >= 3 and all(p.strip().casefold() in known for p in parts)
 
 
 def _lower_cased_name(text: str) -> bool:
@@ -901,7 +932,19 @@ def _lower_cased_name(text: str) -> bool:
     # "airSlate, Inc.  Kyiv, Ukraine": the legal form after a comma ends the name (layout-33;
     # a description's next line, "jQuery, Backbone, Pivotal", names no legal form)
     named = _CELLS.split(text, maxsplit=1)[0]
-    return len(first.split()) <= 4 and (_legal_named(first) or (len(named.split()) <= 5 and _legal_named(named)))
+    if len(first.split()) <= 4 and (_legal_named(first) or (len(named.split()) <= 5 and _legal_named(named))):
+        return True
+    # "uni rakun - Nantes region, France": a short name, a dash, and a place (layout-42)
+    dashed = _NAME_DASH_PLACE.match(text)
+    return (
+        dashed is not None
+        and len(name := dashed.group(1).split()) <= 3
+        and name[0].casefold() not in _FUNCTION_WORDS  # "and more - Paris, France": a sentence's end
+        and is_place(dashed.group(2))
+    )
+
+
+_NAME_DASH_PLACE = re.compile(r"([^\W\d][^-–—,|]{1,40}?)\s[-–—|]\s(.{3,60})")
 
 
 _CELLS = re.compile(r"\s{2,}|\t")
@@ -915,8 +958,13 @@ class _Entry:
     # "Trainer - Cyber security I  09/2019 - 02/2020" over "Chair of ..." / "University of
     # Regensburg": the dates' line is all title, the organisation is read below (h44).
     whole_title: bool = False
+    # "Embelleze" over "5 anos 4 meses" (a LinkedIn export's company with the time spent
+    # there, then each role's title and dates): the company every role below it is at
+    company: str | None = None
 
     def complete(self) -> bool:
+        if self.company is not None:  # the house is known; the title is the line above the dates
+            return any(ln.n < self.anchor.n for ln, _ in self.header)
         texts = [t for _, t in self.header]
         if not self.whole_title:
             return _complete(texts)
@@ -1069,7 +1117,20 @@ def _closer_below(pending: list[Line], anchor: Line, below: list[Line]) -> bool:
         return False
     gap_above = anchor.bbox[1] - prev.bbox[3]
     gap_below = nxt.bbox[1] - anchor.bbox[3]
-    return gap_above > 2 * max(gap_below, 1.0) + 4
+    if gap_above > 2 * max(gap_below, 1.0) + 4:
+        return True
+    # "Senior Frontend Developer  2024-04-01 - 2025-06-01" over "Decathlon France - Nantes,
+    # France", the entry above ending in its skill chips set in from the entries' edge: the
+    # line below on the anchor's edge, naming a place, is its employer's (layout-42).
+    parts = _parts(nxt.text)
+    return (
+        gap_above > gap_below
+        and abs(nxt.bbox[0] - anchor.bbox[0]) < 2
+        and abs(prev.bbox[0] - anchor.bbox[0]) > 3
+        and len(parts) >= 2
+        and is_place(parts[-1])
+        and not is_place(parts[0])
+    )
 
 
 def _tight_block(prev: Line, anchor: Line, nxt: Line) -> bool:
@@ -1190,6 +1251,23 @@ def _bulleted_headers(lines: list[Line]) -> list[Line]:
     return out
 
 
+_PAGE_FOOTER = re.compile(
+    r"(?i:page|página|pagina|seite|strona|sayfa)\s{1,2}\d{1,2}\s{1,2}(?i:of|de|di|von|z|/)\s{1,2}\d{1,2}"
+)
+
+
+def _company_over_time(body: list[Line], k: int, pending: list[Line]) -> str | None:
+    """ "5 anos 4 meses" right under a name (a LinkedIn export): that company's time there,
+    its roles below it - the name, taken off the pending header lines (layout-42). Not a
+    place ("San Francisco, CA" over "2 years 10 months" in a rendercv date column)."""
+    above = pending[-1] if pending and k and body[k - 1] is pending[-1] else None
+    if above is None or not _ONLY_DURATION.fullmatch(body[k].text):
+        return None
+    if date_ranges(above.text) or is_place(above.text):
+        return None
+    return pending.pop().text
+
+
 def _entries(body: list[Line], section: str) -> list[_Entry]:
     """The dated entries of a section's body (_section_body)."""
     out: list[_Entry] = []
@@ -1198,9 +1276,13 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
     # Only header-shaped lines since the last entry: in a date-column layout they are that
     # entry's last lines ("University of British Columbia"), not the next one's title.
     unbroken = False
+    company: str | None = None  # a LinkedIn export's company over its roles (_Entry.company)
     for k, line in enumerate(body):
-        if _ONLY_DURATION.fullmatch(line.text):
-            continue  # "(about 1 month)" under a date column's dates: nothing of a role's header (v13)
+        if _ONLY_DURATION.fullmatch(line.text) or _PAGE_FOOTER.fullmatch(line.text):
+            # "(about 1 month)" under a date column's dates, "Page 2 of 3" where a page broke
+            # the section: nothing of a role's header (v13, layout-42)
+            company = _company_over_time(body, k, pending) or company
+            continue
         ranges = date_ranges(line.text) if len(out) < MAX_ENTRIES else []
         if not ranges and section == "education" and len(out) < MAX_ENTRIES:
             one = single_date(line.text)
@@ -1231,6 +1313,9 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
         if ranges:
             own = "" if line.dates_beside_bullet else _without_all(line.text, ranges)
             entry = _Entry(line, _spanning(ranges), [(line, own)])
+            # "Company" / "Title" over the dates: another house's one role
+            company = None if sum(not is_place(p.text) for p in pending) >= 2 else company
+            entry.company = company
             # The lines just above complete it, nearest first ("Employer  City" above
             # "Title  dates"; "Title" and "Employer" above a dates line) - unless the dates
             # stand in a date column beside the entry's first line: an entry starts on its
@@ -1389,6 +1474,24 @@ def _tagline(part: str) -> bool:
     return any(w[:1].islower() and w.casefold() not in _NAME_PARTICLES for w in words if w)
 
 
+def _house_before_country(rest: list[str], location: str | None) -> tuple[str, str, str] | None:
+    """(title, employer, location) for "FULL-STACK SOLUTIONS ENGINEER" over "ZenAdmin,
+    Germany (Remote) | Dec 2020 - ...": a post and "Name, Country" and nothing else - the
+    name, no town the lexicon knows, is the employer, not the start of the place (layout-42)."""
+    if location is None or len(rest) != 1 or _title_score(rest[0]) <= 0:
+        return None
+    head, comma, tail = location.partition(",")
+    if (
+        comma
+        and head.strip().casefold() not in lex.CITIES
+        and not is_place(head)
+        and is_place(tail)
+        and not _JOINED_PLACES.search(tail)  # "Irvine, US and Chandigarh, India": two places
+    ):
+        return rest[0], head.strip(), tail.strip()
+    return None
+
+
 def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     """(title, employer, location) from an entry's header texts."""
     employer_hint: str | None = None
@@ -1429,6 +1532,9 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     rest = [p for p in parts if p != location]
     if not rest:
         return None, None, location
+    house = _house_before_country(rest, location) if employer_hint is None else None
+    if house is not None:
+        return house
     if len(rest) == 1 and (_title_score(rest[0]) < 0 or (_legal_named(rest[0]) and _title_score(rest[0]) <= 0)):
         # "Raimi & Associates", "UrbanSim Inc.": an organisation alone (h44); "presso Top
         # Network S.p.A." the same, by its legal form (stop 50)
@@ -1662,7 +1768,7 @@ def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
                 break
             j += 1
         if j == i + 1:
-            out.append((e, None))
+            out.append((e, e.company))
             i += 1
             continue
         out += [(r, company) for r in entries[i + 1 : j]]
@@ -1671,8 +1777,14 @@ def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
 
 
 # "MacWorks SàRL (20-50%)": the share of a week the role took, a Swiss and German CV's
-# habit - not part of the employer's name (h49).
-_WORKLOAD = _bracket_at_end(r"(?:\d{1,3}\s?%?\s?[-–]\s?)?\d{1,3}\s?%")
+# habit - not part of the employer's name (h49); "(Full-time, 40 hours/week)", "(20 h/semaine)":
+# the hours of a week, after a title (layout-42).
+_WORKLOAD = _bracket_at_end(
+    r"(?:\d{1,3}\s?%?\s?[-–]\s?)?\d{1,3}\s?%"
+    r"|(?:[^()]{0,30},\s?)?\d{1,2}(?:[-–]\d{1,2})?\s?(?:hours?|hrs?|h|heures|stunden|std\.?|horas)"
+    r"\s?(?:/|per|a|par|pro|por)\s?(?:week|wk|semaine|woche|semana)",
+    re.IGNORECASE,
+)
 
 
 # "MyBeezBox (Management, Python, Django)": what the role used, in brackets after the
@@ -1751,7 +1863,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
             # Under its company's line a role is read from its own dated line ("Industrial
             # Automation Engineering Internship, Houston, TX, Jun 2022 – Aug 2022", not the
             # bullet above it), and its one named part is its title, not an employer.
-            own = [t for ln, t in e.header if ln is e.anchor]
+            own = [t for ln, t in e.header if ln is e.anchor or (e.company is not None and ln.n < e.anchor.n)]
             role_title, role_employer, role_location = _split_job(own)
             if role_title or role_employer:
                 title, location = role_title or role_employer, role_location
@@ -1829,8 +1941,13 @@ def _same_house(e: _Entry, previous: tuple[_Entry, str | None] | None) -> str | 
     own_line = any(ln.n < above.anchor.n and _house_line(t, employer) for ln, t in above.header)
     if not own_line or above.anchor.bbox is None or e.anchor.bbox is None:
         return None
-    aligned = abs(above.anchor.bbox[0] - e.anchor.bbox[0]) <= 2 and abs(above.anchor.size - e.anchor.size) <= 0.3
-    return employer if aligned and len(e.header) == 1 else None
+    # set flush left, or flush right as a date column is ("June 2020 – October 2020" over
+    # "August 2018 – June 2020": their left edges differ by the text's width; layout-42)
+    flush = abs(above.anchor.bbox[0] - e.anchor.bbox[0]) <= 2 or abs(above.anchor.bbox[2] - e.anchor.bbox[2]) <= 2
+    aligned = flush and abs(above.anchor.size - e.anchor.size) <= 0.3
+    # one row: the dated line alone, or with the title its dates stand level with
+    one_row = all(ln is e.anchor or _same_row(ln, e.anchor) for ln, _ in e.header)
+    return employer if aligned and one_row else None
 
 
 def _house_line(text: str, employer: str) -> bool:
@@ -1896,10 +2013,21 @@ def _volunteering(title: str | None) -> bool:
     return title is not None and _VOLUNTEER.search(title) is not None
 
 
+# A grade or a degree in an entry's header: "Computer Science / B.S. / GPA 3.65" under "Work &
+# Education" is a degree studied (layout-42); a doctorate is left out - a PhD post is a job.
+_DEGREE_OR_GRADE = re.compile(
+    r"\bGPA\b|(?<![\w.])[BM]\.\s?(?:S|Sc|A|Eng)\.(?!\w)|\b(?:Bachelor|Master)(?:['’]s)?\s(?:of|in|degree)\b"
+    r"|学士|硕士|本科|學士|碩士"
+)
+
+
 def _studies(title: str | None, employer: str | None) -> bool:
     """ "Student" at "Full Stack Web Developer Schule" under the experience heading: a
     student at a school is studying, not employed (h51). A student post with more words
-    ("Student assistant", "Werkstudent") is a job."""
+    ("Student assistant", "Werkstudent") is a job. A header naming a degree or a grade is
+    studies too (_DEGREE_OR_GRADE)."""
+    if any(_DEGREE_OR_GRADE.search(text) for text in (title, employer) if text):
+        return True
     return bool(title and employer and title.strip(" .,").casefold() in _STUDENT_WORDS and _school_named(employer))
 
 

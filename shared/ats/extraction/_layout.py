@@ -1163,7 +1163,8 @@ _ORGANISATION_WORDS = frozenset(
 
 _CITY_CODE = re.compile(r"(\w[\w .'-]{1,40}?)\s+([A-Z]{2})")
 _REGIONS = frozenset(lex.COUNTRIES.values())
-_TWO_PLACES = re.compile(r"\s+(?:&|and|/)\s+")
+# "Canada/USA" (layout-42): a slash between two names needs no spaces
+_TWO_PLACES = re.compile(r"\s+(?:&|and|/)\s+|(?<=[^\W\d_])/(?=[^\W\d_])")
 
 
 def _two_places(low: str) -> bool:

@@ -25,6 +25,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "parcours", "experiencia", "experiencia profesional", "experiencia laboral", "esperienza",
         "esperienze", "esperienza professionale", "esperienze professionali", "esperienza lavorativa",
         "werkervaring", "ervaring", "loopbaan", "doświadczenie", "doświadczenie zawodowe", "historia zatrudnienia",
+        # layout-42: a student's jobs under a heading of their own (mbruyere's "Student Job")
+        "student job", "student jobs", "job étudiant", "jobs étudiants", "studentenjob", "studentenjobs",
+        "nebenjob", "nebenjobs", "side jobs", "part-time jobs", "part-time work",
         # layout-6: komacv's bare "Work"; Portuguese
         "work", "experiência", "experiência profissional", "experiências", "histórico profissional",
         # layout-12: academic CVs' positions
@@ -306,7 +309,8 @@ RANGE_SEPARATORS = frozenset(
     {"-", "–", "—", "−", "‒", "·", "•", "|", "/", "to", "bis", "à", "au", "a", "al", "tot", "do", "until", "till",
      "through", "->", "→", "–>", "-->", "hasta", "até", "fino a", "jusqu'à", "jusqu’à", "t/m", "til", "till date", "--",
      "---", "~", "thru", "– ", "bis zum", "tot en met", "exp.", "exp", "expected", "—-", "-—", "–-", "-–",
-     "～", "〜", "至", "から"}  # Japanese and Chinese ranges: the fullwidth tilde, the wave dash, "to"
+     "～", "〜", "至", "から",  # Japanese and Chinese ranges: the fullwidth tilde, the wave dash, "to"
+     ">", "›", "»", "=>"}  # a Canva CV's "03/2023 > 07/2023" (layout-42)
 )  # fmt: skip
 # The separators a line may break after, the range's end on the next line ("Sept. 2018 to" /
 # "present"): dashes and the words that mean "to" - not "a", "do", "exp." (words of their

@@ -352,12 +352,37 @@ def _cut_address(
     """(address, rule, text as read) when the span at start:end is the end of an address
     whose beginning the text layer or the OCR cut off (below); None otherwise."""
     text = lines[k].text
+    tail = _tld_below(lines, k, raw) if end >= len(text.rstrip()) else ""
+    if tail:
+        return raw + tail, "email.joined", f"{raw}⏎{tail}"
     if start == 0 and not ocr:
         head = _abutting_head(lines, k)
         return (head + raw, "email.joined", f"{head}⏎{raw}") if head else None
     head = _spaced_dot_head(text, start) if repair else ""
     # an OCR repair's source is the span as read, its space and all
     return (head + raw, "email.ocr_repair", text[start - len(head) - 1 : end]) if head else None
+
+
+_TLD_REST = re.compile(r"[a-z]{1,3}")
+# The top-level domains a cut one is completed to: "co" + "m" (gmail.co is no mailbox's)
+_COMMON_TLDS = frozenset({"com", "net", "org", "edu", "gov", "info"})
+
+
+def _tld_below(lines: list[Line], k: int, address: str) -> str:
+    """ "danielfelipemarins@gmail.co" over "m" alone, flush under it (a LinkedIn export's
+    narrow contact column): the line below is the rest of the address's last label, when
+    the two make a common top-level domain (layout-42); "" when it is not."""
+    if k + 1 >= len(lines):
+        return ""
+    below, line = lines[k + 1], lines[k]
+    label = address.rpartition(".")[2].casefold()
+    if not _TLD_REST.fullmatch(rest := below.text.strip()) or label + rest not in _COMMON_TLDS:
+        return ""
+    if below.bbox is None or line.bbox is None:
+        return ""
+    flush = below.page == line.page and abs(below.bbox[0] - line.bbox[0]) <= 3
+    close = 0 <= below.bbox[1] - line.bbox[1] <= 2.5 * max(line.bbox[3] - line.bbox[1], 1.0)
+    return rest if flush and close else ""
 
 
 def _spaced_dot_head(text: str, start: int) -> str:
@@ -1155,7 +1180,9 @@ def _display_size(lines: list[Line], page: int | None) -> float:
 
 
 _POSTNOMINAL = re.compile(
-    r",\s{0,2}(?:ph\.?\s?d\.?|m\.?d\.?|mba|m\.?\s?sc\.?|b\.?\s?sc\.?|m\.?a\.?|dr\.?|cpa|pmp|p\.?eng\.?)\s*$",
+    # "B.Eng." / "B.Ing." (brunopc's English and French CVs; layout-42)
+    r",\s{0,2}(?:ph\.?\s?d\.?|m\.?d\.?|mba|m\.?\s?sc\.?|b\.?\s?sc\.?|m\.?a\.?|dr\.?|cpa|pmp|p\.?eng\.?"
+    r"|[bm]\.?\s?(?:eng|ing|tech|a\.?sc|comm?)\.?)\s*$",
     re.IGNORECASE,
 )
 
