@@ -162,12 +162,20 @@ TARGETS: dict[str, tuple[str, float]] = {
 # once...) read v15 a second time: work history 0.555 (development 0.701 -> 0.711; held-out
 # 0.579 -> 0.555, kept as measured, not tuned on), years 0.743, skills 0.787, the rest
 # unchanged - every floor still met, so the ratchet is unchanged.
+# Held-out v17 (stop 56) was read with layout-39, -40 and -41 (work history 0.576 -> 0.581):
+# every floor met, unchanged. v17 was then spent and moved to development, and held-out v18
+# drawn (2026-12-06, stop 58): 81 real documents - 33 real people's own CVs (32 PDFs, one
+# DOCX) from 21 repositories and 48 scans of them - and 32 generated. Read once before the
+# change set (layout-41: name 0.841, e-mail 0.961, phone 0.986, skills 0.781, work history
+# 0.677, years 0.753) and once after it (layout-42: work history 0.705, the rest the same).
+# The ratchet starts again from the layout-42 reading by the same rule: name 0.80 and work
+# history 0.65 up, the rest unchanged.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.75),
+    "name": ("exact", 0.80),
     "emails": ("f1", 0.90),
     "phones": ("f1", 0.95),
     "skills": ("f1", 0.75),
-    "work_history": ("f1", 0.55),
+    "work_history": ("f1", 0.65),
     "years_experience": ("within1", 0.70),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
