@@ -37,13 +37,15 @@ MAX_HEADER_LINES = 5  # lines one entry is read from: keeps a run of header-shap
 YM = tuple[int, int | None]  # (year, month or None)
 TWO_DIGIT_PIVOT = 50  # "Nov’22" is 2022, "Sep’98" 1998
 
-# The day of a year-month-day date, after the same separator as the month's.
-_DAY_AFTER = r"(?:(?:(?<=\d-\d\d)-|(?<=\d\.\d\d)\.|(?<=\d/\d\d)/)(?:0[1-9]|[12]\d|3[01])(?!\d))?"
+# A year and its month's number: 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09; a whole
+# ISO day "2019-03-01" (an HTML CV's machine dates, layout-42) or "2019.03.01" / "2019/03/01"
+# - the day, after the same separator as the month's, is read, not kept
+_YEAR_MONTH_FORM = (
+    r"((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])"
+    r"(?:(?:(?<=\d-\d\d)-|(?<=\d\.\d\d)\.|(?<=\d/\d\d)/)(?:0[1-9]|[12]\d|3[01])(?!\d))?(?![\d-])"
+)
 _DATE = re.compile(
-    # 2019-03 (ISO), 2019.03, 2019/3 (CJK), 2016 / 09; a whole ISO day "2019-03-01" (an HTML
-    # CV's machine dates, layout-42) or "2019.03.01" / "2019/03/01" - the day is read, not kept
-    r"\b((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])" + _DAY_AFTER + r"(?![\d-])"
-    r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
+    r"\b" + _YEAR_MONTH_FORM + r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
     # Mar 2019, März 2019, Jul/2025, Aug-2021, "Mai, 2023"; "Dezembro de 2025", "enero del
     # 2020" (Portuguese and Spanish: "de"/"del" between month and year; layout-30)
     r"|\b([^\W\d_]{3,12})(?:[./,]|-(?=\d)|\s{1,2}(?i:del?)(?=\s{1,2}(?:18|19|20)\d\d\b))?\s{0,2}((?:18|19|20)\d\d)\b"
@@ -54,8 +56,8 @@ _DATE = re.compile(
     # "Dic.27 2024" (a Colombian CV's "Dic.27 2024 – Ene.3 2025", layout-42): the comma optional
     r"(?:\.\s{0,2}|\s{1,2})(?:0?[1-9]|[12]\d|3[01])(?:,\s{0,2}|\s{1,2})((?:19|20)\d\d)\b"
 )
-# _DATE's first form on its own: a year and its month's number.
-_YEAR_MONTH = re.compile(r"((?:19|20)\d\d)(?:[-./]|\s/\s)(0?[1-9]|1[0-2])" + _DAY_AFTER + r"(?![\d-])")
+# _DATE's first form on its own.
+_YEAR_MONTH = re.compile(_YEAR_MONTH_FORM)
 # A day before a month's name ("30 Septembre 2019", "1. März 2019"): part of that date (h48).
 _DAY_BEFORE = re.compile(r"(?<!\d)(?:0?[1-9]|[12]\d|3[01])\.?\s{1,2}$")
 _SEPARATORS = lex.RANGE_SEPARATORS
@@ -1257,11 +1259,12 @@ _PAGE_FOOTER = re.compile(
 
 
 def _company_over_time(body: list[Line], k: int, pending: list[Line]) -> str | None:
-    """ "5 anos 4 meses" right under a name (a LinkedIn export): that company's time there,
-    its roles below it - the name, taken off the pending header lines (layout-42). Not a
-    place ("San Francisco, CA" over "2 years 10 months" in a rendercv date column)."""
+    """Line k a time spent ("5 anos 4 meses", _ONLY_DURATION) right under a name (a LinkedIn
+    export): that company's time there, its roles below it - the name, taken off the pending
+    header lines (layout-42). Not a place ("San Francisco, CA" over "2 years 10 months" in a
+    rendercv date column)."""
     above = pending[-1] if pending and k and body[k - 1] is pending[-1] else None
-    if above is None or not _ONLY_DURATION.fullmatch(body[k].text):
+    if above is None:
         return None
     if date_ranges(above.text) or is_place(above.text):
         return None
@@ -1278,10 +1281,11 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
     unbroken = False
     company: str | None = None  # a LinkedIn export's company over its roles (_Entry.company)
     for k, line in enumerate(body):
-        if _ONLY_DURATION.fullmatch(line.text) or _PAGE_FOOTER.fullmatch(line.text):
+        duration = _ONLY_DURATION.fullmatch(line.text)
+        if duration or _PAGE_FOOTER.fullmatch(line.text):
             # "(about 1 month)" under a date column's dates, "Page 2 of 3" where a page broke
             # the section: nothing of a role's header (v13, layout-42)
-            company = _company_over_time(body, k, pending) or company
+            company = (_company_over_time(body, k, pending) if duration else None) or company
             continue
         ranges = date_ranges(line.text) if len(out) < MAX_ENTRIES else []
         if not ranges and section == "education" and len(out) < MAX_ENTRIES:
@@ -1314,7 +1318,8 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
             own = "" if line.dates_beside_bullet else _without_all(line.text, ranges)
             entry = _Entry(line, _spanning(ranges), [(line, own)])
             # "Company" / "Title" over the dates: another house's one role
-            company = None if sum(not is_place(p.text) for p in pending) >= 2 else company
+            # (asked only under a company: is_place on every entry's pending lines is no free check)
+            company = None if company is not None and sum(not is_place(p.text) for p in pending) >= 2 else company
             entry.company = company
             # The lines just above complete it, nearest first ("Employer  City" above
             # "Title  dates"; "Title" and "Employer" above a dates line) - unless the dates
