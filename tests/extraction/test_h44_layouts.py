@@ -175,7 +175,9 @@ def test_a_title_alone_above_employer_place_and_dates_is_the_entrys_title() -> N
 
 def test_an_academic_cvs_consulting_and_professional_rows() -> None:
     roles = _roles("gboeing-cv")
-    assert ("Postdoctoral Researcher", "Urban Analytics Lab", "2017", "present") in roles
+    # the lab and its university, as the CV names them (layout-43); the campus after the
+    # comma ("..., Berkeley") reads as the role's place
+    assert ("Postdoctoral Researcher", "Urban Analytics Lab, University of California", "2017", "present") in roles
     assert (None, "Raimi & Associates", "2013", "2013") in roles
     assert ("Web Systems Developer", "Acumen Inc.", "2004", "2007") in roles
 

@@ -87,6 +87,12 @@ HOSTILE: dict[str, Callable[[], str]] = {
     "day-shaped run": lambda: "2019-03-01 - 06/01/2023 – 09/15/2023 > " * 200_000,
     "workload brackets": lambda: "Engineer (Full-time, 40 hours/week) " * 200_000,
     "company over duration": lambda: "Acme\n5 years 4 months\nPython · Docker · Git\nPage 1 of 2\n" * 100_000,
+    # layout-43: a place glued to "@", a street address, a post's kind after a dash, OCR's "Al"
+    "glued at-places": lambda: "Trendyol @Istanbul @Berlin " * 200_000,
+    "street-address shapes": lambda: ("a-" * 20 + "strasse 5, 8952 Schlieren, " + "12 Ab Cd Road ") * 100_000,
+    "kinds after dashes": lambda: "Analyst - Part-time, Lab Group, University of X - Contract " * 100_000,
+    "hyphen run before a street word": lambda: "a-" * (2 * MB) + "strasse",
+    "OCR Al soup": lambda: "Al Al Research Al, Al  " * 200_000,
 }
 
 

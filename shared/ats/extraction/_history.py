@@ -587,10 +587,22 @@ _UNIT_BEFORE_POST = re.compile(
 )
 
 
+# "Trendyol @Istanbul, Turkey": a place glued to an "@" after the house - where the work
+# was, no part of the house's name (layout-43). "Team Lead @ BBVA" (a space after the "@")
+# is the house itself and is read by _AT_WORDS.
+_GLUED_AT = re.compile(r"\s@([^\W\d_][^,|@–—()]{0,40}?)(?=\s{2,}|,|\s[|–—-]\s|$)")
+
+
+def _at_place(m: re.Match[str]) -> str:
+    return ", " + m.group(1) if is_place(m.group(1)) else m.group(0)
+
+
 def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
     out: list[str] = []
+    if "@" in text:
+        text = _GLUED_AT.sub(_at_place, text)
     text = _place_sentence(_UNIT_BEFORE_POST.sub("", text))
     segments = _SEGMENTS.split(_keep_slashed_titles(plain(text)))
     for labelled in segments:
@@ -1497,6 +1509,16 @@ def _house_before_country(rest: list[str], location: str | None) -> tuple[str, s
     return None
 
 
+# "Wiesenstrasse 5, 8952 Schlieren, CH", "12 Example Rd": where the house is, a street and its
+# number or a postcode before the town - no post and no house (layout-43)
+_STREET_ADDRESS = re.compile(
+    r"(?i:\b[\w-]{0,30}(?:strasse|straße|str\.|gasse|weg|platz|allee)|\b(?:street|st\.|road|rd\.?|avenue|ave\.|"
+    r"boulevard|blvd\.?|rue|calle|avenida|rua|via|viale|ul\.))\s\d{1,4}[a-z]?\b"
+    r"|\b\d{1,4}[a-z]?\s(?:[A-Z][\w-]{1,30}\s){1,3}(?i:street|st|road|rd|avenue|ave|lane|drive|dr)\b\.?"
+    r"|(?:^|,\s)(?:[A-Z]{1,2}-)?\d{4,5}\s[A-ZÀ-Ý][\w-]{1,40}(?:,|$)"
+)
+
+
 def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     """(title, employer, location) from an entry's header texts."""
     employer_hint: str | None = None
@@ -1524,8 +1546,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
                 or (_title_score(left) > 0 and alone and len(_parts(text[at.end() :])) == 1)
             )
         ):
-            tail = _parts(text[at.end() :].strip())
-            employer_hint = _employer_of(tail[0]) if tail else None
+            employer_hint, tail = _house_after_at(_parts(text[at.end() :].strip()), text)
             groups.append(_parts(text[: at.start()]) + ([employer_hint, *tail[1:]] if employer_hint else tail))
         else:
             groups.append(own)
@@ -1533,7 +1554,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     # "Janv", "Sep": a month its date left behind ("Janv. 2019 - Analyste" over "Présent"),
     # never a title or an employer (h49)
     parts = [p for p in parts if p.strip(" .,").casefold() not in lex.MONTHS]
-    location = next((p for p in parts if is_place(p)), None)
+    location = next((p for p in parts if is_place(p) or _STREET_ADDRESS.search(p)), None)
     rest = [p for p in parts if p != location]
     if not rest:
         return None, None, location
@@ -1562,16 +1583,71 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     kind_of_post = _kind_and_subject(title, others, texts)
     if kind_of_post is not None:
         title, others = kind_of_post
-    employer = _employer_among(others)
+    employer = _employer_among(others, texts)
     return _whole_title_line(title, employer, location, groups, texts), employer, location
 
 
-def _employer_among(others: list[str]) -> str | None:
+def _house_after_at(tail: list[str], text: str) -> tuple[str | None, list[str]]:
+    """The house the parts after an "at" name, and those parts: its first, or a unit and its
+    university ("at Quantum Optics Theory Group (…), University of Basel") as one."""
+    house = _employer_of(tail[0]) if tail else None
+    both = _unit_and_university(house, tail[1], [text]) if house and len(tail) > 1 else None
+    return (both, [both, *tail[2:]]) if both is not None else (house, tail)
+
+
+def _employer_among(others: list[str], texts: list[str]) -> str | None:
     """The employer of the parts left beside the title: "Freelance / Самозанятый" (two words
-    for working for oneself) is one; else the institution over its unit."""
+    for working for oneself) is one; else the institution over its unit, or both as the CV
+    names them (_unit_and_university)."""
     if len(others) > 1 and all(p.casefold() in _SELF_EMPLOYED for p in others):
         return " / ".join(others)
-    return _institution_over_unit(others)
+    others = [p for p in others if not _CONTRACT_PART.fullmatch(_bare(p)) or p.casefold() in _SELF_EMPLOYED]
+    others = [p for p in others if _bare(p).casefold() not in lex.skills()] or others
+    employer = _institution_over_unit(others)
+    if employer is None or employer not in others:
+        return employer
+    k = others.index(employer)
+    before = _unit_and_university(others[k - 1], employer, texts) if k > 0 else None
+    after = _unit_and_university(employer, others[k + 1], texts) if k + 1 < len(others) else None
+    return before or after or employer
+
+
+# "CDD", "Stage M1", "Contrat de professionnalisation", "En cours": a contract or its state,
+# set apart from the title (a date column's note, "(CDI –En poste)") - never the house
+# (layout-43); working for oneself ("Freelance") is one (_SELF_EMPLOYED). Nor is a skill of
+# the taxonomy while another part is left: "Lead Développeur Python, React, AWS" over
+# "SCIFORMA - MARSEILLE" (the comma split the title; "React" is no house).
+_CONTRACT_PART = re.compile(
+    r"(?:cdi|cdd|stage|alternance|apprentissage|intérim|interim|en cours|en poste|contrat de\s.{2,40}|"
+    r"contract|internship|part-time|full-time|praktikum|werkstudent|prácticas|estágio|tirocinio)"
+    r"(?:\s{1,2}[\w'’-]{1,12}){0,2}",
+    re.IGNORECASE,
+)
+
+
+def _bare(part: str) -> str:
+    return _NOTE_AT_END.sub("", part).strip()  # "AWS (CDI –En poste)": the part, not its note
+
+
+_UNIT_WORD = re.compile(
+    r"\b(?:lab|laboratory|group|department|dept\.?|institute|centre|center|division|faculty|chair|lehrstuhl|"
+    r"institut|laboratoire|département|departamento|facultad|faculdade|fakultät|abteilung)\b",
+    re.IGNORECASE,
+)
+_UNIVERSITY = re.compile(
+    r"\b(?:universit\w*|univ\.|college|hochschule|polytechnic|politecnico|politechnika|école|ecole)\b", re.IGNORECASE
+)
+
+
+def _unit_and_university(unit: str, university: str, texts: list[str]) -> str | None:
+    """ "Department of Statistics, Monash University", "Quantum Optics Theory Group (Nicolas
+    Sangouard), University of Basel": a lab, group or department, a comma, and the
+    university it is part of - the employer is both, as the CV names it (layout-43), not
+    the unit alone (which says nothing of where) nor the university alone."""
+    if not _UNIT_WORD.search(unit) or _UNIVERSITY.search(unit) or not _UNIVERSITY.search(university):
+        return None
+    joined = f"{unit}, {university}"
+    return joined if any(joined in text for text in texts) else None
 
 
 def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[str, list[str]] | None:
@@ -1582,10 +1658,23 @@ def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[
     elif others and others[0].casefold() in _EMPLOYMENT_KINDS and len(others) >= 2:
         kind, subject, rest = others[0], title, others[1:]  # the subject scored as the title (h50)
     else:
-        return None
+        return _kind_after(title, others, texts)
     for dash in (" - ", " – ", " — "):
         if any(f"{kind}{dash}{subject}" in text for text in texts):
             return f"{kind}{dash}{_HOW_LONG.sub('', subject)}", rest
+    return _kind_after(title, others, texts)
+
+
+def _kind_after(title: str, others: list[str], texts: list[str]) -> tuple[str, list[str]] | None:
+    """ "Strategy Analyst - Part-time", "OSS Technical Support – internship, Nokia Siemens
+    Networks": the kind of post after the title's dash is the title's own word, never the
+    employer (layout-43); the other part left is the employer."""
+    for k, kind in enumerate(others):
+        if kind.casefold() not in _EMPLOYMENT_KINDS or kind.casefold() in _SELF_EMPLOYED:
+            continue  # "Data Analyst (Contract) – Freelance": working for oneself is the house
+        for dash in (" - ", " – ", " — "):
+            if any(f"{title}{dash}{kind}" in text for text in texts):
+                return f"{title}{dash}{kind}", others[:k] + others[k + 1 :]
     return None
 
 
@@ -1617,6 +1706,9 @@ def _whole_title_line(
     # (a comma) names the title and then the team.
     dashed = re.compile(re.escape(title) + r"\s[–—-]\s")
     if any(dashed.search(plain(t)) for t in texts):
+        tools = [p for p in rest if p != title]
+        if len(tools) >= 2 and 3 * sum(p.casefold() in lex.skills() for p in tools) >= 2 * len(tools):
+            return title  # "Summer Internship – Python, C#, Unity, Docker": the tools (as _less_stack)
         return " – ".join(rest)
     return ", ".join(rest) if _qualified(title, rest) else title
 
@@ -1803,6 +1895,13 @@ _PAIR_LISTED = _bracket_at_end(r"([\w.+#-]{1,20}),\s?([\w.+#-]{1,20})")
 # linked to and where the work was, in brackets - no part of the name (layout-31)
 _NOTE_BRACKET = _bracket_at_end(r"([^()]{2,60})")
 _NOTE_WORDS = frozenset({"website", "site", "web", "link", "remote", "hybrid", "onsite", "on-site", "homepage"})
+# "Auth0 (US)": a country's code in capitals in the brackets after a house, where the work
+# was (layout-43; its note "(US – remote - website)" split at its dashes). Only codes no
+# field or team is written as: "(IT)", "(AI)", "(HR)", "(QA)" name work, not countries.
+_COUNTRY_CODES = frozenset(
+    {"US", "USA", "U.S.", "U.S.A.", "UK", "U.K.", "UAE", "EU", "DE", "FR", "NL", "CH", "AT", "BE", "BR", "CA", "AU",
+     "NZ", "ES", "PT", "PL", "CZ", "SE", "NO", "DK", "FI", "IE", "JP", "CN", "KR", "SG", "MX", "AR", "TR", "IL"}
+)  # fmt: skip
 
 
 def _less_note(employer: str | None) -> str | None:
@@ -1812,8 +1911,8 @@ def _less_note(employer: str | None) -> str | None:
     m = _NOTE_BRACKET.search(employer)
     if m and m.start() > 0:
         items = [p.strip(" .") for p in re.split(r"\s[-–—/·]\s|,\s?", m.group(1)) if p.strip(" .")]
-        if any(p.casefold() in _NOTE_WORDS for p in items) and all(
-            p.casefold() in _NOTE_WORDS or is_place(p) for p in items
+        if any(p.casefold() in _NOTE_WORDS or p in _COUNTRY_CODES for p in items) and all(
+            p.casefold() in _NOTE_WORDS or p in _COUNTRY_CODES or is_place(p) for p in items
         ):
             return employer[: m.start()].rstrip()
     pair = _PAIR_LISTED.search(employer)

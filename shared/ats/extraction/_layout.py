@@ -921,6 +921,20 @@ def _bottom_up_pages(lines: list[Line]) -> list[Line]:
     return _renumbered(out) if changed else lines
 
 
+# OCR reads the capital I of "AI" as a lower-case l: "Nexus Al", "Al Research Institute",
+# "Generative Al for Work" (scans of held-out v17's and earlier documents, layout-43). Read
+# back only where "AI" is the word: before a word an AI house or post goes on with, or at
+# the end of a name; "Al Ain", "Al Rajhi Bank", "Al-Ahli" (Arabic's article) stay.
+_OCR_AI = re.compile(
+    r"(?<![\w-])Al(?=\s+(?:Research|Engineer|Engineering|Platform|Cloud|Product|Trainer|Consultant|Labs?|"
+    r"Systems|Solutions|Developer|Intern|Specialist|Scientist|Assistant|Agents?|for|and|&)\b|-based\b|\s*[,)/|]|\s{2,}|\s*$)"
+)
+
+
+def _ai_read_back(lines: list[Line]) -> list[Line]:
+    return [dataclasses.replace(ln, text=_OCR_AI.sub("AI", ln.text)) if "Al" in ln.text else ln for ln in lines]
+
+
 def lines_of(answer: Mapping[str, Any]) -> list[Line]:
     """The answer's lines in reading order, with sections assigned."""
     if answer.get("elements"):
@@ -928,7 +942,7 @@ def lines_of(answer: Mapping[str, Any]) -> list[Line]:
     elif answer.get("blocks"):
         lines = _without_overprints(_pdf_lines(answer["blocks"]))
         if answer.get("ocr_used"):
-            lines = _row_pieces_joined(_by_columns(lines))
+            lines = _ai_read_back(_row_pieces_joined(_by_columns(lines)))
         else:
             lines = _dash_rows_joined(_header_drawn_last(_bottom_up_pages(lines)))
     elif answer.get("paragraphs") or answer.get("tables"):
