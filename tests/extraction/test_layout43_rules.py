@@ -206,3 +206,36 @@ def test_ocr_reads_ai_back_where_it_read_al() -> None:
 )
 def test_a_street_address_is_where_the_house_is_not_a_post(text: str, address: bool) -> None:
     assert bool(_history._STREET_ADDRESS.search(text)) is address
+
+
+def test_a_post_wrapped_before_its_head_noun_in_a_narrow_column() -> None:
+    # psrpinto's wkhtmltopdf table: "Co-founder and Lead" / "Engineer" / house / place /
+    # dates in a narrow left column
+    rows: list[Row] = [
+        ((93, 40, 300, 60), "Pedro Example", 20.0),
+        ((93, 214, 137, 225), "EXPERIENCE", 10.0),
+        ((93, 276, 174, 286), "Co-founder and Lead", 9.0),
+        ((93, 287, 127, 298), "Engineer", 9.0),
+        ((93, 299, 147, 310), "Memeoirs.com", 9.0),
+        ((93, 310, 155, 321), "Remote | Lisbon, Portugal", 9.0),
+        ((93, 330, 172, 341), "June 2012 to July 2016", 9.0),
+        ((189, 276, 495, 286), "PHP, Symfony, JavaScript, PostgreSQL, Nginx", 9.0),
+        ((93, 551, 148, 562), "Site Reliability", 9.0),
+        ((93, 563, 127, 573), "Engineer", 9.0),
+        ((93, 575, 123, 585), "Siemens", 9.0),
+        ((93, 586, 151, 596), "Lisbon, Portugal", 9.0),
+        ((93, 596, 175, 607), "Aug. 2005 to May 2006", 9.0),
+    ]
+    assert roles(_answer(rows)) == [
+        ("Co-founder and Lead Engineer", "Memeoirs.com", "2012-06"),
+        ("Site Reliability Engineer", "Siemens", "2005-08"),
+    ]
+    # guard: a house over a post of one word stays two lines
+    house: list[Row] = [
+        ((93, 40, 300, 60), "Pedro Example", 20.0),
+        ((93, 214, 137, 225), "EXPERIENCE", 10.0),
+        ((93, 276, 174, 286), "Northwind Traders", 9.0),
+        ((93, 287, 127, 298), "Engineer", 9.0),
+        ((93, 299, 175, 310), "Aug. 2005 to May 2006", 9.0),
+    ]
+    assert roles(_answer(house)) == [("Engineer", "Northwind Traders", "2005-08")]

@@ -1058,6 +1058,33 @@ def _flush_below(prev: Line, line: Line) -> bool:
     return gap is not None and -2.0 <= gap <= 0.5 * max(prev.bbox[3] - prev.bbox[1], 1.0)
 
 
+# "Site Reliability" / "Engineer", "Co-founder and Lead" / "Engineer": a narrow column's post
+# wrapped before its head noun (psrpinto's wkhtmltopdf table, layout-43). Only a line of two
+# to five words that ends on a word a post goes on from, over the head noun alone: "Google"
+# over "Engineer" (a house, then a post) stays two lines.
+_POST_NOUNS = frozenset(
+    {"engineer", "developer", "manager", "scientist", "analyst", "consultant", "designer", "architect", "director",
+     "specialist", "administrator", "officer", "assistant", "intern", "coordinator", "technician", "researcher"}
+)  # fmt: skip
+_POST_MODIFIERS = frozenset(
+    {"lead", "senior", "junior", "principal", "staff", "chief", "reliability", "software", "systems", "data",
+     "research", "technical", "support", "development", "web", "frontend", "backend", "full-stack", "devops", "qa",
+     "test", "sales", "project", "product", "program", "marketing", "security", "network", "cloud", "platform",
+     "infrastructure", "solutions", "application", "applications", "machine learning", "learning", "mobile", "ux",
+     "ui", "graphic", "teaching", "research and teaching"}
+)  # fmt: skip
+
+
+def _post_noun_below(head: str, text: str) -> bool:
+    words = head.split()
+    return (
+        text.strip().casefold() in _POST_NOUNS
+        and 2 <= len(words) <= 5
+        and words[-1].casefold() in _POST_MODIFIERS
+        and not _YEAR.search(head)
+    )
+
+
 def _continues(prev: Line, line: Line) -> bool:
     if prev.bbox is None or line.bbox is None or prev.page != line.page:
         return False
@@ -1067,7 +1094,7 @@ def _continues(prev: Line, line: Line) -> bool:
     ampersand = head.endswith(" &") and line.text[:1].isalpha()
     # "Co-founder and Lead" / "Engineer", "Remote | Lisbon," / "Portugal": a narrow column's
     # line that stops on a comma or a joining word goes on below it, flush (h44).
-    if not ampersand and _unfinished(head) and line.text[:1].isalpha():
+    if (not ampersand and _unfinished(head) and line.text[:1].isalpha()) or _post_noun_below(head, line.text):
         return _flush_below(prev, line)
     if (not ampersand and not line.text[:1].islower()) or len(head) + len(line.text) > MAX_WRAPPED:
         return False
