@@ -239,3 +239,18 @@ def test_a_post_wrapped_before_its_head_noun_in_a_narrow_column() -> None:
         ((93, 299, 175, 310), "Aug. 2005 to May 2006", 9.0),
     ]
     assert roles(_answer(house)) == [("Engineer", "Northwind Traders", "2005-08")]
+
+
+def test_a_name_after_a_houses_legal_form_is_its_town() -> None:
+    # MaThGo's Word CV: "08/2012 – 10/2013  bloopark GmbH & Co. KG, Magdeburg" over the post
+    rows: list[Row] = [
+        ((77, 40, 300, 60), "Max Example", 20.0),
+        ((77, 270, 200, 282), "Berufserfahrung", 12.0),
+        ((77, 299, 409, 311), "08/2012 – 10/2013  Example GmbH & Co. KG, Quedlinburg", 10.0),
+        ((197, 311, 284, 323), "Webentwickler", 10.0),
+        # guard: a post after the legal form is the post
+        ((77, 340, 409, 352), "04/2010 – 07/2012  Siemens AG, Werkstudent", 10.0),
+    ]
+    found = roles(_answer(rows))
+    assert found[0] == ("Webentwickler", "Example GmbH & Co. KG", "2012-08")
+    assert found[1] == ("Werkstudent", "Siemens AG", "2010-04")

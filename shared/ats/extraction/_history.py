@@ -1519,6 +1519,20 @@ _STREET_ADDRESS = re.compile(
 )
 
 
+_TOWN = re.compile(r"[A-ZÀ-Ý][\w'’.-]{2,30}(?:[ -][A-ZÀ-Ý][\w'’.-]{1,30})?")
+
+
+def _town_after_house(groups: list[list[str]]) -> str | None:
+    """ "bloopark GmbH & Co. KG, Magdeburg": a name or two in capitals right after a house's
+    legal form, on its line, is the house's town though the lexicon knows no such town
+    (layout-43) - not a post ("Siemens AG, Werkstudent" has a post's word)."""
+    for group in groups:
+        for house, after in itertools.pairwise(group):
+            if _legal_named(house) and _TOWN.fullmatch(after) and _title_score(after) <= 0 and not _legal_named(after):
+                return after
+    return None
+
+
 def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     """(title, employer, location) from an entry's header texts."""
     employer_hint: str | None = None
@@ -1554,7 +1568,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     # "Janv", "Sep": a month its date left behind ("Janv. 2019 - Analyste" over "Présent"),
     # never a title or an employer (h49)
     parts = [p for p in parts if p.strip(" .,").casefold() not in lex.MONTHS]
-    location = next((p for p in parts if is_place(p) or _STREET_ADDRESS.search(p)), None)
+    location = next((p for p in parts if is_place(p) or _STREET_ADDRESS.search(p)), None) or _town_after_house(groups)
     rest = [p for p in parts if p != location]
     if not rest:
         return None, None, location
