@@ -254,3 +254,56 @@ def test_a_name_after_a_houses_legal_form_is_its_town() -> None:
     found = roles(_answer(rows))
     assert found[0] == ("Webentwickler", "Example GmbH & Co. KG", "2012-08")
     assert found[1] == ("Werkstudent", "Siemens AG", "2010-04")
+
+
+def test_a_french_ranges_opening_word_goes_with_its_dates() -> None:
+    # bandriam's Chrome export: "Comdata , Ivandry De novembre 2022 à décembre 2022"
+    assert (
+        _history._without_all(
+            "Comdata , Ivandry De novembre 2022 à décembre 2022",
+            _history.date_ranges("Comdata , Ivandry De novembre 2022 à décembre 2022"),
+        )
+        == "Comdata , Ivandry"
+    )
+    # guard: a house's own "de" stays ("Banco de Chile 2019 - 2021")
+    text = "Banco de Chile 2019 - 2021"
+    assert _history._without_all(text, _history.date_ranges(text)) == "Banco de Chile"
+
+
+def test_teletrabajo_is_where_the_work_was() -> None:
+    # codebyjorge's Chrome export: "CodeArts Solution S.L. · Teletrabajo (Huelva, España)"
+    # under "Desarrollador Fullstack  Feb 2025 – Feb 2026"
+    rows: list[Row] = [
+        ((43, 28, 300, 48), "Jorge Ejemplo", 20.0),
+        ((43, 344, 224, 356), "EXPERIENCIA PROFESIONAL", 12.0),
+        ((43, 366, 554, 378), "Desarrollador Fullstack  Feb 2025 – Feb 2026", 10.0),
+        ((43, 381, 272, 392), "Ejemplo Solution S.L. · Teletrabajo (Huelva, España)", 10.0),
+        ((56, 397, 553, 409), "Desarrollo y despliegue de aplicaciones web B2B.", 9.0),
+    ]
+    assert roles(_answer(rows)) == [("Desarrollador Fullstack", "Ejemplo Solution S.L.", "2025-02")]
+
+
+def test_a_row_summing_up_earlier_posts_is_no_post_and_a_duties_label_no_title() -> None:
+    # oramirez's Chrome export: "Earlier Career (2000 – 2010)" over a sentence naming houses;
+    # mchaghomi's: "Tasks and Achievements" under the dates
+    rows: list[Row] = [
+        ((36, 28, 300, 48), "Oscar Example", 20.0),
+        ((36, 60, 200, 72), "PROFESSIONAL EXPERIENCE", 12.0),
+        ((36, 80, 300, 92), "Lead Developer & Systems Administrator", 10.0),
+        ((36, 94, 300, 106), "Example Oseguera, S.C. · 2010 – 2022", 10.0),
+        ((52, 108, 545, 120), "Led development and project management for client-facing applications.", 9.0),
+        ((36, 130, 148, 142), "Earlier Career (2000 – 2010)", 10.0),
+        ((36, 145, 570, 156), "Software developer and webmaster roles across multiple companies.", 9.0),
+    ]
+    assert roles(_answer(rows)) == [("Lead Developer & Systems Administrator", "Example Oseguera, S.C.", "2010")]
+    duties: list[Row] = [
+        ((210, 28, 300, 48), "Reza Example", 20.0),
+        ((235, 63, 320, 76), "Work Experience", 12.0),
+        ((210, 90, 306, 103), "Front-end Developer", 10.0),
+        ((210, 112, 306, 123), "Example-e-Hooshmand", 10.0),
+        ((210, 131, 257, 142), "Tehran, Iran", 10.0),
+        ((210, 151, 312, 161), "November 2023 - April 2025", 10.0),
+        ((210, 168, 311, 178), "Tasks and Achievements", 10.0),
+        ((210, 189, 360, 200), "• Developed responsive UIs with CSS", 9.0),
+    ]
+    assert roles(_answer(duties)) == [("Front-end Developer", "Example-e-Hooshmand", "2023-11")]

@@ -922,9 +922,19 @@ def _is_header(line: Line) -> bool:
         # a sentence: a description ("Cyberdyne Sp. z o.o." is a name; "。" ends a CJK one; a
         # long CJK line with a full-width comma is a sentence, "Shopee 卖家平台，后端" a header - v13)
         return False
-    if text[0].islower() and not _lower_cased_name(text):
+    if (text[0].islower() and not _lower_cased_name(text)) or _DUTIES_LABEL.fullmatch(text):
         return False
     return len(text.split()) <= 14 and not _described(text) and not _stack_line(text)
+
+
+# "Tasks and Achievements", "Responsabilités", "Key achievements:": the label a role's
+# description opens with (an HTML CV's, under its dates; layout-43), no header of a role
+_DUTIES_LABEL = re.compile(
+    r"(?i:(?:main |key |my )?(?:tasks?|duties|responsibilities|achievements?|accomplishments?|"
+    r"tasks and achievements|tasks and responsibilities|duties and responsibilities|responsibilities and achievements|"
+    r"missions?|tâches|responsabilités|réalisations|missions et réalisations|aufgaben|tätigkeiten|erfolge|"
+    r"responsabilidades|funciones|tareas|logros|atividades|atribuições|conquistas)\s{0,2}:?)"
+)
 
 
 _STACK_SEPARATORS = re.compile(r"\s[·•|/]\s|,\s")
@@ -1001,8 +1011,18 @@ def _legal_named(text: str) -> bool:
     return bool(words and _LEGAL_FORM.fullmatch(words[-1]))
 
 
+# "Comdata , Ivandry De novembre 2022 à décembre 2022", "Remote from Jan 2020 to ...": the
+# word a range opens with goes with its dates, not with the town or house before them
+# (layout-43). Only right before the dates, and only these words.
+_OPENER_BEFORE = re.compile(r"(?i:\s(?:de|du|d['’]|from|von|vom|desde|dal|dall['’]|da|od))\s{0,2}$")
+
+
 def _without(text: str, span: tuple[int, int]) -> str:
-    rest = text[: span[0]] + "  " + text[span[1] :]
+    before = text[: span[0]]
+    opener = _OPENER_BEFORE.search(before[-12:])
+    if opener is not None:
+        before = before[: len(before) - len(before[-12:]) + opener.start()]
+    rest = before + "  " + text[span[1] :]
     rest = _EMPTIED.sub(" ", _BEFORE_CLOSE.sub(lambda m: m.group(1), rest))
     return _stripped(rest)
 
@@ -1456,7 +1476,8 @@ def _whole_employer_lines(groups: list[list[str]], texts: list[str]) -> list[str
     title_line = any(len(g) == 1 and _title_score(g[0]) > 0 for g in lines) or bool(lines and len(lines[0]) == 1)
     out: list[str] = []
     for k, g in enumerate(groups):
-        named = [p for p in g if not is_place(p)]
+        town = _town_after_house([g])  # "DOYOUSOFT SA - BÉZIERS": a town, though in capitals
+        named = [p for p in g if not is_place(p) and p != town]
         # ... but "Council of Europe, Budapest": a one-word part after a comma is a place
         # the lexicon does not know, not more of the employer's name (an acronym is: a unit).
         if (
@@ -1471,7 +1492,7 @@ def _whole_employer_lines(groups: list[list[str]], texts: list[str]) -> list[str
             and all(_title_score(p) <= 0 for p in named)
             and all(len(p.split()) > 1 or p.isupper() for p in named[1:])  # "..., MND": an acronym
         ):
-            out += [", ".join(named), *(p for p in g if is_place(p))]
+            out += [", ".join(named), *(p for p in g if is_place(p) or p == town)]
         else:
             out += g
     return out
@@ -1991,6 +2012,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         if (
             _studies(title, employer)
             or _volunteering(title)
+            or _summary_row(title, employer)
             or _group_heading(e, title, employer, itertools.islice(nested, k + 1, None))
         ):
             continue
@@ -2123,6 +2145,21 @@ _VOLUNTEER = re.compile(
     r"|志愿者|志願者|志工",  # layout-41: Chinese is not spaced, no word boundary to look for
     re.IGNORECASE,
 )
+
+
+# "Earlier Career (2000 – 2010)", "Previous commercial experience", "Carrera temprana": a row
+# that sums up older posts in a sentence below it (an HTML CV's, jcubic's), no post itself
+# (layout-43; the labels list no such row)
+_SUMMARY_ROW = re.compile(
+    r"(?i:(?:earlier|previous|prior|other|older|additional|further)\s(?:commercial\s|professional\s|work\s)?"
+    r"(?:career|experiences?|positions|roles|employment|jobs)|carrera temprana|experiencias? (?:previas?|anteriores)|"
+    r"otras experiencias|expériences? antérieures?|autres expériences|frühere (?:tätigkeiten|stationen)|"
+    r"experiências anteriores|outras experiências|wcześniejsze doświadczenie(?: komercyjne)?)"
+)
+
+
+def _summary_row(title: str | None, employer: str | None) -> bool:
+    return employer is None and title is not None and _SUMMARY_ROW.fullmatch(title.strip(" :")) is not None
 
 
 def _volunteering(title: str | None) -> bool:

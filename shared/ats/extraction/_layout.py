@@ -1170,7 +1170,8 @@ _REMOTE = frozenset(
      "fernarbeit", "remote work", "remote-arbeit", "on-site", "onsite", "vor ort", "presencial",  # layout-33
      "worldwide", "anywhere", "weltweit", "mundial", "global", "international", "distributed",  # stop 50
      "remote-friendly", "fully remote", "full remote", "100% remote",
-     "远程", "遠程", "遠端", "远程办公", "遠距", "リモート", "원격", "재택"}  # layout-41
+     "远程", "遠程", "遠端", "远程办公", "遠距", "リモート", "원격", "재택",  # layout-41
+     "teletrabajo", "teletrabalho", "telelavoro", "trabajo remoto", "trabalho remoto", "en remote"}  # layout-43
 )  # fmt: skip
 # The world's regions a role is set in ("Management & Analytics Consultant, Mexico City and
 # Latin America": jbetancourt's, v15) - places, never an employer (layout-40)
