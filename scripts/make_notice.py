@@ -285,7 +285,7 @@ Data shipped in this repository:
     Chinese), Pourghorban/resume (English and Persian), ReggieH31/PortfolioWebsite,
     vertpierre/openclassrooms-portfolio (French and English), yurikong/yurikong.Github.io
     (English and Chinese).
-    Held-out v18 (tests/extraction/heldout/files/; real people's own CVs): 42mileslong/website
+    From held-out v18, in tests/extraction/corpus/real/ now (real people's own CVs): 42mileslong/website
     (GPL-3.0), Antoine444/antoine444.github.io (MIT), APonder-Dev/portfolio-projects
     (Apache-2.0), arincakyildiz/Personal-Website (MIT, English and Turkish), AsBlast/Porfolio
     (MIT, French), augustorl/augustoleite.com (MIT, stated in its README, vendored; Portuguese
@@ -301,6 +301,18 @@ Data shipped in this repository:
     PainOchoco/Portfolio (GPL-3.0, English and French), rubengarciavilches/notes_app (MIT,
     stated in its README, vendored; English and Spanish), yBardockZ/Blog-MM (MIT, stated in
     its README, vendored; Portuguese).
+    Held-out v19 (tests/extraction/heldout/files/; real people's own CVs): AnthonyM5/Portfolio-2025
+    (MIT), Artur-data-DEV/portfolio-artur-dev (GPL-3.0, English and Portuguese),
+    cadunass/portfolio (MIT), dalvancarvalho/personal-website (MIT, English and Portuguese),
+    Edizjr22/personal_portfolio (MIT), finxster/resume (MIT, stated in its README, vendored;
+    English and Portuguese), GustavoWidman/portfolio (MIT, English and Portuguese),
+    itsmohsinlatif/portfolio-v2 (MIT, stated in its README, vendored; English and German),
+    Keglev/my-portfolio (MIT, English and German), mboiman/mboiman.github.io (CC-BY-4.0,
+    English and German), MikhailErnstovich/MikhailErnstovich.github.io (MIT),
+    RIngochui/personal-website (MIT), shaandpatel/shaandpatel.github.io (MIT),
+    SilianRail/personal_portfolio (MIT), Valentindg2506/Portafolio (MIT, its README vendored
+    beside its LICENSE; Spanish), zohuyhieuzo03/portfolio (MIT, stated in its README,
+    vendored).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
