@@ -928,7 +928,7 @@ def _is_header(line: Line) -> bool:
 
 
 # "Tasks and Achievements", "Responsabilités", "Key achievements:": the label a role's
-# description opens with (an HTML CV's, under its dates; layout-43), no header of a role
+# description opens with (an HTML CV's, under its dates; layout-44), no header of a role
 _DUTIES_LABEL = re.compile(
     r"(?i:(?:main |key |my )?(?:tasks?|duties|responsibilities|achievements?|accomplishments?|"
     r"tasks and achievements|tasks and responsibilities|duties and responsibilities|responsibilities and achievements|"
@@ -1013,7 +1013,7 @@ def _legal_named(text: str) -> bool:
 
 # "Comdata , Ivandry De novembre 2022 à décembre 2022", "Remote from Jan 2020 to ...": the
 # word a range opens with goes with its dates, not with the town or house before them
-# (layout-43). Only right before the dates, and only these words.
+# (layout-44). Only right before the dates, and only these words.
 _OPENER_BEFORE = re.compile(r"(?i:\s(?:de|du|d['’]|from|von|vom|desde|dal|dall['’]|da|od))\s{0,2}$")
 
 
@@ -1476,7 +1476,7 @@ def _whole_employer_lines(groups: list[list[str]], texts: list[str]) -> list[str
     title_line = any(len(g) == 1 and _title_score(g[0]) > 0 for g in lines) or bool(lines and len(lines[0]) == 1)
     out: list[str] = []
     for k, g in enumerate(groups):
-        town = _town_after_house([g])  # "DOYOUSOFT SA - BÉZIERS": a town, though in capitals
+        town = _town_after_house([g])  # "DOYOUSOFT SA - BÉZIERS": a town, though in capitals (layout-44)
         named = [p for p in g if not is_place(p) and p != town]
         # ... but "Council of Europe, Budapest": a one-word part after a comma is a place
         # the lexicon does not know, not more of the employer's name (an acronym is: a unit).
@@ -2149,7 +2149,7 @@ _VOLUNTEER = re.compile(
 
 # "Earlier Career (2000 – 2010)", "Previous commercial experience", "Carrera temprana": a row
 # that sums up older posts in a sentence below it (an HTML CV's, jcubic's), no post itself
-# (layout-43; the labels list no such row)
+# (layout-44; oramirez's labels list no such row - jcubic's count its years)
 _SUMMARY_ROW = re.compile(
     r"(?i:(?:earlier|previous|prior|other|older|additional|further)\s(?:commercial\s|professional\s|work\s)?"
     r"(?:career|experiences?|positions|roles|employment|jobs)|carrera temprana|experiencias? (?:previas?|anteriores)|"

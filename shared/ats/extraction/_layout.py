@@ -1070,8 +1070,8 @@ _POST_MODIFIERS = frozenset(
     {"lead", "senior", "junior", "principal", "staff", "chief", "reliability", "software", "systems", "data",
      "research", "technical", "support", "development", "web", "frontend", "backend", "full-stack", "devops", "qa",
      "test", "sales", "project", "product", "program", "marketing", "security", "network", "cloud", "platform",
-     "infrastructure", "solutions", "application", "applications", "machine learning", "learning", "mobile", "ux",
-     "ui", "graphic", "teaching", "research and teaching"}
+     "infrastructure", "solutions", "application", "applications", "learning", "mobile", "ux", "ui", "graphic",
+     "teaching"}
 )  # fmt: skip
 
 
@@ -1171,7 +1171,7 @@ _REMOTE = frozenset(
      "worldwide", "anywhere", "weltweit", "mundial", "global", "international", "distributed",  # stop 50
      "remote-friendly", "fully remote", "full remote", "100% remote",
      "远程", "遠程", "遠端", "远程办公", "遠距", "リモート", "원격", "재택",  # layout-41
-     "teletrabajo", "teletrabalho", "telelavoro", "trabajo remoto", "trabalho remoto", "en remote"}  # layout-43
+     "teletrabajo", "teletrabalho", "telelavoro", "trabajo remoto", "trabalho remoto"}  # layout-44
 )  # fmt: skip
 # The world's regions a role is set in ("Management & Analytics Consultant, Mexico City and
 # Latin America": jbetancourt's, v15) - places, never an employer (layout-40)
