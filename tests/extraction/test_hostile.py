@@ -93,6 +93,8 @@ HOSTILE: dict[str, Callable[[], str]] = {
     "kinds after dashes": lambda: "Analyst - Part-time, Lab Group, University of X - Contract " * 100_000,
     "hyphen run before a street word": lambda: "a-" * (2 * MB) + "strasse",
     "OCR Al soup": lambda: "Al Al Research Al, Al  " * 200_000,
+    # layout-44: a house's note of country and mode, its dashes kept whole
+    "bracketed dash notes": lambda: "House (UK – remote - website). (" * 300_000,
 }
 
 

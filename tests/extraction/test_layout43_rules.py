@@ -3,7 +3,7 @@ misses (docs/extraction.md). A place glued to an "@" or a country's code in brac
 read into the house, a post's kind after its dash ("- Part-time", "– internship") or a skill
 the comma split off a title was taken for the house, a lab or department was kept without
 the university it belongs to, and OCR's "Al" for "AI" split a house's name. Invented text in
-the showing documents' geometry; each test but the guards fails on layout-42. The last three
+the showing documents' geometry; each test but the guards fails on layout-42. The last four
 are change set layout-44's (held-out v18's documents once they were development) and fail
 on layout-43."""
 
@@ -309,3 +309,20 @@ def test_a_row_summing_up_earlier_posts_is_no_post_and_a_duties_label_no_title()
         ((210, 189, 360, 200), "• Developed responsive UIs with CSS", 9.0),
     ]
     assert roles(_answer(duties)) == [("Front-end Developer", "Example-e-Hooshmand", "2023-11")]
+
+
+def test_a_houses_note_of_country_and_mode_comes_off_whole() -> None:
+    # layout-44 (stop 59's newcomer check): "Contoso Ltd (UK – remote)" read "remote" as the
+    # house and "Contoso Ltd (UK)" as its place - "House (Country)" reads as a town
+    rows: list[Row] = [
+        ((60, 40, 300, 60), "Jane Example", 20.0),
+        ((60, 100, 200, 114), "Experience", 14.0),
+        ((60, 124, 300, 136), "Data Engineer", 11.0),
+        ((60, 140, 400, 152), "Contoso Ltd (UK – remote)  06/2019 – 09/2023", 10.0),
+        ((60, 170, 300, 182), "Software Engineer", 11.0),
+        ((60, 186, 400, 198), "Example Labs (Berlin – hybrid)  01/2017 – 05/2019", 10.0),
+    ]
+    assert roles(_answer(rows)) == [
+        ("Data Engineer", "Contoso Ltd", "2019-06"),
+        ("Software Engineer", "Example Labs", "2017-01"),
+    ]
