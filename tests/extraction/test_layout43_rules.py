@@ -321,8 +321,12 @@ def test_a_houses_note_of_country_and_mode_comes_off_whole() -> None:
         ((60, 140, 400, 152), "Contoso Ltd (UK – remote)  06/2019 – 09/2023", 10.0),
         ((60, 170, 300, 182), "Software Engineer", 11.0),
         ((60, 186, 400, 198), "Example Labs (Berlin – hybrid)  01/2017 – 05/2019", 10.0),
+        # a font without an en dash draws "·" (the newcomer check's PDF)
+        ((60, 216, 300, 228), "Data Analyst", 11.0),
+        ((60, 232, 400, 244), "Northwind Ltd (UK · remote)  01/2015 · 12/2016", 10.0),
     ]
     assert roles(_answer(rows)) == [
         ("Data Engineer", "Contoso Ltd", "2019-06"),
         ("Software Engineer", "Example Labs", "2017-01"),
+        ("Data Analyst", "Northwind Ltd", "2015-01"),
     ]

@@ -597,15 +597,15 @@ def _at_place(m: re.Match[str]) -> str:
     return ", " + m.group(1) if is_place(m.group(1)) else m.group(0)
 
 
-# "Contoso Ltd (UK – remote)", "Round Pegs Inc. (US – remote - website)": a note of where and
-# how the work was, its items set apart by dashes - kept whole (its dashes made commas), not
+# "Contoso Ltd (UK – remote)", "Round Pegs Inc. (US – remote - website)", "(UK · remote)": a
+# note of where and how the work was, its items set apart by dashes or dots - kept whole (its dashes made commas), not
 # split into the header's parts, so the note comes off the house whole (_less_note;
 # layout-44 - layout-43 left "remote" as the house and "Contoso Ltd (UK)" as its place)
-_NOTE_DASHES = re.compile(r"\(([^()]{2,60}\s[-–—]\s[^()]{1,60})\)\.?")  # "(…)." : the full stop is the line's
+_NOTE_DASHES = re.compile(r"\(([^()]{2,60}\s[-–—·|]\s[^()]{1,60})\)\.?")  # "(…)." : the full stop is the line's
 
 
 def _note_whole(m: re.Match[str]) -> str:
-    items = [p.strip(" .") for p in re.split(r"\s[-–—/·]\s", m.group(1)) if p.strip(" .")]
+    items = [p.strip(" .") for p in re.split(r"\s[-–—/·|]\s", m.group(1)) if p.strip(" .")]
     if any(p.casefold() in _NOTE_WORDS or p in _COUNTRY_CODES for p in items) and all(
         p.casefold() in _NOTE_WORDS or p in _COUNTRY_CODES or is_place(p) for p in items
     ):
