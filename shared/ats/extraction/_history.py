@@ -606,11 +606,7 @@ _NOTE_DASHES = re.compile(r"\(([^()]{2,60}\s[-–—·|]\s[^()]{1,60})\)\.?")  #
 
 def _note_whole(m: re.Match[str]) -> str:
     items = [p.strip(" .") for p in re.split(r"\s[-–—/·|]\s", m.group(1)) if p.strip(" .")]
-    if any(p.casefold() in _NOTE_WORDS or p in _COUNTRY_CODES for p in items) and all(
-        p.casefold() in _NOTE_WORDS or p in _COUNTRY_CODES or is_place(p) for p in items
-    ):
-        return "(" + ", ".join(items) + ")"
-    return m.group(0)
+    return "(" + ", ".join(items) + ")" if _where_note(items) else m.group(0)
 
 
 def _parts(text: str) -> list[str]:
@@ -1037,9 +1033,9 @@ _OPENER_BEFORE = re.compile(r"(?i:\s(?:de|du|d['’]|from|von|vom|desde|dal|dall
 
 def _without(text: str, span: tuple[int, int]) -> str:
     before = text[: span[0]]
-    opener = _OPENER_BEFORE.search(before[-12:])
+    opener = _OPENER_BEFORE.search(before, max(0, len(before) - 12))
     if opener is not None:
-        before = before[: len(before) - len(before[-12:]) + opener.start()]
+        before = before[: opener.start()]
     rest = before + "  " + text[span[1] :]
     rest = _EMPTIED.sub(" ", _BEFORE_CLOSE.sub(lambda m: m.group(1), rest))
     return _stripped(rest)
@@ -1712,10 +1708,15 @@ def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[
         kind, subject, rest = others[0], title, others[1:]  # the subject scored as the title (h50)
     else:
         return _kind_after(title, others, texts)
-    for dash in (" - ", " – ", " — "):
-        if any(f"{kind}{dash}{subject}" in text for text in texts):
-            return f"{kind}{dash}{_HOW_LONG.sub('', subject)}", rest
+    dash = _dash_between(kind, subject, texts)
+    if dash is not None:
+        return f"{kind}{dash}{_HOW_LONG.sub('', subject)}", rest
     return _kind_after(title, others, texts)
+
+
+def _dash_between(first: str, second: str, texts: list[str]) -> str | None:
+    """The spaced dash a header text writes between the two parts, if one does."""
+    return next((d for d in (" - ", " – ", " — ") if any(f"{first}{d}{second}" in text for text in texts)), None)
 
 
 def _kind_after(title: str, others: list[str], texts: list[str]) -> tuple[str, list[str]] | None:
@@ -1725,9 +1726,9 @@ def _kind_after(title: str, others: list[str], texts: list[str]) -> tuple[str, l
     for k, kind in enumerate(others):
         if kind.casefold() not in _EMPLOYMENT_KINDS or kind.casefold() in _SELF_EMPLOYED:
             continue  # "Data Analyst (Contract) – Freelance": working for oneself is the house
-        for dash in (" - ", " – ", " — "):
-            if any(f"{title}{dash}{kind}" in text for text in texts):
-                return f"{title}{dash}{kind}", others[:k] + others[k + 1 :]
+        dash = _dash_between(title, kind, texts)
+        if dash is not None:
+            return f"{title}{dash}{kind}", others[:k] + others[k + 1 :]
     return None
 
 
@@ -1759,8 +1760,7 @@ def _whole_title_line(
     # (a comma) names the title and then the team.
     dashed = re.compile(re.escape(title) + r"\s[–—-]\s")
     if any(dashed.search(plain(t)) for t in texts):
-        tools = [p for p in rest if p != title]
-        if len(tools) >= 2 and 3 * sum(p.casefold() in lex.skills() for p in tools) >= 2 * len(tools):
+        if _tools([p for p in rest if p != title]):
             return title  # "Summer Internship – Python, C#, Unity, Docker": the tools (as _less_stack)
         return " – ".join(rest)
     return ", ".join(rest) if _qualified(title, rest) else title
@@ -1957,6 +1957,13 @@ _COUNTRY_CODES = frozenset(
 )  # fmt: skip
 
 
+def _where_note(items: list[str]) -> bool:
+    """A bracketed note's items say where and how the work was: a link word or a country's
+    code among them, and nothing but those and places ("US – remote - website")."""
+    noted = [p.casefold() in _NOTE_WORDS or p in _COUNTRY_CODES for p in items]
+    return any(noted) and all(n or is_place(p) for n, p in zip(noted, items, strict=True))
+
+
 def _less_note(employer: str | None) -> str | None:
     """The employer less a bracketed note of a link and a place, or of a two-word stack."""
     if not employer:
@@ -1964,9 +1971,7 @@ def _less_note(employer: str | None) -> str | None:
     m = _NOTE_BRACKET.search(employer)
     if m and m.start() > 0:
         items = [p.strip(" .") for p in re.split(r"\s[-–—/·]\s|,\s?", m.group(1)) if p.strip(" .")]
-        if any(p.casefold() in _NOTE_WORDS or p in _COUNTRY_CODES for p in items) and all(
-            p.casefold() in _NOTE_WORDS or p in _COUNTRY_CODES or is_place(p) for p in items
-        ):
+        if _where_note(items):
             return employer[: m.start()].rstrip()
     pair = _PAIR_LISTED.search(employer)
     if pair and pair.start() > 0 and not any(is_place(p) for p in pair.groups()):
@@ -1986,8 +1991,13 @@ def _less_stack(title: str | None) -> str | None:
     if not dashes or dashes[-1].start() == 0:
         return title
     items = [p.strip(" .") for p in title[dashes[-1].end() :].split(",") if p.strip(" .")]
-    known = sum(1 for p in items if p.casefold() in lex.skills())
-    return title[: dashes[-1].start()].rstrip() if len(items) >= 2 and 3 * known >= 2 * len(items) else title
+    return title[: dashes[-1].start()].rstrip() if _tools(items) else title
+
+
+def _tools(items: list[str]) -> bool:
+    """Two or more items, most of them (two in three) skills the taxonomy knows: a role's
+    stack, not words of its title."""
+    return len(items) >= 2 and 3 * sum(p.casefold() in lex.skills() for p in items) >= 2 * len(items)
 
 
 def _less_tail(tail: re.Pattern[str], text: str | None) -> str | None:
