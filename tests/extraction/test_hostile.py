@@ -95,6 +95,9 @@ HOSTILE: dict[str, Callable[[], str]] = {
     "OCR Al soup": lambda: "Al Al Research Al, Al  " * 200_000,
     # layout-44: a house's note of country and mode, its dashes kept whole
     "bracketed dash notes": lambda: "House (UK – remote - website). (" * 300_000,
+    # layout-45: an underscore drawn as a rule, a space before a top-level domain's dot
+    "name words before addresses": lambda: "Jane Doe\n" + "jane doe@example.com " * 200_000,
+    "spaced top-level domains": lambda: "a@b .com " * 500_000,
 }
 
 

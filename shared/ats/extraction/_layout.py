@@ -15,7 +15,7 @@ import itertools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -1540,6 +1540,25 @@ COLUMN_BAND = 40.0  # points: lines starting in one band of x are one column's (
 # in the lexicon ("Mentorship", "Selected invited talks & tutorials", "Grants"): it ends
 # the section before it (h44). Its kind comes from a heading word in it, else "other".
 STYLE_SIZE_TOLERANCE = 0.25
+# OCR'd sizes of one style vary by a few per cent line to line (MuPDF's estimate from each
+# line's glyph boxes), a text layer's not at all.
+OCR_STYLE_SIZE_SHARE = 0.08
+# The share of a line's OCR'd size its descenders add: "Research Experience" (its "p")
+# reads 14.3 beside "Education" 12.4 and "Publications" 12.0, all set in one 14.3 pt style.
+_DESCENDER_SHARE = 0.15
+_DESCENDERS = frozenset("gjpqyç")
+
+
+def _font_size(line: Line) -> float:
+    return line.size
+
+
+def _ink_size(line: Line) -> float:
+    """An OCR'd line's size as if it had descenders: the estimate comes from the glyphs'
+    ink, and a line without descending letters has less of it."""
+    return line.size if any(ch in _DESCENDERS for ch in line.text) else line.size / (1 - _DESCENDER_SHARE)
+
+
 MIN_KNOWN_HEADINGS = 2
 MAX_STYLED_HEADING_WORDS = 6
 _STYLED_AMBIGUOUS = frozenset({"software", "work", "career", "parcours", "tools", "formation", "about", "profile"})
@@ -1557,20 +1576,48 @@ _HEADING_WORD_KIND = {
 }
 
 
-def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: set[int]) -> dict[int, str]:
+def _styled_headings(
+    lines: list[Line], kinds: dict[int, str | None], beside: set[int], *, ocr: bool = False
+) -> dict[int, str]:
     """{line n: kind} of the lines set in the size, case and indent of the headings the
     lexicon recognised in this document (PDF lines only), after the first of them. `kinds`:
-    each line's heading_kind, read once by _assign_sections."""
+    each line's heading_kind, read once by _assign_sections. An OCR'd page's sizes are
+    read from the glyphs' ink: there, a line a heading's word names (`_HEADING_WORD_KIND`)
+    is also compared by `_ink_size`, within a share of the headings' (layout-45: "Research
+    Experience" beside "Education" and "Publications")."""
+    found = _styled(lines, kinds, beside, _font_size, tolerance=STYLE_SIZE_TOLERANCE, over_body=0.5, worded=False)
+    if ocr:
+        share = OCR_STYLE_SIZE_SHARE
+        worded = _styled(lines, kinds, beside, _ink_size, tolerance=share, over_body=share, worded=True)
+        found = worded | found
+    return found
+
+
+def _styled(
+    lines: list[Line],
+    kinds: dict[int, str | None],
+    beside: set[int],
+    size_of: Callable[[Line], float],
+    *,
+    tolerance: float,
+    over_body: float,
+    worded: bool,
+) -> dict[int, str]:
+    """_styled_headings' reading for one measure of size: `tolerance` and `over_body` (how
+    much larger than the body's median the headings are) in points, or, when `worded`, as
+    shares of the headings' size - and then only lines with a heading's word count."""
     known = [ln for ln in lines if ln.bbox is not None and ln.part not in ("header", "footer") and kinds[ln.n]]
     if len(known) < MIN_KNOWN_HEADINGS:
         return {}
-    sizes = sorted(round(ln.size, 1) for ln in known)
+    sizes = sorted(round(size_of(ln), 1) for ln in known)
     size = sizes[len(sizes) // 2]
-    alike = [ln for ln in known if abs(ln.size - size) <= STYLE_SIZE_TOLERANCE]
+    if worded:
+        tolerance, over_body = tolerance * size, over_body * size
+    alike = [ln for ln in known if abs(size_of(ln) - size) <= tolerance]
     if len(alike) < MIN_KNOWN_HEADINGS:
         return {}
-    body = sorted(round(ln.size, 1) for ln in lines if ln.bbox is not None)
-    if size <= body[len(body) // 2] + 0.5:
+    body = sorted(round(size_of(ln), 1) for ln in lines if ln.bbox is not None)
+    if size <= body[len(body) // 2] + over_body:
         return {}  # headings set like body text: size tells nothing
     upper = all(ln.text.isupper() for ln in alike)
     indents = [ln.bbox[0] for ln in alike if ln.bbox is not None]
@@ -1582,7 +1629,7 @@ def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: se
             ln.n <= first
             or ln.bbox is None
             or ln.part in ("header", "footer")
-            or abs(ln.size - size) > STYLE_SIZE_TOLERANCE
+            or abs(size_of(ln) - size) > tolerance
             or (upper and not text.isupper())
             or not text[:1].isalpha()
             or len(text) > 60
@@ -1598,6 +1645,10 @@ def _styled_headings(lines: list[Line], kinds: dict[int, str | None], beside: se
         ):
             continue
         words = [w.strip(",.:;&()").casefold() for w in text.split()]
+        if worded and not any(w in _HEADING_WORD_KIND for w in words):
+            # OCR'd sizes vary too much to tell a heading by its size alone (an employer's
+            # line in capitals reads in the headings' size): its words must say it too
+            continue
         if words == ["research"]:
             continue  # a student's research positions (Deedy's) or a researcher's interests: left as they were
         if "research" in words:
@@ -1739,7 +1790,7 @@ def _heading_second_lines(lines: list[Line], kinds: dict[int, str | None], style
 def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     beside = _beside_dates(lines)
     kinds = {ln.n: None if ln.n in beside else heading_kind(ln.text) for ln in lines}
-    styled = _styled_headings(lines, kinds, beside)
+    styled = _styled_headings(lines, kinds, beside, ocr=ocr)
     _heading_second_lines(lines, kinds, styled)
     labels = _docx_labels(lines, kinds) | _pdf_labels(lines, kinds)
     section = "top"
@@ -2112,8 +2163,9 @@ def _wrapped_word(prev: Line, line: Line) -> bool:
 def _word_of_row(prev: Line, line: Line) -> bool:
     """Whether the line continues the row of the line before it a word space away: TeX's
     justified text can come out one word per line ("Design" / "software" / "architecture"),
-    and a heading never shares its row with text just left of it."""
-    if prev.bbox is None or line.bbox is None or prev.page != line.page:
+    and a heading never shares its row with text just left of it. A rule is no text:
+    moderncv draws one left of each heading, which OCR reads as "—" (layout-45)."""
+    if prev.bbox is None or line.bbox is None or prev.page != line.page or not any(ch.isalnum() for ch in prev.text):
         return False
     height = max(line.bbox[3] - line.bbox[1], 1.0)
     gap = line.bbox[0] - prev.bbox[2]

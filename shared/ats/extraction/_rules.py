@@ -118,6 +118,11 @@ def _trim_wide_prefix(text: str, i: int, at: int) -> int:
 _OCR_JUNK = frozenset("®©°")
 
 
+# "aaron@zielstorff .com": a space set before the top-level domain's dot (an icon font's
+# spacing in AltaCV's contact line); the span's domain has no dot of its own.
+_SPACED_TLD = re.compile(r"\s{1,2}\.([A-Za-z]{2,12})(?![\w.@-])")
+
+
 def email_spans(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of e-mail-shaped substrings: a linear scan outward from each "@".
 
@@ -137,7 +142,8 @@ def email_spans(text: str) -> Iterator[tuple[int, int]]:
             j -= 1
         while i < at and text[i] in ".'":
             i += 1
-        if i < at and "." in text[at + 1 : j] and not _number_group(text, i, at):
+        dotted = "." in text[at + 1 : j] or (j > at + 1 and _SPACED_TLD.match(text, j) is not None)
+        if i < at and dotted and not _number_group(text, i, at):
             yield i, j
         at = text.find("@", max(j, at + 1))
 
@@ -264,6 +270,7 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
     """
     out, contact = Values(), []
     checked: dict[str, str | None] = {}
+    zone = _NameZone(lines)
 
     def check(raw: str) -> str | None:
         if raw not in checked:
@@ -292,7 +299,7 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         found: list[tuple[int, int]] = []
         for start, end in email_spans(line.text):
             raw = "".join(ch for ch in line.text[start:end] if ch not in _OCR_JUNK)
-            cut = _cut_address(lines, k, start, end, raw, ocr=ocr, repair=repair)
+            cut = _cut_address(lines, k, start, end, raw, ocr=ocr, repair=repair, zone=zone)
             whole = check(cut[0]) if cut is not None else None
             if cut is not None and whole is not None:
                 found.append((start, end))
@@ -347,7 +354,7 @@ def _misread_at_emails(lines: list[Line]) -> Iterator[tuple[Line, str, str, str]
 
 
 def _cut_address(
-    lines: list[Line], k: int, start: int, end: int, raw: str, *, ocr: bool, repair: bool
+    lines: list[Line], k: int, start: int, end: int, raw: str, *, ocr: bool, repair: bool, zone: _NameZone
 ) -> tuple[str, str, str] | None:
     """(address, rule, text as read) when the span at start:end is the end of an address
     whose beginning the text layer or the OCR cut off (below); None otherwise."""
@@ -355,6 +362,12 @@ def _cut_address(
     tail = _tld_below(lines, k, raw) if end >= len(text.rstrip()) else ""
     if tail:
         return raw + tail, "email.joined", f"{raw}⏎{tail}"
+    tld = _SPACED_TLD.match(text, end) if "." not in raw.rpartition("@")[2] else None
+    if tld:
+        return f"{raw}.{tld.group(1)}", "email.joined", text[start : tld.end()]
+    head = _underscore_head(lines[k].text, start, raw, zone)
+    if head:
+        return f"{head}_{raw}", "email.underscore_rule", text[start - len(head) - 1 : end]
     if start == 0 and not ocr:
         head = _abutting_head(lines, k)
         return (head + raw, "email.joined", f"{head}⏎{raw}") if head else None
@@ -383,6 +396,54 @@ def _tld_below(lines: list[Line], k: int, address: str) -> str:
     flush = below.page == line.page and abs(below.bbox[0] - line.bbox[0]) <= 3
     close = 0 <= below.bbox[1] - line.bbox[1] <= 2.5 * max(line.bbox[3] - line.bbox[1], 1.0)
     return rest if flush and close else ""
+
+
+_NAME_ZONE_LINES = 60
+
+
+class _NameZone:
+    """The first page's short top lines, casefolded, spaces out, read once per document:
+    where the words of the CV's name are written ("Keoni Garner", "SilvioSchwarz")."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self._lines = lines
+        self._text: str | None = None
+
+    def holds(self, word: str) -> bool:
+        if self._text is None:
+            self._text = "\n".join(
+                ln.text.casefold().replace(" ", "")
+                for ln in self._lines[:_NAME_ZONE_LINES]
+                if ln.section == "top" and ln.page in (None, 1) and _short_words(ln.text)
+            )
+        return word in self._text
+
+
+def _short_words(text: str) -> bool:
+    """A line a name can be: a few words, no digits or "@" (a heading, a name, a title)."""
+    return len(text) <= 80 and 0 < len(text.split()) <= 5 and not any(ch.isdigit() or ch == "@" for ch in text)
+
+
+def _underscore_head(text: str, start: int, raw: str, zone: _NameZone) -> str:
+    """ "keoni garner@yahoo.com": LaTeX's "\\_" in its classic fonts is a rule drawn under
+    the baseline, not a glyph, so the text layer has a space where the address has "_".
+    The word before the space is the address's head when it and the local part's first
+    word are both written in the CV's short top lines (`_NameZone`; the address's own line
+    has an "@" and is not one): then "_" is the one separator a text layer loses this way
+    ("." and "-" are glyphs). "" otherwise."""
+    if start < 3 or text[start - 1] != " " or text[start - 2] == " ":
+        return ""
+    i = start - 1
+    while i > 0 and start - 1 - i < 40 and text[i - 1].isalnum() and not text[i - 1].isupper():
+        i -= 1
+    word = text[i : start - 1]
+    if len(word) < 2 or (i > 0 and text[i - 1] not in " :|\ufffd\t") or word.casefold() in _CONTACT_WORDS:
+        return ""
+    local = raw.partition("@")[0].casefold()
+    first = re.match(r"[^\W\d_]{2,}", local)
+    if first is None or len(first.group()) < len(local) - 4:
+        return ""
+    return word if zone.holds(word.casefold()) and zone.holds(first.group()) else ""
 
 
 def _spaced_dot_head(text: str, start: int) -> str:
