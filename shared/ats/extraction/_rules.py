@@ -365,7 +365,8 @@ def _cut_address(
     tld = _SPACED_TLD.match(text, end) if "." not in raw.rpartition("@")[2] else None
     if tld:
         return f"{raw}.{tld.group(1)}", "email.joined", text[start : tld.end()]
-    head = _underscore_head(lines[k].text, start, raw, zone)
+    # (not on OCR'd pages: there a space is as likely a dot OCR lost - "jane doe@" for "jane.doe@")
+    head = "" if ocr else _underscore_head(lines[k].text, start, raw, zone)
     if head:
         return f"{head}_{raw}", "email.underscore_rule", text[start - len(head) - 1 : end]
     if start == 0 and not ocr:
