@@ -301,7 +301,7 @@ Data shipped in this repository:
     PainOchoco/Portfolio (GPL-3.0, English and French), rubengarciavilches/notes_app (MIT,
     stated in its README, vendored; English and Spanish), yBardockZ/Blog-MM (MIT, stated in
     its README, vendored; Portuguese).
-    Held-out v19 (tests/extraction/heldout/files/; real people's own CVs): AnthonyM5/Portfolio-2025
+    From held-out v19, in tests/extraction/corpus/real/ now (real people's own CVs): AnthonyM5/Portfolio-2025
     (MIT), Artur-data-DEV/portfolio-artur-dev (GPL-3.0, English and Portuguese),
     cadunass/portfolio (MIT), dalvancarvalho/personal-website (MIT, English and Portuguese),
     Edizjr22/personal_portfolio (MIT), finxster/resume (MIT, stated in its README, vendored;
@@ -313,6 +313,22 @@ Data shipped in this repository:
     SilianRail/personal_portfolio (MIT), Valentindg2506/Portafolio (MIT, its README vendored
     beside its LICENSE; Spanish), zohuyhieuzo03/portfolio (MIT, stated in its README,
     vendored).
+    Held-out v20 (tests/extraction/heldout/files/; real people's own CVs): ahamuyel/alber701h
+    (MIT, stated in its README, vendored; English and Portuguese), AndreXime/portifolio (MIT,
+    Portuguese), barissalihbabacan/babacan.me (MIT, English and Turkish),
+    branjames117/react-portfolio (CC0-1.0, stated in its README, vendored),
+    Cassiokmargo/minha_ladingpage_portifolio_react (MIT, Portuguese), cuter97/portfolio-astro-2025
+    (MIT, English and Spanish), DylanGodfrey/React-Portfolio (MIT, stated in its README,
+    vendored), EtienneLescot/cv (ISC, stated in its README, vendored; English and French),
+    hnm938/bootcamp-portfolio (MIT, stated in its README, vendored), jk08y/kimutai-portfolio
+    (MIT, stated in its README, vendored), joshex150/portfolio (MIT), kalletolonen/resume
+    (MIT), lizf57/react-portfolio (MIT), madeindjs/portfolio (MIT, English and French),
+    ManoelMorais/PortFolio (MIT, Portuguese), NikeGunn/my-website-portfolio-resume-2025-updated
+    (MIT, stated in its README, vendored), rileydoneil/Bootcamp_React_Portfolio (MIT),
+    SAbramson16/react-portfolio (MIT, stated in its README, vendored), Tachyon300/Resume (MIT,
+    Czech), tegarsosi/resume-generator (MIT, stated in its README, vendored; English and
+    German), ThiagoBRG60/Portfolio (MIT, Portuguese), wendelcutrim/pdi-wendel (MIT,
+    Portuguese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

@@ -178,12 +178,19 @@ TARGETS: dict[str, tuple[str, float]] = {
 # Work history sits under 0.65 because the set is new and harder (the same extractor read
 # v18 at 0.703), not because the extractor lost ground: its floor starts again from this
 # reading by the rule (0.554 less 0.02, rounded down: 0.50), the rest unchanged.
+# Stop 60 read v19 a third time with layout-45 (work history 0.556, years 0.757): spent,
+# moved to development; held-out v20 drawn (2026-12-06): 72 real documents - 31 real people's
+# own CVs (30 PDFs, one DOCX) from 22 repositories and 41 scans - and 32 generated. Read once
+# with layout-45: name 0.971, e-mail 0.962, phone 0.975, skills 0.821, work history 0.663,
+# years 0.753 (real documents: name 0.958, work history 0.515). The ratchet starts again from
+# that reading by the same rule: name 0.80 -> 0.95, skills 0.75 -> 0.80, work history
+# 0.50 -> 0.60; e-mail, phone and years unchanged.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.80),
+    "name": ("exact", 0.95),
     "emails": ("f1", 0.90),
     "phones": ("f1", 0.95),
-    "skills": ("f1", 0.75),
-    "work_history": ("f1", 0.50),
+    "skills": ("f1", 0.80),
+    "work_history": ("f1", 0.60),
     "years_experience": ("within1", 0.70),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
