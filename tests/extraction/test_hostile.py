@@ -98,6 +98,7 @@ HOSTILE: dict[str, Callable[[], str]] = {
     # layout-45: an underscore drawn as a rule, a space before a top-level domain's dot
     "name words before addresses": lambda: "Jane Doe\n" + "jane doe@example.com " * 200_000,
     "spaced top-level domains": lambda: "a@b .com " * 500_000,
+    "towns and states after dashes": lambda: "2020 - 2021, Asa Norte, Brasília - DF, Santa Cruz do Sul – RS " * 100_000,
 }
 
 

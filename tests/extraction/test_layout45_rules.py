@@ -1,14 +1,17 @@
 """Change set layout-45 (stop 60): e-mail addresses a text layer breaks without breaking
-the line (docs/extraction.md, "Change set layout-45"). Invented text in the showing
-documents' geometry; each test but the guards fails on layout-44."""
+the line, and OCR'd headings; change set layout-46 (the last two tests): a Brazilian town and
+its state after a dash (docs/extraction.md, "Change sets layout-45 and layout-46"). Invented
+text in the showing documents' geometry; each test but the guards fails on the layout before."""
+
+# ruff: noqa: RUF001 - the en dashes are what these documents hold
 
 from __future__ import annotations
 
 from typing import Any
 
-from ats.extraction._layout import lines_of
+from ats.extraction._layout import is_place, lines_of
 from ats.extraction.api import extract
-from tests.extraction.answers import Row, roles, rows_answer
+from tests.extraction.answers import Row, pdf_answer, roles, rows_answer, styled_block
 from tests.extraction.corpus import AS_OF
 
 
@@ -139,3 +142,45 @@ def test_an_ocr_heading_with_descenders_is_read_in_the_headings_style() -> None:
         ((13, 300, 100, 312), "EDUCATION", 12.4),
     )
     assert _sections(answer)["NORTHWIND ROBOT LAB | RESEARCHER"] == "experience"
+
+
+def _styled(rows: list[Row]) -> dict[str, Any]:
+    return pdf_answer([styled_block(bbox, text, size) for bbox, text, size in rows], ocr=False)
+
+
+def test_a_brazilian_town_and_its_state_after_a_dash_are_one_place() -> None:
+    # artursf-pt (Google Docs): post, house, then "dates, district, town - state"
+    rows: list[Row] = [
+        ((40, 40, 300, 60), "Mariana Costa", 20.0),
+        ((40, 357, 132, 370), "EXPERIÊNCIA", 12.0),
+        ((40, 392, 269, 406), "Analista de Monitoramento de Dados", 11.0),
+        ((40, 407, 96, 417), "Northwind Dados", 9.0),
+        ((40, 429, 241, 439), "Junho 2024 - Present, Asa Norte, Brasília - DF", 9.0),
+        ((39, 441, 271, 452), "• Manter a qualidade dos dados e monitorar sistemas.", 9.0),
+        ((40, 683, 255, 697), "Desenvolvedor Backend Javascript", 11.0),
+        ((40, 698, 122, 708), "Cartório Exemplo", 9.0),
+        ((40, 716, 276, 726), "Outubro 2021 - março 2022, Santa Cruz do Sul – RS", 9.0),
+        ((39, 728, 265, 739), "• Desenvolvimento de aplicações com NodeJS.", 9.0),
+    ]
+    answer = _styled(rows)
+    assert roles(answer) == [
+        ("Analista de Monitoramento de Dados", "Northwind Dados", "2024-06"),
+        ("Desenvolvedor Backend Javascript", "Cartório Exemplo", "2021-10"),
+    ]
+    places = [v.value["location"] for v in extract(answer, as_of=AS_OF).fields["work_history"]]
+    assert places == ["Asa Norte, Brasília/DF", "Santa Cruz do Sul/RS"]
+
+
+def test_a_state_code_after_a_dash_is_no_town_behind_a_post_or_a_house() -> None:
+    # guards: a post, a house, a department, a fund's kind are not towns
+    for text in ("Técnico de Infraestrutura - DF", "Acme Ltda - SP", "Marketing - PR", "Banco do Brasil - DF"):
+        assert not is_place(text), text
+    assert is_place("Brasília - DF") and is_place("São Paulo/SP") and is_place("Asa Norte, Brasília - DF")
+    # "Lemma Capital - PE fund": the code does not end the part
+    rows: list[Row] = [
+        ((40, 40, 300, 60), "Dana Levi", 20.0),
+        ((40, 100, 200, 112), "EXPERIENCE", 12.0),
+        ((40, 120, 540, 132), "Associate (Data/ML) - Contract", 11.0),
+        ((40, 136, 540, 148), "Example Capital - PE fund (late stage)  Jan 2024 - Aug 2024", 9.0),
+    ]
+    assert [e for _, e, _ in roles(_styled(rows))] == ["Example Capital"]

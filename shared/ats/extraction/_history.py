@@ -429,39 +429,7 @@ _ORG_WORDS = frozenset(
      "university", "universität", "université", "universidad", "università", "universiteit", "uniwersytet",
      "college", "institute", "institut", "hospital", "ministry", "council", "foundation", "gmbh & co. kg"}
 )  # fmt: skip
-_TITLE_WORDS = frozenset(
-    {*lex.JOB_WORDS, "intern", "internship", "praktikant", "praktikantin", "werkstudent", "werkstudentin",
-     "stagiaire", "becario", "tirocinante", "stagiair", "stażysta", "owner", "founder", "co-founder", "ceo", "cto",
-     "cfo", "vp", "president", "partner", "teacher", "nurse", "researcher", "professor", "lecturer", "editor",
-     "writer", "sales", "marketing", "representative", "associate", "advisor", "programmer", "tester",
-     "operator", "supervisor", "executive", "trainee", "apprentice", "freelance", "freelancer", "volunteer", "agent",
-     "geschäftsführer", "geschäftsführerin", "mitarbeiter", "mitarbeiterin", "referent", "referentin",
-     "sachbearbeiter", "sachbearbeiterin", "responsable", "directeur", "directrice", "gerente", "director",
-     "direttore", "responsabile", "medewerker", "specjalista", "kierownik", "dyrektor", "architekt",
-     "tech", "engineering", "sre", "ux", "ui", "scrum", "master", "support", "devops",
-     # layout-6: Spanish, Portuguese and French titles of the development half's real CVs' kind
-     "profesor", "profesora", "professeur", "docente", "ayudante", "asistente",
-     "investigador", "investigadora", "becaria", "consultor", "consultora", "técnico", "técnica", "fundador",
-     "fundadora", "coordinador", "coordinadora", "desenvolvedor", "desenvolvedora", "engenheiro", "engenheira",
-     "estagiário", "estagiária", "cofounder", "lehrer", "lehrerin", "dozent", "dozentin", "employee",
-     # h50: Portuguese and Spanish trades of the development half's Brazilian CVs
-     "vendedor", "vendedora", "promotor", "promotora", "auxiliar", "assistente", "atendente", "recepcionista",
-     "operador", "operadora", "administrador", "administradora", "teilhaber", "teilhaberin",
-     # layout-30: Turkish, Russian and Czech titles, and interns' words in more languages
-     "staj", "stajyer", "geliştirici", "mühendis", "mühendisi", "uzman", "uzmanı", "yönetici", "yazılımcı",
-     "разработчик", "инженер", "стажер", "стажёр", "аналитик", "руководитель", "менеджер", "тестировщик",
-     "программист", "ментор", "vývojář", "programátor", "inženýr", "analytik", "konzultant", "stážista",
-     "aprendiz", "pasante", "practicante", "stagista", "praktykant", "konsultant",
-     # layout-33: a Spanish lead, also as typed without its accents ("Lider Tecnico")
-     "líder", "lider", "tecnico", "tecnica",
-     # layout-39: development batch v16's Portuguese posts ("Especialista em Pesquisa e
-     # Desenvolvimento", "Aux Administrativo"); French "Enseignant ... en Mathématiques" is
-     # better read without its word (pas-cv's nine layouts: "en" then parts post and subject)
-     "especialista", "aux", "pesquisador", "pesquisadora", "coordenador", "coordenadora", "supervisora",
-     # layout-40: more Russian posts (v15's rnady: "SEO-специалист")
-     "специалист", "директор", "консультант", "дизайнер", "преподаватель", "ассистент", "администратор",
-     "архитектор", "эксперт", "фрилансер", "основатель", "сооснователь"}
-)  # fmt: skip
+_TITLE_WORDS = lex.JOB_WORDS | lex.POST_WORDS
 # Working for oneself, which the labels take as the employer beside a post ("SEO-специалист |
 # Freelance / Самозанятый"): two such words together are one employer (layout-40).
 _SELF_EMPLOYED = frozenset(
@@ -609,6 +577,24 @@ def _note_whole(m: re.Match[str]) -> str:
     return "(" + ", ".join(items) + ")" if _where_note(items) else m.group(0)
 
 
+# "Junho 2024 - Present, Asa Norte, Brasília - DF": a Brazilian town's state after a dash
+# would split the place at the dash ("DF" read as the house, "Asa Norte" as the post); written
+# "Brasília/DF", the district, town and state stay one place (layout-45).
+_TOWN_DASH_STATE = re.compile(
+    r"(?<![^\s,;(])([^\W\d_][^\d,;:()|@\-–—/]{1,40}?)\s[-–—]\s([A-Z]{2})(?=\s{0,3}(?:[,;|)]|$))"
+)
+
+
+def _town_slash_state(m: re.Match[str]) -> str:
+    town = f"{m.group(1)}/{m.group(2)}"
+    return town if _town_state(town) else m.group(0)
+
+
+def _town_state(text: str) -> bool:
+    town, slash, _ = text.partition("/")
+    return bool(slash) and is_place(text) and not any(_title_word(w) for w in town.split())
+
+
 def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
@@ -618,6 +604,8 @@ def _parts(text: str) -> list[str]:
     if "(" in text:
         text = _NOTE_DASHES.sub(_note_whole, text)
     text = _place_sentence(_UNIT_BEFORE_POST.sub("", text))
+    if " " in text:
+        text = _TOWN_DASH_STATE.sub(_town_slash_state, text)
     segments = _SEGMENTS.split(_keep_slashed_titles(plain(text)))
     for labelled in segments:
         first = len(out)

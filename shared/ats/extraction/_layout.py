@@ -1204,6 +1204,13 @@ _ORGANISATION_WORDS = frozenset(
 
 
 _CITY_CODE = re.compile(r"(\w[\w .'-]{1,40}?)\s+([A-Z]{2})")
+# "Brasília - DF", "Santa Cruz do Sul - RS", "São Paulo/SP": Brazil writes a town's state
+# after a dash or a slash; "Asa Norte, Brasília - DF" puts its district first (layout-45).
+_TOWN_DASH_UF = re.compile(r"([^\W\d_][^\d,;:()|@]{1,40}?)\s{0,2}(?:\s[-–—]\s|/)\s{0,2}([A-Z]{2})")
+_BRAZIL_UF = frozenset(
+    {"AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA", "PB", "PR", "PE", "PI",
+     "RJ", "RN", "RS", "RO", "RR", "SC", "SP", "SE", "TO"}
+)  # fmt: skip
 _REGIONS = frozenset(lex.COUNTRIES.values())
 # "Canada/USA" (layout-42): a slash between two names needs no spaces
 _TWO_PLACES = re.compile(r"\s+(?:&|and|/)\s+|(?<=[^\W\d_])/(?=[^\W\d_])")
@@ -1222,8 +1229,37 @@ def _city_and_code(text: str) -> bool:
     return bool(coded and coded.group(1).casefold() in lex.CITIES and coded.group(2) in _REGIONS)
 
 
-def is_place(text: str) -> bool:
-    """A known city or country, "City, ST", "City, Country", or "Remote"."""
+_TOWN_PARTICLES = frozenset({"do", "da", "de", "dos", "das", "e"})
+# What a Brazilian house's name holds and a town's does not (its legal forms, its kinds).
+_BRAZIL_HOUSE_WORDS = frozenset(
+    {"ltda", "ltda.", "s/a", "eireli", "me", "banco", "grupo", "instituto", "faculdade", "escola", "colégio",
+     "prefeitura", "secretaria", "ministério", "tribunal", "cartório", "fundação", "associação", "empresa",
+     "companhia", "serviços", "soluções", "tecnologia", "sistemas", "consultoria", "engenharia", "informática"}
+)  # fmt: skip
+
+
+def _town_and_state(text: str) -> bool:
+    """ "Brasília - DF", "São Paulo/SP": a Brazilian state's code after a dash or a slash,
+    behind a known town or a town's name of two to four words ("Santa Cruz do Sul" - its
+    words capitalised but its particles, none a post's or an organisation's). "Marketing -
+    PR" is a department, "Acme Ltda - SP" a house, "Técnico de Infraestrutura - DF" a post."""
+    coded = _TOWN_DASH_UF.fullmatch(plain(text).strip())
+    if coded is None or coded.group(2) not in _BRAZIL_UF:
+        return False
+    town = coded.group(1).strip()
+    if town.casefold() in lex.CITIES:
+        return True
+    words = town.replace("’", "'").split()
+    low = {w.casefold() for w in words}
+    return (
+        2 <= len(words) <= 4
+        and all(w[:1].isupper() or w in _TOWN_PARTICLES for w in words)
+        and not low & (lex.JOB_WORDS | lex.POST_WORDS | _ORGANISATION_WORDS | _BRAZIL_HOUSE_WORDS)
+    )
+
+
+def is_place(text: str) -> bool:  # noqa: PLR0911 - one return per form of place, read as one list
+    """A known city or country, "City, ST", "City - UF", "City, Country", or "Remote"."""
     # "İSTANBUL".casefold() keeps the capital's dot as U+0307 ("i̇stanbul"): without it,
     # the name (layout-30)
     low = plain(text).strip(" ()[]").casefold().replace("\u0307", "")
@@ -1236,6 +1272,7 @@ def is_place(text: str) -> bool:
         or low in lex.CITIES
         or low in lex.COUNTRIES
         or _city_and_code(text)
+        or _town_and_state(text)
         or _two_places(low)
     ):
         return True
@@ -1270,6 +1307,8 @@ def is_place(text: str) -> bool:
         )
     if organisation or not tail or "," in tail or len(head.split()) > 3:
         return False  # "Engineer, Data Platform, Germany" is no place
+    if _town_and_state(plain(text).partition(",")[2]):
+        return not set(head.split()) & lex.JOB_WORDS  # "Asa Norte, Brasília - DF": a district first
     return (
         head in lex.CITIES
         or tail in lex.COUNTRIES

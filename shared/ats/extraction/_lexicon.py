@@ -531,6 +531,42 @@ US_STATE_NAMES = frozenset(
      "north carolina", "north dakota", "rhode island", "south carolina", "south dakota", "west virginia",
      "district of columbia"]
 )  # fmt: skip
+# Words a post's title is made of beyond JOB_WORDS (interns, owners, trades, the languages
+# the corpus holds): a line with one is read as a post (extraction/_history), and a part
+# with one is no town ("Técnico de Infraestrutura - DF", _layout).
+POST_WORDS = frozenset(
+    {"intern", "internship", "praktikant", "praktikantin", "werkstudent", "werkstudentin",
+     "stagiaire", "becario", "tirocinante", "stagiair", "stażysta", "owner", "founder", "co-founder", "ceo", "cto",
+     "cfo", "vp", "president", "partner", "teacher", "nurse", "researcher", "professor", "lecturer", "editor",
+     "writer", "sales", "marketing", "representative", "associate", "advisor", "programmer", "tester",
+     "operator", "supervisor", "executive", "trainee", "apprentice", "freelance", "freelancer", "volunteer", "agent",
+     "geschäftsführer", "geschäftsführerin", "mitarbeiter", "mitarbeiterin", "referent", "referentin",
+     "sachbearbeiter", "sachbearbeiterin", "responsable", "directeur", "directrice", "gerente", "director",
+     "direttore", "responsabile", "medewerker", "specjalista", "kierownik", "dyrektor", "architekt",
+     "tech", "engineering", "sre", "ux", "ui", "scrum", "master", "support", "devops",
+     # layout-6: Spanish, Portuguese and French titles of the development half's real CVs' kind
+     "profesor", "profesora", "professeur", "docente", "ayudante", "asistente",
+     "investigador", "investigadora", "becaria", "consultor", "consultora", "técnico", "técnica", "fundador",
+     "fundadora", "coordinador", "coordinadora", "desenvolvedor", "desenvolvedora", "engenheiro", "engenheira",
+     "estagiário", "estagiária", "cofounder", "lehrer", "lehrerin", "dozent", "dozentin", "employee",
+     # h50: Portuguese and Spanish trades of the development half's Brazilian CVs
+     "vendedor", "vendedora", "promotor", "promotora", "auxiliar", "assistente", "atendente", "recepcionista",
+     "operador", "operadora", "administrador", "administradora", "teilhaber", "teilhaberin",
+     # layout-30: Turkish, Russian and Czech titles, and interns' words in more languages
+     "staj", "stajyer", "geliştirici", "mühendis", "mühendisi", "uzman", "uzmanı", "yönetici", "yazılımcı",
+     "разработчик", "инженер", "стажер", "стажёр", "аналитик", "руководитель", "менеджер", "тестировщик",
+     "программист", "ментор", "vývojář", "programátor", "inženýr", "analytik", "konzultant", "stážista",
+     "aprendiz", "pasante", "practicante", "stagista", "praktykant", "konsultant",
+     # layout-33: a Spanish lead, also as typed without its accents ("Lider Tecnico")
+     "líder", "lider", "tecnico", "tecnica",
+     # layout-39: development batch v16's Portuguese posts ("Especialista em Pesquisa e
+     # Desenvolvimento", "Aux Administrativo"); French "Enseignant ... en Mathématiques" is
+     # better read without its word (pas-cv's nine layouts: "en" then parts post and subject)
+     "especialista", "aux", "pesquisador", "pesquisadora", "coordenador", "coordenadora", "supervisora",
+     # layout-40: more Russian posts (v15's rnady: "SEO-специалист")
+     "специалист", "директор", "консультант", "дизайнер", "преподаватель", "ассистент", "администратор",
+     "архитектор", "эксперт", "фрилансер", "основатель", "сооснователь"}
+)  # fmt: skip
 STATE_CODES = frozenset(
     # Brazil's 27 federative units, Canada's provinces and territories, Australia's states.
     ["AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA", "PB", "PR", "PE", "PI",
