@@ -52,3 +52,13 @@ def roles(answer: dict[str, Any]) -> list[tuple[str | None, str | None, str]]:
     """(title, employer, start) of each work-history entry the extractor reads."""
     found = extract(answer, as_of=AS_OF).fields.get("work_history", ())
     return [(v.value["title"], v.value["employer"], v.value["start"]) for v in found]
+
+
+def styled_answer(rows: Iterable[Row]) -> dict[str, Any]:
+    """A text layer's answer with a style run on every line, its lines in the order given."""
+    return pdf_answer([styled_block(bbox, text, size) for bbox, text, size in rows], ocr=False)
+
+
+def emails_of(answer: dict[str, Any]) -> list[str]:
+    """The e-mails the extractor reads, in its order."""
+    return list(extract(answer, as_of=AS_OF).values("emails"))

@@ -11,16 +11,12 @@ from typing import Any
 
 from ats.extraction._layout import is_place, lines_of
 from ats.extraction.api import extract
-from tests.extraction.answers import Row, pdf_answer, roles, rows_answer, styled_block
+from tests.extraction.answers import Row, emails_of, roles, rows_answer, styled_answer
 from tests.extraction.corpus import AS_OF
 
 
 def _pdf(*rows: Row) -> dict[str, Any]:
     return rows_answer(rows, ocr=False)
-
-
-def _emails(answer: dict[str, Any]) -> list[str]:
-    return list(extract(answer, as_of=AS_OF).values("emails"))
 
 
 def test_an_underscore_drawn_as_a_rule_is_put_back_between_two_name_words() -> None:
@@ -30,7 +26,7 @@ def test_an_underscore_drawn_as_a_rule_is_put_back_between_two_name_words() -> N
         ((418, 37, 576, 48), "Email : kailani mercer@example.com", 9.0),
         ((36, 51, 152, 62), "https://kailanimercer.dev", 9.0),
     )
-    assert _emails(answer) == ["kailani_mercer@example.com"]
+    assert emails_of(answer) == ["kailani_mercer@example.com"]
     source = extract(answer, as_of=AS_OF).fields["emails"][0].sources[0]
     assert (source.rule, source.text) == ("email.underscore_rule", "kailani mercer@example.com")
     # the name glued in the text layer, drawn last, after an icon glyph
@@ -39,7 +35,7 @@ def test_an_underscore_drawn_as_a_rule_is_put_back_between_two_name_words() -> N
         ((43, 160, 130, 170), "\ufffd+49 174 6507598", 9.0),
         ((186, 8, 339, 33), "JonasWeber", 22.0),
     )
-    assert _emails(answer) == ["jonas_weber@example.de"]
+    assert emails_of(answer) == ["jonas_weber@example.de"]
 
 
 def test_a_word_before_an_address_that_is_not_the_name_stays_out_of_it() -> None:
@@ -49,13 +45,13 @@ def test_a_word_before_an_address_that_is_not_the_name_stays_out_of_it() -> None
         ((418, 37, 576, 48), "email mercer@example.com", 9.0),
         ((418, 52, 576, 63), "write to support mercer@example.org", 9.0),
     )
-    assert _emails(answer) == ["mercer@example.com", "mercer@example.org"]
+    assert emails_of(answer) == ["mercer@example.com", "mercer@example.org"]
     # an OCR'd page's space may be a dot OCR lost: no separator is guessed there
     answer = rows_answer(
         [((36, 35, 133, 49), "Kailani Mercer", 14.0), ((418, 37, 576, 48), "Email : kailani mercer@example.com", 9.0)],
         ocr=True,
     )
-    assert "kailani_mercer@example.com" not in _emails(answer)
+    assert "kailani_mercer@example.com" not in emails_of(answer)
 
 
 def test_a_space_before_the_top_level_domain_is_closed() -> None:
@@ -65,13 +61,13 @@ def test_a_space_before_the_top_level_domain_is_closed() -> None:
         ((182, 90, 280, 100), "\\ faAt : lena@hartmann-web .com", 9.0),
         ((316, 91, 390, 100), "+49-30-62963482", 9.0),
     )
-    assert _emails(answer) == ["lena@hartmann-web.com"]
+    assert emails_of(answer) == ["lena@hartmann-web.com"]
     # guard: a sentence's next word after an address with its own domain is not a domain
     answer = _pdf(
         ((180, 42, 426, 67), "Lena Hartmann", 24.0),
         ((182, 90, 480, 100), "Write to lena@hartmann.de .Net developer", 9.0),
     )
-    assert _emails(answer) == ["lena@hartmann.de"]
+    assert emails_of(answer) == ["lena@hartmann.de"]
 
 
 def _scan(*rows: Row) -> dict[str, Any]:
@@ -144,10 +140,6 @@ def test_an_ocr_heading_with_descenders_is_read_in_the_headings_style() -> None:
     assert _sections(answer)["NORTHWIND ROBOT LAB | RESEARCHER"] == "experience"
 
 
-def _styled(rows: list[Row]) -> dict[str, Any]:
-    return pdf_answer([styled_block(bbox, text, size) for bbox, text, size in rows], ocr=False)
-
-
 def test_a_brazilian_town_and_its_state_after_a_dash_are_one_place() -> None:
     # artursf-pt (Google Docs): post, house, then "dates, district, town - state"
     rows: list[Row] = [
@@ -162,7 +154,7 @@ def test_a_brazilian_town_and_its_state_after_a_dash_are_one_place() -> None:
         ((40, 716, 276, 726), "Outubro 2021 - março 2022, Santa Cruz do Sul – RS", 9.0),
         ((39, 728, 265, 739), "• Desenvolvimento de aplicações com NodeJS.", 9.0),
     ]
-    answer = _styled(rows)
+    answer = styled_answer(rows)
     assert roles(answer) == [
         ("Analista de Monitoramento de Dados", "Northwind Dados", "2024-06"),
         ("Desenvolvedor Backend Javascript", "Cartório Exemplo", "2021-10"),
@@ -183,4 +175,4 @@ def test_a_state_code_after_a_dash_is_no_town_behind_a_post_or_a_house() -> None
         ((40, 120, 540, 132), "Associate (Data/ML) - Contract", 11.0),
         ((40, 136, 540, 148), "Example Capital - PE fund (late stage)  Jan 2024 - Aug 2024", 9.0),
     ]
-    assert [e for _, e, _ in roles(_styled(rows))] == ["Example Capital"]
+    assert [e for _, e, _ in roles(styled_answer(rows))] == ["Example Capital"]
