@@ -153,14 +153,19 @@ def test_a_brazilian_town_and_its_state_after_a_dash_are_one_place() -> None:
         ((40, 698, 122, 708), "Cartório Exemplo", 9.0),
         ((40, 716, 276, 726), "Outubro 2021 - março 2022, Santa Cruz do Sul – RS", 9.0),
         ((39, 728, 265, 739), "• Desenvolvimento de aplicações com NodeJS.", 9.0),
+        ((330, 392, 530, 406), "Desenvolvedor Full Stack", 11.0),
+        ((330, 407, 420, 417), "Contoso Telecom", 9.0),
+        ((330, 429, 570, 439), "Junho 2019 - Abril 2021, Uberlândia, Minas Gerais - MG (Remoto)", 9.0),
     ]
     answer = styled_answer(rows)
     assert roles(answer) == [
         ("Analista de Monitoramento de Dados", "Northwind Dados", "2024-06"),
         ("Desenvolvedor Backend Javascript", "Cartório Exemplo", "2021-10"),
+        ("Desenvolvedor Full Stack", "Contoso Telecom", "2019-06"),
     ]
     places = [v.value["location"] for v in extract(answer, as_of=AS_OF).fields["work_history"]]
-    assert places == ["Asa Norte, Brasília/DF", "Santa Cruz do Sul/RS"]
+    assert places[:2] == ["Asa Norte, Brasília/DF", "Santa Cruz do Sul/RS"]
+    assert places[2] is not None and places[2].startswith("Uberlândia, Minas Gerais/MG")
 
 
 def test_a_state_code_after_a_dash_is_no_town_behind_a_post_or_a_house() -> None:

@@ -581,7 +581,7 @@ def _note_whole(m: re.Match[str]) -> str:
 # would split the place at the dash ("DF" read as the house, "Asa Norte" as the post); written
 # "Brasília/DF", the district, town and state stay one place (layout-45).
 _TOWN_DASH_STATE = re.compile(
-    r"(?<![^\s,;(])([^\W\d_][^\d,;:()|@\-–—/]{1,40}?)\s[-–—]\s([A-Z]{2})(?=\s{0,3}(?:[,;|)]|$))"
+    r"(?<![^\s,;(])([^\W\d_][^\d,;:()|@\-–—/]{1,40}?)\s[-–—]\s([A-Z]{2})(?=\s{0,3}(?:[,;|()]|$))"
 )
 
 
