@@ -579,7 +579,7 @@ def _note_whole(m: re.Match[str]) -> str:
 
 # "Junho 2024 - Present, Asa Norte, Brasília - DF": a Brazilian town's state after a dash
 # would split the place at the dash ("DF" read as the house, "Asa Norte" as the post); written
-# "Brasília/DF", the district, town and state stay one place (layout-45).
+# "Brasília/DF", the district, town and state stay one place (layout-46; a note in brackets after it, layout-47).
 _TOWN_DASH_STATE = re.compile(
     r"(?<![^\s,;(])([^\W\d_][^\d,;:()|@\-–—/]{1,40}?)\s[-–—]\s([A-Z]{2})(?=\s{0,3}(?:[,;|()]|$))"
 )

@@ -1205,7 +1205,7 @@ _ORGANISATION_WORDS = frozenset(
 
 _CITY_CODE = re.compile(r"(\w[\w .'-]{1,40}?)\s+([A-Z]{2})")
 # "Brasília - DF", "Santa Cruz do Sul - RS", "São Paulo/SP": Brazil writes a town's state
-# after a dash or a slash; "Asa Norte, Brasília - DF" puts its district first (layout-45).
+# after a dash or a slash; "Asa Norte, Brasília - DF" puts its district first (layout-46).
 _TOWN_DASH_UF = re.compile(r"([^\W\d_][^\d,;:()|@]{1,40}?)\s{0,2}(?:\s[-–—]\s|/)\s{0,2}([A-Z]{2})")
 _BRAZIL_UF = frozenset(
     {"AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA", "PB", "PR", "PE", "PI",
