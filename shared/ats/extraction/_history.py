@@ -586,13 +586,8 @@ _TOWN_DASH_STATE = re.compile(
 
 
 def _town_slash_state(m: re.Match[str]) -> str:
-    town = f"{m.group(1)}/{m.group(2)}"
-    return town if _town_state(town) else m.group(0)
-
-
-def _town_state(text: str) -> bool:
-    town, slash, _ = text.partition("/")
-    return bool(slash) and is_place(text) and not any(_title_word(w) for w in town.split())
+    written = f"{m.group(1)}/{m.group(2)}"
+    return written if is_place(written) and not any(_title_word(w) for w in m.group(1).split()) else m.group(0)
 
 
 def _parts(text: str) -> list[str]:
