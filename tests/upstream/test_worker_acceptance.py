@@ -84,13 +84,30 @@ async def worker_rows(app: App, worker_id: int) -> int:
     return int(row["n"])
 
 
+async def listening(app: App, q: str) -> bool:
+    """Whether a session LISTENs on the queue's channel (its listener's last statement)."""
+    row = await app.connector.execute_query_one_async(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE %(listen)s",
+        listen=f'LISTEN "procrastinate_queue_v1#{q}"%',
+    )
+    return bool(row["n"])
+
+
 async def started(worker: Any) -> asyncio.Task[Any]:
+    """The worker's task once it is registered and LISTENs: its row is written before its
+    listener connects, and a job deferred in between - after its first fetch, before the
+    LISTEN - would wait for the 60 s poll (a stop-60 CI run timed out so, under load)."""
     task = asyncio.create_task(worker.run())
 
     async def registered() -> bool:
         return worker.worker_id is not None
 
+    async def listens() -> bool:
+        return all([await listening(worker.app, q) for q in worker.queues])
+
     await until(registered, "the worker to register")
+    if worker.listen_notify:
+        await until(listens, "the worker to LISTEN")
     return task
 
 
