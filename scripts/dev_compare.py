@@ -1,7 +1,7 @@
 """Two extractors side by side on the DEVELOPMENT half, per CV and field (issue 25).
 
     /opt/ats/venv/bin/python scripts/dev_compare.py --base REF [--limit N] [--no-scans]
-        [--only REGEX] [--show FIELD ...]
+        [--only REGEX] [--cached] [--show FIELD ...]
 
 What a change set did to the development half, before the held-out half is read once:
 the extractor of git ref REF (its `shared/`, from `git archive` into /tmp once per commit:
@@ -38,9 +38,13 @@ REPO = Path(__file__).resolve().parents[1]
 Tallies = dict[str, dict[str, list[int]]]  # CV id -> field -> [tp, predicted, truth]
 
 
-def _answers(limit: int | None, scans: bool, only: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def _answers(
+    limit: int | None, scans: bool, only: str | None = None, cached: bool = False
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(corpus row, parse answer) of each development CV, this tree's corpus and cache;
-    with `only`, the CVs whose id the regular expression finds (no other one is parsed)."""
+    with `only`, the CVs whose id the regular expression finds (no other one is parsed);
+    with `cached`, the CVs whose answer is already cached (none is parsed: a cold cache
+    warming in the background is not waited for)."""
     from ats.extraction import eval as ev
 
     pick = re.compile(only) if only else None
@@ -51,6 +55,8 @@ def _answers(limit: int | None, scans: bool, only: str | None = None) -> list[tu
         if not scans and entry["layout"].startswith("scan_"):
             continue
         if pick is not None and not pick.search(entry["id"]):
+            continue
+        if cached and not ev._answer_path(kind, data).exists():
             continue
         out.append((entry, ev.parse_answer(kind, data, cache=True)))
         if limit is not None and len(out) >= limit:
@@ -155,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="the first N development CVs only")
     ap.add_argument("--no-scans", action="store_true", help="leave the scan rows out (a cold cache parses fast)")
     ap.add_argument("--only", metavar="REGEX", help="the development CVs whose id matches REGEX only")
+    ap.add_argument("--cached", action="store_true", help="the CVs whose parse answer is cached only (none is parsed)")
     ap.add_argument("--show", nargs="*", default=[], metavar="FIELD", help="print each worse CV's reading of FIELD")
     ap.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -166,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ats.devtools.gittree import tree_at
     from ats.extraction import eval as ev
 
-    pairs = _answers(args.limit, scans=not args.no_scans, only=args.only)
+    pairs = _answers(args.limit, scans=not args.no_scans, only=args.only, cached=args.cached)
     rows = [entry for entry, _ in pairs]
     with tempfile.TemporaryDirectory(prefix="ats-dev-compare-") as tmp:
         work = Path(tmp)
