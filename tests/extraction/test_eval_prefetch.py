@@ -69,3 +69,28 @@ def test_a_document_another_process_parses_is_skipped_then_waited_for(cache: Pat
     reader.join(10)
     # It read the other process's answer rather than parsing the document again.
     assert got and got[0].get("marker") == "the other process"
+
+
+def test_the_gate_reads_every_held_out_cv_and_no_development_scan_of_corpus_v2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's gate (evaluation.gate_corpus) parses what its checks read: a cold cache's
+    ~800 development scans of real documents outgrew a CI run (stop 61)."""
+
+    def row(half: str, source: str, layout: str) -> tuple[dict[str, Any], str, bytes]:
+        return ({"id": f"{half}-{source}-{layout}", "half": half, "source": source, "layout": layout}, "pdf", b"")
+
+    rows = [
+        row(half, source, layout)
+        for half in ("development", "heldout")
+        for source in ("v1_generated", "v1_hand", "real_document", "generated")
+        for layout in ("single_column", "scan_150", "scan_300")
+    ]
+    monkeypatch.setattr(evaluation, "load_corpus", lambda halves=("development", "heldout"): rows)
+    kept = {entry["id"] for entry, _, _ in evaluation.gate_corpus()}
+    left_out = {entry["id"] for entry, _, _ in rows} - kept
+    assert left_out == {
+        f"development-{source}-{layout}"
+        for source in ("real_document", "generated")
+        for layout in ("scan_150", "scan_300")
+    }
+    assert {f"heldout-real_document-{layout}" for layout in ("scan_150", "scan_300")} <= kept
+    assert {f"development-v1_generated-{layout}" for layout in ("scan_150", "scan_300")} <= kept
