@@ -313,7 +313,7 @@ Data shipped in this repository:
     SilianRail/personal_portfolio (MIT), Valentindg2506/Portafolio (MIT, its README vendored
     beside its LICENSE; Spanish), zohuyhieuzo03/portfolio (MIT, stated in its README,
     vendored).
-    Held-out v20 (tests/extraction/heldout/files/; real people's own CVs): ahamuyel/alber701h
+    From held-out v20, in tests/extraction/corpus/real/ now (real people's own CVs): ahamuyel/alber701h
     (MIT, stated in its README, vendored; English and Portuguese), AndreXime/portifolio (MIT,
     Portuguese), barissalihbabacan/babacan.me (MIT, English and Turkish),
     branjames117/react-portfolio (CC0-1.0, stated in its README, vendored),
@@ -328,6 +328,19 @@ Data shipped in this repository:
     SAbramson16/react-portfolio (MIT, stated in its README, vendored), Tachyon300/Resume (MIT,
     Czech), tegarsosi/resume-generator (MIT, stated in its README, vendored; English and
     German), ThiagoBRG60/Portfolio (MIT, Portuguese), wendelcutrim/pdi-wendel (MIT,
+    Portuguese).
+    Held-out v21 (tests/extraction/heldout/files/; real people's own CVs): 2kuba1/portfolio
+    (Apache-2.0, Polish), AndreaBContarini/ABC-website (MIT, stated in its README,
+    vendored), BranBao1995/React-Portfolio (MIT, stated in its README, vendored),
+    Bruends/brunomendes41.github.io (MIT, Portuguese), CalcagnoLoic/portfolio (MIT, French),
+    DahaoTang/cv-latex (MIT), Franciscoborges2002/portfolio (MIT),
+    HadiqaAziz/React-Portfolio (MIT), Izzienjeri/IzzieDev (MIT),
+    JPBrickhouse/8-Updated-Portfolio-Page (MIT, stated in its README, vendored),
+    k3strl/nb-portfolio (MIT, stated in its README, vendored), Kanai2003/Kanai2003.github.io
+    (MIT), KangJ0n0/KangJono-Portfolio (MIT), mahlheim/crispy-waffle (MIT),
+    nguyenviettung7691/cv-static-website (MIT), Rizwan-Ullah-tech/My-Portfolio (MIT),
+    RussellBooth/VitePortfolio (MIT), TorresBones/Portfolio (MIT), Y-assila/portfolio (MIT,
+    stated in its README, vendored; English and French), zehguilherme/curriculum (MIT,
     Portuguese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
