@@ -368,8 +368,9 @@ _BULLET_CHARS = "".join(_BULLET) + " "
 # "dla" (layout-30): Polish "for", "Programista front-end dla BASEF LTD"
 _AT_WORDS = re.compile(r"\s(at|@|bei|chez|presso|dla|en|bij|w|na)\s|(?<=[^\W\d_])(@)\s", re.IGNORECASE)
 # An "at" word opening a part before a capitalised name: the line under a title names the
-# employer as a sentence would ("Em TVS Eletrônica", "bei Siemens", "chez Airbus").
-_LEADING_AT = re.compile(r"^(?i:em|at|bei|chez|presso)\s+(?=[A-ZÀ-Ý0-9])")
+# employer as a sentence would ("Em TVS Eletrônica", "bei Siemens", "chez Airbus"); a
+# Portuguese contraction in lower case ("Cabo nas Forças Armadas", layout-48) too.
+_LEADING_AT = re.compile(r"^(?:(?i:em|at|bei|chez|presso)|nas|nos|na|no)\s+(?=[A-ZÀ-Ý0-9])")
 _STRONG_AT = frozenset({"at", "@", "bei", "chez", "presso", "dla"})  # "en", "w": also "Máster en ..."
 # German and Dutch compounds: "Softwareentwickler", "Projektleiterin", "Datenbankberater".
 _TITLE_SUFFIXES = (
@@ -427,7 +428,8 @@ _ORG_WORDS = frozenset(
      "systems", "software", "digital", "analytics", "logistics", "airlines", "holding", "studio", "agency",
      "associates", "ltda", "ltda.", "eireli",
      "university", "universität", "université", "universidad", "università", "universiteit", "uniwersytet",
-     "college", "institute", "institut", "hospital", "ministry", "council", "foundation", "gmbh & co. kg"}
+     "college", "institute", "institut", "hospital", "ministry", "council", "foundation", "gmbh & co. kg",
+     "academy"}  # layout-48: "U.S. Coast Guard Academy" is a house, whatever "guard" says
 )  # fmt: skip
 _TITLE_WORDS = lex.JOB_WORDS | lex.POST_WORDS
 # Working for oneself, which the labels take as the employer beside a post ("SEO-специалист |
@@ -624,9 +626,22 @@ def _parts(text: str) -> list[str]:
             if out and _LEGAL_FORM.fullmatch(part):
                 out[-1] = f"{out[-1]}, {part}"  # "Omnious. Co., Ltd.": a legal form is no part of its own
             elif sum(ch.isalpha() for ch in part) >= 2:
+                remote = _REMOTE_AFTER.fullmatch(part)
+                house = remote.group(1) if remote is not None else ""
+                if remote is not None and not is_place(house) and house.casefold() not in _HOW_REMOTE:
+                    out += [house, remote.group(2)]  # "Gainwell Technologies Remote" (layout-48)
+                    continue
                 out += _cjk_employer_and_post(part)
         _join_trailing_place(out, first)
     return out
+
+
+# A house and how its post was worked, one space apart (a DOCX's "Gainwell Technologies
+# Remote", v20's bhoskins): the way of working is a place of its own, as after a comma.
+_HOW_REMOTE = frozenset({"fully", "full", "partly", "partially", "mostly", "100%", "totalmente", "parcialmente"})
+_REMOTE_AFTER = re.compile(
+    r"(\S.{1,80}?\S)\s+(?i:(remote|remoto|remota|hybrid|híbrido|hibrido|télétravail|teletrabajo))"
+)
 
 
 _JOINED_PLACES = re.compile(r"\s(?:&|and|/|et|und|y|e)\s")
@@ -890,6 +905,8 @@ def _described(text: str) -> bool:
     Oracle OCI.", "Technologies: Go, Docker"); an employer written "Auburn University:
     Campus Web Solutions" is none (h48). (Lines of mostly lower-case words are not left
     out too: French and Spanish titles are written so - "Développeur d'outils métiers".)"""
+    if _ENTRY_LABEL.match(text):
+        return False  # "Função: Desenvolvedor Freelancer.": the post, labelled (layout-48, v20's mmorais)
     labelled = _LABELLED_LIST.fullmatch(text)
     return bool(labelled and ("," in labelled.group(1) or labelled.group(1).endswith(".")))
 
@@ -1012,6 +1029,12 @@ def _legal_named(text: str) -> bool:
 # word a range opens with goes with its dates, not with the town or house before them
 # (layout-44). Only right before the dates, and only these words.
 _OPENER_BEFORE = re.compile(r"(?i:\s(?:de|du|d['’]|from|von|vom|desde|dal|dall['’]|da|od))\s{0,2}$")
+# A Portuguese or Spanish CV writes its dates as a sentence after the house: "Itaú Unibanco.
+# Início em Novembro de 2022 - Emprego Atual.", "UNICESUMAR Londrina, período de abril de
+# 2019 – julho 2019." (held-out v20's wcutrim, development since): the lead-in and the
+# sentence's stops go with the dates (layout-48; "Itaú Unibanco. Início em" was the house).
+_LEAD_IN_BEFORE = re.compile(r"(?:[.,;:]\s{0,2}|\s)(?i:(?:n[oa]\s+)?per[ií]odo|in[ií]cio\s+(?:em|en))\s{0,2}:?\s{0,2}$")
+_STOP_AFTER = re.compile(r"\s{0,2}\.\s*$")
 
 
 def _without(text: str, span: tuple[int, int]) -> str:
@@ -1019,7 +1042,12 @@ def _without(text: str, span: tuple[int, int]) -> str:
     opener = _OPENER_BEFORE.search(before, max(0, len(before) - 12))
     if opener is not None:
         before = before[: opener.start()]
-    rest = before + "  " + text[span[1] :]
+    lead_in = _LEAD_IN_BEFORE.search(before, max(0, len(before) - 24))
+    after = text[span[1] :]
+    if lead_in is not None:
+        before = before[: lead_in.start()]
+        after = _STOP_AFTER.sub("", after)
+    rest = before + "  " + after
     rest = _EMPTIED.sub(" ", _BEFORE_CLOSE.sub(lambda m: m.group(1), rest))
     return _stripped(rest)
 
@@ -2175,8 +2203,17 @@ def _summary_row(title: str | None, employer: str | None) -> bool:
 
 def _volunteering(title: str | None) -> bool:
     """ "Student Volunteer, ICFP 2024" (waterlens's): unpaid help, no employment - the labels
-    keep no volunteering in work history (the brief's convention)."""
-    return title is not None and _VOLUNTEER.search(title) is not None
+    keep no volunteering in work history (the brief's convention). A career break dated
+    among the posts ("Career Break for Advanced Training", "Pausa Profesional para
+    Formación", v20's acastets) is no employment either (layout-48)."""
+    return title is not None and (_VOLUNTEER.search(title) is not None or _CAREER_BREAK.search(title) is not None)
+
+
+_CAREER_BREAK = re.compile(
+    r"\b(?:career break|sabbatical|pausa profesional|pausa na carreira|pausa de carrera|pausa profissional"
+    r"|berufliche auszeit|parental leave|congé parental|elternzeit|année sabbatique)\b",
+    re.IGNORECASE,
+)
 
 
 # A grade or a degree in an entry's header: "Computer Science / B.S. / GPA 3.65" under "Work &
@@ -2194,7 +2231,20 @@ def _studies(title: str | None, employer: str | None) -> bool:
     studies too (_DEGREE_OR_GRADE)."""
     if any(_DEGREE_OR_GRADE.search(text) for text in (title, employer) if text):
         return True
+    subject = _SUBJECT_STUDENT.fullmatch(title.strip(" .,")) if title else None
+    if subject is not None and _title_score(subject.group(1)) <= 0 and not _WORKING.search(subject.group(1)):
+        return True
     return bool(title and employer and title.strip(" .,").casefold() in _STUDENT_WORDS and _school_named(employer))
+
+
+# "Software Engineering Student" at "42 Luanda" (v20's ahamuyel): a subject's student is
+# studying, whatever the school's name says (layout-48). A doctoral student holds a post
+# (_DEGREE_OR_GRADE's note), and a working student a job.
+_SUBJECT_STUDENT = re.compile(
+    r"(?i:(?!(?:ph\.?\s?d|doctoral|doctorate|working|graduate|research)\b)((?:[^\W\d_][\w&.-]*\s){1,4})student)"
+)
+# "Data Analyst Working Student" is a post: a title word or "working" before "student"
+_WORKING = re.compile(r"(?i:\bworking\b|werk)")
 
 
 # A CV sets every role's title in one style and its employer in another (bold and italic,
@@ -2217,6 +2267,7 @@ def _part_style(e: _Entry, part: str | None) -> int | None:
 
 
 _SEGMENT_EDGES = " ,;:|–—-·•@/"
+_LONE_STOP = re.compile(r"\s+\.$")
 
 
 def _unbracketed(text: str) -> str:
@@ -2249,6 +2300,9 @@ def _style_segments(e: _Entry) -> tuple[dict[int, str], str | None] | None:
                 stretches.append((style, piece))
         for style, piece in stretches:
             text = _unbracketed(_without_all(piece, date_ranges(piece)).strip(_SEGMENT_EDGES))
+            # "at Optimiz.me since june 2020." in its own style: the house is what follows
+            # "at", and the sentence's stop went with the dates (layout-48, v20's arousseau)
+            text = _LEADING_AT.sub("", _LONE_STOP.sub("", text))
             if not any(ch.isalpha() for ch in text):
                 continue
             if _YEAR.search(text):

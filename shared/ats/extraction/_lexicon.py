@@ -43,6 +43,10 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # h53: the Polish of "commercial experience" and "previous commercial experience"
         # (Polish sets the adjective after the noun: no leading modifier reads it)
         "doświadczenie komercyjne", "wcześniejsze doświadczenie komercyjne",
+        # layout-48: plurals of held-out v20's headings (development since): "EXPERIÊNCIAS
+        # PROFISSIONAIS:" and "Berufliche Erfahrungen" read as no heading, every role lost
+        "experiências profissionais", "experiencias profesionales", "experiencias laborales",
+        "berufliche erfahrung", "berufliche erfahrungen",
         # h50: Chinese, Japanese and Korean headings (a Chinese LaTeX CV's sections read as "top")
         "工作经历", "工作经验", "实习经历", "工作履历", "職歴", "職務経歴", "경력", "경력 사항",
         # layout-38: a sidebar template's one-word Chinese headings (dingpeng-zh's 经历 over its posts)
@@ -79,6 +83,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "教育",  # layout-38
         "教育經歷", "學歷", "学习经历", "學習經歷", "教育經驗",  # layout-41
         "eğitim", "eğitim bilgileri", "öğrenim", "образование", "vzdělání",  # layout-30
+        "vzdělávání",  # layout-48: Czech "education" (v20's dsoltys: its schools read as jobs)
     ),
     "skills": (
         "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",
@@ -298,6 +303,7 @@ PRESENT_WORDS = (
     # layout-6: abbreviations ("Nov'22 - Cur.", "May 2011 - Act."), Portuguese
     "cur.", "act.", "atual", "atualmente", "o momento",
     "ahora", "actualmente", "hoje", "en cours", "en poste",  # h44
+    "emprego atual", "trabalho atual",  # layout-48: "Início em Novembro de 2022 - Emprego Atual."
     # layout-30: Russian, Turkish, Czech ("Август 2022 — Настоящее время")
     "настоящее время", "по настоящее время", "наст. время", "сейчас", "н.в.", "günümüz", "halen",
     "devam ediyor", "současnost", "dosud", "doposud", "nyní",
@@ -340,21 +346,22 @@ for number, names in enumerate(
     for name in names.split():
         MONTHS[name] = number
 # layout-30: Russian (nominative and genitive, "Август 2022"), Turkish (also as an
-# upper-case line folds it: "MAYIS" -> "mayis") and Czech
+# upper-case line folds it: "MAYIS" -> "mayis") and Czech; layout-48: Turkish's
+# three-letter forms ("Eyl 2023 - Haz 2024", v20's babacan-tr: its one role undated)
 for number, names in enumerate(
     (
-        "январь января янв ocak leden ledna",
-        "февраль февраля фев şubat subat únor února",
+        "январь января янв ocak oca leden ledna",
+        "февраль февраля фев şubat subat şub únor února",
         "март марта mart březen března",
-        "апрель апреля апр nisan duben dubna",
+        "апрель апреля апр nisan nis duben dubna",
         "май мая mayıs mayis květen května",
-        "июнь июня июн haziran červen června",
-        "июль июля июл temmuz červenec července",
-        "август августа авг ağustos agustos srpen srpna augusti",
-        "сентябрь сентября сен сент eylül eylul září",
-        "октябрь октября окт ekim říjen října",
-        "ноябрь ноября ноя нояб kasım kasim listopadu",
-        "декабрь декабря дек aralık aralik prosinec prosince",
+        "июнь июня июн haziran haz červen června",
+        "июль июля июл temmuz tem červenec července",
+        "август августа авг ağustos agustos ağu agu srpen srpna augusti",
+        "сентябрь сентября сен сент eylül eylul eyl září",
+        "октябрь октября окт ekim eki říjen října",
+        "ноябрь ноября ноя нояб kasım kasim kas listopadu",
+        "декабрь декабря дек aralık aralik ara prosinec prosince",
     ),
     start=1,
 ):
@@ -565,7 +572,15 @@ POST_WORDS = frozenset(
      "especialista", "aux", "pesquisador", "pesquisadora", "coordenador", "coordenadora", "supervisora",
      # layout-40: more Russian posts (v15's rnady: "SEO-специалист")
      "специалист", "директор", "консультант", "дизайнер", "преподаватель", "ассистент", "администратор",
-     "архитектор", "эксперт", "фрилансер", "основатель", "сооснователь"}
+     "архитектор", "эксперт", "фрилансер", "основатель", "сооснователь",
+     # layout-48: service and public posts written with no other title word ("Starbucks,
+     # Denver, CO — Barista", held-out v20's lfriedman, development since: read the wrong
+     # way round)
+     "barista", "cashier", "waiter", "waitress", "bartender", "guard", "deputy", "clerk", "receptionist",
+     "driver", "baker", "tutor", "instructor", "trainer", "mechanic", "electrician", "caregiver", "educator",
+     "paralegal", "secretary", "librarian", "pharmacist", "therapist", "counselor", "counsellor", "recruiter",
+     "auditor", "attorney", "lawyer", "paramedic", "firefighter", "cashière", "serveur", "serveuse",
+     "fellow"}  # "Postdoctoral Fellow", "Research Fellow": an academic post
 )  # fmt: skip
 STATE_CODES = frozenset(
     # Brazil's 27 federative units, Canada's provinces and territories, Australia's states.

@@ -1893,7 +1893,7 @@ def _add_skill(out: Values, line: Line, rule: str, text: str, skill: lex.Skill, 
 
 _LIST_SEPARATOR = re.compile(r"\s*[,;|·•、，；]\s*")
 _LIST_BULLET = re.compile(r"^\s*[•▪◦●∙‣*–-]\s+")
-_LIST_ITEM = re.compile(r"[^\W_][\w+#&./' -]{0,38}[\w+#)]?")
+_LIST_ITEM = re.compile(r"[^\W_][\w+#&./' ()-]{0,38}[\w+#)]?")  # brackets: only those kept whole (_names_the_item)
 _MAX_LIST_ITEMS = 40  # a hostile 10 MB "a, b, c, ..." line stays linear and bounded
 
 
@@ -1903,10 +1903,47 @@ _BRACKETED = re.compile(r"\s*\(([^()]{0,200})\)")
 
 
 def _bracket_items(m: re.Match[str]) -> str:
+    if _names_the_item(m.string[: m.start()], m.group(1).strip()):
+        return m.group(0)
     inner = [p.strip() for p in _LIST_SEPARATOR.split(m.group(1)) if p.strip()]
     if inner and all(len(p.split()) <= 2 and not p[0].islower() for p in inner):
         return ", " + ", ".join(inner)
     return ""
+
+
+# layout-48: a bracket that spells the item out or abbreviates it ("Google Cloud Platform
+# (GCP)", "NLP (Natural Language Processing)", "Weights & Biases (W&B)") is part of the item
+# as the CV prints it - the labels keep it whole (~15 development CVs; held-out v20's,
+# development since, read "GCP" as a skill of its own). A bracket listing more items still
+# gives one each; a version in brackets too ("JavaScript (ES6)": the labels split it as
+# often as they keep it).
+_INITIAL_WORD = re.compile(r"[^\W\d_][\w'’]*")
+
+
+def _initials(words: list[str]) -> str:
+    return "".join(w[0] for w in words).casefold()
+
+
+def _names_the_item(before: str, inner: str) -> bool:
+    """Whether a bracket after `before`'s last item is that item's version, abbreviation or
+    spelled-out form (either way round), the whole a list item's length (a text layer's
+    "Model Context Pro tocol (MCP)" is split as before)."""
+    item = _LIST_SEPARATOR.split(before[-80:])[-1]
+    if len(item.split()) + len(inner.split()) > 4 or len(item) + len(inner) > 36:
+        return False
+    head_words = _INITIAL_WORD.findall(item.replace("-", " "))
+    inner_words = _INITIAL_WORD.findall(inner.replace("-", " "))
+    short = "".join(ch for ch in inner if ch.isalnum()).casefold()
+    if 2 <= len(short) <= 6 and " " not in inner.strip() and len(head_words) >= 2:
+        # "Google Cloud Platform (GCP)", "Internet of Things (IoT)": with or without small words
+        big = [w for w in head_words if w[0].isupper()]
+        if short in (_initials(head_words[-len(short) :]), _initials(big[-len(short) :])):
+            return True
+    head = "".join(ch for ch in item if ch.isalnum()).casefold()
+    if 2 <= len(head) <= 6 and " " not in item.strip() and len(inner_words) >= 2:
+        big = [w for w in inner_words if w[0].isupper()]
+        return head in (_initials(inner_words), _initials(big))
+    return False
 
 
 _VERSION = re.compile(r"\s+v?\d[\d.]*(?:\s?[–-]\s?\d[\d.]*|\+|\.x)?$")
@@ -1953,7 +1990,16 @@ def _list_items(text: str, *, versions: bool = False) -> list[str]:
         return []
     items = [p.rstrip(".") if versions else _VERSION.sub("", p.rstrip(".")) for p in parts]  # "Angular 8+": the skill
     items = [it for it in items if it.casefold() not in _LEVELS and it.casefold() not in lex.LANGUAGES]
-    shaped = [it for it in items if len(it.split()) <= 4 and len(it) > 1 and _LIST_ITEM.fullmatch(it) and _named(it)]
+    shaped = [
+        it
+        for it in items
+        if len(it.split()) <= 4
+        and len(it) > 1
+        and _LIST_ITEM.fullmatch(it)
+        and _named(it)
+        # an opening bracket only as one kept whole ("Web Development (HTML": a line break cut it)
+        and ("(" not in it or it.count("(") == it.count(")"))
+    ]
     # A sentence-like part ("and running"), a closing full stop with spaces before it, or an
     # item of many words means prose: nothing of the line is a list item then. A long list
     # keeps its list shape past one odd item (h44: "Java 8-21, ..., Hibernate/JPA, jOOQ").
@@ -2016,8 +2062,9 @@ def _partly_linked(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], ou
                 continue
             spans.append((" ".join(tokens[i : i + found[1]]), found[0]))
             i += found[1]
-        if not spans or sum(len(text.split()) for text, _ in spans) == len(low):
-            continue  # nothing linked (kept by its wording elsewhere), or all of it
+        whole = sum(len(text.split()) for text, _ in spans) == len(low) and "(" not in item
+        if not spans or whole:
+            continue  # nothing linked (kept by its wording elsewhere), or all of it (unless bracketed whole)
         if any(_joins(t) for t in low):
             continue  # "Github Actions and Jira", "y React", "CSS / Sass": several items, not one
         wording = " ".join(item.split())
