@@ -185,11 +185,20 @@ TARGETS: dict[str, tuple[str, float]] = {
 # years 0.753 (real documents: name 0.958, work history 0.515). The ratchet starts again from
 # that reading by the same rule: name 0.80 -> 0.95, skills 0.75 -> 0.80, work history
 # 0.50 -> 0.60; e-mail, phone and years unchanged.
+# Stop 61 retired v20 (read twice, then spent by a decision taken with it in view) and drew
+# held-out v21 (2026-12-06): 55 real documents - 23 real people's own CVs (22 PDFs, one DOCX)
+# from 20 repositories and 32 scans - and 32 generated. Read once with layout-47 (before the
+# change set: name 0.943, e-mail 0.942, phone 1.000, skills 0.756, work history 0.615, years
+# 0.764) and once with layout-48 (skills 0.757, work history 0.631, the rest the same). Name
+# and skills sit under v20's floors because the set is new and harder - LinkedIn profile
+# exports, whose skills read 0.24 with both extractors - not because the extractor lost
+# ground: the ratchet starts again from the layout-48 reading by the rule, name 0.95 ->
+# 0.90 and skills 0.80 -> 0.70; e-mail, phone, work history and years unchanged.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.95),
+    "name": ("exact", 0.90),
     "emails": ("f1", 0.90),
     "phones": ("f1", 0.95),
-    "skills": ("f1", 0.80),
+    "skills": ("f1", 0.70),
     "work_history": ("f1", 0.60),
     "years_experience": ("within1", 0.70),
 }
