@@ -1925,7 +1925,7 @@ def _initials(words: list[str]) -> str:
 
 
 def _names_the_item(before: str, inner: str) -> bool:
-    """Whether a bracket after `before`'s last item is that item's version, abbreviation or
+    """Whether a bracket after `before`'s last item is that item's abbreviation or
     spelled-out form (either way round), the whole a list item's length (a text layer's
     "Model Context Pro tocol (MCP)" is split as before)."""
     item = _LIST_SEPARATOR.split(before[-80:])[-1]
