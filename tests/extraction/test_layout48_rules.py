@@ -2,8 +2,8 @@
 section headings in the plural, Turkish month abbreviations, a Portuguese CV's dates
 written as a sentence, a house in its own style after "at", career breaks and subjects'
 students, service posts, and a post behind its label (docs/extraction.md, "Change set
-layout-48"). Invented text in the showing documents' geometry; each test but the guards
-fails on layout-47."""
+layout-48"); the last test is layout-49's. Invented text in the showing documents'
+geometry; each test but the guards fails on the layout before it."""
 
 # ruff: noqa: RUF001, RUF003 - the en dashes are what these documents hold
 
@@ -241,3 +241,19 @@ def test_a_way_of_working_after_the_house_is_its_place() -> None:
         "Contoso Technologies",
         "Remote",
     )
+
+
+def test_an_education_line_leaves_no_separator_and_stop_behind_its_dates() -> None:
+    # layout-49 (stop 61's newcomer check): "... Universidade Estadual de Londrina – 2015 – 2018."
+    rows: list[Row] = [
+        ((40, 40, 300, 60), "Jane Roe", 18.0),
+        ((40, 100, 300, 112), "FORMAÇÃO ACADÊMICA:", 12.0),
+        ((40, 120, 560, 132), "Bacharel em Ciência da Computação – Universidade de Londrina – 2015 – 2018.", 10.0),
+        ((40, 140, 560, 152), "B.Sc. Informatik, Hochschule Hamburg, 03/2018 - 09/2023.", 10.0),
+        ((40, 160, 560, 172), "Diploma, Contoso Inc.", 10.0),
+    ]
+    assert list(extract(styled_answer(rows), as_of=AS_OF).values("education")) == [
+        "Bacharel em Ciência da Computação – Universidade de Londrina",
+        "B.Sc. Informatik, Hochschule Hamburg",
+        "Diploma, Contoso Inc.",
+    ]

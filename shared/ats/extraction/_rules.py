@@ -2308,6 +2308,10 @@ def months_in_union(intervals: list[tuple[int, int]]) -> int:
 # -- education and languages -----------------------------------------------------------------------
 
 _EDU_TRIM = re.compile(r"^[\s,;:|()\-–—•*]+|[\s,;:|()\-–—•*]+$")
+# The full stop that ended the line after its dates ("... Londrina - 2015 - 2018."), left
+# behind a separator once the dates are gone: "... de Londrina - ." (layout-49, stop 61's
+# newcomer check); "B.Sc." and "Inc." keep theirs (no separator before them)
+_LEFT_STOP = re.compile(r"(?:[\s,;:|\-–—]+\.)+$")
 
 
 def education(lines: list[Line]) -> Values:
@@ -2321,6 +2325,8 @@ def education(lines: list[Line]) -> Values:
         for start, end, _, _ in reversed(_date_tokens(text)):
             text = text[:start] + " " + text[end:]
         text = re.sub(r"\(\s{0,3}\)", " ", text)
+        text = text.rstrip()
+        text = text[:-40] + _LEFT_STOP.sub("", text[-40:])  # the line's end only: linear on a hostile line
         text = " ".join(_EDU_TRIM.sub("", text).split())
         if sum(ch.isalpha() for ch in text) >= 4 and not text.startswith(("•", "-")):
             out.add(text.casefold(), text, line.source("education.section"))
