@@ -251,9 +251,11 @@ def test_an_education_line_leaves_no_separator_and_stop_behind_its_dates() -> No
         ((40, 120, 560, 132), "Bacharel em Ciência da Computação – Universidade de Londrina – 2015 – 2018.", 10.0),
         ((40, 140, 560, 152), "B.Sc. Informatik, Hochschule Hamburg, 03/2018 - 09/2023.", 10.0),
         ((40, 160, 560, 172), "Diploma, Contoso Inc.", 10.0),
+        ((40, 180, 560, 192), "Licenciatura em Física · Universidade do Porto · 2012 · 2015.", 10.0),
     ]
     assert list(extract(styled_answer(rows), as_of=AS_OF).values("education")) == [
         "Bacharel em Ciência da Computação – Universidade de Londrina",
         "B.Sc. Informatik, Hochschule Hamburg",
         "Diploma, Contoso Inc.",
+        "Licenciatura em Física · Universidade do Porto",  # layout-50: a middle dot between the parts
     ]

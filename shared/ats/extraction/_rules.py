@@ -2307,11 +2307,12 @@ def months_in_union(intervals: list[tuple[int, int]]) -> int:
 
 # -- education and languages -----------------------------------------------------------------------
 
-_EDU_TRIM = re.compile(r"^[\s,;:|()\-–—•*]+|[\s,;:|()\-–—•*]+$")
+# layout-50: a middle dot too ("Degree · University · 2015 · 2018.": stop 61's newcomer check)
+_EDU_TRIM = re.compile(r"^[\s,;:|()\-–—•·*]+|[\s,;:|()\-–—•·*]+$")
 # The full stop that ended the line after its dates ("... Londrina - 2015 - 2018."), left
 # behind a separator once the dates are gone: "... de Londrina - ." (layout-49, stop 61's
 # newcomer check); "B.Sc." and "Inc." keep theirs (no separator before them)
-_LEFT_STOP = re.compile(r"(?:[\s,;:|\-–—]+\.)+$")
+_LEFT_STOP = re.compile(r"(?:[\s,;:|\-–—·]+\.)+$")
 
 
 def education(lines: list[Line]) -> Values:
