@@ -14,12 +14,12 @@ from typing import Any
 from ats.extraction._history import date_ranges
 from ats.extraction._layout import heading_kind
 from ats.extraction.api import extract
-from tests.extraction.answers import Row, pdf_answer, roles, styled_answer
+from tests.extraction.answers import Row, pdf_answer, roles, styled_answer, styled_block
 from tests.extraction.corpus import AS_OF
 
 
 def _entries(answer: dict[str, Any]) -> list[dict[str, Any]]:
-    return [v.value for v in extract(answer, as_of=AS_OF).fields.get("work_history", ())]
+    return extract(answer, as_of=AS_OF).values("work_history")
 
 
 def test_plural_headings_open_their_sections() -> None:
@@ -92,8 +92,7 @@ def _two_styles(y: float, title: str, house: str) -> dict[str, Any]:
 
 
 def _plain(y: float, text: str, size: float = 11.0) -> dict[str, Any]:
-    line = {"bbox": [40, y, 560, y + 12], "text": text, "size": size, "runs": [[len(text), 0, size]]}
-    return {"page": 1, "bbox": line["bbox"], "text": text, "lines": [line]}
+    return styled_block((40, y, 560, y + 12), text, size)
 
 
 def test_a_house_in_its_own_style_after_at_is_the_name_after_at() -> None:
