@@ -329,7 +329,7 @@ Data shipped in this repository:
     Czech), tegarsosi/resume-generator (MIT, stated in its README, vendored; English and
     German), ThiagoBRG60/Portfolio (MIT, Portuguese), wendelcutrim/pdi-wendel (MIT,
     Portuguese).
-    Held-out v21 (tests/extraction/heldout/files/; real people's own CVs): 2kuba1/portfolio
+    From held-out v21, in tests/extraction/corpus/real/ now (real people's own CVs): 2kuba1/portfolio
     (Apache-2.0, Polish), AndreaBContarini/ABC-website (MIT, stated in its README,
     vendored), BranBao1995/React-Portfolio (MIT, stated in its README, vendored),
     Bruends/brunomendes41.github.io (MIT, Portuguese), CalcagnoLoic/portfolio (MIT, French),
@@ -342,6 +342,17 @@ Data shipped in this repository:
     RussellBooth/VitePortfolio (MIT), TorresBones/Portfolio (MIT), Y-assila/portfolio (MIT,
     stated in its README, vendored; English and French), zehguilherme/curriculum (MIT,
     Portuguese).
+    Held-out v22 (tests/extraction/heldout/files/; real people's own CVs):
+    andwilson36/react-portfolio (MIT), bertie-simmons/Portfolio (MIT), E-Burton/React-Portfolio
+    (MIT, in Licenses/LICENSE), editapesa/React-Portfolio (MIT, stated in its README,
+    vendored), felipemiotto/nextjs-portfolio (MIT, English and Portuguese),
+    Friend09/practise-llamaindex (CC0-1.0), HappyPathway/jobsearch (MIT, stated in its README,
+    vendored), laithdabbas/AI_Agent (MIT, stated in its README, vendored), larigens/reactfolio
+    (Apache-2.0), lgoff2/resume_bot (MIT), p-feiteira/p-feiteira.github.io (MIT),
+    PooyaNasiri/PooyaBot (Apache-2.0), Staroyee/react-portfolio (MIT), tamim-hmizi/Portfolio
+    (MIT, stated in its README, vendored; English and French), Toriality1/portfolio (MIT,
+    stated in its README, vendored; English and Portuguese), wingosto/portfolio (MIT, English
+    and Portuguese).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
