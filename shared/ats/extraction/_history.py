@@ -26,7 +26,7 @@ from datetime import date
 from ats.extraction import _lexicon as lex
 from ats.extraction._layout import Line, heading_kind, is_place, joined_runs, plain, style_of, without_head
 from ats.extraction._rules import YEAR as _YEAR
-from ats.extraction._rules import months_in_union
+from ats.extraction._rules import linkedin_export, months_in_union
 from ats.extraction.data import Source
 
 MAX_DATE_LINE = 300
@@ -226,6 +226,20 @@ _SPACED_MONTHS = re.compile(
 )
 
 
+# "23/11/20 - Presente", "05/11/18 à 15/12/19": a day, a month and a two-digit year, as
+# Brazilian and European CVs write them (v21's zehguilherme, layout-51), only as a whole
+# range - a lone "08/02/20" may be anything. Day first: a CV that writes the day at all
+# writes it first outside the US, and a US CV names its months.
+_DAY_MONTH_YY = re.compile(
+    r"(?<![\d/.])(?:0?[1-9]|[12]\d|3[01])/(0?[1-9]|1[0-2])/(\d\d)(?![\d/.])"
+    r"\s{0,2}(?:[-–—]|à|a|até|al|au|to|bis)\s{0,2}"
+    r"(?:(?:0?[1-9]|[12]\d|3[01])/(0?[1-9]|1[0-2])/(\d\d)(?![\d/.])|("
+    + "|".join(re.escape(w) for w in _PRESENT)
+    + r")(?![^\W\d_]))",
+    re.IGNORECASE,
+)
+
+
 def _two_digit_year(yy: int) -> int:
     return (2000 if yy < TWO_DIGIT_PIVOT else 1900) + yy
 
@@ -289,6 +303,7 @@ def _compact_ranges(text: str, tokens: list[tuple[int, int, int, int | None]]) -
         else:
             out.append(DateRange((int(m.group(1)), None), None, m.span()))
     out += _numeric_month_ranges(_SHORT_MONTHS, text, _two_digit_year)
+    out += _numeric_month_ranges(_DAY_MONTH_YY, text, _two_digit_year)
     out += _named_short_ranges(text)
     out += _numeric_month_ranges(_SPACED_MONTHS, text, int)
     for m in _MONTHS_OF_A_YEAR.finditer(text):
@@ -1745,6 +1760,11 @@ def _kind_after(title: str, others: list[str], texts: list[str]) -> tuple[str, l
 
 # "(2 months)", "(3 mois)", "(6 Monate)": how long, not what (the units _DURATION reads)
 _HOW_LONG = _bracket_at_end(_DURATION.pattern, re.IGNORECASE)
+# "ABC71 Sistemas (1 ano e" over "1 mês)": how long, cut by a line break after its first
+# unit - the line below is read as a time spent and dropped (v21's zehguilherme, layout-51)
+_HOW_LONG_CUT = re.compile(
+    r"\s{0,2}[(（]\s{0,2}" + _DURATION_UNIT + r"\s?(?:,|and|&|und|et|y|e|i|en)\s{0,2}[)）]?\s{0,2}$", re.IGNORECASE
+)
 # "(CDI - 4 ans et 3 mois)", "(Alternance - 6 mois)", "(CDI –En poste)": a French CV's
 # contract, and how long it ran, after a title - no part of it (layout-31; how long is taken
 # out before). The English "(Freelance)", "(Full-time)" stay: the corpus labels keep them.
@@ -2016,9 +2036,103 @@ def _less_tail(tail: re.Pattern[str], text: str | None) -> str | None:
     return tail.sub("", text) or text if text else text
 
 
+# -- LinkedIn's profile export ----------------------------------------------------------------------
+# LinkedIn's "Save to PDF" sets every role by type size alone, with no bullet or separator:
+# the company (12 pt), under it the time spent there when it lists several roles ("5 years
+# 4 months"), each role's title (11.5 pt), its dates with the time they span ("April 2016 -
+# May 2018 (2 years 2 months)"), its place and its description (10.5 pt). The general
+# reader took a place line for the next role's house ("Islāmābād"), a role's last
+# description line for the house of the role under it ("Website: https://..."), and split
+# "Quality Control - POI Data Validation" at its dash (layout-51, held-out v21's five
+# exports read as development). In an export whose sizes show that order, each dated line's
+# title is the larger line above it and its company the nearest still larger line; one
+# dated line that does not fit (a scan's OCR sizes, an edited export) leaves the whole
+# section to the general reader.
+_TIME_SPANNED = re.compile(r"\s{0,2}[(（][^()（）]{1,30}[)）]\s{0,2}")
+
+
+def _step(line: Line) -> float:
+    """The line's type size to the half point: LinkedIn's sizes (10.5, 11.5, 12, 13, 15.8,
+    26) stay apart, and a text layer's rounding noise does not."""
+    return round(line.size * 2) / 2
+
+
+def _linkedin_dates(text: str) -> DateRange | None:
+    ranges = date_ranges(text) if len(text) <= 80 else []
+    if len(ranges) != 1:
+        return None
+    start, end = ranges[0].span
+    return ranges[0] if not text[:start].strip() and _TIME_SPANNED.fullmatch(text[end:]) else None
+
+
+def _sized_run(body: list[Line], k: int) -> list[Line]:
+    """Line k with the line of its size right above it (a title or a company wrapped over
+    two lines), in reading order."""
+    if k > 0 and _step(body[k - 1]) == _step(body[k]) and not _linkedin_dates(body[k - 1].text):
+        return [body[k - 1], body[k]]
+    return [body[k]]
+
+
+def _larger_above(body: list[Line]) -> list[int | None]:
+    """For each line, the nearest line above it set larger: one pass with a stack (each
+    line pushed and popped once), so a hostile section of many dated lines stays linear."""
+    out: list[int | None] = []
+    stack: list[int] = []
+    for k, line in enumerate(body):
+        while stack and _step(body[stack[-1]]) <= _step(line):
+            stack.pop()
+        out.append(stack[-1] if stack else None)
+        stack.append(k)
+    return out
+
+
+def _linkedin_roles(lines: list[Line], now: int) -> list[Entry] | None:
+    """The export's roles read by type size; None when it is no export or its sizes do not
+    show that order."""
+    if not linkedin_export(lines):
+        return None
+    body = [
+        ln
+        for ln in lines
+        if ln.section == "experience" and not ln.heading and not _PAGE_FOOTER.fullmatch(ln.text.strip())
+    ]
+    larger = _larger_above(body)
+    out: list[Entry] = []
+    for k, line in enumerate(body):
+        dates = _linkedin_dates(line.text)
+        if dates is None:
+            continue
+        if k == 0 or _step(body[k - 1]) <= _step(line):
+            return None
+        title_lines = _sized_run(body, k - 1)
+        house = larger[k - len(title_lines)]
+        if house is None:
+            return None
+        company_lines = _sized_run(body, house)
+        title = " ".join(ln.text.strip() for ln in title_lines)
+        employer = " ".join(ln.text.strip() for ln in company_lines)
+        nxt = body[k + 1] if k + 1 < len(body) else None
+        location = nxt.text.strip() if nxt is not None and _step(nxt) <= _step(line) and is_place(nxt.text) else None
+        if _studies(title, employer) or _volunteering(title):
+            continue
+        value: dict[str, str | None] = {
+            "employer": employer,
+            "title": title,
+            "location": location,
+            "start": ym_text(dates.start),
+            "end": ym_text(dates.end),
+        }
+        sources = [ln.source("work_history.linkedin", ln.text) for ln in company_lines + title_lines]
+        out.append(Entry(value, sources, line.source("work_history.dates"), _interval(dates, now)))
+    return out or None
+
+
 def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     """{employer, title, location, start, end} per role of the experience section."""
     now = as_of.year * 12 + as_of.month - 1
+    exported = _linkedin_roles(lines, now)
+    if exported is not None:
+        return _once(exported)
     out = []
     # A CV with no experience heading at all (its roles open the page: agonzalezro's) has
     # its roles at the top (layout-6).
@@ -2065,7 +2179,11 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         previous = previous if house is not None else (e, employer)
         value: dict[str, str | None] = {
             "employer": _capital_i(
-                _less_note(_less_tail(_LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, employer))))
+                _less_note(
+                    _less_tail(
+                        _LISTED, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, _less_tail(_HOW_LONG_CUT, employer)))
+                    )
+                )
             ),
             # "Ingénieur Test Automation (3 ans)": how long the post lasted is no part of it (h50)
             "title": _capital_i(_less_tail(_CONTRACT_NOTE, _less_tail(_WORKLOAD, _less_tail(_HOW_LONG, title)))),
@@ -2205,8 +2323,10 @@ def _volunteering(title: str | None) -> bool:
     """ "Student Volunteer, ICFP 2024" (waterlens's): unpaid help, no employment - the labels
     keep no volunteering in work history (the brief's convention). A career break dated
     among the posts ("Career Break for Advanced Training", "Pausa Profesional para
-    Formación", v20's acastets) is no employment either (layout-48)."""
-    return title is not None and (_VOLUNTEER.search(title) is not None or _CAREER_BREAK.search(title) is not None)
+    Formación", v20's acastets) is no employment either (layout-48), nor a company's online
+    job simulation ("Software Engineering Virtual Experience Program", a Forage course:
+    v21's kmanna, layout-51)."""
+    return title is not None and any(p.search(title) for p in (_VOLUNTEER, _CAREER_BREAK, _SIMULATION))
 
 
 _CAREER_BREAK = re.compile(
@@ -2214,6 +2334,7 @@ _CAREER_BREAK = re.compile(
     r"|berufliche auszeit|parental leave|congé parental|elternzeit|année sabbatique)\b",
     re.IGNORECASE,
 )
+_SIMULATION = re.compile(r"\b(?:virtual (?:work )?experience program(?:me)?|job simulation)\b", re.IGNORECASE)
 
 
 # A grade or a degree in an entry's header: "Computer Science / B.S. / GPA 3.65" under "Work &
@@ -2303,6 +2424,9 @@ def _style_segments(e: _Entry) -> tuple[dict[int, str], str | None] | None:
             # "at Optimiz.me since june 2020." in its own style: the house is what follows
             # "at", and the sentence's stop went with the dates (layout-48, v20's arousseau)
             text = _LEADING_AT.sub("", _LONE_STOP.sub("", text))
+            # "Cargo: Desenvolvedor Front-end" in one style: the label is no part of the post
+            # (layout-51, v21's zehguilherme; the words' reading had left it out already)
+            text = _ENTRY_LABEL.sub("", text)
             if not any(ch.isalpha() for ch in text):
                 continue
             if _YEAR.search(text):

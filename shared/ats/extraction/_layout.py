@@ -51,7 +51,9 @@ _HEADING_MODIFIERS = frozenset(
      # stop 50: "Latest Professional Experience", "Top Skills"
      "latest", "previous", "earlier", "past", "current", "top",
      # v15: "Deep Expertise", "Core Expertise", "Main Skills"
-     "core", "deep", "main", "primary"}
+     "core", "deep", "main", "primary",
+     # layout-51: LinkedIn's export in Portuguese, Spanish, French ("Principais competências")
+     "principais", "principales", "principaux"}
 )  # fmt: skip
 _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 # A rule drawn after a heading, as OCR reads it: "WORK EXPERIENCE ~~~M" (Europass's rule and

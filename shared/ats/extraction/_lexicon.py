@@ -171,6 +171,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # layout-30: Turkish, Russian and Czech
         "projeler", "sertifikalar", "hobiler", "ilgi alanları", "başarılar", "проекты", "сертификаты",
         "курсы", "достижения", "certifikáty", "zájmy",
+        # layout-51: a Brazilian CV's courses and side projects after its roles (v21's zehguilherme)
+        "atividades complementares", "qualificações e atividades complementares", "atividades extracurriculares",
+        "actividades complementarias", "actividades extracurriculares", "activités complémentaires",
     ),
 }  # fmt: skip
 

@@ -2130,6 +2130,84 @@ def _slashed(out: Values, line: Line, token: str, in_section: bool, wording: dic
             _add_skill(out, line, rule, piece, skill, wording=wording)
 
 
+# LinkedIn's profile export ("Profile.pdf") lists up to three "Top Skills" in its contact
+# column, one per line, with no bullet or comma - no list shape for `_list_items` to see -
+# and most of them ("Data Entry", "Front-end Development", "Cloud Services") name no taxonomy
+# entry, so they were lost and the CV's prose mentions stood in for its list (layout-51,
+# held-out v21's five exports read as development: skills 0.24). Only in an export - its
+# contact column's "www.linkedin.com/in/x (LinkedIn)" - is each line of that block one item:
+# elsewhere a "Top Skills" heading heads sub-headings and bulleted lists (an AltaCV sidebar).
+_LINKEDIN_MARK = re.compile(r"\(LinkedIn\)\s*$")
+
+
+def linkedin_export(lines: list[Line]) -> bool:
+    """The document is LinkedIn's profile export: its contact column gives the profile's
+    address as "www.linkedin.com/in/x (LinkedIn)" (the "(LinkedIn)" on a line of its own
+    when the address wraps) - a mark no other template prints."""
+    return any(line.section == "contact" and _LINKEDIN_MARK.search(line.text) for line in lines[:40])
+
+
+_TOP_SKILLS = frozenset({"top skills", "principais competências", "principales compétences"})
+_TOP_SKILLS_MAX = 3  # what the export shows; the person's name may follow in the same column
+_WHOLE_BRACKET = re.compile(r"\([^()]{1,40}\)")
+
+
+def _linkedin_top_skills(lines: list[Line]) -> dict[int, str | None]:
+    """Line number -> the top skill it holds (None: a bracket line joined to the item above,
+    "Object-Oriented Programming" over "(OOP)") for a LinkedIn export's "Top Skills" block."""
+    if not linkedin_export(lines):
+        return {}
+    out: dict[int, str | None] = {}
+    for k, line in enumerate(lines):
+        if not (line.heading and " ".join(line.text.casefold().split()) in _TOP_SKILLS):
+            continue
+        first: Line | None = None
+        j, taken = k + 1, 0
+        while j < len(lines) and taken < _TOP_SKILLS_MAX:
+            item = lines[j]
+            text = " ".join(item.text.split())
+            if item.heading or item.section != line.section or not 1 < len(text) <= 60:
+                break
+            if first is not None and first.size and item.size > first.size * 1.3:
+                break  # the name, set large, under the column
+            if len(text.split()) > MAX_ITEM_WORDS or not _named(text) or text.endswith((".", ":", ",")):
+                break
+            joined = j + 1 < len(lines) and _WHOLE_BRACKET.fullmatch(lines[j + 1].text.strip()) is not None
+            if joined:
+                out[j + 1] = None
+                text = f"{text} {lines[j + 1].text.strip()}"
+            spoken = text.casefold() in lex.LANGUAGES or text.casefold() in _LEVELS  # "English": not a skill
+            out[j] = None if spoken else text
+            first, taken, j = first or item, taken + 1, j + (2 if joined else 1)
+        break
+    return out
+
+
+def _top_skill(out: Values, line: Line, item: str, vocab: Mapping[str, lex.Skill], wording: dict[str, str]) -> None:
+    """One LinkedIn top skill, whole and in its wording: linked when the taxonomy names it,
+    with its linked parts' ids when it names only parts, else with no taxonomy id."""
+    tokens = _tokens(item)
+    low = [t.casefold() for t in tokens]
+    whole = vocab.get(" ".join(low))
+    if whole is not None:
+        _add_skill(out, line, "skill.section", item, whole, wording=wording)
+        return
+    sources, i = [], 0
+    while i < len(low):
+        found = _longest_skill(low, i, vocab)
+        if found is None:
+            i += 1
+            continue
+        sources.append(
+            replace(
+                line.source("skill.section", item), taxonomy_id=found[0].taxonomy_id, taxonomy_label=found[0].canonical
+            )
+        )
+        i += found[1]
+    for source in sources or [line.source("skill.list_item", item)]:
+        out.add("item:" + item.casefold(), item, source)
+
+
 def skills(lines: list[Line]) -> Values:
     """Skills of the vocabulary, in a skills list (any) or in running text (not the strict
     ones, and not inside a job title), in the CV's own wording (the skills list's where the
@@ -2137,7 +2215,13 @@ def skills(lines: list[Line]) -> Values:
     vocab = lex.skills()
     out = Values()
     wording: dict[str, str] = {}
+    top = _linkedin_top_skills(lines)
     for k, line in enumerate(lines):
+        if k in top:
+            item = top[k]
+            if item is not None:
+                _top_skill(out, line, item, vocab, wording)
+            continue
         read = _skill_tokens(lines, k)
         if read is None:
             continue
