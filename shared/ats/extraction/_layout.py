@@ -293,6 +293,10 @@ def _heading_kind(text: str) -> str | None:
     leader = _DOT_LEADER.search(text[:200])
     if leader:  # "Education. . . . . . ." (a rule drawn with dots): a heading, whatever its words
         return _leader_heading(text[: leader.start()])
+    if 60 < len(text) <= 200:
+        # "Technical Skills ------...------": a rule typed with hyphens on the heading's own
+        # line (a Canva CV, v21's yassila; layout-52) makes a heading longer than any
+        text = _less_rule(text)
     if len(text) > 60:
         return None
     text = _less_rule(text)

@@ -2005,7 +2005,10 @@ def _list_items(text: str, *, versions: bool = False) -> list[str]:
     # keeps its list shape past one odd item (h44: "Java 8-21, ..., Hibernate/JPA, jOOQ").
     odd = len(items) - len(shaped)
     wordy = any(len(it.split()) > MAX_ITEM_WORDS for it in items)
-    if (odd and (wordy or odd * 5 > len(items))) or (parts[-1].endswith(".") and " " in parts[-1]):
+    # A labelled list of three items or more ends with a full stop as a sentence would
+    # ("Networking: VLAN, VPN, NAT, LAN/WAN troubleshooting.", v21's yassila; layout-52).
+    stop = parts[-1].endswith(".") and " " in parts[-1] and not (labelled and len(parts) >= 3 and not wordy)
+    if (odd and (wordy or odd * 5 > len(items))) or stop:
         return []
     return [it for it in shaped if not it.casefold().startswith(("and ", "or ", "und ", "et "))]
 
@@ -2015,7 +2018,8 @@ def _open_ended(lines: list[Line], k: int) -> bool:
     no separator at its end and the next skills line is no new bullet."""
     if k + 1 >= len(lines) or lines[k + 1].section != "skills" or lines[k + 1].heading:
         return False
-    return not re.search(r"[,;|·•]\s*$", lines[k].text) and not _LIST_BULLET.match(lines[k + 1].text)
+    # (a full stop ends the list too: "Networking: VPN, NAT, firewall configuration.", layout-52)
+    return not re.search(r"[,;|·•.]\s*$", lines[k].text) and not _LIST_BULLET.match(lines[k + 1].text)
 
 
 def _whole_items(lines: list[Line], k: int, *, versions: bool = False) -> list[str]:
