@@ -308,7 +308,9 @@ def _heading_kind(text: str) -> str | None:
     first, _, rest = key.partition(" ")
     if kind is None and first in _HEADING_MODIFIERS and rest:
         kind = _HEADING_KIND.get(rest)  # "Selected Projects", "Recent Publications" (layout-12)
-    if kind is None:
+    # "Internship and Research Thesis: Physics" (an entry's title under an education heading,
+    # v21's abcontarini; layout-53) names its subject after a colon: no heading of two topics
+    if kind is None and ":" not in key:
         parts = [p.strip() for p in _HEADING_SPLIT.split(key, maxsplit=3)]
         kind = _HEADING_KIND.get(parts[0])
         if (

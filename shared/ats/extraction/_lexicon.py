@@ -174,6 +174,8 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # layout-51: a Brazilian CV's courses and side projects after its roles (v21's zehguilherme)
         "atividades complementares", "qualificações e atividades complementares", "atividades extracurriculares",
         "actividades complementarias", "actividades extracurriculares", "activités complémentaires",
+        # layout-53: projects under a heading that says experience (v21's dtang: "Projects Experience")
+        "project experience", "projects experience", "project experiences", "projects experiences",
     ),
 }  # fmt: skip
 
