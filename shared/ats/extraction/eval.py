@@ -198,14 +198,18 @@ TARGETS: dict[str, tuple[str, float]] = {
 # (2026-12-06): 50 real documents - 22 real people's own CVs (21 PDFs, one DOCX) from 16
 # repositories and 28 scans - and 32 generated. Its baseline reading (layout-50: name 0.915,
 # e-mail 0.982, phone 1.000, skills 0.838, work history 0.750, years 0.938) is above every
-# floor; the ratchet is unchanged.
+# floor; the ratchet is unchanged. Read once more with layouts 51-53 (skills 0.846, work
+# history 0.768, the rest the same), the ratchet is raised from that reading by the rule
+# (less 0.02, rounded down to 0.05), never lowered: e-mail 0.90 -> 0.95, skills 0.70 ->
+# 0.80, work history 0.60 -> 0.70, years 0.70 -> 0.90; name 0.90 and phone 0.95 unchanged
+# (the rule would give name 0.85).
 RATCHET: dict[str, tuple[str, float]] = {
     "name": ("exact", 0.90),
-    "emails": ("f1", 0.90),
+    "emails": ("f1", 0.95),
     "phones": ("f1", 0.95),
-    "skills": ("f1", 0.70),
-    "work_history": ("f1", 0.60),
-    "years_experience": ("within1", 0.70),
+    "skills": ("f1", 0.80),
+    "work_history": ("f1", 0.70),
+    "years_experience": ("within1", 0.90),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
