@@ -2045,6 +2045,19 @@ def _joins(token: str) -> bool:
     return token in _JOINERS or not any(c.isalnum() for c in token)
 
 
+def _linked_spans(tokens: list[str], low: list[str], vocab: Mapping[str, lex.Skill]) -> list[tuple[str, lex.Skill]]:
+    """The item's parts the taxonomy names, longest first from the left: (wording, skill)."""
+    spans, i = [], 0
+    while i < len(low):
+        found = _longest_skill(low, i, vocab)
+        if found is None:
+            i += 1
+            continue
+        spans.append((" ".join(tokens[i : i + found[1]]), found[0]))
+        i += found[1]
+    return spans
+
+
 def _partly_linked(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values) -> Counter[str]:
     """A list item the taxonomy names only in part ("Docker Compose", "Azure Pipelines", "AWS
     S3", "Ubuntu server") is one skill in the CV's wording (h55): the labels keep the item as
@@ -2058,14 +2071,7 @@ def _partly_linked(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], ou
         low = [t.casefold() for t in tokens]
         if not low or " ".join(low) in vocab:
             continue
-        spans, i = [], 0
-        while i < len(low):
-            found = _longest_skill(low, i, vocab)
-            if found is None:
-                i += 1
-                continue
-            spans.append((" ".join(tokens[i : i + found[1]]), found[0]))
-            i += found[1]
+        spans = _linked_spans(tokens, low, vocab)
         whole = sum(len(text.split()) for text, _ in spans) == len(low) and "(" not in item
         if not spans or whole:
             continue  # nothing linked (kept by its wording elsewhere), or all of it (unless bracketed whole)
@@ -2196,18 +2202,10 @@ def _top_skill(out: Values, line: Line, item: str, vocab: Mapping[str, lex.Skill
     if whole is not None:
         _add_skill(out, line, "skill.section", item, whole, wording=wording)
         return
-    sources, i = [], 0
-    while i < len(low):
-        found = _longest_skill(low, i, vocab)
-        if found is None:
-            i += 1
-            continue
-        sources.append(
-            replace(
-                line.source("skill.section", item), taxonomy_id=found[0].taxonomy_id, taxonomy_label=found[0].canonical
-            )
-        )
-        i += found[1]
+    sources = [
+        replace(line.source("skill.section", item), taxonomy_id=skill.taxonomy_id, taxonomy_label=skill.canonical)
+        for _, skill in _linked_spans(tokens, low, vocab)
+    ]
     for source in sources or [line.source("skill.list_item", item)]:
         out.add("item:" + item.casefold(), item, source)
 
