@@ -2486,10 +2486,64 @@ def _by_house_style(
             entry.value["location"] = place
 
 
+# The export's schools: each school at 12 pt, under it at 10.5 pt its degree and field with
+# the years after a middle dot ("Bachelor of Science, Computer Science · (2015 - 2019)"),
+# wrapped when long, or no years at all. The general reader took the degree line's field
+# for the institution ("Computer Science", stop 62's newcomer check) and read one school
+# with the next one's degree (v21's aravi); layout-54 reads the export's schools by size as
+# its roles. A section whose sizes do not show that order is the general reader's.
+_SCHOOL_YEARS = re.compile(r"\s{0,2}·\s{0,2}[(（]([^()（）]{1,40})[)）]\s{0,2}$")
+_SCHOOL_LINES = 4  # a degree line wraps once or twice; more under one school is no export's
+
+
+def _linkedin_school(school: Line, under: list[Line]) -> Entry:
+    text = " ".join(ln.text.strip() for ln in under)
+    years = _SCHOOL_YEARS.search(text)
+    dates = None
+    if years is not None:
+        found = date_ranges(years.group(1))
+        dates = found[0] if found else single_date(years.group(1))
+        text = text[: years.start()]
+    value: dict[str, str | None] = {
+        "institution": school.text.strip(),
+        "degree": text.strip(" ,") or None,
+        "start": ym_text(dates.start) if dates else None,
+        "end": ym_text(dates.end) if dates else None,
+    }
+    sources = [ln.source("education.linkedin", ln.text) for ln in [school, *under]]
+    return Entry(value, sources, (under[-1] if under else school).source("education.dates"), None)
+
+
+def _linkedin_schools(lines: list[Line]) -> list[Entry] | None:
+    """The export's schools read by type size; None when it is no export or its sizes do not
+    show that order."""
+    if not linkedin_export(lines):
+        return None
+    body = [
+        ln
+        for ln in lines
+        if ln.section == "education" and not ln.heading and not _PAGE_FOOTER.fullmatch(ln.text.strip())
+    ]
+    if not body or _step(body[0]) <= min(_step(ln) for ln in body):
+        return None  # no school line larger than its degree lines first
+    groups: list[tuple[Line, list[Line]]] = []
+    for line in body:
+        if _step(line) == _step(body[0]):
+            groups.append((line, []))
+        elif _step(line) < _step(body[0]) and len(groups[-1][1]) < _SCHOOL_LINES:
+            groups[-1][1].append(line)
+        else:
+            return None
+    return [_linkedin_school(school, under) for school, under in groups]
+
+
 def education_entries(lines: list[Line]) -> list[Entry]:
     """{institution, degree, start, end} per dated entry of the education section; a section
     with no dates at all ("MSc Data Science, University of Manchester") gives one entry per
     line naming an institution, with no dates."""
+    exported = _linkedin_schools(lines)
+    if exported is not None:
+        return exported
     out = []
     styled: list[tuple[_Entry, str | None, str | None]] = []
     for e in _entries(_section_body(lines, "education"), "education"):
