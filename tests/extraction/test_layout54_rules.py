@@ -1,5 +1,6 @@
-"""Change set layout-54 (stop 62), from its newcomer check: a LinkedIn export's schools read
-by type size, as its roles are since layout-51 (docs/extraction.md, "Change set layout-54").
+"""Change sets layout-54 and layout-55 (stop 62), from its newcomer check: a LinkedIn export's
+schools read by type size, as its roles are since layout-51, and a page's footer kept out of
+the education field (docs/extraction.md, "Change set layout-54").
 Invented text in the export's geometry (tests/extraction/test_layout51_rules.py); each test
 but the guard fails on the layout before it."""
 
@@ -52,3 +53,10 @@ def test_a_section_whose_sizes_do_not_show_schools_is_read_as_any_cv() -> None:
     flat = [(bbox, text, 15.8 if text == "Education" else 10.5) for bbox, text, _ in _SCHOOLS]
     plain_column = [r for r in _COLUMN if "LinkedIn" not in r[1]]
     assert _schools(_export(flat)) == _schools(styled_answer([*plain_column, *_HEAD, *flat]))
+
+
+def test_a_page_footer_is_no_line_of_the_education_field() -> None:
+    # layout-55: the newcomer check's candidate showed "Page 1 of 1" as its last education line
+    education = extract(_export(_SCHOOLS), as_of=AS_OF).values("education")
+    assert education[0] == "University College Cork"
+    assert not any("Page" in line for line in education)

@@ -25,6 +25,7 @@ from datetime import date
 
 from ats.extraction import _lexicon as lex
 from ats.extraction._layout import Line, heading_kind, is_place, joined_runs, plain, style_of, without_head
+from ats.extraction._rules import PAGE_FOOTER as _PAGE_FOOTER
 from ats.extraction._rules import YEAR as _YEAR
 from ats.extraction._rules import linkedin_export, months_in_union
 from ats.extraction.data import Source
@@ -1323,11 +1324,6 @@ def _bulleted_headers(lines: list[Line]) -> list[Line]:
             continue
         out[i - 1], out[i] = head, dates
     return out
-
-
-_PAGE_FOOTER = re.compile(
-    r"(?i:page|página|pagina|seite|strona|sayfa)\s{1,2}\d{1,2}\s{1,2}(?i:of|de|di|von|z|/)\s{1,2}\d{1,2}"
-)
 
 
 def _company_over_time(body: list[Line], k: int, pending: list[Line]) -> str | None:

@@ -2401,10 +2401,19 @@ _EDU_TRIM = re.compile(r"^[\s,;:|()\-–—•·*]+|[\s,;:|()\-–—•·*]+$")
 _LEFT_STOP = re.compile(r"(?:[\s,;:|\-–—·]+\.)+$")
 
 
+# A page's footer ("Page 1 of 2", LinkedIn's export and others): no line of the section it
+# falls in - it closed the last page's education field in stop 62's newcomer check (layout-55)
+PAGE_FOOTER = re.compile(
+    r"(?i:page|página|pagina|seite|strona|sayfa)\s{1,2}\d{1,2}\s{1,2}(?i:of|de|di|von|z|/)\s{1,2}\d{1,2}"
+)
+
+
 def education(lines: list[Line]) -> Values:
     out = Values()
     for line in lines:
         if line.section != "education" or line.heading or len(out) >= 10 or about_someone_else(line):
+            continue
+        if PAGE_FOOTER.fullmatch(line.text.strip()):
             continue
         text = line.text
         for span in sorted(date_spans(text), key=lambda s: -len(s.text)):
