@@ -2082,16 +2082,22 @@ def _larger_above(body: list[Line]) -> list[int | None]:
     return out
 
 
+def _export_body(lines: list[Line], section: str) -> list[Line] | None:
+    """A LinkedIn export's section lines under its heading, page footers left out; None
+    for any other document."""
+    if not linkedin_export(lines):
+        return None
+    return [
+        ln for ln in lines if ln.section == section and not ln.heading and not _PAGE_FOOTER.fullmatch(ln.text.strip())
+    ]
+
+
 def _linkedin_roles(lines: list[Line], now: int) -> list[Entry] | None:
     """The export's roles read by type size; None when it is no export or its sizes do not
     show that order."""
-    if not linkedin_export(lines):
+    body = _export_body(lines, "experience")
+    if body is None:
         return None
-    body = [
-        ln
-        for ln in lines
-        if ln.section == "experience" and not ln.heading and not _PAGE_FOOTER.fullmatch(ln.text.strip())
-    ]
     larger = _larger_above(body)
     out: list[Entry] = []
     for k, line in enumerate(body):
@@ -2513,13 +2519,7 @@ def _linkedin_school(school: Line, under: list[Line]) -> Entry:
 def _linkedin_schools(lines: list[Line]) -> list[Entry] | None:
     """The export's schools read by type size; None when it is no export or its sizes do not
     show that order."""
-    if not linkedin_export(lines):
-        return None
-    body = [
-        ln
-        for ln in lines
-        if ln.section == "education" and not ln.heading and not _PAGE_FOOTER.fullmatch(ln.text.strip())
-    ]
+    body = _export_body(lines, "education")
     if not body or _step(body[0]) <= min(_step(ln) for ln in body):
         return None  # no school line larger than its degree lines first
     groups: list[tuple[Line, list[Line]]] = []
