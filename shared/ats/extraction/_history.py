@@ -2061,10 +2061,10 @@ def _linkedin_dates(text: str) -> DateRange | None:
     return ranges[0] if not text[:start].strip() and _TIME_SPANNED.fullmatch(text[end:]) else None
 
 
-def _sized_run(body: list[Line], k: int) -> list[Line]:
-    """Line k with the line of its size right above it (a title or a company wrapped over
-    two lines), in reading order."""
-    if k > 0 and _step(body[k - 1]) == _step(body[k]) and not _linkedin_dates(body[k - 1].text):
+def _sized_run(body: list[Line], k: int, dated: list[DateRange | None]) -> list[Line]:
+    """Line k with the undated line of its size right above it (a title or a company wrapped
+    over two lines), in reading order; `dated` is each line's dates (_linkedin_dates)."""
+    if k > 0 and _step(body[k - 1]) == _step(body[k]) and not dated[k - 1]:
         return [body[k - 1], body[k]]
     return [body[k]]
 
@@ -2099,18 +2099,18 @@ def _linkedin_roles(lines: list[Line], now: int) -> list[Entry] | None:
     if body is None:
         return None
     larger = _larger_above(body)
+    dated = [_linkedin_dates(ln.text) for ln in body]  # once per line: the title runs look back at them
     out: list[Entry] = []
-    for k, line in enumerate(body):
-        dates = _linkedin_dates(line.text)
+    for k, (line, dates) in enumerate(zip(body, dated, strict=True)):
         if dates is None:
             continue
         if k == 0 or _step(body[k - 1]) <= _step(line):
             return None
-        title_lines = _sized_run(body, k - 1)
+        title_lines = _sized_run(body, k - 1, dated)
         house = larger[k - len(title_lines)]
         if house is None:
             return None
-        company_lines = _sized_run(body, house)
+        company_lines = _sized_run(body, house, dated)
         title = " ".join(ln.text.strip() for ln in title_lines)
         employer = " ".join(ln.text.strip() for ln in company_lines)
         nxt = body[k + 1] if k + 1 < len(body) else None
