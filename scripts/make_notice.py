@@ -342,7 +342,7 @@ Data shipped in this repository:
     RussellBooth/VitePortfolio (MIT), TorresBones/Portfolio (MIT), Y-assila/portfolio (MIT,
     stated in its README, vendored; English and French), zehguilherme/curriculum (MIT,
     Portuguese).
-    Held-out v22 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v22, in tests/extraction/corpus/real/ now (real people's own CVs):
     andwilson36/react-portfolio (MIT), bertie-simmons/Portfolio (MIT), E-Burton/React-Portfolio
     (MIT, in Licenses/LICENSE), editapesa/React-Portfolio (MIT, stated in its README,
     vendored), felipemiotto/nextjs-portfolio (MIT, English and Portuguese),
@@ -353,6 +353,21 @@ Data shipped in this repository:
     (MIT, stated in its README, vendored; English and French), Toriality1/portfolio (MIT,
     stated in its README, vendored; English and Portuguese), wingosto/portfolio (MIT, English
     and Portuguese).
+    Held-out v23 (tests/extraction/heldout/files/; real people's own CVs):
+    akilanpandiyan/my_profile_ai_chatbot (MIT), Alextheshire/react-portfolio (MIT, stated in
+    its README, vendored), AmirMohaddesi/Alter_Ego (MIT), ArthurMTX/portfolio (MIT, stated in
+    its README, vendored; English and French), Brent-Bew-Canon/react-portfolio (MIT, stated in
+    its README, vendored), bruno-c-p/portfolio (MIT; English and Portuguese),
+    brunaboeger/portfolio (MIT, Portuguese), hunixcode/icedcoffee (MIT, French),
+    Lightfooted/lightfooted-react-portfolio (MIT, stated in its README, vendored),
+    Lukitaaaaa/portafolio-web (MIT, stated in its README, vendored; Spanish),
+    MasonMarinko/portfolio-masonmarinko (ISC, stated in its README, vendored),
+    mehdibha/mehdibha.com (MIT, English and French), michaelwwalker42/mw-portfolio (MIT, stated
+    in its README, vendored), MouradElmehammedi/mourad-portfolio (MIT, stated in its README,
+    vendored; English and French), OjasMore25/AI-Chatbot-Personal-Career-Assistant (MIT),
+    Shernandez927/reactionary (MIT), ThiagoSantosBatista/Portfolio (MIT, Portuguese),
+    ThomasMoras/tms-portfolio (MIT, stated in its README, vendored; English and French),
+    TNT-747/Portfolio (MIT, English and French), Usman-Far00q/LinkedIn-AI-Chatbot (MIT).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
