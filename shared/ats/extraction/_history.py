@@ -24,7 +24,18 @@ from dataclasses import dataclass
 from datetime import date
 
 from ats.extraction import _lexicon as lex
-from ats.extraction._layout import Line, heading_kind, is_place, joined_runs, plain, style_of, without_head
+from ats.extraction._layout import (
+    BULLET_INDENT,
+    Line,
+    after_lone_bullet,
+    heading_kind,
+    is_place,
+    joined_runs,
+    lone_bullet,
+    plain,
+    style_of,
+    without_head,
+)
 from ats.extraction._rules import PAGE_FOOTER as _PAGE_FOOTER
 from ats.extraction._rules import YEAR as _YEAR
 from ats.extraction._rules import linkedin_export, months_in_union
@@ -46,7 +57,9 @@ _YEAR_MONTH_FORM = (
     r"(?:(?:(?<=\d-\d\d)-|(?<=\d\.\d\d)\.|(?<=\d/\d\d)/)(?:0[1-9]|[12]\d|3[01])(?!\d))?(?![\d-])"
 )
 _DATE = re.compile(
-    r"\b" + _YEAR_MONTH_FORM + r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})[./]((?:19|20)\d\d)\b"  # 03/2019, 01.09.2019
+    # 03/2019, 01.09.2019; 06-2020 (v22's staroyee: "12.2016 - 06-2020" read as no dates, its
+    # role lost; layout-56 - a hyphen only between a month and its year)
+    r"\b" + _YEAR_MONTH_FORM + r"|(?:\b(\d{1,2})[./])?\b(\d{1,2})(?:[./]|-(?=(?:19|20)\d\d\b))((?:19|20)\d\d)\b"
     # Mar 2019, März 2019, Jul/2025, Aug-2021, "Mai, 2023"; "Dezembro de 2025", "enero del
     # 2020" (Portuguese and Spanish: "de"/"del" between month and year; layout-30)
     r"|\b([^\W\d_]{3,12})(?:[./,]|-(?=\d)|\s{1,2}(?i:del?)(?=\s{1,2}(?:18|19|20)\d\d\b))?\s{0,2}((?:18|19|20)\d\d)\b"
@@ -65,7 +78,8 @@ _SEPARATORS = lex.RANGE_SEPARATORS
 # "date": "Jan 2019 to date" - "to" the separator, "date" the open end
 _PRESENT = sorted({*lex.PRESENT_WORDS, "date"}, key=len, reverse=True)
 # Only after a range's separator ("2017–still", moderncv's "2022–on"): bare, they are words.
-_PRESENT_AFTER_SEPARATOR = ("still", "on", "...", "…")  # "(02 Mai, 2023 - ...)" (h48)
+# "(02 Mai, 2023 - ...)" (h48); "2016-*", a role still held (v22's darnold; layout-56)
+_PRESENT_AFTER_SEPARATOR = ("still", "on", "...", "…", "*")
 _PRESENT_RE = re.compile(
     r"\s{0,3}(?:" + "|".join(re.escape(s) for s in sorted(_SEPARATORS, key=len, reverse=True)) + r")\s{0,3}"
     r"(?:"
@@ -129,6 +143,16 @@ def _word_and_year(text: str, m: re.Match[str]) -> tuple[int, int, int, int | No
     return (day.start() if day else m.start(), m.end(), int(m.group(7)), month_no)
 
 
+def _numeric_month(m: re.Match[str], *, us: bool) -> list[tuple[int, int, int, int | None]]:
+    """_DATE's numeric month-and-year form's token ("03/2019", "01.09.2019", "06-2020")."""
+    month = int(m.group(3)) if us and m.group(3) and "/" in m.group() else int(m.group(4))
+    if 1 <= month <= 12:
+        return [(m.start(), m.end(), int(m.group(5)), month)]
+    if "-" in m.group():  # "13-2019": no month before a hyphen, the year alone
+        return [(m.start(5), m.end(), int(m.group(5)), None)]
+    return []
+
+
 def _latin_tokens(text: str) -> list[tuple[int, int, int, int | None]]:
     out: list[tuple[int, int, int, int | None]] = []
     matches = list(_DATE.finditer(text))
@@ -139,9 +163,7 @@ def _latin_tokens(text: str) -> list[tuple[int, int, int, int | None]]:
         if m.group(1):
             out.append((m.start(), m.end(), int(m.group(1)), int(m.group(2))))
         elif m.group(5):
-            month = int(m.group(3)) if us and m.group(3) and "/" in m.group() else int(m.group(4))
-            if 1 <= month <= 12:
-                out.append((m.start(), m.end(), int(m.group(5)), month))
+            out += _numeric_month(m, us=us)
         elif m.group(7):
             out.append(_word_and_year(text, m))
         elif m.group(11):
@@ -619,7 +641,7 @@ def _parts(text: str) -> list[str]:
     text = _place_sentence(_UNIT_BEFORE_POST.sub("", text))
     if " " in text:
         text = _TOWN_DASH_STATE.sub(_town_slash_state, text)
-    segments = _SEGMENTS.split(_keep_slashed_titles(plain(text)))
+    segments = [piece for s in _SEGMENTS.split(_keep_slashed_titles(plain(text))) for piece in _house_then_place(s)]
     for labelled in segments:
         first = len(out)
         segment = _TAGLINE.sub("", _ENTRY_LABEL.sub("", labelled))
@@ -779,6 +801,19 @@ _LEGAL_FORM = re.compile(
     r"oy|ab|a/s|kg|pty ltd|pvt ltd|ltda|eireli)\.?",
     re.IGNORECASE,
 )
+
+
+# "G Squared Funding, LLC Sandy Springs, GA": a house's legal form, then its town one space
+# on (a DOCX's tab stop read as a space; v22's larigens, layout-56)
+_LEGAL_THEN = re.compile(r"(.{2,80}?[\s,]" + _LEGAL_FORM.pattern + r")\s+([^\W\d_].{2,60})", re.IGNORECASE)
+
+
+def _house_then_place(segment: str) -> list[str]:
+    """The segment, or its house and its place when a legal form parts them."""
+    m = _LEGAL_THEN.fullmatch(segment) if len(segment) <= 150 else None
+    if m is None or not is_place(m.group(2)) or is_place(m.group(1)):
+        return [segment]
+    return [m.group(1), m.group(2)]
 
 
 # "Researcher / Independent Consultant", "Developer / Team Lead": one title held two ways,
@@ -1348,6 +1383,7 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
     # entry's last lines ("University of British Columbia"), not the next one's title.
     unbroken = False
     company: str | None = None  # a LinkedIn export's company over its roles (_Entry.company)
+    items = _list_items(body) if section != "education" else set()
     for k, line in enumerate(body):
         duration = _ONLY_DURATION.fullmatch(line.text)
         if duration or _PAGE_FOOTER.fullmatch(line.text):
@@ -1411,7 +1447,9 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
             out.append(entry)
             pending, after_anchor, unbroken = [], entry, True
             continue
-        if not _is_header(line):
+        # A description's list item is no header, though its bullet is a line of its own
+        # (layout-56: _list_items)
+        if not _is_header(line) or k in items:
             pending, after_anchor, unbroken = [], None, False
             continue
         aside = _is_aside(line.text)
@@ -1448,6 +1486,24 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
             continue
         after_anchor = None
         pending.append(line)
+    return out
+
+
+def _list_items(body: list[Line]) -> set[int]:
+    """The body's list items whose bullet the text layer gives as a line of its own, set in
+    from the lines before the list: the last items above a date column's row were read as
+    the next role's employer and title (v22's editapesa; layout-56). A bullet on those
+    lines' margin marks a role itself ("•" then "IN8", aramuni's)."""
+    out: set[int] = set()
+    margin: float | None = None  # where the last line that is no list item starts
+    for k, line in enumerate(body):
+        bullet = body[k - 1] if k else None
+        if after_lone_bullet(bullet, line):
+            assert bullet is not None and bullet.bbox is not None  # (on a row: both have boxes)
+            if margin is not None and bullet.bbox[0] > margin + BULLET_INDENT:
+                out.add(k)
+        elif not lone_bullet(line) and line.bbox is not None:
+            margin = line.bbox[0]
     return out
 
 

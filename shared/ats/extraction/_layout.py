@@ -61,6 +61,10 @@ _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 # at least: "Skills - IT" keeps its words.
 _RULE_CHARS = "~_=—–―-"
 _RULE_AFTER = re.compile(rf"(?:\s+[{re.escape(_RULE_CHARS)}]+){{1,8}}[^\s{re.escape(_RULE_CHARS)}]{{0,2}}$")
+# The rule typed straight after the heading's last letter, "Skills______...": four rule
+# characters at least, so a hyphenated word ("E-Mail", "Full-Stack") keeps its letters
+# (v22's felipemiotto, a Google Docs CV; layout-56).
+_RULE_GLUED = re.compile(rf"(?<=[^\W\d_])[{re.escape(_RULE_CHARS)}]{{4,}}[^\s{re.escape(_RULE_CHARS)}]{{0,2}}$")
 _LABEL = re.compile(r"^\s{0,4}([^\W\d_][^:：]{0,40}?)\s{0,3}[:：]\s{0,3}(\S.*)$")
 
 
@@ -270,7 +274,8 @@ def _less_rule(text: str) -> str:
     rule = _RULE_AFTER.search(text)
     if rule and rule.start() > 0 and sum(ch in _RULE_CHARS for ch in rule.group()) >= 2:
         return text[: rule.start()]
-    return text
+    glued = _RULE_GLUED.search(text)
+    return text[: glued.start()] if glued else text
 
 
 def heading_kind(text: str) -> str | None:
@@ -610,6 +615,21 @@ def _dash_rows_joined(lines: list[Line]) -> list[Line]:
         out.append(line)
         k += 1
     return _renumbered(out) if len(out) != len(lines) else lines
+
+
+_LONE_BULLET = frozenset("•◦▪▫‣∙●○■□➢➤►✓✔")
+
+
+def lone_bullet(line: Line) -> bool:
+    """A bullet the text layer gives as a line of its own."""
+    return line.text.strip() in _LONE_BULLET
+
+
+def after_lone_bullet(prev: Line | None, line: Line) -> bool:
+    """Whether a line is a list item's text whose bullet the text layer gives as a line of
+    its own, just before it on its row ("●" at x 54, "Accounts receivable, collections" at
+    x 72: a Google Docs list, v22's editapesa)."""
+    return prev is not None and lone_bullet(prev) and _on_row(prev, line)
 
 
 def _renumbered(lines: list[Line]) -> list[Line]:
@@ -1535,6 +1555,7 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
                 margins[(line.page, round(line.bbox[2] / MARGIN_SLACK))] += 1
     joined: dict[int, Line] = {}  # the earlier line's n -> the joined line
     used: set[int] = set()
+    at = {line.n: k for k, line in enumerate(lines)}
     for k, line in enumerate(lines):
         if line.bbox is None or line.n in used or not date_cell(line.text):
             continue
@@ -1553,7 +1574,11 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
             page=line.page,
             bbox=(min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])),
             size=max(line.size, other.size),
-            dates_beside_bullet=date_cell(line.text) and other.text.startswith(_BULLETS),
+            dates_beside_bullet=(
+                date_cell(line.text)
+                and other.text.startswith(_BULLETS)
+                and not (left is other and _bullet_opens_entry(lines[at[other.n] - 1] if at[other.n] else None, other))
+            ),
             date_column=left is line,
             runs=joined_runs(left, right, 2),
         )
@@ -1566,6 +1591,20 @@ def join_date_rows(lines: list[Line]) -> list[Line]:
         elif line.n not in used:
             out.append(line)
     return _renumbered(out)
+
+
+BULLET_INDENT = 2.0  # points: a line this much right of a bullet is set in from it
+
+
+def _bullet_opens_entry(above: Line | None, bullet: Line) -> bool:
+    """Whether a bulleted line with dates flush right of it is an entry's own first line
+    ("• A.I. Engineer, Javis SRL (Remote, Italy)  2024/03 - 2024/12" under "Work
+    Experience", or under the previous entry's description set in from the bullets: v22's
+    pnasiri, layout-56) rather than the first bullet of a description whose header is the
+    line above, set left of it (rendercv's "Nexus AI, Co-Founder & CTO")."""
+    if above is None or above.heading is not None or heading_kind(above.text):
+        return True
+    return above.bbox is not None and bullet.bbox is not None and above.bbox[0] > bullet.bbox[0] + BULLET_INDENT
 
 
 def _stacked_under(above: Line, cell: Line) -> bool:
@@ -1935,6 +1974,17 @@ def _role_label(line: Line, parent: Line) -> bool:
     return key in _ROLE_LABELS and parent.heading == "experience" and _a_step_smaller(line, parent)
 
 
+_ROLE_TITLE_HEADINGS = frozenset({"internship"})
+
+
+def _role_title_heading(line: Line, parent: Line) -> bool:
+    """ "Internship" set a step smaller than the "EXPERIENCE" heading above it, in its roles'
+    titles' size (AltaCV, v22's pfeiteira): a role's title, not a section of internships
+    (those are written in the plural)."""
+    key = _HEADING_STRIP.sub("", line.text).casefold().strip(" :-–")
+    return key in _ROLE_TITLE_HEADINGS and parent.heading == "experience" and _a_step_smaller(line, parent)
+
+
 def _inside_role(line: Line, parent: Line) -> bool:
     """A line with an "other" heading's words ("Technical Leadership", "Projects") indented
     right of the experience heading and set a step smaller: a theme of one role's bullets."""
@@ -2176,6 +2226,8 @@ def _no_heading_here(
         return True  # "Key Achievements: -" inside a role, smaller than "Work Experience" (h51)
     if kind == "other" and section == "experience" and parent is not None and _inside_role(line, parent):
         return True  # "Technical Leadership" over a role's bullets, indented and in the text's size (layout-33)
+    if section == "experience" and parent is not None and _role_title_heading(line, parent):
+        return True  # "Internship" over "Celfocus" and its dates: a role's title (layout-56)
     # "Publications:" under a role where the headings have no colon (layout-31)
     return kind == "other" and section == "experience" and colon_free and line.text.rstrip().endswith(":")
 

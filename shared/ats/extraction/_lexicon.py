@@ -47,6 +47,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # PROFISSIONAIS:" and "Berufliche Erfahrungen" read as no heading, every role lost
         "experiências profissionais", "experiencias profesionales", "experiencias laborales",
         "berufliche erfahrung", "berufliche erfahrungen",
+        # layout-56: Portugal's "Percurso Profissional" (v22's wingosto: its schools read as jobs
+        # under no heading); Spain's and Brazil's "trayectoria/trajetória profissional"
+        "percurso profissional", "trajetória profissional", "trayectoria profesional",
         # h50: Chinese, Japanese and Korean headings (a Chinese LaTeX CV's sections read as "top")
         "工作经历", "工作经验", "实习经历", "工作履历", "職歴", "職務経歴", "경력", "경력 사항",
         # layout-38: a sidebar template's one-word Chinese headings (dingpeng-zh's 经历 over its posts)
@@ -84,6 +87,8 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "教育經歷", "學歷", "学习经历", "學習經歷", "教育經驗",  # layout-41
         "eğitim", "eğitim bilgileri", "öğrenim", "образование", "vzdělání",  # layout-30
         "vzdělávání",  # layout-48: Czech "education" (v20's dsoltys: its schools read as jobs)
+        "percurso académico", "percurso acadêmico", "percurso escolar",  # layout-56
+        "trayectoria académica", "trajetória acadêmica",
     ),
     "skills": (
         "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",

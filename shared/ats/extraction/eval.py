@@ -208,14 +208,18 @@ TARGETS: dict[str, tuple[str, float]] = {
 # generated. Its baseline reading (layout-55: name 0.868, e-mail 0.975, phone 0.982, skills
 # 0.832, work history 0.584, years 0.831) is under the name, work history and years floors:
 # a new, harder set (Canva and Google Docs CVs, French and Portuguese ones), read by the
-# extractor that read v22 at 0.915 / 0.768 / 0.938.
+# extractor that read v22 at 0.915 / 0.768 / 0.938. Read once more with layout-56 (the
+# change set from v22's documents as development): every figure the same. The ratchet starts
+# again from that reading by the rule (less 0.02, rounded down to 0.05), as for v19 and v21:
+# name 0.90 -> 0.80, work history 0.70 -> 0.55, years 0.90 -> 0.80; e-mail, phone and skills
+# unchanged.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.90),
+    "name": ("exact", 0.80),
     "emails": ("f1", 0.95),
     "phones": ("f1", 0.95),
     "skills": ("f1", 0.80),
-    "work_history": ("f1", 0.70),
-    "years_experience": ("within1", 0.90),
+    "work_history": ("f1", 0.55),
+    "years_experience": ("within1", 0.80),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
