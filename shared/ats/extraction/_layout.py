@@ -617,12 +617,10 @@ def _dash_rows_joined(lines: list[Line]) -> list[Line]:
     return _renumbered(out) if len(out) != len(lines) else lines
 
 
-_LONE_BULLET = frozenset("•◦▪▫‣∙●○■□➢➤►✓✔")
-
-
 def lone_bullet(line: Line) -> bool:
-    """A bullet the text layer gives as a line of its own."""
-    return line.text.strip() in _LONE_BULLET
+    """A bullet the text layer gives as a line of its own (a glyph of _BULLETS; not a dash
+    or an asterisk, which stand alone for other reasons)."""
+    return line.text.strip() in _LONE_BULLETS
 
 
 def after_lone_bullet(prev: Line | None, line: Line) -> bool:
@@ -1189,6 +1187,7 @@ MAX_COLUMN_GAP = 150.0  # points between a date column and the text right of it
 MAX_ROW_SCAN = 40  # lines of one row looked at per date cell: linear on a hostile page
 RIGHT_EDGE = 15.0  # right-aligned dates end this close to the page's rightmost text
 _BULLETS = tuple("•◦▪▫‣∙*●○■□➢➤►✓✔–—-")
+_LONE_BULLETS = frozenset(_BULLETS) - frozenset("*–—-")
 
 
 _REMOTE = frozenset(
@@ -1602,7 +1601,8 @@ def _bullet_opens_entry(above: Line | None, bullet: Line) -> bool:
     Experience", or under the previous entry's description set in from the bullets: v22's
     pnasiri, layout-56) rather than the first bullet of a description whose header is the
     line above, set left of it (rendercv's "Nexus AI, Co-Founder & CTO")."""
-    if above is None or above.heading is not None or heading_kind(above.text):
+    # (sections are not assigned yet where this is asked: a heading is known by its words)
+    if above is None or heading_kind(above.text):
         return True
     return above.bbox is not None and bullet.bbox is not None and above.bbox[0] > bullet.bbox[0] + BULLET_INDENT
 
@@ -1961,28 +1961,21 @@ SUBHEADING_STEP = 1.5  # points smaller than its parent heading: a sub-heading, 
 
 
 # What a role lists under its own label: a heading's words only at a section heading's size.
+# And "Internship", a role's title in its roles' titles' size (AltaCV, v22's pfeiteira;
+# layout-56) - a section of internships is written in the plural.
 _ROLE_LABELS = frozenset(
     {"achievements", "key achievements", "accomplishments", "key accomplishments", "highlights", "responsibilities",
-     "key responsibilities", "tasks", "erfolge", "aufgaben", "réalisations", "logros", "realizações"}
+     "key responsibilities", "tasks", "erfolge", "aufgaben", "réalisations", "logros", "realizações",
+     "internship"}
 )  # fmt: skip
 
 
 def _role_label(line: Line, parent: Line) -> bool:
-    """ "Key Achievements: -" set a step smaller than the "Work Experience" heading above it:
-    a role's own label, not a section of the CV (jpnewman's twenty-seconds CV, h51)."""
+    """ "Key Achievements: -" (or "Internship") set a step smaller than the "Work Experience"
+    heading above it: a role's own label or title, not a section of the CV (jpnewman's
+    twenty-seconds CV, h51)."""
     key = _HEADING_STRIP.sub("", line.text).casefold().strip(" :-–")
     return key in _ROLE_LABELS and parent.heading == "experience" and _a_step_smaller(line, parent)
-
-
-_ROLE_TITLE_HEADINGS = frozenset({"internship"})
-
-
-def _role_title_heading(line: Line, parent: Line) -> bool:
-    """ "Internship" set a step smaller than the "EXPERIENCE" heading above it, in its roles'
-    titles' size (AltaCV, v22's pfeiteira): a role's title, not a section of internships
-    (those are written in the plural)."""
-    key = _HEADING_STRIP.sub("", line.text).casefold().strip(" :-–")
-    return key in _ROLE_TITLE_HEADINGS and parent.heading == "experience" and _a_step_smaller(line, parent)
 
 
 def _inside_role(line: Line, parent: Line) -> bool:
@@ -2223,11 +2216,9 @@ def _no_heading_here(
     if prev is not None and _wrapped_word(prev, line):
         return True  # "... reducing transaction times and improving customer" / "experience" (stop 50)
     if section == "experience" and parent is not None and _role_label(line, parent):
-        return True  # "Key Achievements: -" inside a role, smaller than "Work Experience" (h51)
+        return True  # "Key Achievements: -", "Internship" inside a role, smaller than "Work Experience" (h51)
     if kind == "other" and section == "experience" and parent is not None and _inside_role(line, parent):
         return True  # "Technical Leadership" over a role's bullets, indented and in the text's size (layout-33)
-    if section == "experience" and parent is not None and _role_title_heading(line, parent):
-        return True  # "Internship" over "Celfocus" and its dates: a role's title (layout-56)
     # "Publications:" under a role where the headings have no colon (layout-31)
     return kind == "other" and section == "experience" and colon_free and line.text.rstrip().endswith(":")
 
