@@ -510,7 +510,10 @@ _TITLE_HEADS = frozenset(
      "diretor", "diretora", "vendedor", "vendedora", "stagiaire", "apprenti", "apprentie", "responsable",
      "directeur", "directrice", "gérant", "gérante", "conseiller", "conseillère", "vendeur", "vendeuse",
      "analyste", "chargé", "chargée", "mühendis", "mühendisi", "geliştirici", "geliştiricisi", "uzman",
-     "uzmanı", "stajyer", "stajyeri"}
+     "uzmanı", "stajyer", "stajyeri",
+     # layout-57: an internship named as the post ("Estágio de Verão em Engenharia de Software"
+     # beside "INESC TEC", v21's ricardomorim: read the wrong way round)
+     "estágio", "estagio", "pasantía", "pasantia", "prácticas", "practicas"}
 )  # fmt: skip
 
 
@@ -1165,6 +1168,21 @@ def _leading_date(text: str) -> DateRange | None:
     return one
 
 
+_DATE_PLACE_SEP = re.compile(r"\s{0,3}[|·•,–—-]\s{0,3}")
+
+
+def _date_then_place(text: str) -> DateRange | None:
+    """A line that is one date, a separator and a place and nothing else: "2023 | Toulouse,
+    France", "June 2024 · Paris"."""
+    one = single_date(text)
+    if one is None or one.span[0] != 0:
+        return None
+    sep = _DATE_PLACE_SEP.match(text, one.span[1])
+    if sep is None or not is_place(text[sep.end() :].strip()):
+        return None
+    return one
+
+
 def _trailing_date(text: str) -> DateRange | None:
     """A role of one year, its year set flush right on the header's row: "Piwik PRO | Senior
     JavaScript Developer  2024" (the row joined as "text  dates", _layout.join_date_rows)
@@ -1189,7 +1207,13 @@ def _with_places(lines: list[Line]) -> list[Line]:
     for line in lines:
         prev = out[-1] if out else None
         # "Remote (contract, concurrent)": a place and a note on the work (stop 50)
-        if prev is not None and is_place(_NOTE_AT_END.sub("", line.text)) and not is_place(prev.text):
+        if (
+            prev is not None
+            and is_place(_NOTE_AT_END.sub("", line.text))
+            and not is_place(prev.text)
+            # "2023 | Toulouse, France": a role's date and place, read as its dates (_entries)
+            and _date_then_place(line.text) is None
+        ):
             head = prev
             if prev.text.startswith(_BULLET) and _same_row(prev, line):
                 head = _unbulleted(prev)
@@ -1416,7 +1440,14 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
         elif not ranges and len(out) < MAX_ENTRIES and _is_header(line):
             # (a text layer's rows only: OCR's wide gaps are its columns' - projects' years)
             trailing = section == "experience" and line.runs is not None
-            one = _leading_date(line.text) or (_trailing_date(line.text) if trailing else None)
+            one = (
+                _leading_date(line.text)
+                # "June 2024 | Toulouse, France" under "Les Maths En Scène - Intern Web
+                # developer": a role of one month or year, its place after the date (v22's
+                # vhervy, Canva)
+                or (_date_then_place(line.text) if section == "experience" and pending else None)
+                or (_trailing_date(line.text) if trailing else None)
+            )
             ranges = [one] if one else []
         if ranges:
             own = "" if line.dates_beside_bullet else _without_all(line.text, ranges)

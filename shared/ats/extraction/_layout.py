@@ -906,6 +906,36 @@ def _headings_apart(page: list[Line]) -> float | None:
     return None
 
 
+# A design tool's text layer in the order its boxes were placed on the canvas (Canva, Adobe
+# XD, Illustrator): a column's lines climb back up the page again and again. Counted per
+# line: a step up the page within one column, more than this many line heights.
+SCRAMBLED_STEP = 1.5
+SCRAMBLED_SHARE = 0.07
+MIN_SCRAMBLED_STEPS = 5
+SCRAMBLED_UP = 0.75
+
+
+def _scrambled(page: list[Line]) -> bool:
+    if len(page) < 2 * MIN_COLUMN_LINES:
+        return False
+    gutter = _gutter(page)
+
+    def side(line: Line) -> bool:
+        assert line.bbox is not None
+        return gutter is not None and (line.bbox[0] + line.bbox[2]) / 2 > gutter
+
+    if gutter is None:
+        return False
+    steps, up, down = 0, 0.0, 0.0
+    for a, b in itertools.pairwise(page):
+        assert a.bbox is not None
+        step = _top(b) - _top(a)
+        up, down = (up - step, down) if step < 0 else (up, down + step)
+        if side(a) == side(b) and step < -SCRAMBLED_STEP * max(a.bbox[3] - a.bbox[1], 4.0):
+            steps += 1
+    return steps >= MIN_SCRAMBLED_STEPS and steps >= SCRAMBLED_SHARE * len(page) and up >= SCRAMBLED_UP * down
+
+
 def _columns_down(lines: list[Line]) -> list[Line]:
     """Lines read a column at a time, each top-down: the left column (with any line across
     the gutter, by its height), then the right; one column top-down when there is no gutter."""
@@ -941,6 +971,11 @@ def _bottom_up_pages(lines: list[Line]) -> list[Line]:
             changed = True
         elif (first := _headings_apart(page)) is not None:
             out += [ln for ln in page if _top(ln) < first] + _columns_down([ln for ln in page if _top(ln) >= first])
+            changed = True
+        elif _scrambled(page):
+            first = min((_top(ln) for ln in page if heading_kind(ln.text)), default=0.0)
+            above = sorted((ln for ln in page if _top(ln) < first), key=_row_order)
+            out += above + _columns_down([ln for ln in page if _top(ln) >= first])
             changed = True
         else:
             out += page

@@ -50,6 +50,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # layout-56: Portugal's "Percurso Profissional" (v22's wingosto: its schools read as jobs
         # under no heading); Spain's and Brazil's "trayectoria/trajetória profissional"
         "percurso profissional", "trajetória profissional", "trayectoria profesional",
+        # layout-57: "Experiencia laboral" put word by word into English (probredo-en, Canva),
+        # and "Job experience"
+        "laboral experience", "labor experience", "job experience", "jobs experience",
         # h50: Chinese, Japanese and Korean headings (a Chinese LaTeX CV's sections read as "top")
         "工作经历", "工作经验", "实习经历", "工作履历", "職歴", "職務経歴", "경력", "경력 사항",
         # layout-38: a sidebar template's one-word Chinese headings (dingpeng-zh's 经历 over its posts)
@@ -590,6 +593,11 @@ POST_WORDS = frozenset(
      "driver", "baker", "tutor", "instructor", "trainer", "mechanic", "electrician", "caregiver", "educator",
      "paralegal", "secretary", "librarian", "pharmacist", "therapist", "counselor", "counsellor", "recruiter",
      "auditor", "attorney", "lawyer", "paramedic", "firefighter", "cashière", "serveur", "serveuse",
+     # layout-57: the same trades in Spanish and French ("MOOVECARS - CONDUCTOR", "4PLAY SRL -
+     # ADMINISTRATIVO": v21's vdegennaro, Canva, read the wrong way round)
+     "conductor", "conductora", "repartidor", "repartidora", "administrativo", "administrativa", "camarero",
+     "camarera", "cajero", "cajera", "dependiente", "dependienta", "mesero", "mesera", "chófer", "chofer",
+     "caissier", "caissière", "livreur", "livreuse", "chauffeur",
      "fellow"}  # "Postdoctoral Fellow", "Research Fellow": an academic post
 )  # fmt: skip
 STATE_CODES = frozenset(

@@ -1748,7 +1748,14 @@ def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str
 
 # -- location --------------------------------------------------------------------------------
 
-_POSTCODE_CITY = re.compile(r"\b(?:\d{2}-\d{3}|\d{4,5})\s{1,3}[^\W\d_][\w'-]{1,30}")
+_POSTCODE_CITY = re.compile(r"\b(?:\d{2}-\d{3}|\d{4,5})\s{1,3}([^\W\d_])[\w'-]{1,30}")
+
+
+def _postcode_city(segment: str) -> bool:
+    """ "31400 Toulouse", "00-950 WARSZAWA": a town's name is capitalised - "2025 in software
+    development" (a summary's wrapped line) is a year before words."""
+    m = _POSTCODE_CITY.search(segment)
+    return m is not None and not m.group(1).islower()
 
 
 def location(lines: list[Line]) -> Found | None:
@@ -1769,9 +1776,15 @@ def location(lines: list[Line]) -> Found | None:
                 if labelled[0] in lex.ADDRESS_LABELS:
                     return Found(labelled[1], [line.source("location.label")])
                 segment = labelled[1]
-            if not segment or _URL.fullmatch(segment) or sum(ch.isdigit() for ch in segment) > 6:
+            if (
+                not segment
+                or _URL.fullmatch(segment)
+                or sum(ch.isdigit() for ch in segment) > 6
+                # a summary's wrapped sentence ("in France. I am looking for ..."), no address
+                or (segment[0].islower() and ". " in segment)
+            ):
                 continue
-            place = place_region(segment) or _POSTCODE_CITY.search(segment)
+            place = place_region(segment) or _postcode_city(segment)
             # "Den Haag" is shaped like a name; a known place on its own is still a place.
             exact = segment.split(",")[0].strip().casefold() in lex.CITIES
             if place and len(segment.split()) <= 8 and (exact or not looks_like_name(segment)):
