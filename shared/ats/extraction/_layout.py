@@ -916,22 +916,20 @@ SCRAMBLED_UP = 0.75
 
 
 def _scrambled(page: list[Line]) -> bool:
-    if len(page) < 2 * MIN_COLUMN_LINES:
-        return False
-    gutter = _gutter(page)
-
-    def side(line: Line) -> bool:
-        assert line.bbox is not None
-        return gutter is not None and (line.bbox[0] + line.bbox[2]) / 2 > gutter
-
+    """Whether a page with two columns gives its lines in canvas order (above): within a
+    column, steps up the page again and again, and its order travelling about as far up as
+    down - a top-down page with columns climbs about half as far as it descends (one climb per
+    column), and a page with no gutter has no column to be read by (one pass: linear)."""
+    gutter = _gutter(page) if len(page) >= 2 * MIN_COLUMN_LINES else None
     if gutter is None:
         return False
+    right = [ln.bbox is not None and (ln.bbox[0] + ln.bbox[2]) / 2 > gutter for ln in page]
     steps, up, down = 0, 0.0, 0.0
-    for a, b in itertools.pairwise(page):
+    for k, (a, b) in enumerate(itertools.pairwise(page)):
         assert a.bbox is not None
         step = _top(b) - _top(a)
         up, down = (up - step, down) if step < 0 else (up, down + step)
-        if side(a) == side(b) and step < -SCRAMBLED_STEP * max(a.bbox[3] - a.bbox[1], 4.0):
+        if right[k] == right[k + 1] and step < -SCRAMBLED_STEP * max(a.bbox[3] - a.bbox[1], 4.0):
             steps += 1
     return steps >= MIN_SCRAMBLED_STEPS and steps >= SCRAMBLED_SHARE * len(page) and up >= SCRAMBLED_UP * down
 
@@ -960,7 +958,8 @@ def _bottom_up_pages(lines: list[Line]) -> list[Line]:
     """Each page whose text layer runs up the page read top-down instead, by its columns; a
     page that gives its headings apart from their bodies the same below its highest heading
     (the name and contact lines above it kept in their order: "MIKEL" / "ECHEVERRIA" beside
-    the contact column)."""
+    the contact column); and a page in a design tool's canvas order (_scrambled) by its columns
+    below its highest heading, the lines above it row by row."""
     out: list[Line] = []
     changed = False
     for page in _by_page(lines).values():
@@ -973,7 +972,9 @@ def _bottom_up_pages(lines: list[Line]) -> list[Line]:
             out += [ln for ln in page if _top(ln) < first] + _columns_down([ln for ln in page if _top(ln) >= first])
             changed = True
         elif _scrambled(page):
-            first = min((_top(ln) for ln in page if heading_kind(ln.text)), default=0.0)
+            first = min(
+                (_top(ln) for ln in page if len(ln.text) <= MAX_CACHED_HEADING and heading_kind(ln.text)), default=0.0
+            )
             above = sorted((ln for ln in page if _top(ln) < first), key=_row_order)
             out += above + _columns_down([ln for ln in page if _top(ln) >= first])
             changed = True
