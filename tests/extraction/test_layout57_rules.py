@@ -178,3 +178,17 @@ def test_an_internship_named_as_the_post_is_the_title() -> None:
         ]
     )
     assert roles(answer) == [("Estágio de Verão em Engenharia de Software", "INESC TEC", "2025-07")]
+
+
+def test_a_schools_place_is_no_education_item() -> None:
+    # the newcomer check's CV: "2011 - 2015 | Cork, Ireland" under the school listed "Cork,
+    # Ireland" as a school of its own once its dates were out
+    answer = styled_answer(
+        [
+            ((240, 37, 500, 70), "JANE O'NEIL", 26.0),
+            ((240, 130, 330, 142), "Education", 13.0),
+            ((240, 150, 560, 161), "University College Cork - BSc Computer Science", 10.0),
+            ((240, 164, 560, 175), "2011 - 2015 | Cork, Ireland", 10.0),
+        ]
+    )
+    assert extract(answer, as_of=AS_OF).values("education") == ["University College Cork - BSc Computer Science"]

@@ -2437,7 +2437,9 @@ def education(lines: list[Line]) -> Values:
         text = text.rstrip()
         text = text[:-40] + _LEFT_STOP.sub("", text[-40:])  # the line's end only: linear on a hostile line
         text = " ".join(_EDU_TRIM.sub("", text).split())
-        if sum(ch.isalpha() for ch in text) >= 4 and not text.startswith(("•", "-")):
+        # "2011 - 2015 | Cork, Ireland" under its school: the place left once the dates are
+        # out is where the school is, no school or degree (layout-57, the newcomer check)
+        if sum(ch.isalpha() for ch in text) >= 4 and not text.startswith(("•", "-")) and not is_place(text):
             out.add(text.casefold(), text, line.source("education.section"))
     return out
 
