@@ -868,13 +868,19 @@ UPWARD_SHARE = 1.5
 MIN_UPWARD_PT = 500.0
 
 
-def _bottom_up(page: list[Line]) -> bool:
-    """Whether the page's text layer runs up the page: an InDesign export gave its blocks from
-    the page's foot to its head (v15's mquezada), so every section came after its entries."""
+def _travel(page: list[Line]) -> tuple[float, float]:
+    """How far the page's text order travels up the page and how far down, line to line."""
     up = down = 0.0
     for a, b in itertools.pairwise(ln for ln in page if ln.bbox is not None):
         step = _top(b) - _top(a)
         up, down = (up - step, down) if step < 0 else (up, down + step)
+    return up, down
+
+
+def _bottom_up(page: list[Line]) -> bool:
+    """Whether the page's text layer runs up the page: an InDesign export gave its blocks from
+    the page's foot to its head (v15's mquezada), so every section came after its entries."""
+    up, down = _travel(page)
     return up >= MIN_UPWARD_PT and up > UPWARD_SHARE * down
 
 
@@ -900,10 +906,15 @@ def _headings_apart(page: list[Line]) -> float | None:
             high, low = (top, top) if count == 0 else (min(high, top), max(low, top))
             count, last = count + 1, top
             if count >= MIN_HEADINGS_FIRST and low - high >= MIN_HEADINGS_SPREAD_PT and climbed:
-                return min(_top(ln) for ln in page if ln.bbox is not None and heading_kind(ln.text))
+                return _highest_heading(page)
         else:
             count, climbed = 0, False
     return None
+
+
+def _highest_heading(page: list[Line]) -> float:
+    """The top of the page's highest heading; 0 (the page's head) when it has none."""
+    return min((_top(ln) for ln in page if ln.bbox is not None and heading_kind(ln.text)), default=0.0)
 
 
 # A design tool's text layer in the order its boxes were placed on the canvas (Canva, Adobe
@@ -924,14 +935,15 @@ def _scrambled(page: list[Line]) -> bool:
     if gutter is None:
         return False
     right = [ln.bbox is not None and (ln.bbox[0] + ln.bbox[2]) / 2 > gutter for ln in page]
-    steps, up, down = 0, 0.0, 0.0
+    steps = 0
     for k, (a, b) in enumerate(itertools.pairwise(page)):
         assert a.bbox is not None
-        step = _top(b) - _top(a)
-        up, down = (up - step, down) if step < 0 else (up, down + step)
-        if right[k] == right[k + 1] and step < -SCRAMBLED_STEP * max(a.bbox[3] - a.bbox[1], 4.0):
+        if right[k] == right[k + 1] and _top(b) - _top(a) < -SCRAMBLED_STEP * max(a.bbox[3] - a.bbox[1], 4.0):
             steps += 1
-    return steps >= MIN_SCRAMBLED_STEPS and steps >= SCRAMBLED_SHARE * len(page) and up >= SCRAMBLED_UP * down
+    if steps < MIN_SCRAMBLED_STEPS or steps < SCRAMBLED_SHARE * len(page):
+        return False
+    up, down = _travel(page)
+    return up >= SCRAMBLED_UP * down
 
 
 def _columns_down(lines: list[Line]) -> list[Line]:
@@ -972,9 +984,7 @@ def _bottom_up_pages(lines: list[Line]) -> list[Line]:
             out += [ln for ln in page if _top(ln) < first] + _columns_down([ln for ln in page if _top(ln) >= first])
             changed = True
         elif _scrambled(page):
-            first = min(
-                (_top(ln) for ln in page if len(ln.text) <= MAX_CACHED_HEADING and heading_kind(ln.text)), default=0.0
-            )
+            first = _highest_heading(page)
             above = sorted((ln for ln in page if _top(ln) < first), key=_row_order)
             out += above + _columns_down([ln for ln in page if _top(ln) >= first])
             changed = True
