@@ -353,7 +353,7 @@ Data shipped in this repository:
     (MIT, stated in its README, vendored; English and French), Toriality1/portfolio (MIT,
     stated in its README, vendored; English and Portuguese), wingosto/portfolio (MIT, English
     and Portuguese).
-    Held-out v23 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v23, in tests/extraction/corpus/real/ now (real people's own CVs):
     akilanpandiyan/my_profile_ai_chatbot (MIT), Alextheshire/react-portfolio (MIT, stated in
     its README, vendored), AmirMohaddesi/Alter_Ego (MIT), ArthurMTX/portfolio (MIT, stated in
     its README, vendored; English and French), Brent-Bew-Canon/react-portfolio (MIT, stated in
@@ -368,6 +368,26 @@ Data shipped in this repository:
     Shernandez927/reactionary (MIT), ThiagoSantosBatista/Portfolio (MIT, Portuguese),
     ThomasMoras/tms-portfolio (MIT, stated in its README, vendored; English and French),
     TNT-747/Portfolio (MIT, English and French), Usman-Far00q/LinkedIn-AI-Chatbot (MIT).
+    Held-out v24 (tests/extraction/heldout/files/; real people's own CVs):
+    27-amu/agentic-ai-resume (MIT), AaronBringhurst/Aaron-Bringhurst-Portfolio (MIT, stated in
+    its README, vendored), aleksandr-kiriushin/cv (MIT), AllysonMcGrath/react-portfolio (MIT,
+    stated in its README, vendored), Ashwadhama2004/Deployed_linkdin_chatbot (Apache-2.0),
+    brunokemel/vite_port (ISC, stated in its README, vendored; Portuguese),
+    CardoliDev/portfolionovovaporwave (MIT; English and Portuguese),
+    ckybryan/personal-carrier-chat-agent (MIT, stated in its README, vendored),
+    DeniseAguirre/portfolio-v2 (MIT, stated in its README, vendored; English and Spanish),
+    dnelfhmi/my-ai-assistant (MIT, stated in its README, vendored), acumind/me.me (MIT),
+    gustavo-rebelo/portfolio (MIT, Portuguese), heitoroliveiro-dev/web-portfolio (MIT, stated
+    in its README, vendored; Portuguese), IgorTraspadini/React-Portfolio-ICT (MIT),
+    jshallcross/react-portfolio (MIT, stated in its README, vendored), MeganClo/Portfolio-React
+    (MIT, stated in its README, vendored), MikeGShelby/portfolio (MIT, stated in its README,
+    vendored), NANDAGOPALNG/Carrier_Conversation (MIT, stated in its README, vendored),
+    Niccolo-Maffioli/shell-folio-terminal-view (MIT, stated in its README, vendored; English
+    and Italian), ntalbotdev/portfolio-v1 (MIT, stated in its README, vendored; English and
+    French), pamyszz/newport (MIT, stated in its README, vendored; Portuguese),
+    RamonaFlores/AI-Agent-Professional-Persona (MIT, stated in its README, vendored; Spanish),
+    ShaneCurtis84/React-Portfolio (MIT), vedantulhaspandit/ai-digital-twin (MIT, stated in its
+    README, vendored), WumingdevGit/portfolio (MIT).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
