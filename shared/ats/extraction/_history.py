@@ -572,12 +572,22 @@ _ENTRY_LABEL = re.compile(
 
 
 _SENTENCE_END = re.compile(r"(?<=[^\W\d_]{2})\.\s+(?=[A-ZÀ-Ý])")
+# "St. George, UT", "Mt. Pleasant", "Ft. Worth": a town's abbreviated first word, no sentence's end
+# (v23's masonmarinko: "St" read as the employer, layout-59)
+_TOWN_ABBREVIATION = re.compile(r"(?:^|\s)(?:St|Ste|Mt|Ft|Pt)$")
 
 
 def _place_sentence(text: str) -> str:
     """ "Acme Inc., Web Systems Developer. Mesa, Arizona." - the places after the entry's
     sentence set apart as a part (gboeing's CV, h44); "; "-separated places keep the first."""
-    m = _SENTENCE_END.search(text, 0, MAX_HEADER_CHARS * 2)
+    m = next(
+        (
+            m
+            for m in _SENTENCE_END.finditer(text, 0, MAX_HEADER_CHARS * 2)
+            if not _TOWN_ABBREVIATION.search(text, 0, m.start())
+        ),
+        None,
+    )
     if m is None:
         return text
     first = text[m.end() :].split(";", maxsplit=1)[0].strip(" .")
@@ -650,7 +660,8 @@ def _parts(text: str) -> list[str]:
         segment = _TAGLINE.sub("", _ENTRY_LABEL.sub("", labelled))
         whole_place = is_place(segment) and not (len(segments) > 1 and _employer_before_place(segment))
         for raw in [segment] if whole_place else _PARTS.split(_BRACKETED.sub(_masked, segment)):
-            part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•").replace(_SLASH, " / ")
+            # "Costco Wholesale/ Oct 2006 to Feb 2008": a slash left at a part's edge (v23's masonmarinko)
+            part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•/").replace(_SLASH, " / ")
             part = _FOOTNOTE.sub("", part)  # "Fundación Caja Duero1": a footnote mark (moderncv)
             part = _LEADING_AT.sub("", part)  # "Em TVS Eletrônica" under its title: the house, not "Em" (layout-33)
             bare = _NOTE_AT_END.sub("", part)
@@ -697,7 +708,7 @@ def _employer_before_place(segment: str) -> bool:
         segment.count(",") == 2
         # a street and a postcode ("Wiesenstrasse 5, 8952 Schlieren, CH") are an address,
         # "Irvine, US and Chandigarh, India" two places
-        and not any(ch.isdigit() for ch in head + middle)
+        and not re.search(r"\b\d", head + middle)  # a number of its own; "H2C-development" is a name
         and not _JOINED_PLACES.search(middle)
         and not is_place(head)
         and middle.casefold() not in lex.US_STATE_NAMES
@@ -870,7 +881,11 @@ SECOND_TITLE = 2
 _EMPLOYMENT_KINDS = frozenset(
     {"contract", "internship", "part-time", "part time", "full-time", "full time", "freelance", "temporary",
      "permanent", "cdi", "cdd", "intern", "praktikum", "werkstudent", "stage", "alternance", "apprenticeship",
-     "teilzeit", "vollzeit", "prácticas", "estágio", "tirocinio"}
+     "teilzeit", "vollzeit", "prácticas", "estágio", "tirocinio",
+     # "Développeur Front-End | Stagiaire", "| Temps plein" (v23's elmehammedi, layout-59)
+     "temps plein", "temps partiel", "stagiaire", "trainee", "working student", "tiempo completo",
+     "medio tiempo", "tiempo parcial", "pasante", "becario", "becaria", "tempo integral", "meio período",
+     "estagiário", "estagiária"}
 )  # fmt: skip
 
 
@@ -1708,6 +1723,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
             groups.append(_parts(text[: at.start()]) + ([employer_hint, *tail[1:]] if employer_hint else tail))
         else:
             groups.append(own)
+    groups = _house_town_country(groups)
     parts = [q for p in _whole_employer_lines(groups, texts) for q in _place_in_brackets(p)]
     # "Janv", "Sep": a month its date left behind ("Janv. 2019 - Analyste" over "Présent"),
     # never a title or an employer (h49)
@@ -1745,6 +1761,24 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     return _whole_title_line(title, employer, location, groups, texts), employer, location
 
 
+def _house_town_country(groups: list[list[str]]) -> list[list[str]]:
+    """ "H2C-development, Nador, Maroc" on a line of its own under "Développeur Full Stack |
+    Temps plein": a house, its town and country, not "City, Region, Country" - when another
+    line of the entry names the post, a line that is one such place whose head the lexicon
+    does not know is the employer and its place (v23's elmehammedi, Canva; layout-59).
+    _parts keeps a line alone whole: in a contact block it is an address."""
+    if not any(_title_score(p) > 0 for g in groups for p in g):
+        return groups
+    out = []
+    for g in groups:
+        if len(g) == 1 and _employer_before_place(g[0]):
+            head, _, place = g[0].partition(",")
+            out.append([head.strip(), place.strip()])
+        else:
+            out.append(g)
+    return out
+
+
 def _house_after_at(tail: list[str], text: str) -> tuple[str | None, list[str]]:
     """The house the parts after an "at" name, and those parts: its first, or a unit and its
     university ("at Quantum Optics Theory Group (…), University of Basel") as one."""
@@ -1778,7 +1812,10 @@ def _employer_among(others: list[str], texts: list[str]) -> str | None:
 _CONTRACT_PART = re.compile(
     r"(?:cdi|cdd|stage|alternance|apprentissage|intérim|interim|en cours|en poste|contrat de\s.{2,40}|"
     r"contract|internship|part-time|full-time|praktikum|werkstudent|prácticas|estágio|tirocinio)"
-    r"(?:\s{1,2}[\w'’-]{1,12}){0,2}",
+    r"(?:\s{1,2}[\w'’-]{1,12}){0,2}"
+    # "PFA Internship", "Summer Internship": a kind of internship named before the word (v23's
+    # kassimi; layout-59) - no house either
+    r"|(?:[^\W\d_][\w'’.-]{0,14}\s{1,2}){1,2}(?:internship|traineeship|apprenticeship|praktikum)",
     re.IGNORECASE,
 )
 
@@ -1811,21 +1848,28 @@ def _unit_and_university(unit: str, university: str, texts: list[str]) -> str | 
 def _kind_and_subject(title: str, others: list[str], texts: list[str]) -> tuple[str, list[str]] | None:
     """ "Internship - iOS developer (2 months), Lundi Matin": the kind of post and what it
     was are one title, when another part is left to be the employer (h49)."""
-    if title.casefold() in _EMPLOYMENT_KINDS and len(others) >= 2:
+    if _kind_of_post(title) and len(others) >= 2:
         kind, subject, rest = title, others[0], others[1:]
-    elif others and others[0].casefold() in _EMPLOYMENT_KINDS and len(others) >= 2:
+    elif others and _kind_of_post(others[0]) and len(others) >= 2:
         kind, subject, rest = others[0], title, others[1:]  # the subject scored as the title (h50)
     else:
         return _kind_after(title, others, texts)
     dash = _dash_between(kind, subject, texts)
-    if dash is not None:
+    # "Summer Internship – Python, C#, Unity": what follows is the role's stack, not its subject
+    if dash is not None and _bare(subject).casefold() not in lex.skills():
         return f"{kind}{dash}{_HOW_LONG.sub('', subject)}", rest
     return _kind_after(title, others, texts)
 
 
+def _kind_of_post(part: str) -> bool:
+    """ "Internship", "Stage PFA", "Technical Internship": a kind of post, which a dash joins
+    to what the post was."""
+    return part.casefold() in _EMPLOYMENT_KINDS or bool(_CONTRACT_PART.fullmatch(_bare(part)))
+
+
 def _dash_between(first: str, second: str, texts: list[str]) -> str | None:
     """The spaced dash a header text writes between the two parts, if one does."""
-    return next((d for d in (" - ", " – ", " — ") if any(f"{first}{d}{second}" in text for text in texts)), None)
+    return next((d for d in (" - ", " – ", " — ", " | ") if any(f"{first}{d}{second}" in text for text in texts)), None)
 
 
 def _kind_after(title: str, others: list[str], texts: list[str]) -> tuple[str, list[str]] | None:
@@ -1833,8 +1877,12 @@ def _kind_after(title: str, others: list[str], texts: list[str]) -> tuple[str, l
     Networks": the kind of post after the title's dash is the title's own word, never the
     employer (layout-43); the other part left is the employer."""
     for k, kind in enumerate(others):
-        if kind.casefold() not in _EMPLOYMENT_KINDS or kind.casefold() in _SELF_EMPLOYED:
-            continue  # "Data Analyst (Contract) – Freelance": working for oneself is the house
+        house_left = any(p.casefold() not in _SELF_EMPLOYED for p in others)
+        if kind.casefold() not in _EMPLOYMENT_KINDS or (kind.casefold() in _SELF_EMPLOYED and not house_left):
+            # "Data Analyst (Contract) – Freelance": working for oneself is the house - unless
+            # another part names one ("Développeur Front-End | Freelance" over "LIFETIME
+            # DEVELOPERS, Nador, Maroc": the kind of post, layout-59)
+            continue
         dash = _dash_between(title, kind, texts)
         if dash is not None:
             return f"{title}{dash}{kind}", others[:k] + others[k + 1 :]
@@ -1911,6 +1959,11 @@ def _placed_name(text: str) -> bool:
     return len(_place_in_brackets(text.strip())) == 2
 
 
+def _placed_parts(text: str) -> list[str]:
+    """A line's parts, a place in brackets after a name its own part."""
+    return [q for p in _parts(text) for q in _place_in_brackets(p)]
+
+
 def _place_in_brackets(part: str) -> list[str]:
     """ "Skyworks Inc (Mexicali, México)": the employer and its place (h44)."""
     m = _TRAILING_BRACKET.match(part)
@@ -1981,7 +2034,8 @@ def _company_line(e: _Entry) -> str | None:
     part a title ("Beckhoff Automation LLC, Savage, Minnesota  Jun 2022 – Present")."""
     if len(e.header) != 1 or e.anchor.bbox is None or e.dates.span[0] == 0:
         return None  # a date column's row ("1846–1847  Governess, Thornfield Hall") is a role
-    parts = _parts(e.header[0][1])
+    # "Potbelly Sandwich Shop (Seattle, WA)  May 2015-Present": its place in brackets (layout-59)
+    parts = _placed_parts(e.header[0][1])
     named = [p for p in parts if not is_place(p)]
     if not named or any(_title_score(p) > 0 for p in parts):
         return None
@@ -2340,7 +2394,7 @@ def _house_line(text: str, employer: str) -> bool:
     """The line names the employer and nothing else but places."""
     if text.strip() == employer:
         return True
-    parts = _parts(text)
+    parts = _placed_parts(text)
     return employer in parts and all(p == employer or is_place(p) for p in parts)
 
 
@@ -2353,7 +2407,7 @@ def _employer_rows(body: list[Line], used: set[int]) -> list[tuple[Line, str]]:
     for line in body:
         if not line.place_row or line.n in used:
             continue
-        named = [p for p in _parts(line.text) if not is_place(p)]
+        named = [p for p in _placed_parts(line.text) if not is_place(p)]
         if len(named) == 1 and _title_score(named[0]) <= 0 and not date_ranges(line.text):
             out.append((line, named[0]))
     return out

@@ -2173,6 +2173,8 @@ def linkedin_export(lines: list[Line]) -> bool:
 _TOP_SKILLS = frozenset({"top skills", "principais competências", "principales compétences"})
 _TOP_SKILLS_MAX = 3  # what the export shows; the person's name may follow in the same column
 _WHOLE_BRACKET = re.compile(r"\([^()]{1,40}\)")
+# a line that cannot end an item: a joining word, or a bracket left open
+_WRAPPED_ITEM = re.compile(r"(?i:\s(?:and|of|&|for|in|with|to|de|des|du|da|do|e|y|et|und|für))$|\([^()]*$")
 
 
 def _linkedin_top_skills(lines: list[Line]) -> dict[int, str | None]:
@@ -2189,13 +2191,27 @@ def _linkedin_top_skills(lines: list[Line]) -> dict[int, str | None]:
         while j < len(lines) and taken < _TOP_SKILLS_MAX:
             item = lines[j]
             text = " ".join(item.text.split())
-            if item.heading or item.section != line.section or not 1 < len(text) <= 60:
+            # "Training" set at the items' size is an item, though a heading's word (v20's
+            # ldabbas; layout-59): the export's next heading is set as "Top Skills" is
+            item_sized = bool(line.size and item.size and item.size < line.size - 1)
+            if item.heading and not item_sized:
+                break
+            if (item.section != line.section and not (item.heading and item_sized)) or not 1 < len(text) <= 60:
                 break
             if first is not None and first.size and item.size > first.size * 1.3:
                 break  # the name, set large, under the column
             if len(text.split()) > MAX_ITEM_WORDS or not _named(text) or text.endswith((".", ":", ",")):
                 break
-            joined = j + 1 < len(lines) and _WHOLE_BRACKET.fullmatch(lines[j + 1].text.strip()) is not None
+            joined = j + 1 < len(lines) and (
+                _WHOLE_BRACKET.fullmatch(lines[j + 1].text.strip()) is not None
+                # "Continuous Integration and" over "Continuous Delivery (CI/CD)": the narrow
+                # column wrapped one skill (v20's lgoffeney; layout-59)
+                or (
+                    _WRAPPED_ITEM.search(text) is not None
+                    and not lines[j + 1].heading
+                    and lines[j + 1].size == item.size
+                )
+            )
             if joined:
                 out[j + 1] = None
                 text = f"{text} {lines[j + 1].text.strip()}"

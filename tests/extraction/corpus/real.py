@@ -65,8 +65,8 @@ from tests.extraction.corpus.locales import LOCALES
 DEV_DIR = Path(__file__).resolve().parent / "real"
 HELDOUT_DIR = Path(__file__).resolve().parents[1] / "heldout"
 # Held-out v24 draws its generated CVs from a seed never used before; the seeds of held-out
-# v23 (SEED+1900), v22 (SEED+1800), v21 (SEED+1700), v20 (SEED+1600), v19 (SEED+1500), v18 (SEED+1400), v17 (SEED+1300), v15 (SEED+1200),
-# v14 (SEED+1100), v12 (SEED+1000), v11 (SEED+900), v10 (SEED+800), v9 (SEED+700),
+# v23 (SEED+1900), v22 (SEED+1800), v21 (SEED+1700), v20 (SEED+1600), v19 (SEED+1500), v18 (SEED+1400),
+# v17 (SEED+1300), v15 (SEED+1200), v14 (SEED+1100), v12 (SEED+1000), v11 (SEED+900), v10 (SEED+800), v9 (SEED+700),
 # v8 (SEED+600), v7 (SEED+500), v6 (SEED+400), v5/v4 (SEED+300), v3 (SEED+200), v2 (SEED+100)
 # and of the development half
 # (SEED+101) all generate development CVs now: v2 was read for tuning, v3's per-layout rows
@@ -374,8 +374,8 @@ def _generated(seed: int, prefix: str, per: int) -> list[v1.CV]:
 
 def generated(half: str) -> list[v1.CV]:
     """Held-out: 3 CVs per v1 layout; development: 2, plus held-out v2's, v3's, v4/v5's, v6's,
-    v7's, v8's, v9's, v10's, v11's, v12's, v14's, v15's, v17's, v18's, v19's, v20's, v21's, v22's and v23's 3 each (moved:
-    seen or spent). Each draw: one CV per FEATURES row."""
+    v7's, v8's, v9's, v10's, v11's, v12's, v14's, v15's, v17's, v18's, v19's, v20's, v21's, v22's and
+    v23's 3 each (moved: seen or spent). Each draw: one CV per FEATURES row."""
     if half == "heldout":
         return _generated(SEED_HELDOUT, "gen24h", 3)
     return (
