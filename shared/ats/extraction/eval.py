@@ -216,14 +216,18 @@ TARGETS: dict[str, tuple[str, float]] = {
 # Stop 65 retired v23 (read four times) and drew held-out v24 (2026-12-07): 76 real
 # documents - 31 real people's own CVs (all PDFs) from 25 repositories and 45 scans - and 32
 # generated. Its baseline reading (layout-58: name 0.824, e-mail 0.972, phone 0.964, skills
-# 0.797, work history 0.655, years 0.971) is under the skills floor.
+# 0.797, work history 0.655, years 0.971) is under the skills floor. Read once more with
+# layout-59 (the change set from v23's documents as development): every figure the same. The
+# floor it fails starts again from that reading by the rule (less 0.02, rounded down to
+# 0.05): skills 0.80 -> 0.75; the rule raises work history 0.55 -> 0.60 and years 0.80 ->
+# 0.95; name, e-mail and phone stay (the rule would lower phone to 0.90, which passes at 0.95).
 RATCHET: dict[str, tuple[str, float]] = {
     "name": ("exact", 0.80),
     "emails": ("f1", 0.95),
     "phones": ("f1", 0.95),
-    "skills": ("f1", 0.80),
-    "work_history": ("f1", 0.55),
-    "years_experience": ("within1", 0.80),
+    "skills": ("f1", 0.75),
+    "work_history": ("f1", 0.60),
+    "years_experience": ("within1", 0.95),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
