@@ -10,6 +10,7 @@ meet the floors the suite enforces (ats.extraction.eval.RATCHET); the issue's ta
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -100,3 +101,13 @@ def test_a_failing_floor_fails_the_gate() -> None:
     # The gate can fail: with no CVs, no floor is met.
     failures = evaluation.check_floors([], evaluation.TARGETS)
     assert any("name" in f for f in failures)
+
+
+def test_a_small_pool_of_held_out_groups_takes_the_smallest_group_in() -> None:
+    # Held-out v24's languages: the groups under 5 CVs pooled to 4, a row that names too few
+    # files; the smallest group (the first by name among equals) joins the pool.
+    label = dict(enumerate(["ja", "ko", "ko", "nl", *["de"] * 5, *["it"] * 5, *["en"] * 9]))
+    pooled = evaluation._pooled(label)
+    sizes = Counter(pooled.values())
+    assert sizes == {evaluation.POOLED: 9, "it": 5, "en": 9}
+    assert all(n >= evaluation.MIN_HELDOUT_GROUP for n in sizes.values())

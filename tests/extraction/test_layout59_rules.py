@@ -134,7 +134,7 @@ def _linkedin(top: list[Row]) -> dict[str, Any]:
 
 
 def test_a_linkedin_top_skill_wrapped_by_the_column_is_one_skill() -> None:
-    # v20's lgoffeney: "Continuous Integration and" / "Continuous Delivery (CI/CD)" read as two
+    # v21's lgoffeney: "Continuous Integration and" / "Continuous Delivery (CI/CD)" read as two
     found = extract(
         _linkedin(
             [
@@ -154,7 +154,7 @@ def test_a_linkedin_top_skill_wrapped_by_the_column_is_one_skill() -> None:
 
 
 def test_a_linkedin_top_skill_that_is_a_headings_word_is_still_a_skill() -> None:
-    # v20's ldabbas: "Training" (a heading's word, at the items' size) ended the block
+    # v21's ldabbas: "Training" (a heading's word, at the items' size) ended the block
     found = extract(
         _linkedin([((21.6, 156.0, 59.5, 170.8), "Training", 10.5)]),
         as_of=AS_OF,

@@ -1876,8 +1876,9 @@ def _kind_after(title: str, others: list[str], texts: list[str]) -> tuple[str, l
     """ "Strategy Analyst - Part-time", "OSS Technical Support – internship, Nokia Siemens
     Networks": the kind of post after the title's dash is the title's own word, never the
     employer (layout-43); the other part left is the employer."""
+    # a part that names a house: neither working for oneself nor a kind of post
+    house_left = any(p.casefold() not in _SELF_EMPLOYED and p.casefold() not in _EMPLOYMENT_KINDS for p in others)
     for k, kind in enumerate(others):
-        house_left = any(p.casefold() not in _SELF_EMPLOYED for p in others)
         if kind.casefold() not in _EMPLOYMENT_KINDS or (kind.casefold() in _SELF_EMPLOYED and not house_left):
             # "Data Analyst (Contract) – Freelance": working for oneself is the house - unless
             # another part names one ("Développeur Front-End | Freelance" over "LIFETIME

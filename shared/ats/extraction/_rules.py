@@ -2191,7 +2191,7 @@ def _linkedin_top_skills(lines: list[Line]) -> dict[int, str | None]:
         while j < len(lines) and taken < _TOP_SKILLS_MAX:
             item = lines[j]
             text = " ".join(item.text.split())
-            # "Training" set at the items' size is an item, though a heading's word (v20's
+            # "Training" set at the items' size is an item, though a heading's word (v21's
             # ldabbas; layout-59): the export's next heading is set as "Top Skills" is
             item_sized = bool(line.size and item.size and item.size < line.size - 1)
             if item.heading and not item_sized:
@@ -2205,7 +2205,7 @@ def _linkedin_top_skills(lines: list[Line]) -> dict[int, str | None]:
             joined = j + 1 < len(lines) and (
                 _WHOLE_BRACKET.fullmatch(lines[j + 1].text.strip()) is not None
                 # "Continuous Integration and" over "Continuous Delivery (CI/CD)": the narrow
-                # column wrapped one skill (v20's lgoffeney; layout-59)
+                # column wrapped one skill (v21's lgoffeney; layout-59)
                 or (
                     _WRAPPED_ITEM.search(text) is not None
                     and not lines[j + 1].heading

@@ -877,7 +877,16 @@ def _pooled(label: dict[int, str]) -> dict[int, str]:
     sizes = Counter(label.values())
     family = {k: (v if sizes[v] >= MIN_HELDOUT_GROUP else v.split("_", maxsplit=1)[0]) for k, v in label.items()}
     sizes = Counter(family.values())
-    return {k: (v if sizes[v] >= MIN_HELDOUT_GROUP else POOLED) for k, v in family.items()}
+    pooled = {k: (v if sizes[v] >= MIN_HELDOUT_GROUP else POOLED) for k, v in family.items()}
+    # The pool itself may be small (held-out v24's languages: 4 CVs in it): the smallest group
+    # joins it (the first by name among equals) until it is large enough or nothing is left.
+    while 0 < Counter(pooled.values())[POOLED] < MIN_HELDOUT_GROUP:
+        named = Counter(v for v in pooled.values() if v != POOLED)
+        if not named:
+            break
+        smallest = min(named, key=lambda v: (named[v], v))
+        pooled = {k: (POOLED if v == smallest else v) for k, v in pooled.items()}
+    return pooled
 
 
 def _group(result: Result, attr: str) -> str:
