@@ -160,3 +160,15 @@ def test_a_linkedin_top_skill_that_is_a_headings_word_is_still_a_skill() -> None
         as_of=AS_OF,
     )
     assert found.values("skills") == ["Training"]
+
+
+def test_a_saints_town_abbreviated_with_its_country_code_is_the_place() -> None:
+    # layout-60, from the newcomer check: "Contoso Ltd, St. Albans, UK" over "Junior Data
+    # Engineer | Full-time" read "St. Albans" as the post and "UK" as the place
+    assert _history._split_job(["Northwind Ltd, St. Albans, UK", "Junior Data Engineer | Full-time"]) == (
+        "Junior Data Engineer | Full-time",
+        "Northwind Ltd",
+        "St. Albans, UK",
+    )
+    # guard: an unknown name before a state's code is still more likely the employer
+    assert _history._split_job(["Software Engineer, Acme, CA"])[:2] == ("Software Engineer", "Acme")
