@@ -2580,7 +2580,7 @@ def _style_segments(e: _Entry) -> tuple[dict[int, str], str | None] | None:
                 continue
             if _YEAR.search(text):
                 return None  # a date the range reader did not take ("2016 / 09 - ..."): unsure
-            parts = [q for p in _parts(text) for q in _place_in_brackets(p)]
+            parts = _placed_parts(text)
             if not parts:
                 continue
             places = [p for p in parts if is_place(p)]

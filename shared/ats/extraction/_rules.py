@@ -2193,10 +2193,10 @@ def _linkedin_top_skills(lines: list[Line]) -> dict[int, str | None]:
             text = " ".join(item.text.split())
             # "Training" set at the items' size is an item, though a heading's word (v21's
             # ldabbas; layout-59): the export's next heading is set as "Top Skills" is
-            item_sized = bool(line.size and item.size and item.size < line.size - 1)
-            if item.heading and not item_sized:
+            heading_word = bool(item.heading and line.size and item.size and item.size < line.size - 1)
+            if not heading_word and (item.heading or item.section != line.section):
                 break
-            if (item.section != line.section and not (item.heading and item_sized)) or not 1 < len(text) <= 60:
+            if not 1 < len(text) <= 60:
                 break
             if first is not None and first.size and item.size > first.size * 1.3:
                 break  # the name, set large, under the column
