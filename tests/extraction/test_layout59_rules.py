@@ -40,9 +40,10 @@ def test_a_companys_line_with_its_place_in_brackets_heads_its_roles() -> None:
         ((90, 240, 96, 252), "●", 12.0),
         ((108, 240, 540, 252), "Opened and closed the store and counted the till", 12.0),
     ]
+    # the company's place is its roles' since layout-61
     assert _entries(rows) == [
-        ("General Manager", "Harbor Street Bakery", None, "2018-07"),
-        ("Shift Lead", "Harbor Street Bakery", None, "2016-09"),
+        ("General Manager", "Harbor Street Bakery", "Seattle, WA", "2018-07"),
+        ("Shift Lead", "Harbor Street Bakery", "Seattle, WA", "2016-09"),
     ]
 
 

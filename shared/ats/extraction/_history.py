@@ -2035,9 +2035,10 @@ def _interval(dates: DateRange, now: int) -> tuple[int, int] | None:
     return start, end
 
 
-def _company_line(e: _Entry) -> str | None:
+def _company_line(e: _Entry) -> tuple[str, str | None] | None:
     """The company an entry's line names when the line is a company's alone: one line, no
-    part a title ("Beckhoff Automation LLC, Savage, Minnesota  Jun 2022 – Present")."""
+    part a title ("Beckhoff Automation LLC, Savage, Minnesota  Jun 2022 – Present"), and
+    the place it names, if any."""
     if len(e.header) != 1 or e.anchor.bbox is None or e.dates.span[0] == 0:
         return None  # a date column's row ("1846–1847  Governess, Thornfield Hall") is a role
     # "Potbelly Sandwich Shop (Seattle, WA)  May 2015-Present": its place in brackets (layout-59)
@@ -2045,7 +2046,8 @@ def _company_line(e: _Entry) -> str | None:
     named = [p for p in parts if not is_place(p)]
     if not named or any(_title_score(p) > 0 for p in parts):
         return None
-    return named[0]
+    places = [p for p in parts if is_place(p)]
+    return named[0], ", ".join(places) or None
 
 
 def _post_alone(e: _Entry) -> bool:
@@ -2067,16 +2069,19 @@ def _within(inner: DateRange, outer: DateRange) -> bool:
     return start_ok and (inner.end[0], inner.end[1] or 1) <= (outer.end[0], outer.end[1] or 12)
 
 
-def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
-    """(entry, the employer it takes from a company line above it, if any). A company's line
-    with the span of all its roles, then each role on an indented line of its own with dates
-    inside that span ("Associate Application Engineer, Los Angeles, CA, Jan 2024 – Present"):
-    the company line is no role, and its name is each role's employer (h47)."""
-    out: list[tuple[_Entry, str | None]] = []
+def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None, str | None]]:
+    """(entry, the employer it takes from a company line above it, if any, and the place
+    that line names). A company's line with the span of all its roles, then each role on an
+    indented line of its own with dates inside that span ("Associate Application Engineer,
+    Los Angeles, CA, Jan 2024 – Present"): the company line is no role, and its name is each
+    role's employer (h47); its place is where each role was, unless the role names its own
+    ("Northwind Analytics (Cork, Ireland)  March 2019 - Present" over two posts: layout-61)."""
+    out: list[tuple[_Entry, str | None, str | None]] = []
     i = 0
     while i < len(entries):
         e = entries[i]
-        company = _company_line(e)
+        company_line = _company_line(e)
+        company, company_place = company_line or (None, None)
         j = i + 1
         while company is not None and e.anchor.bbox is not None and j < len(entries):
             role = entries[j].anchor
@@ -2092,10 +2097,10 @@ def _nested_roles(entries: list[_Entry]) -> list[tuple[_Entry, str | None]]:
                 break
             j += 1
         if j == i + 1:
-            out.append((e, e.company))
+            out.append((e, e.company, None))
             i += 1
             continue
-        out += [(r, company) for r in entries[i + 1 : j]]
+        out += [(r, company, company_place) for r in entries[i + 1 : j]]
         i = j
     return out
 
@@ -2289,9 +2294,9 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     styled: list[tuple[_Entry, str | None, str | None]] = []
     body = _section_body(lines, section)
     nested = _nested_roles(_entries(body, section))
-    employer_rows = _employer_rows(body, {ln.n for e, _ in nested for ln, _ in e.header})
+    employer_rows = _employer_rows(body, {ln.n for e, _, _ in nested for ln, _ in e.header})
     previous: tuple[_Entry, str | None] | None = None
-    for k, (e, company) in enumerate(nested):
+    for k, (e, company, company_place) in enumerate(nested):
         if e.whole_title:
             below_title, employer, location = _split_job([t for _, t in e.header[1:]])
             parts = _parts(e.header[0][1])
@@ -2310,7 +2315,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
                 title, location = role_title or role_employer, role_location
             else:
                 title = title or employer
-            employer = company
+            employer, location = company, location or company_place
         if (
             _studies(title, employer)
             or _volunteering(title)
@@ -2427,7 +2432,7 @@ def _employer_row_above(anchor: Line, rows: list[tuple[Line, str]]) -> str | Non
 
 
 def _group_heading(
-    e: _Entry, title: str | None, employer: str | None, after: Iterable[tuple[_Entry, str | None]]
+    e: _Entry, title: str | None, employer: str | None, after: Iterable[tuple[_Entry, str | None, str | None]]
 ) -> bool:
     """ "Additional Experience" over "2008–2024", then the roles of those years: a heading
     of a group of roles with the span of all of them, not a role - its span counted as
@@ -2436,7 +2441,7 @@ def _group_heading(
         employer is None
         and title is not None
         and heading_kind(title) is not None
-        and any(_within(later.dates, e.dates) for later, _ in after)
+        and any(_within(later.dates, e.dates) for later, _, _ in after)
     )
 
 
