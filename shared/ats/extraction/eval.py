@@ -221,13 +221,21 @@ TARGETS: dict[str, tuple[str, float]] = {
 # floor it fails starts again from that reading by the rule (less 0.02, rounded down to
 # 0.05): skills 0.80 -> 0.75; the rule raises work history 0.55 -> 0.60 and years 0.80 ->
 # 0.95; name, e-mail and phone stay (the rule would lower phone to 0.90, which passes at 0.95).
+# Stop 66 read v24 a fourth time (layout-61, every figure the same), retired it and drew
+# held-out v25 (2026-12-07): 69 real documents - 33 real people's own CVs (all PDFs, sixteen
+# LinkedIn exports) from 28 repositories and 36 scans - and 32 generated. Its baseline reading
+# (layout-61: name 0.921, e-mail 0.985, phone 0.976, skills 0.803, work history 0.793, years
+# 0.786) is under the years floor (Portuguese CVs' years 0.143: a new set, read by the
+# extractor that read v24's years at 0.971). The ratchet starts again from that reading by
+# the rule: years 0.95 -> 0.75; the rule raises name 0.80 -> 0.90 and work history 0.60 ->
+# 0.75; e-mail, phone and skills stay.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.80),
+    "name": ("exact", 0.90),
     "emails": ("f1", 0.95),
     "phones": ("f1", 0.95),
     "skills": ("f1", 0.75),
-    "work_history": ("f1", 0.60),
-    "years_experience": ("within1", 0.95),
+    "work_history": ("f1", 0.75),
+    "years_experience": ("within1", 0.75),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
