@@ -625,6 +625,18 @@ def _at_place(m: re.Match[str]) -> str:
 _NOTE_DASHES = re.compile(r"\(([^()]{2,60}\s[-–—·|]\s[^()]{1,60})\)\.?")  # "(…)." : the full stop is the line's
 
 
+# "Software Engineer (CDN - Live Streaming Backend)" (v24's akiriushin, AltaCV): a dash inside
+# brackets parts the post's own words, not the post from its house; its spaces are kept from
+# the header's separators and given back in each part (layout-62). A where-note's dashes
+# ("(US – remote - website)") were made commas before.
+_NOTE_SPACE = "\x02"
+_BRACKET_DASHES = re.compile(r"\([^()\d]{1,80}\s[-–—]\s[^()\d]{1,80}\)")  # (no dates: "(2/2024 - cursando)")
+
+
+def _dashes_kept(m: re.Match[str]) -> str:
+    return re.sub(r"\s([-–—])\s", _NOTE_SPACE + r"\1" + _NOTE_SPACE, m.group(0))
+
+
 def _note_whole(m: re.Match[str]) -> str:
     items = [p.strip(" .") for p in re.split(r"\s[-–—/·|]\s", m.group(1)) if p.strip(" .")]
     return "(" + ", ".join(items) + ")" if _where_note(items) else m.group(0)
@@ -650,7 +662,7 @@ def _parts(text: str) -> list[str]:
     if "@" in text:
         text = _GLUED_AT.sub(_at_place, text)
     if "(" in text:
-        text = _NOTE_DASHES.sub(_note_whole, text)
+        text = _BRACKET_DASHES.sub(_dashes_kept, _NOTE_DASHES.sub(_note_whole, text))
     text = _place_sentence(_UNIT_BEFORE_POST.sub("", text))
     if " " in text:
         text = _TOWN_DASH_STATE.sub(_town_slash_state, text)
@@ -661,7 +673,7 @@ def _parts(text: str) -> list[str]:
         whole_place = is_place(segment) and not (len(segments) > 1 and _employer_before_place(segment))
         for raw in [segment] if whole_place else _PARTS.split(_BRACKETED.sub(_masked, segment)):
             # "Costco Wholesale/ Oct 2006 to Feb 2008": a slash left at a part's edge (v23's masonmarinko)
-            part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•/").replace(_SLASH, " / ")
+            part = raw.replace(_COMMA, ",").strip(" ,;:|()[]–—-·•/").replace(_SLASH, " / ").replace(_NOTE_SPACE, " ")
             part = _FOOTNOTE.sub("", part)  # "Fundación Caja Duero1": a footnote mark (moderncv)
             part = _LEADING_AT.sub("", part)  # "Em TVS Eletrônica" under its title: the house, not "Em" (layout-33)
             bare = _NOTE_AT_END.sub("", part)
@@ -1109,10 +1121,17 @@ _OPENER_BEFORE = re.compile(r"(?i:\s(?:de|du|d['’]|from|von|vom|desde|dal|dall
 # sentence's stops go with the dates (layout-48; "Itaú Unibanco. Início em" was the house).
 _LEAD_IN_BEFORE = re.compile(r"(?:[.,;:]\s{0,2}|\s)(?i:(?:n[oa]\s+)?per[ií]odo|in[ií]cio\s+(?:em|en))\s{0,2}:?\s{0,2}$")
 _STOP_AFTER = re.compile(r"\s{0,2}\.\s*$")
+# "Date: Apr 2017 – Feb 2019" under the post and its house (v24's akiriushin, AltaCV): the
+# label of the dates, alone before them on their line, is no title (layout-62).
+_DATES_LABEL = re.compile(
+    r"\s{0,4}(?i:dates?|period|per[ií]odo|datum|zeitraum|dur[ée]e|durata|duration|fecha|data|date\(s\))\s{0,2}:\s{0,2}"
+)
 
 
 def _without(text: str, span: tuple[int, int]) -> str:
     before = text[: span[0]]
+    if _DATES_LABEL.fullmatch(before):
+        before = ""
     opener = _OPENER_BEFORE.search(before, max(0, len(before) - 12))
     if opener is not None:
         before = before[: opener.start()]
@@ -2126,7 +2145,11 @@ _PAIR_LISTED = _bracket_at_end(r"([\w.+#-]{1,20}),\s?([\w.+#-]{1,20})")
 # "Kritik (website)", "Round Pegs Inc. (US – remote - website)": what the employer's name
 # linked to and where the work was, in brackets - no part of the name (layout-31)
 _NOTE_BRACKET = _bracket_at_end(r"([^()]{2,60})")
-_NOTE_WORDS = frozenset({"website", "site", "web", "link", "remote", "hybrid", "onsite", "on-site", "homepage"})
+_NOTE_WORDS = frozenset(
+    {"website", "site", "web", "link", "remote", "hybrid", "onsite", "on-site", "homepage",
+     # layout-62: "(Remoto – Australia)" (v24's daguirre)
+     "remoto", "remota", "híbrido", "híbrida", "hibrido", "presencial", "télétravail", "hybride"}
+)  # fmt: skip
 # "Auth0 (US)": a country's code in capitals in the brackets after a house, where the work
 # was (layout-43; its note "(US – remote - website)" split at its dashes). Only codes no
 # field or team is written as: "(IT)", "(AI)", "(HR)", "(QA)" name work, not countries.
@@ -2159,6 +2182,17 @@ def _less_note(employer: str | None) -> str | None:
 
 
 _SPACED_DASH = re.compile(r"\s[-–—]\s")
+
+
+# "Java/ JavaScript Developer." (a Google Docs CV's post line ended as a sentence; v24's
+# cardoli): the full stop is no part of the post. Not an abbreviation's ("Sr.", "Corp.").
+_FULL_STOP = re.compile(r"(?<=[^\W\d_]{4})\.$")
+
+
+def _less_stop(title: str | None) -> str | None:
+    if not title or not _FULL_STOP.search(title) or _LEGAL_FORM.fullmatch(title.split()[-1]):
+        return title
+    return title[:-1]
 
 
 def _less_stack(title: str | None) -> str | None:
@@ -2350,7 +2384,7 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         styled.append((e, title, employer))
     _by_house_style(out, styled, ("title", "employer"))
     for entry in out:  # after the house style, which may read a title out of its line again
-        entry.value["title"] = _less_stack(entry.value["title"])
+        entry.value["title"] = _less_stop(_less_stack(entry.value["title"]))
     return _once(out)
 
 

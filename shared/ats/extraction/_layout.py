@@ -53,7 +53,9 @@ _HEADING_MODIFIERS = frozenset(
      # v15: "Deep Expertise", "Core Expertise", "Main Skills"
      "core", "deep", "main", "primary",
      # layout-51: LinkedIn's export in Portuguese, Spanish, French ("Principais competências")
-     "principais", "principales", "principaux"}
+     "principais", "principales", "principaux",
+     # layout-62: "Career Objective" set larger than the name above it (v24's abringhurst)
+     "career"}
 )  # fmt: skip
 _DOT_LEADER = re.compile(r"(?:\s?\.){4,}\s*$")
 # A rule drawn after a heading, as OCR reads it: "WORK EXPERIENCE ~~~M" (Europass's rule and
@@ -1276,7 +1278,7 @@ _ORGANISATION_WORDS = frozenset(
 )  # fmt: skip
 
 
-_CITY_CODE = re.compile(r"(\w[\w .'-]{1,40}?)\s+([A-Z]{2})")
+_CITY_CODE = re.compile(r"(\w[\w .'-]{1,40}?)\s+([A-Z]{2,3})")
 # "Brasília - DF", "Santa Cruz do Sul - RS", "São Paulo/SP": Brazil writes a town's state
 # after a dash or a slash; "Asa Norte, Brasília - DF" puts its district first (layout-46).
 _TOWN_DASH_UF = re.compile(r"([^\W\d_][^\d,;:()|@]{1,40}?)\s{0,2}(?:\s[-–—]\s|/)\s{0,2}([A-Z]{2})")
@@ -1297,9 +1299,16 @@ def _two_places(low: str) -> bool:
 
 
 def _city_and_code(text: str) -> bool:
-    """ "Stuttgart DE": a known city and its country's ISO code (h48)."""
-    coded = _CITY_CODE.fullmatch(plain(text).strip())
-    return bool(coded and coded.group(1).casefold() in lex.CITIES and coded.group(2) in _REGIONS)
+    """ "Stuttgart DE": a known city and its country's ISO code (h48); "Perth WA", "Vancouver
+    BC": its state's or province's code, no comma between (layout-62, v24's scurtis: "Apple inc
+    (Perth WA)" was the employer whole); "Osaka Japan": its country's name."""
+    clean = plain(text).strip()
+    coded = _CITY_CODE.fullmatch(clean)
+    if coded and coded.group(1).casefold() in lex.CITIES:
+        code = coded.group(2)
+        return code in _REGIONS or code in lex.STATE_CODES or code in lex.US_STATES
+    town, _, country = clean.rpartition(" ")
+    return bool(town) and country.casefold() in lex.COUNTRIES and town.casefold() in lex.CITIES
 
 
 _TOWN_PARTICLES = frozenset({"do", "da", "de", "dos", "das", "e"})
@@ -1329,6 +1338,12 @@ def _town_and_state(text: str) -> bool:
         and all(w[:1].isupper() or w in _TOWN_PARTICLES for w in words)
         and not low & (lex.JOB_WORDS | lex.POST_WORDS | _ORGANISATION_WORDS | _BRAZIL_HOUSE_WORDS)
     )
+
+
+def _coded_country(state: str, country: str) -> bool:
+    """A country's ISO code after a state's code (casefolded, as is_place reads them)."""
+    state, country = state.strip().upper(), country.strip().upper()
+    return country in _REGIONS and (state in lex.STATE_CODES or state in lex.US_STATES)
 
 
 def is_place(text: str) -> bool:  # noqa: PLR0911 - one return per form of place, read as one list
@@ -1375,7 +1390,8 @@ def is_place(text: str) -> bool:  # noqa: PLR0911 - one return per form of place
             and not set(middle.replace("’", "'").split()) & _ORGANISATION_WORDS
             and len(words) <= 6
             and len(head.split()) <= 3  # "Universidad Nacional de Rosario, Rosario, Argentina" (h47)
-            and country.strip() in lex.COUNTRIES
+            # "João Pessoa, PB, Br": a state's code, then the country's (layout-62, v24's cardoli)
+            and (country.strip() in lex.COUNTRIES or _coded_country(middle, country))
             and not any(w.strip(".,") in lex.JOB_WORDS for w in words)  # "Engineer, Data Platform, Germany"
         )
     if organisation or not tail or "," in tail or len(head.split()) > 3:

@@ -1577,6 +1577,9 @@ def _strip_lead_glyphs(text: str) -> str:
 def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa: PLR0912, PLR0915 - one scoring rule per branch, kept together so the weights read as one table
     """The candidate's name: the most prominent name-shaped line near the top. ``emails``
     (the CV's own addresses) only re-segment a line whose letters spell their local part."""
+    exported = _linkedin_name(lines)
+    if exported is not None:
+        return exported
     parts = _email_name_parts(emails)
     first_page = [ln for ln in lines if ln.page in (None, 1)]
     max_size = max((ln.size for ln in first_page[:80]), default=0.0) or 1.0
@@ -1680,6 +1683,42 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         sources.append(line.source("name.second_line"))
         text, k = f"{text} {second}", k + 1 + at
     return Found(text, sources)
+
+
+# A LinkedIn export sets the profile's name alone at the top of its main column, in type no
+# other line of the export uses (26 pt over 15.8 pt headings): a long name wraps onto a second
+# line in that type ("Muhammad Daniel Fahmi Md" / "Nasrein"), and a one-word name ("Gagan")
+# is the whole name (layout-62, v24's exports: the general reader cut the first and took
+# nothing for the second, where a lone word is more often a heading than a name).
+_EXPORT_NAME_LINES = 3
+_EXPORT_NAME_TAIL = re.compile(r"[\s\-–—|,·]+$")
+
+
+def _linkedin_name(lines: list[Line]) -> Found | None:
+    if not linkedin_export(lines):
+        return None
+    page_one = [ln for ln in lines[:120] if ln.page in (None, 1) and ln.size and ln.bbox is not None]
+    if not page_one:
+        return None
+    top = max(ln.size for ln in page_one)
+    k = next(i for i, ln in enumerate(page_one) if ln.size == top)
+    run = [page_one[k]]
+    for ln in page_one[k + 1 : k + _EXPORT_NAME_LINES]:
+        last = run[-1]
+        assert ln.bbox is not None and last.bbox is not None  # (page_one: every line has a box)
+        if abs(ln.size - top) > 0.2 or abs(ln.bbox[0] - last.bbox[0]) > 2 or ln.bbox[1] - last.bbox[1] > 1.6 * top:
+            break
+        run.append(ln)
+    text = _EXPORT_NAME_TAIL.sub("", " ".join(ln.text.strip() for ln in run))
+    words = text.split()
+    if (
+        not 1 <= len(words) <= 8
+        or any(ch.isdigit() or ch in "@/:" for ch in text)
+        or not any(ch.isalpha() for ch in text)
+        or heading_kind(text)
+    ):
+        return None
+    return Found(_smart_case(text), [ln.source("name.linkedin_export") for ln in run])
 
 
 def _name_line_below(line: Line, below: list[Line], name_text: str) -> tuple[str, Line, int] | None:
