@@ -1691,7 +1691,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
 # is the whole name (layout-62, v24's exports: the general reader cut the first and took
 # nothing for the second, where a lone word is more often a heading than a name).
 _EXPORT_NAME_LINES = 3
-_EXPORT_NAME_TAIL = re.compile(r"[\s\-–—|,·]+$")
+_EXPORT_NAME_TAIL = " \t-–—|,·"  # stripped, not matched: a regex "[...]+$" is quadratic on a run of them
 
 
 def _linkedin_name(lines: list[Line]) -> Found | None:
@@ -1709,7 +1709,7 @@ def _linkedin_name(lines: list[Line]) -> Found | None:
         if abs(ln.size - top) > 0.2 or abs(ln.bbox[0] - last.bbox[0]) > 2 or ln.bbox[1] - last.bbox[1] > 1.6 * top:
             break
         run.append(ln)
-    text = _EXPORT_NAME_TAIL.sub("", " ".join(ln.text.strip() for ln in run))
+    text = " ".join(ln.text.strip() for ln in run).rstrip(_EXPORT_NAME_TAIL)
     words = text.split()
     if (
         not 1 <= len(words) <= 8
