@@ -118,6 +118,10 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # layout-30: Turkish, Russian and Czech
         "yetenekler", "beceriler", "yetkinlikler", "teknik beceriler", "teknik yetenekler", "навыки",
         "ключевые навыки", "технические навыки", "технологии", "dovednosti",
+        # layout-63: "Hard Skills" (a Brazilian CV's, v24's hoseiro: "HardSkills" read one edit
+        # away), and LinkedIn's export's "Top Skills" in its other languages
+        "hard skills", "aptitudes principales", "top-kenntnisse", "competenze principali",
+        "belangrijkste vaardigheden",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
@@ -137,6 +141,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "objetivo", "objetivos", "objetivo profissional", "objetivo profesional", "resumo", "resumo profissional",
         "sobre mim", "perfil profissional", "objectif", "objectif professionnel", "resumen", "resumen profesional",
         "hakkımda", "özet", "о себе", "обо мне", "o mně",  # layout-30
+        "extracto", "riepilogo", "zusammenfassung", "samenvatting",  # layout-63: LinkedIn's export's, in four languages
         "求职意向", "求职目标", "职业目标", "求職意向",  # layout-41
     ),
     "contact": (
@@ -150,6 +155,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "informações de contato", "informacje kontaktowe", "kontakty",
         "iletişim", "iletişim bilgileri", "kişisel bilgiler", "контакты", "контактная информация",  # layout-30
         "基本信息", "个人资料", "基本資料", "個人資料", "個人信息", "聯絡方式", "联系信息",  # layout-41
+        "contactar",  # layout-63: LinkedIn's export in Spanish (v24's jangarita)
     ),
     "other": (
         "projects", "certifications", "certificates", "publications", "interests", "hobbies", "awards",

@@ -1395,11 +1395,16 @@ def _stacked(line: Line, below: Line, display: float = 0.0) -> bool:
     gap = below.bbox[1] - line.bbox[3]
     # display type's lines are set further apart, and a scan's boxes hug the letters: "Oliver"
     # / "Spörl" 19 pt apart at 28 and 32.5 pt (stop 50)
+    # InDesign's boxes of 33 pt capitals are 55 pt tall and overlap by 23 ("NICCOLÒ" /
+    # "MAFFIOLI", v24's nmaffioli): set solid, one line's top is a type size below the other's
+    # (layout-63)
+    pitch = below.bbox[1] - line.bbox[1]
+    solid = display_pair and 0.8 * line.size <= pitch <= 1.2 * line.size
     return (
         word.isalpha()
         and word[0].isupper()
         and below.bbox[1] > line.bbox[1]
-        and -0.3 * height <= gap <= height * (0.9 if display_pair else 0.6)
+        and (-0.3 * height <= gap <= height * (0.9 if display_pair else 0.6) or solid)
     )
 
 
@@ -1675,6 +1680,7 @@ def name(lines: list[Line], emails: Iterable[str] = ()) -> Found | None:  # noqa
         and text.casefold().endswith(f" {lines[k + 1].text}".casefold())
     ):
         line, k = lines[k + 1], k + 1  # the name took its second line in already (_name_repairs)
+        sources.append(line.source("name.second_line"))
     for _ in range(2):
         rest = _name_line_below(line, lines[k + 1 : k + 5], text)
         if rest is None:
@@ -2209,7 +2215,13 @@ def linkedin_export(lines: list[Line]) -> bool:
     return any(line.section == "contact" and _LINKEDIN_MARK.search(line.text) for line in lines[:40])
 
 
-_TOP_SKILLS = frozenset({"top skills", "principais competências", "principales compétences"})
+_TOP_SKILLS = frozenset(
+    {"top skills", "principais competências", "principales compétences",
+     # layout-63: the export in Spanish (v24's jangarita: "Contactar" was no contact heading, so
+     # the document was no export and its prose's mentions stood in for its three), German,
+     # Italian and Dutch
+     "aptitudes principales", "top-kenntnisse", "competenze principali", "belangrijkste vaardigheden"}
+)  # fmt: skip
 _TOP_SKILLS_MAX = 3  # what the export shows; the person's name may follow in the same column
 _WHOLE_BRACKET = re.compile(r"\([^()]{1,40}\)")
 # a line that cannot end an item: a joining word, or a bracket left open
