@@ -572,9 +572,11 @@ _ENTRY_LABEL = re.compile(
 
 
 _SENTENCE_END = re.compile(r"(?<=[^\W\d_]{2})\.\s+(?=[A-ZÀ-Ý])")
-# "St. George, UT", "Mt. Pleasant", "Ft. Worth": a town's abbreviated first word, no sentence's end
-# (v23's masonmarinko: "St" read as the employer, layout-59)
-_TOWN_ABBREVIATION = re.compile(r"(?:^|\s)(?:St|Ste|Mt|Ft|Pt)$")
+# A saint's, a mount's or a fort's town abbreviated: "St. George", "Mt. Pleasant", "Ft. Worth"
+_SAINT = r"(?:St|Ste|Mt|Ft)"
+# "St. George, UT": a town's abbreviated first word, no sentence's end (v23's masonmarinko:
+# "St" read as the employer, layout-59); "Pt." too
+_TOWN_ABBREVIATION = re.compile(rf"(?:^|\s)(?:{_SAINT}|Pt)$")
 
 
 def _place_sentence(text: str) -> str:
@@ -634,7 +636,7 @@ _BRACKET_DASHES = re.compile(r"\([^()\d]{1,80}\s[-–—]\s[^()\d]{1,80}\)")  # 
 
 
 def _dashes_kept(m: re.Match[str]) -> str:
-    return re.sub(r"\s([-–—])\s", _NOTE_SPACE + r"\1" + _NOTE_SPACE, m.group(0))
+    return _SPACED_DASH.sub(lambda d: f"{_NOTE_SPACE}{d.group(0)[1]}{_NOTE_SPACE}", m.group(0))
 
 
 def _note_whole(m: re.Match[str]) -> str:
@@ -742,7 +744,7 @@ def _cjk_employer_and_post(part: str) -> list[str]:
     return [part]
 
 
-_SAINTS_TOWN = re.compile(r"(?:St|Ste|Mt|Ft)\.?\s[A-Z]")
+_SAINTS_TOWN = re.compile(rf"{_SAINT}\.?\s[A-Z]")
 
 
 def _join_trailing_place(out: list[str], first: int) -> None:
@@ -2062,10 +2064,11 @@ def _company_line(e: _Entry) -> tuple[str, str | None] | None:
         return None  # a date column's row ("1846–1847  Governess, Thornfield Hall") is a role
     # "Potbelly Sandwich Shop (Seattle, WA)  May 2015-Present": its place in brackets (layout-59)
     parts = _placed_parts(e.header[0][1])
-    named = [p for p in parts if not is_place(p)]
+    placed = [is_place(p) for p in parts]  # asked once a part: is_place is no free check
+    named = [p for p, place in zip(parts, placed, strict=True) if not place]
     if not named or any(_title_score(p) > 0 for p in parts):
         return None
-    places = [p for p in parts if is_place(p)]
+    places = [p for p, place in zip(parts, placed, strict=True) if place]
     return named[0], ", ".join(places) or None
 
 
