@@ -657,10 +657,58 @@ def _town_slash_state(m: re.Match[str]) -> str:
     return written if is_place(written) and not any(_title_word(w) for w in m.group(1).split()) else m.group(0)
 
 
+# "José C. Paz National University | Technical Assistant – Virtual Management", "Garra Pneus
+# | Televendas / Consultor B2B" (v24's daguirre and hoseiro, Google Docs and Word): a line whose
+# pipes part a house from its post - two fields that are neither a place nor a kind of post -
+# writes a dash or a slash inside a field as the field's own; split there, the post lost its
+# second half or became the house (layout-64). A field's tail that is a place or a kind of post
+# ("Acme – Berlin | Engineer") is still a part of its own.
+_PIPE = re.compile(r"\s{0,2}\|\s{0,2}")
+_FIELD_SEPARATOR = re.compile(r"\s[-–—/]\s")
+
+
+def _piped_fields_kept(text: str) -> str:
+    pieces = _PIPE.split(text)
+    if len(pieces) < 2 or len(pieces) > 4:
+        return text
+    named = [p for p in pieces if p.strip() and not _loose_part(p)]
+    if len(named) != 2 or not any(_FIELD_SEPARATOR.search(p) for p in named):
+        return text
+    return " | ".join(_field_kept(p) if p in named else p for p in pieces)
+
+
+def _field_kept(piece: str) -> str:
+    bits = _FIELD_SEPARATOR.split(piece)
+    post = any(_title_score(b) > 0 for b in bits)  # "Rabbit Technology – Александрия": a house's place
+    if len(bits) != 2 or not post or _loose_part(bits[0]) or _loose_part(bits[1]):
+        return piece
+    sep = _FIELD_SEPARATOR.search(piece)
+    assert sep is not None
+    return bits[0] + (_SLASH if "/" in sep.group(0) else f"{_NOTE_SPACE}{sep.group(0).strip()}{_NOTE_SPACE}") + bits[1]
+
+
+def _loose_part(part: str) -> bool:
+    """A field that stands apart from the house and the post: a place, a kind of post, how
+    long, or dates."""
+    bare = part.strip(" ,;:()[]")
+    low = bare.casefold()
+    return (
+        not bare
+        or is_place(bare)
+        or low in _EMPLOYMENT_KINDS
+        or low in _SELF_EMPLOYED
+        or bool(_DURATION.fullmatch(bare))
+        or bool(_REMOTE_AFTER.fullmatch(" x " + bare))
+        or bool(date_ranges(bare))
+    )
+
+
 def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
     out: list[str] = []
+    if "|" in text and len(text) <= MAX_HEADER_CHARS * 2:
+        text = _piped_fields_kept(text)
     if "@" in text:
         text = _GLUED_AT.sub(_at_place, text)
     if "(" in text:
