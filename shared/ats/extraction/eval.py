@@ -229,13 +229,21 @@ TARGETS: dict[str, tuple[str, float]] = {
 # extractor that read v24's years at 0.971). The ratchet starts again from that reading by
 # the rule: years 0.95 -> 0.75; the rule raises name 0.80 -> 0.90 and work history 0.60 ->
 # 0.75; e-mail, phone and skills stay.
+# Stop 67 read v25 a fourth time (layout-64, every figure the same), retired it and drew
+# held-out v26 (2026-12-07): 63 real documents - 27 real people's own CVs (25 PDFs, 2 DOCX)
+# from 22 repositories and 36 scans - and 32 generated. Its baseline reading (layout-64:
+# name 0.958, e-mail 0.974, phone 0.933, skills 0.829, work history 0.748, years 0.946) is
+# under the phone and work-history floors (real documents' phones 0.875: a new set, read by
+# the extractor that read v25's phones at 0.976). The floors it fails start again from that
+# reading by the rule: phone 0.95 -> 0.90, work history 0.75 -> 0.70; the rule raises skills
+# 0.75 -> 0.80 and years 0.75 -> 0.90; name and e-mail stay.
 RATCHET: dict[str, tuple[str, float]] = {
     "name": ("exact", 0.90),
     "emails": ("f1", 0.95),
-    "phones": ("f1", 0.95),
-    "skills": ("f1", 0.75),
-    "work_history": ("f1", 0.75),
-    "years_experience": ("within1", 0.75),
+    "phones": ("f1", 0.90),
+    "skills": ("f1", 0.80),
+    "work_history": ("f1", 0.70),
+    "years_experience": ("within1", 0.90),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
