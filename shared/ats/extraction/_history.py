@@ -845,7 +845,10 @@ def _less_description(part: str) -> str:
 _DURATION_UNIT = (
     r"\d{1,2}(?:[.,]\d)?\s?(?:months?|mos?\.?|mths?\.?|years?|yrs?\.?|weeks?|wks?\.?|mois|ans?|semaines?|"
     r"monate?n?|jahre?n?|wochen|meses|mes|mês|años|año|anos?|semanas?|mesi|mese|anni|anno|settimane|settimana|"
-    r"maanden|maand|jaar|weken|week|miesi[ęą]c[ey]?|lat|lata|tygodni)"
+    r"maanden|maand|jaar|weken|week|miesi[ęą]c[ey]?|lat|lata|tygodni|"
+    # layout-65: Danish, Norwegian and Swedish ("2 år 7 måneder", a LinkedIn export's time at a
+    # company: v25's jbjerrekaer, whose company line was read as no company)
+    r"år|måneder|måned|månader|månad|uger|uge|uker|uke|veckor|vecka)"
 )
 
 

@@ -1935,6 +1935,32 @@ def _heading_second_lines(lines: list[Line], kinds: dict[int, str | None], style
             del styled[b.n]
 
 
+# A page's footer ("Page 1 of 2", LinkedIn's export and others): no line of the section it
+# falls in - it closed the last page's education field in stop 62's newcomer check (layout-55)
+PAGE_FOOTER = re.compile(
+    # layout-65: "Page 1 of4" (v25's atanwar, a LinkedIn export's footer with its space lost -
+    # read as a role's house), and the footer's words in Danish, Swedish, French and Dutch
+    r"(?i:page|página|pagina|seite|strona|sayfa|side|sida)\s{1,2}\d{1,2}\s{1,2}"
+    r"(?i:of|de|di|von|z|/|af|av|sur|van)\s{0,2}\d{1,2}"
+)
+
+
+def _footer_before(footer: Line | None, line: Line, prev: Line | None, kinds: Mapping[int, str | None]) -> Line | None:
+    """The first page's footer ("Page 1 of 6") while the lines given after it lie above it
+    and are no heading - a LinkedIn export's long headline, 3 lines under the name, written
+    last (v25's jbjerrekaer): out of the reading order, those lines are the top's and start
+    no column, else the next page's roles went on in "top" and ten of eleven were lost
+    (layout-65). The line itself when it is that footer; None otherwise. A footer written
+    first on its page (Word's) is none: the line before it is of another page or none."""
+    if line.bbox is None:
+        return None  # a DOCX's paragraph: no page to be out of order on
+    if footer is not None and line.page == footer.page and not kinds[line.n] and _top(line) < _top(footer):
+        return footer
+    if line.page == 1 and prev is not None and prev.page == 1 and PAGE_FOOTER.fullmatch(line.text.strip()):
+        return line
+    return None
+
+
 def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     beside = _beside_dates(lines)
     kinds = {ln.n: None if ln.n in beside else heading_kind(ln.text) for ln in lines}
@@ -1951,11 +1977,16 @@ def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     # the headings "Experiences", "Education") - no section of the CV (layout-31).
     main = [ln for ln in lines if kinds[ln.n] in ("experience", "education", "skills") and ln.n not in labels]
     colon_free = len(main) >= MIN_KNOWN_HEADINGS and not any(ln.text.rstrip().endswith(":") for ln in main)
+    footer: Line | None = None  # the first page's "Page 1 of 6", while lines above it follow it
     for line in lines:
         if prev is not None and line.page != prev.page:
             columns.page_ended()
         if line.part in ("header", "footer"):
             line.section = line.part
+            continue
+        footer = _footer_before(footer, line, prev, kinds)
+        if footer is not None and footer is not line:
+            line.section = "top"  # given after the footer, out of the reading order
             continue
         if (
             prev is not None

@@ -74,6 +74,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # lexicon lacked left every line under it in the section before)
         "实习经验", "职业经历", "工作經歷", "工作經驗", "實習經歷", "實習經驗", "經歷",
         "工作及实习经历", "实习及工作经历",
+        # layout-65: Danish, Norwegian and Swedish (v25's jbjerrekaer, a LinkedIn export in Danish:
+        # "Erfaring" was a heading already, its schools and top skills were not)
+        "erfaringer", "arbejdserfaring", "arbeidserfaring", "erfarenhet", "erfarenheter", "arbetslivserfarenhet",
     ),
     "education": (
         "education", "qualifications", "academic background", "education and training", "ausbildung",
@@ -92,6 +95,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "vzdělávání",  # layout-48: Czech "education" (v20's dsoltys: its schools read as jobs)
         "percurso académico", "percurso acadêmico", "percurso escolar",  # layout-56
         "trayectoria académica", "trajetória acadêmica",
+        "uddannelse", "uddannelser", "utdanning", "utdannelse", "utbildning",  # layout-65
     ),
     "skills": (
         "skills", "key skills", "technical skills", "core skills", "core competencies", "competencies",
@@ -122,6 +126,9 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         # away), and LinkedIn's export's "Top Skills" in its other languages
         "hard skills", "aptitudes principales", "top-kenntnisse", "competenze principali",
         "belangrijkste vaardigheden",
+        # layout-65: Danish, Norwegian and Swedish, and LinkedIn's export's top skills in them
+        "kompetencer", "kompetanse", "kompetenser", "færdigheder", "ferdigheter", "färdigheter",
+        "mest repræsenterede kompetencer", "toppferdigheter", "främsta kunskaper",
     ),
     "languages": (
         "languages", "language skills", "sprachen", "sprachkenntnisse", "langues", "compétences linguistiques",
@@ -130,6 +137,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "diller", "yabancı diller", "языки", "иностранные языки", "jazyky",  # layout-30
         "línguas", "linguas",  # stop 50 (Portuguese)
         "语言", "语言能力", "语言技能", "外语", "語言", "語言能力", "外語",  # layout-41
+        "sprog", "språk", "sprogkundskaber", "språkkunskaper",  # layout-65
     ),
     "references": ("references", "referees", "referenzen", "références", "referencias", "referenze", "referenties",
                    "referencje", "referanslar"),
@@ -142,6 +150,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "sobre mim", "perfil profissional", "objectif", "objectif professionnel", "resumen", "resumen profesional",
         "hakkımda", "özet", "о себе", "обо мне", "o mně",  # layout-30
         "extracto", "riepilogo", "zusammenfassung", "samenvatting",  # layout-63: LinkedIn's export's, in four languages
+        "sammendrag", "sammanfattning",  # layout-65: Norwegian and Swedish (Danish "Resumé" is a CV's title word too)
         "求职意向", "求职目标", "职业目标", "求職意向",  # layout-41
     ),
     "contact": (
@@ -349,16 +358,16 @@ for number, names in enumerate(
     (
         "jan january janv janvier januar jänner ene enero gen gennaio januari sty styczeń stycznia janeiro",
         "feb february févr fevr février februar febrero febbraio februari lut luty lutego fev fevereiro",
-        "mar march mars märz maerz marzo maart mrt marca marzec março",
+        "mar march mars märz maerz marzo maart mrt marca marzec março marts",
         "apr april avr avril abr abril aprile kwi kwiecień kwietnia",
         "may mai mayo mag maggio mei maj maja maio",
         "jun june juin juni junio giu giugno cze czerwiec czerwca junho",
         "jul july juil juillet juli julio lug luglio lip lipiec lipca julho",
         "aug august août aout ago agosto augustus sie sierpień sierpnia",
         "sep sept september septembre septiembre set settembre wrz wrzesień września setembro",
-        "oct october okt oktober octobre octubre ott ottobre paź październik października outubro",
+        "oct october okt oktober octobre octubre ott ottobre paź październik października outubro out",
         "nov november novembre noviembre lis listopad listopada novembro",
-        "dec december dez dezember déc décembre dic diciembre dicembre gru grudzień grudnia dezembro",
+        "dec december dez dezember déc décembre dic diciembre dicembre gru grudzień grudnia dezembro desember",
     ),
     start=1,
 ):
@@ -604,6 +613,10 @@ POST_WORDS = frozenset(
      "conductor", "conductora", "repartidor", "repartidora", "administrativo", "administrativa", "camarero",
      "camarera", "cajero", "cajera", "dependiente", "dependienta", "mesero", "mesera", "chófer", "chofer",
      "caissier", "caissière", "livreur", "livreuse", "chauffeur",
+     # layout-65: a Brazilian architect's post (v25's dholiveira: "Arquiteto de Software Sênior"
+     # over its house was read the wrong way round), and Scandinavian posts
+     "arquiteto", "arquiteta", "arquitecto", "arquitecta", "programadora", "instruktør", "udvikler",
+     "utvikler", "utvecklare", "ingeniør", "ingenjör", "konsulent",
      "fellow"}  # "Postdoctoral Fellow", "Research Fellow": an academic post
 )  # fmt: skip
 STATE_CODES = frozenset(

@@ -22,7 +22,7 @@ import phonenumbers
 from email_validator import EmailNotValidError, validate_email
 
 from ats.extraction import _lexicon as lex
-from ats.extraction._layout import Line, heading_kind, is_place, label_of
+from ats.extraction._layout import PAGE_FOOTER, Line, heading_kind, is_place, label_of
 from ats.extraction.data import Source
 
 MAX_EMAIL_CANDIDATES = 500
@@ -2220,12 +2220,29 @@ _TOP_SKILLS = frozenset(
      # layout-63: the export in Spanish (v24's jangarita: "Contactar" was no contact heading, so
      # the document was no export and its prose's mentions stood in for its three), German,
      # Italian and Dutch
-     "aptitudes principales", "top-kenntnisse", "competenze principali", "belangrijkste vaardigheden"}
+     "aptitudes principales", "top-kenntnisse", "competenze principali", "belangrijkste vaardigheden",
+     # layout-65: Danish (v25's jbjerrekaer), Norwegian and Swedish
+     "mest repræsenterede kompetencer", "toppferdigheter", "främsta kunskaper"}
 )  # fmt: skip
 _TOP_SKILLS_MAX = 3  # what the export shows; the person's name may follow in the same column
 _WHOLE_BRACKET = re.compile(r"\([^()]{1,40}\)")
 # a line that cannot end an item: a joining word, or a bracket left open
 _WRAPPED_ITEM = re.compile(r"(?i:\s(?:and|of|&|for|in|with|to|de|des|du|da|do|e|y|et|und|für))$|\([^()]*$")
+
+
+def _top_skills_heading(lines: list[Line], k: int) -> bool:
+    """Line k is "Top Skills", or its second line: "Mest repræsenterede" over "kompetencer"
+    (the narrow column wraps the Danish heading; v25's jbjerrekaer, layout-65)."""
+    text = " ".join(lines[k].text.casefold().split())
+    if text in _TOP_SKILLS:
+        return True
+    above = lines[k - 1] if k else None
+    return (
+        above is not None
+        and above.page == lines[k].page
+        and above.size == lines[k].size
+        and f"{' '.join(above.text.casefold().split())} {text}" in _TOP_SKILLS
+    )
 
 
 def _linkedin_top_skills(lines: list[Line]) -> dict[int, str | None]:
@@ -2235,7 +2252,7 @@ def _linkedin_top_skills(lines: list[Line]) -> dict[int, str | None]:
         return {}
     out: dict[int, str | None] = {}
     for k, line in enumerate(lines):
-        if not (line.heading and " ".join(line.text.casefold().split()) in _TOP_SKILLS):
+        if not (line.heading and _top_skills_heading(lines, k)):
             continue
         first: Line | None = None
         j, taken = k + 1, 0
@@ -2479,13 +2496,6 @@ _EDU_TRIM = re.compile(r"^[\s,;:|()\-–—•·*]+|[\s,;:|()\-–—•·*]+$")
 # behind a separator once the dates are gone: "... de Londrina - ." (layout-49, stop 61's
 # newcomer check); "B.Sc." and "Inc." keep theirs (no separator before them)
 _LEFT_STOP = re.compile(r"(?:[\s,;:|\-–—·]+\.)+$")
-
-
-# A page's footer ("Page 1 of 2", LinkedIn's export and others): no line of the section it
-# falls in - it closed the last page's education field in stop 62's newcomer check (layout-55)
-PAGE_FOOTER = re.compile(
-    r"(?i:page|página|pagina|seite|strona|sayfa)\s{1,2}\d{1,2}\s{1,2}(?i:of|de|di|von|z|/)\s{1,2}\d{1,2}"
-)
 
 
 def education(lines: list[Line]) -> Values:
