@@ -688,8 +688,8 @@ def _field_kept(piece: str) -> str:
 
 
 def _loose_part(part: str) -> bool:
-    """A field that stands apart from the house and the post: a place, a kind of post, how
-    long, or dates."""
+    """A field that stands apart from the house and the post: a place (a way of working,
+    "Remote", is one to is_place), a kind of post, how long, or dates."""
     bare = part.strip(" ,;:()[]")
     low = bare.casefold()
     return (
@@ -698,7 +698,6 @@ def _loose_part(part: str) -> bool:
         or low in _EMPLOYMENT_KINDS
         or low in _SELF_EMPLOYED
         or bool(_DURATION.fullmatch(bare))
-        or bool(_REMOTE_AFTER.fullmatch(" x " + bare))
         or bool(date_ranges(bare))
     )
 
