@@ -636,7 +636,13 @@ _BRACKET_DASHES = re.compile(r"\([^()\d]{1,80}\s[-–—]\s[^()\d]{1,80}\)")  # 
 
 
 def _dashes_kept(m: re.Match[str]) -> str:
-    return _SPACED_DASH.sub(lambda d: f"{_NOTE_SPACE}{d.group(0)[1]}{_NOTE_SPACE}", m.group(0))
+    return _SPACED_DASH.sub(lambda d: _kept(d.group(0)), m.group(0))
+
+
+def _kept(separator: str) -> str:
+    """A spaced dash or slash written so that no header separator splits there; each part
+    gets its spaces back (_parts)."""
+    return _SLASH if separator[1] == "/" else f"{_NOTE_SPACE}{separator[1]}{_NOTE_SPACE}"
 
 
 def _note_whole(m: re.Match[str]) -> str:
@@ -678,13 +684,14 @@ def _piped_fields_kept(text: str) -> str:
 
 
 def _field_kept(piece: str) -> str:
-    bits = _FIELD_SEPARATOR.split(piece)
-    post = any(_title_score(b) > 0 for b in bits)  # "Rabbit Technology – Александрия": a house's place
-    if len(bits) != 2 or not post or _loose_part(bits[0]) or _loose_part(bits[1]):
+    seps = list(itertools.islice(_FIELD_SEPARATOR.finditer(piece), 2))
+    if len(seps) != 1:
         return piece
-    sep = _FIELD_SEPARATOR.search(piece)
-    assert sep is not None
-    return bits[0] + (_SLASH if "/" in sep.group(0) else f"{_NOTE_SPACE}{sep.group(0).strip()}{_NOTE_SPACE}") + bits[1]
+    head, tail = piece[: seps[0].start()], piece[seps[0].end() :]
+    post = _title_score(head) > 0 or _title_score(tail) > 0  # "Rabbit Technology – Александрия": a house's place
+    if not post or _loose_part(head) or _loose_part(tail):
+        return piece
+    return head + _kept(seps[0].group(0)) + tail
 
 
 def _loose_part(part: str) -> bool:
