@@ -22,7 +22,7 @@ import phonenumbers
 from email_validator import EmailNotValidError, validate_email
 
 from ats.extraction import _lexicon as lex
-from ats.extraction._layout import PAGE_FOOTER, Line, heading_kind, is_place, label_of
+from ats.extraction._layout import PAGE_FOOTER, Line, heading_kind, is_place, label_of, style_of
 from ats.extraction.data import Source
 
 MAX_EMAIL_CANDIDATES = 500
@@ -46,8 +46,15 @@ class Values:
 
     def add(self, key: str, value: object, source: Source) -> None:
         found = self.items.setdefault(key, Found(value))
-        if len(found.sources) < 5 and source not in found.sources:
+        if source in found.sources:
+            return
+        if len(found.sources) < 5:
             found.sources.append(source)
+        elif all(s.rule != source.rule for s in found.sources):
+            # A rule not yet among the five is kept in the last one's place: a skill five
+            # prose lines mention before the skills list names it ("Python" in every role's
+            # bullets) is a listed skill, which only a list's source says (layout-66).
+            found.sources[-1] = source
 
     def __iter__(self) -> Iterator[Found]:
         return iter(self.items.values())
@@ -1862,6 +1869,13 @@ def _city_in(text: str) -> str | None:
 
 # -- skills ----------------------------------------------------------------------------------
 
+# A list's bullet: an ASCII star or a dash with a space after it, or a glyph with or without
+# one ("●JavaScript", "✔ Azure Pipelines", "⋄Analog IC Design", "▷Traitement de signal"; an
+# icon font's glyph the text layer could not map, U+FFFD or a private-use code point:
+# "\ufffdSTM32 & ARM") - layout-66.
+_BULLET_GLYPHS = "•▪◦●∙‣✔✓☑➢➤►▶▷▸▹⋄◆◇■□○◉★☆✦❖→»›\ufffd\ue000-\uf8ff"
+_GLYPH_HEAD = re.compile(rf"^[{_BULLET_GLYPHS}]+")
+
 # CJK lists separate items with the ideographic comma and full-width punctuation
 # ("Java、Dart、SQL" and the full-width comma): a Japanese scan's skills list read as one token
 # (layout-37).
@@ -1876,7 +1890,7 @@ _SKILL_SECTIONS_LOOSE = frozenset({"experience", "summary", "other", "top"})
 def _tokens(text: str) -> list[str]:
     out = []
     for raw in _SKILL_TOKEN.findall(text):
-        tok = raw.strip("-*–—:'’").rstrip(".")  # ".NET" keeps its leading dot
+        tok = _GLYPH_HEAD.sub("", raw).strip("-*–—:'’").rstrip(".")  # ".NET" keeps its leading dot
         if tok:
             out.append(tok)
     return out
@@ -1914,7 +1928,11 @@ def _programming_list(text: str) -> bool:
     """A list under a languages heading whose items are the taxonomy's skills, not spoken
     languages ("Julia, Python, MATLAB, Fortran" under "Sprachen"; "Languages: Go, Rust"):
     a skills list (layout-12). Two items at least, most of them skills."""
-    items = _list_items(text)
+    return _mostly_known(_list_items(text))
+
+
+def _mostly_known(items: list[str]) -> bool:
+    """Two items at least, most of them the taxonomy's skills."""
     if len(items) < 2:
         return False
     vocab = lex.skills()
@@ -1950,8 +1968,9 @@ def _add_skill(out: Values, line: Line, rule: str, text: str, skill: lex.Skill, 
 
 
 _LIST_SEPARATOR = re.compile(r"\s*[,;|·•、，；]\s*")
-_LIST_BULLET = re.compile(r"^\s*[•▪◦●∙‣*–-]\s+")
-_LIST_ITEM = re.compile(r"[^\W_][\w+#&./' ()-]{0,38}[\w+#)]?")  # brackets: only those kept whole (_names_the_item)
+_LIST_BULLET = re.compile(rf"^\s*(?:[*–-]\s+|[{_BULLET_GLYPHS}]\s*)")
+# brackets: only those kept whole (_names_the_item); a leading dot only before a letter (".NET")
+_LIST_ITEM = re.compile(r"(?:[^\W_]|\.(?=\w))[\w+#&./' ()-]{0,38}[\w+#)]?")
 _MAX_LIST_ITEMS = 40  # a hostile 10 MB "a, b, c, ..." line stays linear and bounded
 
 
@@ -1961,6 +1980,8 @@ _BRACKETED = re.compile(r"\s*\(([^()]{0,200})\)")
 
 
 def _bracket_items(m: re.Match[str]) -> str:
+    if _HOW_LONG_USED.fullmatch(" - " + m.group(1).strip()):
+        return ""  # "JavaScript (4 years)"
     if _names_the_item(m.string[: m.start()], m.group(1).strip()):
         return m.group(0)
     inner = [p.strip() for p in _LIST_SEPARATOR.split(m.group(1)) if p.strip()]
@@ -2005,6 +2026,14 @@ def _names_the_item(before: str, inner: str) -> bool:
 
 
 _VERSION = re.compile(r"\s+v?\d[\d.]*(?:\s?[–-]\s?\d[\d.]*|\+|\.x)?$")
+# How long the CV's owner has used an item is no part of it ("Express - 1 year", "Node
+# (Sails.js, Express) => 5 Years"; layout-66).
+_HOW_LONG_USED = re.compile(
+    r"\s*(?:[–—-]|=>|->|:)\s*\d{1,2}(?:[.,]5)?\s?\+?\s*(?:years?|yrs?|ans?|años|anos|jahre?)\.?$", re.IGNORECASE
+)
+# "Backend — C#, .NET 8, ASP.NET Core" and "AI & LLM Integration — OpenAI, Anthropic": a
+# list's label set off by a spaced dash, not a colon (layout-66).
+_DASH_LABEL = re.compile(r"^([^\W\d_][^,;:|()—–]{0,40}?)\s+[—–]\s+(\S.*)$")
 # Proficiency words a list sets in brackets after an item ("R (Intermediate)"): no skill.
 _LEVELS = frozenset(
     {"basic", "basics", "beginner", "intermediate", "advanced", "expert", "proficient", "fluent", "native",
@@ -2014,6 +2043,8 @@ _LEVELS = frozenset(
 )  # fmt: skip
 
 
+# Programming languages of one letter: a list's "C" or "R" is an item (layout-66).
+_ONE_LETTER = frozenset({"C", "R"})
 _ETC = frozenset({"etc", "usw", "u.a", "etc.)", "and more", "und mehr", "y más", "e mais", "et plus"})
 
 
@@ -2024,15 +2055,32 @@ def _named(item: str) -> bool:
     return any(c.isalpha() for c in (words[0] if words else item))
 
 
-def _list_items(text: str, *, versions: bool = False) -> list[str]:
+# Labels of a skills section's lines that list no skills (layout-66): certificates,
+# interests, awards, courses ("Certifications: AWS Solutions Architect | ...", "Interests:
+# Fitness; ..."); a catch-all "Other:" (Chinese "其他") lists skills.
+_NO_SKILLS_LABEL = re.compile(
+    r"certif|zertifi|interest|intérêt|interés|interess|hobb|loisir|award|honou?r|prix|premi|prêmio|course|kurs|curso"
+    r"|publica|publika|reference|referenz|référence|volunt|bénévol|licen[cs]e|permis|führerschein"
+)
+
+
+def _list_items(text: str, *, versions: bool = False, categorised: bool = True) -> list[str]:
     """The items of a skills list line that is evidently a list - a bullet, or items between
     commas/semicolons - each short (1-4 words) and shaped like a name, not a sentence; []
-    for prose ("Creating pieces of Art and visiting galleries.")."""
+    for prose ("Creating pieces of Art and visiting galleries."). `categorised`: [] for a
+    list its label says holds no skills (spoken languages, certificates, interests)."""
     bulleted = _LIST_BULLET.match(text) is not None
     text = _LIST_BULLET.sub("", text, count=1)
     labelled = label_of(text)
+    dashed = _DASH_LABEL.match(text[:MAX_LIST_LINE]) if labelled is None else None
+    category, label = None, ""
     if labelled is not None and len(labelled[0].split()) <= 3:
         text = labelled[1]  # "Languages: Go, Rust" - the label is a category, not a skill
+        category, label = heading_kind(labelled[0]), labelled[0]
+    elif dashed is not None and len(dashed[1].split()) <= 4 and _LIST_SEPARATOR.search(dashed[2]):
+        text, label = dashed[2], dashed[1].casefold()
+        # "English — reading & writing (good); listening & speaking (conversant)"
+        category = "languages" if label in lex.LANGUAGES else heading_kind(label)
     # "Azure (Azure DevOps, Azure SQL)", "BFF (Nest.js)": a bracket lists more items (h44);
     # a bracket that says something ("(Can read, write and speak fluently)") is dropped.
     text = _BRACKETED.sub(_bracket_items, text[:MAX_LIST_LINE])
@@ -2046,13 +2094,14 @@ def _list_items(text: str, *, versions: bool = False) -> list[str]:
     parts = [p for p in parts if p and p.casefold().rstrip(".…") not in _ETC]
     if not parts or (len(parts) < 2 and not bulleted):
         return []
+    parts = [_HOW_LONG_USED.sub("", p) for p in parts]
     items = [p.rstrip(".") if versions else _VERSION.sub("", p.rstrip(".")) for p in parts]  # "Angular 8+": the skill
     items = [it for it in items if it.casefold() not in _LEVELS and it.casefold() not in lex.LANGUAGES]
     shaped = [
         it
         for it in items
         if len(it.split()) <= 4
-        and len(it) > 1
+        and (len(it) > 1 or it in _ONE_LETTER)
         and _LIST_ITEM.fullmatch(it)
         and _named(it)
         # an opening bracket only as one kept whole ("Web Development (HTML": a line break cut it)
@@ -2068,7 +2117,21 @@ def _list_items(text: str, *, versions: bool = False) -> list[str]:
     stop = parts[-1].endswith(".") and " " in parts[-1] and not (labelled and len(parts) >= 3 and not wordy)
     if (odd and (wordy or odd * 5 > len(items))) or stop:
         return []
-    return [it for it in shaped if not it.casefold().startswith(("and ", "or ", "und ", "et "))]
+    out = [it for it in shaped if not it.casefold().startswith(("and ", "or ", "und ", "et "))]
+    # A skills section's "Certifications: ...", "Interests: ...", "Languages: Portuguese -
+    # Native, English - Intermediate" lists no skills ("Languages: Go, Rust" does; layout-66).
+    if categorised and (_NO_SKILLS_LABEL.search(label) or (category == "languages" and not _mostly_known(out))):
+        return []
+    return out
+
+
+def _labelled_list(text: str) -> bool:
+    """A line that opens with a list's label ("Expertise: ...", "Backend — C#, ...")."""
+    labelled = label_of(text)
+    if labelled is not None:
+        return len(labelled[0].split()) <= 3
+    dashed = _DASH_LABEL.match(text[:MAX_LIST_LINE])
+    return dashed is not None and len(dashed[1].split()) <= 4 and _LIST_SEPARATOR.search(dashed[2]) is not None
 
 
 def _open_ended(lines: list[Line], k: int) -> bool:
@@ -2077,16 +2140,85 @@ def _open_ended(lines: list[Line], k: int) -> bool:
     if k + 1 >= len(lines) or lines[k + 1].section != "skills" or lines[k + 1].heading:
         return False
     # (a full stop ends the list too: "Networking: VPN, NAT, firewall configuration.", layout-52)
-    return not re.search(r"[,;|·•.]\s*$", lines[k].text) and not _LIST_BULLET.match(lines[k + 1].text)
+    # (nor does a list run on into a labelled one: "Expertise: Computer Science, ...", layout-66)
+    following = lines[k + 1].text
+    if _LIST_BULLET.match(following) or _labelled_list(following):
+        return False
+    return not re.search(r"[,;|·•.]\s*$", lines[k].text)
 
 
-def _whole_items(lines: list[Line], k: int, *, versions: bool = False) -> list[str]:
+_CEFR = re.compile(r"[ABC][12]\+?")
+# The Europass CV's self-assessment grids: their column heads are no skills.
+_GRID_WORDS = frozenset(
+    {"listening", "reading", "writing", "speaking", "understanding", "spoken interaction", "spoken production",
+     "information processing", "content creation", "safety", "self-assessment"}
+)  # fmt: skip
+_ONE_ITEM_RUN = 3
+
+
+def _one_item(line: Line) -> str | None:
+    """The item a skills line is whole, or None: a name of one to four words, no label,
+    heading, sub-heading (bold, or capitals the taxonomy does not know: "FRONTEND"), spoken
+    language or level ("C1", "Basic user")."""
+    if line.section != "skills" or line.heading or ":" in line.text or "：" in line.text:
+        return None
+    text = _LIST_BULLET.sub("", line.text, count=1).strip()
+    if not text or len(text.split()) > 4 or not _LIST_ITEM.fullmatch(text) or not _named(text):
+        return None
+    low = text.casefold()
+    known = low in lex.skills()
+    not_an_item = (
+        (len(text) < 2 and text not in _ONE_LETTER)
+        or low in lex.LANGUAGES
+        or low in _LEVELS
+        or _CEFR.fullmatch(text) is not None
+        or heading_kind(text) is not None
+        or low.endswith((" user", " skills"))
+        or low in _GRID_WORDS
+        # a sentence's words set one to a line ("as" / "operações" / "diárias")
+        or (text[0].islower() and not known)
+        or (sum(ch.isupper() for ch in text) >= 4 and text.upper() == text and not known)
+    )
+    # Only where the line's style is known (a PDF's text layer): a sub-heading is told by
+    # its bold, which neither OCR nor the DOCX reading gives.
+    style = style_of(line, 0, len(line.text))
+    return None if not_an_item or style is None or style & 1 else text
+
+
+def _one_item_lines(lines: list[Line]) -> dict[int, str]:
+    """Skills lines that are each one item, none of them a list (layout-66): a column or a
+    cloud of tags ("Livewire" / "FilamentPHP" / "REST API Design"; 453 items of development
+    CVs' skills lists were lost so). Only in a run of three such lines, and not a line over a
+    list, which heads it ("Frontend" / "React, Vue")."""
+    found = [_one_item(line) if not _list_items(line.text) else None for line in lines]
+    out: dict[int, str] = {}
+    k = 0
+    while k < len(lines):
+        if found[k] is None:
+            k += 1
+            continue
+        end = k
+        while end + 1 < len(lines) and found[end + 1] is not None:
+            end += 1
+        if end - k + 1 >= _ONE_ITEM_RUN:
+            for i in range(k, end + 1):
+                below = lines[i + 1] if i + 1 < len(lines) else None
+                if below is None or below.section != "skills" or not _list_items(below.text):
+                    out[i] = str(found[i])
+        k = end + 1
+    return out
+
+
+def _whole_items(lines: list[Line], k: int, *, versions: bool = False, single: str | None = None) -> list[str]:
     """Line k's list items but for one a line break may have cut (the last of a line running
-    on, the first of the line after): those are left out rather than guessed."""
+    on, the first of the line after): those are left out rather than guessed. `single`: the
+    line is that one item (_one_item_lines)."""
+    if single is not None:
+        return _list_items("• " + single, versions=versions)
     items = _list_items(lines[k].text, versions=versions)
     if items and _open_ended(lines, k):
         items = items[:-1]
-    if items and k > 0 and _open_ended(lines, k - 1) and _list_items(lines[k - 1].text):
+    if items and k > 0 and _open_ended(lines, k - 1) and _list_items(lines[k - 1].text, categorised=False):
         items = items[1:]
     return items
 
@@ -2116,7 +2248,9 @@ def _linked_spans(tokens: list[str], low: list[str], vocab: Mapping[str, lex.Ski
     return spans
 
 
-def _partly_linked(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values) -> Counter[str]:
+def _partly_linked(
+    lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values, single: str | None = None
+) -> Counter[str]:
     """A list item the taxonomy names only in part ("Docker Compose", "Azure Pipelines", "AWS
     S3", "Ubuntu server") is one skill in the CV's wording (h55): the labels keep the item as
     printed, and its linked part alone ("Docker") is a skill the list does not name. The
@@ -2124,7 +2258,7 @@ def _partly_linked(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], ou
     often each linked part's wording was taken so (the token walk leaves those out)."""
     line = lines[k]
     taken: Counter[str] = Counter()
-    for item in _whole_items(lines, k, versions=True):
+    for item in _whole_items(lines, k, versions=True, single=single):
         tokens = _tokens(item)
         low = [t.casefold() for t in tokens]
         if not low or " ".join(low) in vocab:
@@ -2145,13 +2279,15 @@ def _partly_linked(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], ou
     return taken
 
 
-def _unlinked_items(lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values) -> None:
+def _unlinked_items(
+    lines: list[Line], k: int, vocab: Mapping[str, lex.Skill], out: Values, single: str | None = None
+) -> None:
     """Skills list items no taxonomy entry names ("Erasure coding", "GnuCash"): kept in the
     CV's wording with no taxonomy id (only inside a skills section, only in list shape). An
     item a line break may have cut (last of a line running on, first of the line after) is
     left out rather than guessed."""
     line = lines[k]
-    for item in _whole_items(lines, k):
+    for item in _whole_items(lines, k, single=single):
         low = [t.casefold() for t in _tokens(item)]
         if not low or any(_longest_skill(low, i, vocab) for i in range(len(low))):
             continue  # the taxonomy linked this item, or part of it
@@ -2315,6 +2451,8 @@ def skills(lines: list[Line]) -> Values:
     out = Values()
     wording: dict[str, str] = {}
     top = _linkedin_top_skills(lines)
+    # (the export's top skills are its own block's, three at most: layout-51)
+    singles = {} if top else _one_item_lines(lines)
     for k, line in enumerate(lines):
         if k in top:
             item = top[k]
@@ -2327,8 +2465,8 @@ def skills(lines: list[Line]) -> Values:
         in_section, tokens, own = read
         taken: Counter[str] = Counter()
         if in_section and line.section in ("skills", "languages"):  # a list, not a labelled line elsewhere
-            _unlinked_items(lines, k, vocab, out)
-            taken = _partly_linked(lines, k, vocab, out)
+            _unlinked_items(lines, k, vocab, out, singles.get(k))
+            taken = _partly_linked(lines, k, vocab, out, singles.get(k))
         low = [t.casefold() for t in tokens]
         i = 0
         while i < own:
