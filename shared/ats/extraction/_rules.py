@@ -2190,7 +2190,8 @@ def _one_item_lines(lines: list[Line]) -> dict[int, str]:
     cloud of tags ("Livewire" / "FilamentPHP" / "REST API Design"; 453 items of development
     CVs' skills lists were lost so). Only in a run of three such lines, and not a line over a
     list, which heads it ("Frontend" / "React, Vue")."""
-    found = [_one_item(line) if not _list_items(line.text) else None for line in lines]
+    found = [_one_item(line) for line in lines]
+    found = [None if item is None or _list_items(line.text) else item for item, line in zip(found, lines, strict=True)]
     out: dict[int, str] = {}
     k = 0
     while k < len(lines):
