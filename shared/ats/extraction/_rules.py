@@ -2064,6 +2064,21 @@ _NO_SKILLS_LABEL = re.compile(
 )
 
 
+def _list_label(text: str) -> tuple[str, str, str | None] | None:
+    """(label, the list after it, the label's heading kind) of a line that opens with a
+    list's label - "Expertise: ..." (a colon, three words at most) or "Backend — C#, .NET"
+    (a spaced dash, four words at most, a list after it) - else None."""
+    labelled = label_of(text)
+    if labelled is not None:
+        return (labelled[0], labelled[1], heading_kind(labelled[0])) if len(labelled[0].split()) <= 3 else None
+    dashed = _DASH_LABEL.match(text[:MAX_LIST_LINE])
+    if dashed is None or len(dashed[1].split()) > 4 or not _LIST_SEPARATOR.search(dashed[2]):
+        return None
+    label = dashed[1].casefold()
+    # "English — reading & writing (good); listening & speaking (conversant)"
+    return label, dashed[2], "languages" if label in lex.LANGUAGES else heading_kind(label)
+
+
 def _list_items(text: str, *, versions: bool = False, categorised: bool = True) -> list[str]:
     """The items of a skills list line that is evidently a list - a bullet, or items between
     commas/semicolons - each short (1-4 words) and shaped like a name, not a sentence; []
@@ -2072,15 +2087,10 @@ def _list_items(text: str, *, versions: bool = False, categorised: bool = True) 
     bulleted = _LIST_BULLET.match(text) is not None
     text = _LIST_BULLET.sub("", text, count=1)
     labelled = label_of(text)
-    dashed = _DASH_LABEL.match(text[:MAX_LIST_LINE]) if labelled is None else None
+    listed = _list_label(text)
     category, label = None, ""
-    if labelled is not None and len(labelled[0].split()) <= 3:
-        text = labelled[1]  # "Languages: Go, Rust" - the label is a category, not a skill
-        category, label = heading_kind(labelled[0]), labelled[0]
-    elif dashed is not None and len(dashed[1].split()) <= 4 and _LIST_SEPARATOR.search(dashed[2]):
-        text, label = dashed[2], dashed[1].casefold()
-        # "English — reading & writing (good); listening & speaking (conversant)"
-        category = "languages" if label in lex.LANGUAGES else heading_kind(label)
+    if listed is not None:
+        label, text, category = listed  # "Languages: Go, Rust" - the label is a category, not a skill
     # "Azure (Azure DevOps, Azure SQL)", "BFF (Nest.js)": a bracket lists more items (h44);
     # a bracket that says something ("(Can read, write and speak fluently)") is dropped.
     text = _BRACKETED.sub(_bracket_items, text[:MAX_LIST_LINE])
@@ -2125,15 +2135,6 @@ def _list_items(text: str, *, versions: bool = False, categorised: bool = True) 
     return out
 
 
-def _labelled_list(text: str) -> bool:
-    """A line that opens with a list's label ("Expertise: ...", "Backend — C#, ...")."""
-    labelled = label_of(text)
-    if labelled is not None:
-        return len(labelled[0].split()) <= 3
-    dashed = _DASH_LABEL.match(text[:MAX_LIST_LINE])
-    return dashed is not None and len(dashed[1].split()) <= 4 and _LIST_SEPARATOR.search(dashed[2]) is not None
-
-
 def _open_ended(lines: list[Line], k: int) -> bool:
     """Line k's list runs on into line k+1 ("..., Erasure" / "coding, S3" in a narrow column):
     no separator at its end and the next skills line is no new bullet."""
@@ -2142,7 +2143,7 @@ def _open_ended(lines: list[Line], k: int) -> bool:
     # (a full stop ends the list too: "Networking: VPN, NAT, firewall configuration.", layout-52)
     # (nor does a list run on into a labelled one: "Expertise: Computer Science, ...", layout-66)
     following = lines[k + 1].text
-    if _LIST_BULLET.match(following) or _labelled_list(following):
+    if _LIST_BULLET.match(following) or _list_label(following) is not None:
         return False
     return not re.search(r"[,;|·•.]\s*$", lines[k].text)
 
