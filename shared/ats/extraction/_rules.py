@@ -432,6 +432,13 @@ def _short_words(text: str) -> bool:
     return len(text) <= 80 and 0 < len(text.split()) <= 5 and not any(ch.isdigit() or ch == "@" for ch in text)
 
 
+# Words before an address that are no part of it: a label, or a sentence's "reach me at
+# kanai@..." (a LinkedIn export's summary read "at_kanai...@gmail.com": layout-67).
+_NOT_ADDRESS_HEADS = frozenset(
+    {"email", "e-mail", "mail", "courriel", "at", "to", "me", "on", "or", "and", "via", "by", "an", "em", "en", "per"}
+)
+
+
 def _underscore_head(text: str, start: int, raw: str, zone: _NameZone) -> str:
     """ "keoni garner@yahoo.com": LaTeX's "\\_" in its classic fonts is a rule drawn under
     the baseline, not a glyph, so the text layer has a space where the address has "_".
@@ -445,7 +452,7 @@ def _underscore_head(text: str, start: int, raw: str, zone: _NameZone) -> str:
     while i > 0 and start - 1 - i < 40 and text[i - 1].isalnum() and not text[i - 1].isupper():
         i -= 1
     word = text[i : start - 1]
-    if len(word) < 2 or (i > 0 and text[i - 1] not in " :|\ufffd\t") or word.casefold() in _CONTACT_WORDS:
+    if len(word) < 2 or (i > 0 and text[i - 1] not in " :|\ufffd\t") or word.casefold() in _NOT_ADDRESS_HEADS:
         return ""
     local = raw.partition("@")[0].casefold()
     first = re.match(r"[^\W\d_]{2,}", local)
@@ -823,7 +830,24 @@ def place_region(text: str) -> tuple[str, str] | None:
     m = _US_STATE.search(text[:300])
     if m and m.group(1) in lex.US_STATES:
         return "US", m.group(1)
+    for zip_code in _ZIP.finditer(text[:300]):
+        words = text[: zip_code.start()].split()[-3:]
+        code = words[-1] if words else ""
+        # "FL 33463", "Lake Worth, Fl 33463"; not "in 20000" nor "In 20000" in a sentence
+        if code.upper() in lex.US_STATES and (code.isupper() or (len(words) > 1 and words[-2].endswith(","))):
+            return "US", code
+        for n in (3, 2, 1):
+            name = " ".join(words[-n:])
+            if len(words) >= n and name.casefold() in lex.US_STATE_NAMES:
+                return "US", name
     return None
+
+
+# A state before a ZIP code, "Castle Rock Colorado, 80109", "Lake Worth, Fl 33463": an address
+# in the US. A state's name alone is no sign ("Georgia", "Virginia Woolf", "Washington" -
+# h44), the ZIP makes it one (layout-67: development's agerdes took GB from "Reading"
+# further down).
+_ZIP = re.compile(r"(?<=[^\W\d_]),?\s{1,2}\d{5}(?:-\d{4})?(?![\d-])")
 
 
 def _valid_in(candidate: str, region: str) -> str | None:
@@ -884,13 +908,56 @@ def read_phone(candidate: str, evidence: RegionEvidence) -> PhoneReading | None:
         return PhoneReading(e164, phonenumbers.region_code_for_number(number), f"+{number.country_code}")
     if candidate.lstrip("( ").startswith(("+", "00")):
         return None
+    written = _plan_written(candidate)
     if evidence.cv:
-        return _read_with_cv_signals(candidate, evidence.cv)
+        reading = _read_with_cv_signals(candidate, evidence.cv)
+        # "(617) 895-6148" under a London line and a Boston one: written as the North
+        # American plan writes, the plan's country among the CV's signals is the one
+        plan = _plan_regions(written) if written is not None and reading.e164 != written.e164 else ()
+        return written if written is not None and any(r in plan for r, _ in evidence.cv) else reading
+    if written is not None:
+        return written  # the number's own writing is the document's signal: before any setting
     for region, why in ((evidence.channel, "channel"), (evidence.default, "default")):
         if region:
             found = _valid_in(candidate, region)
             return PhoneReading(found, region if found else None, why if found else "invalid")
     return PhoneReading(None, None, "no region")
+
+
+# A national number written the one way a single numbering plan writes it - the writing is
+# the document's own sign of its country, when nothing else on the CV names one (layout-67):
+# - the North American plan's "(678) 670-6830", "678-670-6830", "(720)-815-5494",
+#   "678.670.6830", "1-800-555-0199" (+1, whichever of its countries: "(868) 389-2499" is
+#   Trinidad's). Not "678 670 6830": an Italian mobile is written "347 123 4567", and the
+#   area and exchange codes must be valid (an area code opens with 2-9: "021-117-9764" is
+#   New Zealand's);
+# - Brazil's mobile, "(82) 98194-9926" (a two-digit area, then nine digits opening with 9,
+#   five and four): Mexico's "(55) 1234-5678" has eight.
+# Only where the CV names no country, or names the plan's among others; with the deployment
+# default, GB, a US CV's "561-506-4384" read as +44 5615064384 (development's willzovo).
+_NANP_WRITTEN = re.compile(
+    r"(?:1[\s.-])?(?:\([2-9]\d\d\)[\s.-]?|[2-9]\d\d[.-])[2-9]\d\d[.-]\d{4}|\([2-9]\d\d\)\s?[2-9]\d\d\s\d{4}"
+)
+_BRAZIL_MOBILE_WRITTEN = re.compile(r"\(?[1-9][1-9]\)?\s?9\d{4}-\d{4}")
+
+
+def _plan_regions(reading: PhoneReading) -> tuple[str, ...]:
+    """The regions sharing the reading's country code (+1: US, CA, TT...)."""
+    code = phonenumbers.parse(reading.e164, None).country_code if reading.e164 else None
+    return tuple(phonenumbers.region_codes_for_country_code(code)) if code else ()
+
+
+def _plan_written(candidate: str) -> PhoneReading | None:
+    """The reading of a number written as only one numbering plan writes its numbers."""
+    for pattern, region, plan in ((_NANP_WRITTEN, "US", "nanp"), (_BRAZIL_MOBILE_WRITTEN, "BR", "br")):
+        if pattern.fullmatch(candidate):
+            e164 = _valid_in(candidate, region)
+            if e164 is None:
+                return None
+            number = phonenumbers.parse(e164, None)
+            code = phonenumbers.region_code_for_number(number) or region
+            return PhoneReading(e164, code, f"cv.written:{plan}")
+    return None
 
 
 def _read_with_cv_signals(candidate: str, signals: tuple[tuple[str, str], ...]) -> PhoneReading:
@@ -916,9 +983,19 @@ def _phone_label(before: str) -> str | None:
     return None
 
 
-def _fax_label(before: str) -> bool:
+def _no_phone_label(before: str) -> bool:
     m = _PHONE_LABEL.search(before[-20:])
-    return bool(m and m.group(1).casefold() in lex.FAX_LABELS)
+    return bool(m and m.group(1).casefold() in lex.FAX_LABELS) or bool(_ID_LABEL.search(before[-24:]))
+
+
+# A national identity or tax number's label: "C.C 1.111.761.852" (a Colombian cédula, read as
+# an Argentine phone: development's jballen-es), "DNI: 12345678", "CPF 123.456.789-09",
+# "RG:", "NIE", "PESEL", "Passport No." - a number that is no phone (layout-67).
+_ID_LABEL = re.compile(
+    r"(?<![^\W\d_])(?i:c\.\s?c\.?|cc|dni|cpf|rg|nie|nif|rut|run|curp|rfc|pesel|c[ée]dula(?:\s+de\s+ciudadan[ií]a)?"
+    r"|ssn|passport|pasaporte|passaporte|reisepass|cnh|nit|tc\s+kimlik(?:\s+no)?|iban)"
+    r"\.?\s{0,2}(?:(?i:n[º°o]|no\.?|nr\.?|number|#)\s{0,2})?[:：#.]?\s{0,3}$"
+)
 
 
 _PLACEHOLDER_DIGITS = frozenset(
@@ -961,10 +1038,13 @@ def _phone_candidates(line: Line) -> Iterator[tuple[str, str | None]]:
         if short and (int(short.group(2)) - int(short.group(1))) % 100 in (1, 2):
             continue
         before = text[: m.start()]
+        if before.endswith(("+ ", "+\u00a0")) and candidate[0].isdigit():
+            candidate = "+" + candidate  # "+ 420 608 255 197": a space typed after the plus (layout-67)
+            before = before[:-2]
         if _GLUED.search(before) and not _phone_label(before.rstrip("-")):
             continue  # "/in/arthur-bernard-789955152": digits glued to a word are a slug's (h47)
-        if _fax_label(before):
-            yield "", None  # counted as tried, never read: a fax is no number to call
+        if _no_phone_label(before):
+            yield "", None  # counted as tried, never read: a fax or an identity number is no number to call
             continue
         label = _phone_label(before)
         if not (label or line.in_contact or candidate.startswith(("+", "00"))):
@@ -1056,7 +1136,9 @@ def looks_like_name(text: str) -> bool:
 
 def _latin_name(text: str) -> bool:
     tokens = text.split()
-    if not 2 <= len(tokens) <= 5 or len(text) > 60:
+    # "Artur Campos Batista de Senna Freitas": a particle's word more (layout-67)
+    particles = sum(1 for tok in tokens if tok.casefold() in lex.NAME_PARTICLES)
+    if not 2 <= len(tokens) <= 5 + min(particles, 2) or len(text) > 60:
         return False
     # A bare letter first or last is an icon or a cut-off glyph on a scan ("E Experience",
     # "Langues M"), not a name: an initial stands in the middle or carries its dot.
@@ -1249,9 +1331,13 @@ def _display_size(lines: list[Line], page: int | None) -> float:
 
 
 _POSTNOMINAL = re.compile(
-    # "B.Eng." / "B.Ing." (brunopc's English and French CVs; layout-42)
-    r",\s{0,2}(?:ph\.?\s?d\.?|m\.?d\.?|mba|m\.?\s?sc\.?|b\.?\s?sc\.?|m\.?a\.?|dr\.?|cpa|pmp|p\.?eng\.?"
-    r"|[bm]\.?\s?(?:eng|ing|tech|a\.?sc|comm?)\.?)\s*$",
+    # "B.Eng." / "B.Ing." (brunopc's English and French CVs; layout-42); a certificate,
+    # one or several: "Thiago Milanez, Itil®" (a LinkedIn export's name, development's
+    # tmilanez), "Jane Smith, MBA, PMP" (layout-67)
+    r"(?:,\s{0,2}(?:ph\.?\s?d\.?|m\.?d\.?|mba|m\.?\s?sc\.?|b\.?\s?sc\.?|m\.?a\.?|dr\.?|cpa|pmp|p\.?eng\.?"
+    r"|[bm]\.?\s?(?:eng|ing|tech|a\.?sc|comm?)\.?"
+    r"|cfa|cissp|cism|cisa|ccna|ccnp|csm|cspo|psm|itil|shrm-s?cp|leed(?:\s?ap)?|acca|cima|rn"
+    r"|[^\W\d_][\w-]{0,12}[®™]))+\s*$",
     re.IGNORECASE,
 )
 
@@ -1723,6 +1809,9 @@ def _linkedin_name(lines: list[Line]) -> Found | None:
             break
         run.append(ln)
     text = " ".join(ln.text.strip() for ln in run).rstrip(_EXPORT_NAME_TAIL)
+    degree = _POSTNOMINAL.search(text)
+    if degree:  # "Thiago Milanez, Itil®": the profile's name field with a certificate (layout-67)
+        text = text[: degree.start()]
     words = text.split()
     if (
         not 1 <= len(words) <= 8
