@@ -7,6 +7,7 @@ geometry; each test fails on layout-66 but the guards."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from ats.extraction.api import extract
@@ -98,3 +99,16 @@ def test_a_sentences_at_before_an_address_is_no_part_of_it() -> None:
         ((40, 120, 560, 132), "Reach me at kiranmehta2003@example.org for work", 10.0),
     ]
     assert _extract(rows).values("emails") == ["kiranmehta2003@example.org"]
+
+
+def test_the_certificates_after_a_name_are_read_in_linear_time() -> None:
+    # Several certificates may follow a name; a line of a million "a®" after commas is read
+    # at most four at a time from each comma (a repeat with no bound walked to the line's end
+    # from every comma: 35 s on 20 kB).
+    from ats.extraction._rules import _POSTNOMINAL
+
+    started = time.process_time()
+    assert _POSTNOMINAL.search(", a®" * 250_000 + "x") is None
+    assert time.process_time() - started < 5.0  # CPU seconds, as tests/extraction/test_hostile.py
+    found = _POSTNOMINAL.search("Dana Whitfield" + ", a®" * 250_000)
+    assert found is not None and found.start() == len("Dana Whitfield") + 4 * (250_000 - 4)

@@ -1337,7 +1337,7 @@ _POSTNOMINAL = re.compile(
     r"(?:,\s{0,2}(?:ph\.?\s?d\.?|m\.?d\.?|mba|m\.?\s?sc\.?|b\.?\s?sc\.?|m\.?a\.?|dr\.?|cpa|pmp|p\.?eng\.?"
     r"|[bm]\.?\s?(?:eng|ing|tech|a\.?sc|comm?)\.?"
     r"|cfa|cissp|cism|cisa|ccna|ccnp|csm|cspo|psm|itil|shrm-s?cp|leed(?:\s?ap)?|acca|cima|rn"
-    r"|[^\W\d_][\w-]{0,12}[®™]))+\s*$",
+    r"|[^\W\d_][\w-]{0,12}[®™])){1,4}\s*$",  # (bounded: each comma's try reads at most four, linear)
     re.IGNORECASE,
 )
 
