@@ -2292,10 +2292,11 @@ def _one_item_lines(lines: list[Line]) -> dict[int, str]:
         while end + 1 < len(lines) and found[end + 1] is not None:
             end += 1
         if end - k + 1 >= _ONE_ITEM_RUN:
-            for i in range(k, end + 1):
-                below = lines[i + 1] if i + 1 < len(lines) else None
-                if below is None or below.section != "skills" or not _list_items(below.text):
-                    out[i] = str(found[i])
+            # Each line of the run but the last is over another one-item line, no list: only
+            # the last may head one.
+            below = lines[end + 1] if end + 1 < len(lines) else None
+            heads_a_list = below is not None and below.section == "skills" and bool(_list_items(below.text))
+            out.update({i: str(found[i]) for i in range(k, end + 1 - heads_a_list)})
         k = end + 1
     return out
 
