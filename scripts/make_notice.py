@@ -368,26 +368,79 @@ Data shipped in this repository:
     Shernandez927/reactionary (MIT), ThiagoSantosBatista/Portfolio (MIT, Portuguese),
     ThomasMoras/tms-portfolio (MIT, stated in its README, vendored; English and French),
     TNT-747/Portfolio (MIT, English and French), Usman-Far00q/LinkedIn-AI-Chatbot (MIT).
-    Held-out v24 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v24, in tests/extraction/corpus/real/ now (real people's own CVs):
     27-amu/agentic-ai-resume (MIT), AaronBringhurst/Aaron-Bringhurst-Portfolio (MIT, stated in
-    its README, vendored), aleksandr-kiriushin/cv (MIT), AllysonMcGrath/react-portfolio (MIT,
-    stated in its README, vendored), Ashwadhama2004/Deployed_linkdin_chatbot (Apache-2.0),
-    brunokemel/vite_port (ISC, stated in its README, vendored; Portuguese),
-    CardoliDev/portfolionovovaporwave (MIT; English and Portuguese),
-    ckybryan/personal-carrier-chat-agent (MIT, stated in its README, vendored),
+    its README, vendored), acumind/me.me (MIT), aleksandr-kiriushin/cv (MIT),
+    AllysonMcGrath/react-portfolio (MIT, stated in its README, vendored),
+    Ashwadhama2004/Deployed_linkdin_chatbot (Apache-2.0), brunokemel/vite_port (ISC, stated in
+    its README, vendored; Portuguese), CardoliDev/portfolionovovaporwave (MIT; English and
+    Portuguese), ckybryan/personal-carrier-chat-agent (MIT, stated in its README, vendored),
     DeniseAguirre/portfolio-v2 (MIT, stated in its README, vendored; English and Spanish),
-    dnelfhmi/my-ai-assistant (MIT, stated in its README, vendored), acumind/me.me (MIT),
-    gustavo-rebelo/portfolio (MIT, Portuguese), heitoroliveiro-dev/web-portfolio (MIT, stated
-    in its README, vendored; Portuguese), IgorTraspadini/React-Portfolio-ICT (MIT),
-    jshallcross/react-portfolio (MIT, stated in its README, vendored), MeganClo/Portfolio-React
-    (MIT, stated in its README, vendored), MikeGShelby/portfolio (MIT, stated in its README,
-    vendored), NANDAGOPALNG/Carrier_Conversation (MIT, stated in its README, vendored),
+    dnelfhmi/my-ai-assistant (MIT, stated in its README, vendored), gustavo-rebelo/portfolio
+    (MIT; Portuguese), heitoroliveiro-dev/web-portfolio (MIT, stated in its README, vendored;
+    Portuguese), IgorTraspadini/React-Portfolio-ICT (MIT), jshallcross/react-portfolio (MIT,
+    stated in its README, vendored), MeganClo/Portfolio-React (MIT, stated in its README,
+    vendored), MikeGShelby/portfolio (MIT, stated in its README, vendored),
+    NANDAGOPALNG/Carrier_Conversation (MIT, stated in its README, vendored),
     Niccolo-Maffioli/shell-folio-terminal-view (MIT, stated in its README, vendored; English
     and Italian), ntalbotdev/portfolio-v1 (MIT, stated in its README, vendored; English and
     French), pamyszz/newport (MIT, stated in its README, vendored; Portuguese),
     RamonaFlores/AI-Agent-Professional-Persona (MIT, stated in its README, vendored; Spanish),
     ShaneCurtis84/React-Portfolio (MIT), vedantulhaspandit/ai-digital-twin (MIT, stated in its
     README, vendored), WumingdevGit/portfolio (MIT).
+    From held-out v25, in tests/extraction/corpus/real/ now (real people's own CVs):
+    1KartikeyBhasin1/ChatBotGen2 (MIT, stated in its README, vendored), Andessonreis/portfolio
+    (Apache-2.0), arnavthak/CareerChatbot (MIT), AsleyR/asley-personal-website (GPL-3.0),
+    cheavearo/ai_career_chatbot_rag (GPL-3.0), ckakgun/jobmatch-ai (MIT),
+    davidfischerprojects/personal-website (MIT, stated in its README, vendored),
+    diogon01/vscode-latex-cv-automation (MIT; English and Portuguese), ed-donner/agents (MIT),
+    eldadYikne/eldad-portfolio (MIT, stated in its README, vendored), isadfrn/curriculum
+    (LPPL-1.3c, stated in its README, vendored; English and Portuguese),
+    JakeStair/React-and-Roll (MIT), jdbjerrekaer/portfolio (MIT; Danish), jmrplens/jmrp.io
+    (MIT; English and Spanish), Joaovitor12j/portfolio-react (MIT; Portuguese),
+    Keli281/my-portfolio (MIT), lkalliance/code-portfolio (MIT, stated in its README,
+    vendored), mattm479/my-portfolio-react (MIT),
+    Nikith2611/PersonaForge-A-Multi-Agent-LLM-System-for-Intelligent-Interaction (MIT),
+    ofagbure/React-Portfolio (MIT, stated in its README, vendored), rpradosilva/resume-in (MIT;
+    Portuguese), s-mahdi/Agentic-Chatbot (MIT, stated in its README, vendored),
+    thekizoch/jobs-applier (MIT, stated in its README, vendored),
+    ThiagoMilanezPinheiro/LLMs_Negocios (MIT; Portuguese), tony2k84/career-bot (Apache-2.0),
+    UtkPatAI25/My_Career (MIT), vikramshinde12/Career_Conversation (CC0-1.0),
+    vitalii123-baylor/DjangoPortfolioBaylor (MIT, stated in its README, vendored).
+    From held-out v26, in tests/extraction/corpus/real/ now (real people's own CVs):
+    agrastp/portfolio (MIT), AlamoVinicius/alamo-dev (MIT; Portuguese),
+    amit-upadhyay-IT/amit-upadhyay-IT.github.io (Apache-2.0), Artu-Dev/portifolio (MIT, stated
+    in its README, vendored; Portuguese), Caua-Sampaio/Landingpage-About-me (MIT; Portuguese),
+    Caue-Garaude/Portifolio (MIT, stated in its README, vendored; Portuguese),
+    Contzokas/portfolio-website (MIT, stated in its README, vendored),
+    cruch5357/rag-llm-chatbot (MIT; Spanish), ericrothmuller/My-Portfolio (MIT),
+    JadaE789/react_portfolio (MIT, stated in its README, vendored), karadHub/AskHire (MIT),
+    Kaushik-Paul/Career-Conversation (MIT), laurourbano/CURRICULO (MIT; Portuguese),
+    Monique-Duarte/Portfolio_next (MIT, stated in its README, vendored; English and
+    Portuguese), Olivia-the-G/react-to-my-portfolio (MIT), phunc20/phunc20.github.io (MIT),
+    pmo48/react-portfolio (MIT, stated in its README, vendored), spritchard54/React-Portfolio
+    (MIT), sunnymendapara15/Career-Conversation-Chatbot (MIT), utkucikmaz/portfolio (MIT,
+    stated in its README, vendored; English, German and Turkish), Venkat-Kowshik/AskStorm (MIT,
+    stated in its README, vendored), Xen3r0/xen3r0.github.io (MIT; French).
+    Held-out v27 (tests/extraction/heldout/files/; real people's own CVs): AgneySuresh/website
+    (MIT), AlexHappel/MyPortfolio (MIT, stated in its README, vendored), ALK222/cv (GPL-3.0;
+    English and Spanish), andreagalle/cv (MIT), Anna-dxj/md20-react-portfolio (MIT, stated in
+    its README, vendored), Avitoohband/portfolio (MIT, stated in its README, vendored),
+    BenMacha/benmacha.github.io (MIT, stated in its README, vendored; French),
+    Callank21/React-Portfolio (MPL-2.0, stated in its README, vendored), ChaseOstien/Portfolio
+    (ISC, stated in its README, vendored), faid-terence/Personal-Portfolio (MIT, stated in its
+    README, vendored), JesusValeraDev/JesusValera.dev (MIT), jgabfalcao/react-portifolio (MIT;
+    Portuguese), joshuan98/resume (MIT), kashif4704541-bot/My-Portfolio-Website (MIT, stated in
+    its README, vendored), lengocduc195/personal (MIT, stated in its README, vendored),
+    LuisCW/Portafolio (MIT, stated in its README, vendored; English and Spanish),
+    maitabom/portfolio (MIT, stated in its README, vendored; Portuguese),
+    MarioJim/ResumeAndPortfolio (MIT), MohtashimButt/mohtashim (MIT, stated in its README,
+    vendored), pankaj-kumar-techie/pankaj-kumar-techie.github.io (MIT),
+    Sanjay-Kumar-Git/MY_PORTFOLIO (MIT, stated in its README, vendored),
+    tddstuke/React-Portfolio (MIT, stated in its README, vendored), TenshiAngelina/portfolio
+    (MIT, stated in its README, vendored), tonymagr/react-portfolio-tm (MIT, stated in its
+    README, vendored), xavieroldan/BioSiteCursor (MIT, stated in its README, vendored; English
+    and Spanish).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

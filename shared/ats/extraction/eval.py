@@ -239,11 +239,19 @@ TARGETS: dict[str, tuple[str, float]] = {
 # 0.75 -> 0.80 and years 0.75 -> 0.90; name and e-mail stay.
 # Stop 69 read v26 a fourth and last time (layout-67: phone 0.933 -> 0.973): the rule raises
 # phone 0.90 -> 0.95.
+# Stop 70 retired v26 and drew held-out v27 (2026-12-07): 71 real documents - 29 real
+# people's own CVs (28 PDFs, 1 DOCX) from 25 repositories and 42 scans - and 32 generated.
+# Its baseline reading (layout-67: name 0.864, e-mail 0.964, phone 0.939, skills 0.795, work
+# history 0.749, years 0.962) is under the name, e-mail, phone and skills floors (real
+# documents' names 0.803: a new set, read by the extractor that read v26's names at 0.958).
+# The ratchet starts again from that reading by the rule (less 0.02, rounded down to 0.05):
+# name 0.90 -> 0.80, e-mail 0.95 -> 0.90, phone 0.95 -> 0.90, skills 0.80 -> 0.75; work
+# history (0.70) and years (0.90) stay.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.90),
-    "emails": ("f1", 0.95),
-    "phones": ("f1", 0.95),
-    "skills": ("f1", 0.80),
+    "name": ("exact", 0.80),
+    "emails": ("f1", 0.90),
+    "phones": ("f1", 0.90),
+    "skills": ("f1", 0.75),
     "work_history": ("f1", 0.70),
     "years_experience": ("within1", 0.90),
 }
