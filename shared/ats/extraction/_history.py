@@ -513,7 +513,12 @@ _TITLE_HEADS = frozenset(
      "uzmanı", "stajyer", "stajyeri",
      # layout-57: an internship named as the post ("Estágio de Verão em Engenharia de Software"
      # beside "INESC TEC", v21's ricardomorim: read the wrong way round)
-     "estágio", "estagio", "pasantía", "pasantia", "prácticas", "practicas"}
+     "estágio", "estagio", "pasantía", "pasantia", "prácticas", "practicas",
+     # layout-68: posts the house's name was read for ("Web Developer & Online Marketer" under
+     # "Sky Marketing", "Cofundador" beside "AtipicALI", "Systemutvecklare" beside "4IT AB")
+     "marketer", "gamer", "shopper", "cofundador", "cofundadora", "co-fundador", "co-fundadora", "fundador",
+     "fundadora", "fondateur", "fondatrice", "cofondateur", "cofondatrice", "co-fondateur", "gestionnaire",
+     "formateur", "formatrice", "utvecklare", "systemutvecklare", "konsult"}
 )  # fmt: skip
 
 
@@ -888,7 +893,10 @@ _ONLY_DURATION = re.compile(
 _FOOTNOTE = re.compile(r"(?<=[^\W\d_.]{4})[1-9]$|(?<=[A-Z]\.)[1-9]$")  # not "Auth0"
 _LEGAL_FORM = re.compile(
     r"(?:ltd|inc|llc|llp|plc|corp|co|g?gmbh|ag|sa|s\.a|sas|sarl|srl|s\.r\.l|spa|s\.p\.a|bv|b\.v|nv|n\.v|s\.l|sl|"
-    r"oy|ab|a/s|kg|pty ltd|pvt ltd|ltda|eireli)\.?",
+    r"oy|ab|a/s|kg|pty ltd|pvt ltd|ltda|eireli|"
+    # layout-68: Central and Eastern Europe's ("NEXMODE Sp. z o.o.", "Raintree Systems OÜ",
+    # "Pacientská organizace SMÁci, z.s."), Portugal's and Malaysia's - and "Limited"
+    r"o\.o|s\.r\.o|d\.o\.o|z\.s|a\.s|kft|zrt|oü|aps|lda|bhd|limited)\.?",
     re.IGNORECASE,
 )
 
@@ -1054,6 +1062,38 @@ def _described(text: str) -> bool:
         return False  # "Função: Desenvolvedor Freelancer.": the post, labelled (layout-48, v20's mmorais)
     labelled = _LABELLED_LIST.fullmatch(text)
     return bool(labelled and ("," in labelled.group(1) or labelled.group(1).endswith(".")))
+
+
+def _prose(text: str) -> bool:
+    """A description's line of prose, not a role's header, though it has no bullet and no
+    full stop: "Researched and develop monthly commercial sales pipeline reporting across
+    five industries", "Développement fullstack et administration système en environnement
+    Linux" above the next role's title and dates were read as its employer (v26's
+    spritchard; layout-68). Seven words or more, four or more of them (half of those after
+    the first) lower-case words that are no particle, with no post's word, no legal form and
+    no organisation's word written as a name's - "Conselho Regional de Farmácia do Estado do
+    Paraná" is a name, "Ingénieur d'études et développement en informatique" a post."""
+    words = text.split()
+    # one part: "Enseignant vacataire puis contractuel en Mathématiques, Education Nationale"
+    # and "Mission operations software development lead  Wrocław, PL" are a header's parts
+    if len(words) < 7 or len(_parts(text)) != 1 or _legal_named(text):
+        return False
+    # a post's or an organisation's word written as a name's ("Ingénieur d'études et ...",
+    # "Ministry of Health and social affairs"); "change management strategies" and "across
+    # five industries" are prose
+    # - and a post's head noun anywhere: "Web development intern / Part-time full-stack
+    # developer" is a post written in lower case; "Pulpos.- Punto de venta en la nube" a name
+    # and its tagline (_TAGLINE)
+    named = " ".join(w for w in words if w[:1].isupper())
+    if (
+        _title_score(named) > 0
+        or set(_words(named)) & (_ORG_WORDS | _INSTITUTION_WORDS)
+        or {p for w in _words(text) for p in w.split("/")} & _TITLE_HEADS
+        or _TAGLINE.search(text)
+    ):
+        return False
+    lower = sum(w[:1].islower() and w.casefold() not in _NAME_PARTICLES for w in words[1:])
+    return lower >= 4 and 2 * lower >= len(words) - 1
 
 
 def _is_header(line: Line) -> bool:
@@ -1560,25 +1600,13 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
             # dates' row there, and what is above is the entry before (layout-12).
             beside_column = unbroken and line.date_column and any(not is_place(p) for p in _parts(own))
             above = pending[-2:] if not beside_column and not _closer_below(pending, line, body[k + 1 : k + 2]) else []
-            for prev in reversed(above):
-                # "Employer  City" right above "Title, Department  dates" (a Spanish template,
-                # Awesome-CV) is the entry's employer even when the dates' line has two parts.
-                employer_row = prev.place_row and len(_parts(prev.text)) == 2
-                texts = [t for _, t in entry.header]
-                if (
-                    _complete(texts)
-                    and not employer_row
-                    and not _title_above(prev.text, texts)
-                    and not _employer_above(prev, line, texts)
-                ):
-                    break
-                entry.header.insert(0, (prev, prev.text))
+            _header_above(entry, above, section)
             out.append(entry)
             pending, after_anchor, unbroken = [], entry, True
             continue
         # A description's list item is no header, though its bullet is a line of its own
-        # (layout-56: _list_items)
-        if not _is_header(line) or k in items:
+        # (layout-56: _list_items); nor is a description's line of prose (layout-68)
+        if not _is_header(line) or k in items or (section != "education" and _prose(line.text)):
             pending, after_anchor, unbroken = [], None, False
             continue
         aside = _is_aside(line.text)
@@ -1618,6 +1646,30 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
     return out
 
 
+def _header_above(entry: _Entry, above: list[Line], section: str) -> None:
+    """The lines just above complete the entry, nearest first ("Employer  City" above
+    "Title  dates"; "Title" and "Employer" above a dates line)."""
+    line = entry.anchor
+    for prev in reversed(above):
+        # "Employer  City" right above "Title, Department  dates" (a Spanish template,
+        # Awesome-CV) is the entry's employer even when the dates' line has two parts.
+        employer_row = prev.place_row and len(_parts(prev.text)) == 2
+        texts = [t for _, t in entry.header]
+        # "NEXMODE Sp. z o.o." and "Cieszyn" set apart on one row above "PHP Fullstack
+        # Developer  07.2025 – 08.2025" are one row, the employer's: the town alone
+        # completed the entry and left the house out (v26's jwojtyna; layout-68)
+        same_row = section != "education" and entry.header[0][0] is not line and _same_row(prev, entry.header[0][0])
+        if (
+            _complete(texts)
+            and not employer_row
+            and not same_row
+            and not _title_above(prev.text, texts)
+            and not _employer_above(prev, line, texts)
+        ):
+            break
+        entry.header.insert(0, (prev, prev.text))
+
+
 def _list_items(body: list[Line]) -> set[int]:
     """The body's list items whose bullet the text layer gives as a line of its own, set in
     from the lines before the list: the last items above a date column's row were read as
@@ -1654,9 +1706,15 @@ def _title_below_untitled(entry: _Entry, line: Line) -> bool:
 
 def _title_headed(part: str) -> bool:
     """A title's head noun ends or opens the part, less an aside in brackets: "Software
-    Engineer Intern (Rust)", "Ingeniero de software"."""
+    Engineer Intern (Rust)", "Ingeniero de software" - and less a level after it: "Software
+    Engineer III", "Software Development Engineer I/II" (layout-68)."""
     words = _words(re.sub(r"\s*\([^()]*\)$", "", part))
+    if len(words) > 1 and _LEVEL.fullmatch(words[-1]):
+        words = words[:-1]
     return bool(words) and (words[-1] in _TITLE_HEADS or words[0] in _TITLE_HEADS)
+
+
+_LEVEL = re.compile(r"(?:i{1,3}|iv|v)(?:/(?:i{1,3}|iv|v))?")
 
 
 def _is_aside(text: str) -> bool:
@@ -1812,7 +1870,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     # never a title or an employer (h49)
     parts = [p for p in parts if p.strip(" .,").casefold() not in lex.MONTHS]
     location = next((p for p in parts if is_place(p) or _STREET_ADDRESS.search(p)), None) or _town_after_house(groups)
-    rest = [p for p in parts if p != location]
+    rest = _less_places([p for p in parts if p != location], location)
     if not rest:
         return None, None, location
     house = _house_before_country(rest, location) if employer_hint is None else None
@@ -1842,6 +1900,13 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
         title, others = kind_of_post
     employer = _employer_among(others, texts)
     return _whole_title_line(title, employer, location, groups, texts), employer, location
+
+
+def _less_places(rest: list[str], location: str | None) -> list[str]:
+    """ "Santa Cruz do Sul – RS, Brazil" over "IT Technician": the place's second part is no
+    employer ("Brazil" was; v25's dcarvalho, layout-68) - while a named part is left."""
+    named = [p for p in rest if not is_place(p)]
+    return named if location is not None and named and len(named) < len(rest) else rest
 
 
 def _house_town_country(groups: list[list[str]]) -> list[list[str]]:
@@ -2388,6 +2453,13 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
     styled: list[tuple[_Entry, str | None, str | None]] = []
     body = _section_body(lines, section)
     nested = _nested_roles(_entries(body, section))
+    if not nested and section == "experience":
+        # "Work History" read first, its sidebar's heading out of its column, and the roles
+        # left at the top with no heading above them (v21's roneil, Resume Builder): a dated
+        # role nowhere under the heading is looked for at the top (layout-68)
+        section = "top"
+        body = _section_body(lines, section)
+        nested = _nested_roles(_entries(body, section))
     employer_rows = _employer_rows(body, {ln.n for e, _, _ in nested for ln, _ in e.header})
     previous: tuple[_Entry, str | None] | None = None
     for k, (e, company, company_place) in enumerate(nested):

@@ -1942,6 +1942,9 @@ PAGE_FOOTER = re.compile(
     # read as a role's house), and the footer's words in Danish, Swedish, French and Dutch
     r"(?i:page|página|pagina|seite|strona|sayfa|side|sida)\s{1,2}\d{1,2}\s{1,2}"
     r"(?i:of|de|di|von|z|/|af|av|sur|van)\s{0,2}\d{1,2}"
+    # layout-68: "Michael Boiman · 2/4", the name and the page's count (an HTML CV's footer,
+    # v19's mboiman - read as the employer of the role below it)
+    r"|[^\W\d][\w.'’ -]{1,60}\s[·|]\s\d{1,2}\s?/\s?\d{1,2}"
 )
 
 
