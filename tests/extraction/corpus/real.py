@@ -144,9 +144,26 @@ def _file_dir(half: str) -> Path:
     return DEV_DIR if half == "development" else HELDOUT_DIR / "files"
 
 
+# (manifest path, its mtime and size) -> {file: sha256}: _read asked sources() for every
+# file, which read and decoded both manifests each time - quadratic in the corpus, whose
+# manifests grow by a held-out draw a stop (85 s of every pytest worker's first corpus
+# build at stop 70, ~1,640 files; under a second now). Keyed on the file's state, so a
+# manifest written since is read again.
+_SHA256S: dict[tuple[str, int, int], dict[str, str]] = {}
+
+
+def _sha256s(half: str) -> dict[str, str]:
+    path = (DEV_DIR if half == "development" else HELDOUT_DIR) / "manifest.json"
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _SHA256S:
+        _SHA256S[key] = {row["file"]: row["sha256"] for row in json.loads(path.read_text())["files"]}
+    return _SHA256S[key]
+
+
 def _read(half: str, name: str) -> bytes:
     data = (_file_dir(half) / name).read_bytes()
-    expected = {s.file: s.sha256 for h, s in sources() if h == half}[name]
+    expected = _sha256s(half)[name]
     got = hashlib.sha256(data).hexdigest()
     if got != expected:
         raise RuntimeError(f"{name}: sha256 {got} is not the manifest's {expected}")
