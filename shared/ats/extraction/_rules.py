@@ -1899,6 +1899,20 @@ def _postcode_city(segment: str) -> bool:
     return m is not None and not m.group(1).islower()
 
 
+def _less_links(segment: str) -> str:
+    """The segment less a link written in it: "Cork, Ireland linkedin.com/in/jane-oneil" (two
+    contact lines a PDF's text layer gave as one, the stop-70 newcomer check) is the place
+    "Cork, Ireland". Only a link with a path or a scheme: "U.S.A." and "St.Gallen" stay."""
+    if "/" not in segment and "www." not in segment:
+        return segment
+
+    def link_out(m: re.Match[str]) -> str:
+        link = m.group(0)
+        return " " if "/" in link or link.startswith(("http", "www.")) else link
+
+    return " ".join(_URL.sub(link_out, segment).split()).strip(" ,;|")
+
+
 def location(lines: list[Line]) -> Found | None:
     contact = [ln for ln in lines if ln.in_contact and not about_someone_else(ln)][:60]
     for line in contact:  # labelled first: "Address: ...", or a table row labelled so
@@ -1911,7 +1925,7 @@ def location(lines: list[Line]) -> Found | None:
         if len(line.text) > 200:
             continue
         for raw in _SEGMENTS.split(_masked_emails(line.text)):
-            segment = raw.strip(" ,;")
+            segment = _less_links(raw.strip(" ,;"))
             labelled = label_of(segment)
             if labelled:
                 if labelled[0] in lex.ADDRESS_LABELS:
