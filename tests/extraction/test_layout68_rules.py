@@ -6,6 +6,8 @@ Invented text in the documents' geometry."""
 # ruff: noqa: RUF001, RUF003 - the en dashes are what these documents hold
 from __future__ import annotations
 
+from typing import Any
+
 from ats.extraction._history import _legal_named, _prose, _split_job, work_history
 from ats.extraction._layout import PAGE_FOOTER, Line
 from tests.extraction.answers import Row, roles, styled_answer
@@ -15,6 +17,12 @@ _HEAD: list[Row] = [
     ((14, 20, 200, 44), "Marta Kowalczyk", 20.0),
     ((14, 50, 220, 62), "marta.kowalczyk@example.org", 10.0),
 ]
+
+
+def _history_of(texts: list[tuple[str, str, str | None]]) -> list[Any]:
+    """The work history of lines given as (text, section, heading) in reading order."""
+    lines = [Line(text, n, section=section, heading=heading) for n, (text, section, heading) in enumerate(texts)]
+    return work_history(lines, AS_OF)
 
 
 def test_a_house_and_its_town_on_one_row_above_the_post_are_the_employers() -> None:
@@ -93,8 +101,7 @@ def test_roles_at_the_top_are_read_when_the_experience_heading_holds_none() -> N
         ("2021-09 -  2022-09  Accounting Specialist", "top", None),
         ("City of Lakeview, Lakeview, WA", "top", None),
     ]
-    lines = [Line(text, n, section=section, heading=heading) for n, (text, section, heading) in enumerate(texts)]
-    found = [(e.value["title"], e.value["employer"], e.value["start"]) for e in work_history(lines, AS_OF)]
+    found = [(e.value["title"], e.value["employer"], e.value["start"]) for e in _history_of(texts)]
     assert found == [
         ("Database Engineer / Property Manager", "Harbour Property Management", "2022-09"),
         ("Accounting Specialist", "City of Lakeview", "2021-09"),
@@ -128,7 +135,6 @@ def test_a_footer_of_the_name_and_the_page_count_is_no_employer() -> None:
         ("Jordan Ellery · 2/4", "experience", None),
         ("Technical Lead & Automation Architect  01/2024 – 04/2025", "experience", None),
     ]
-    lines = [Line(text, n, section=section, heading=heading) for n, (text, section, heading) in enumerate(texts)]
-    employers = [e.value["employer"] for e in work_history(lines, AS_OF)]
+    employers = [e.value["employer"] for e in _history_of(texts)]
     assert "Jordan Ellery" not in employers
     assert len(employers) == 2
