@@ -153,11 +153,11 @@ _SHA256S: dict[tuple[str, int, int], dict[str, str]] = {}
 
 
 def _sha256s(half: str) -> dict[str, str]:
-    path = (DEV_DIR if half == "development" else HELDOUT_DIR) / "manifest.json"
-    stat = path.stat()
-    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    directory = DEV_DIR if half == "development" else HELDOUT_DIR
+    stat = (directory / "manifest.json").stat()
+    key = (str(directory), stat.st_mtime_ns, stat.st_size)
     if key not in _SHA256S:
-        _SHA256S[key] = {row["file"]: row["sha256"] for row in json.loads(path.read_text())["files"]}
+        _SHA256S[key] = {row["file"]: row["sha256"] for row in _manifest(directory)["files"]}
     return _SHA256S[key]
 
 
