@@ -1078,12 +1078,11 @@ def _prose(text: str) -> bool:
     # and "Mission operations software development lead  Wrocław, PL" are a header's parts
     if len(words) < 7 or len(_parts(text)) != 1 or _legal_named(text):
         return False
-    # a post's or an organisation's word written as a name's ("Ingénieur d'études et ...",
-    # "Ministry of Health and social affairs"); "change management strategies" and "across
-    # five industries" are prose
-    # - and a post's head noun anywhere: "Web development intern / Part-time full-stack
-    # developer" is a post written in lower case; "Pulpos.- Punto de venta en la nube" a name
-    # and its tagline (_TAGLINE)
+    # Not prose: a post's or an organisation's word written as a name's ("Ingénieur d'études
+    # et ...", "Ministry of Health and social affairs" - "change management strategies" and
+    # "across five industries" are prose), a post's head noun anywhere ("Web development
+    # intern / Part-time full-stack developer": a post in lower case), a name and its tagline
+    # ("Pulpos.- Punto de venta en la nube", _TAGLINE).
     named = " ".join(w for w in words if w[:1].isupper())
     if (
         _title_score(named) > 0
