@@ -49,7 +49,7 @@ def _answers(
 
     pick = re.compile(only) if only else None
     out = []
-    for entry, kind, data in ev.load_corpus(["development"]):
+    for entry, kind, data in ev.load_corpus(["development"], development_scans=scans):
         if entry["half"] != "development":
             raise SystemExit(f"{entry['id']}: not a development CV - this script never reads the held-out half")
         if not scans and entry["layout"].startswith("scan_"):

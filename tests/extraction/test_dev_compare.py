@@ -64,7 +64,7 @@ def test_only_keeps_the_cvs_whose_id_matches_and_parses_no_other(monkeypatch: py
         ({"id": "jdoe-en", "half": "development", "layout": "latex"}, "pdf", b"c"),
     ]
     parsed: list[bytes] = []
-    monkeypatch.setattr(ev, "load_corpus", lambda halves: rows)
+    monkeypatch.setattr(ev, "load_corpus", lambda halves, **_: rows)
     monkeypatch.setattr(ev, "parse_answer", lambda kind, data, cache: parsed.append(data) or {"text": ""})
     got = dev_compare._answers(None, scans=True, only="-zh")
     assert [entry["id"] for entry, _ in got] == ["wli-zh", "wli-zh-scan150"]

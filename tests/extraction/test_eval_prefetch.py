@@ -84,7 +84,7 @@ def test_the_gate_reads_every_held_out_cv_and_no_development_scan_of_corpus_v2(m
         for source in ("v1_generated", "v1_hand", "real_document", "generated")
         for layout in ("single_column", "scan_150", "scan_300")
     ]
-    monkeypatch.setattr(evaluation, "load_corpus", lambda halves=("development", "heldout"): rows)
+    monkeypatch.setattr(evaluation, "load_corpus", lambda halves=("development", "heldout"), **_: rows)
     kept = {entry["id"] for entry, _, _ in evaluation.gate_corpus()}
     left_out = {entry["id"] for entry, _, _ in rows} - kept
     assert left_out == {
