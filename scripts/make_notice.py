@@ -422,25 +422,41 @@ Data shipped in this repository:
     (MIT), sunnymendapara15/Career-Conversation-Chatbot (MIT), utkucikmaz/portfolio (MIT,
     stated in its README, vendored; English, German and Turkish), Venkat-Kowshik/AskStorm (MIT,
     stated in its README, vendored), Xen3r0/xen3r0.github.io (MIT; French).
-    Held-out v27 (tests/extraction/heldout/files/; real people's own CVs): AgneySuresh/website
-    (MIT), AlexHappel/MyPortfolio (MIT, stated in its README, vendored), ALK222/cv (GPL-3.0;
-    English and Spanish), andreagalle/cv (MIT), Anna-dxj/md20-react-portfolio (MIT, stated in
-    its README, vendored), Avitoohband/portfolio (MIT, stated in its README, vendored),
-    BenMacha/benmacha.github.io (MIT, stated in its README, vendored; French),
-    Callank21/React-Portfolio (MPL-2.0, stated in its README, vendored), ChaseOstien/Portfolio
-    (ISC, stated in its README, vendored), faid-terence/Personal-Portfolio (MIT, stated in its
-    README, vendored), JesusValeraDev/JesusValera.dev (MIT), jgabfalcao/react-portifolio (MIT;
-    Portuguese), joshuan98/resume (MIT), kashif4704541-bot/My-Portfolio-Website (MIT, stated in
-    its README, vendored), lengocduc195/personal (MIT, stated in its README, vendored),
-    LuisCW/Portafolio (MIT, stated in its README, vendored; English and Spanish),
-    maitabom/portfolio (MIT, stated in its README, vendored; Portuguese),
-    MarioJim/ResumeAndPortfolio (MIT), MohtashimButt/mohtashim (MIT, stated in its README,
-    vendored), pankaj-kumar-techie/pankaj-kumar-techie.github.io (MIT),
-    Sanjay-Kumar-Git/MY_PORTFOLIO (MIT, stated in its README, vendored),
-    tddstuke/React-Portfolio (MIT, stated in its README, vendored), TenshiAngelina/portfolio
-    (MIT, stated in its README, vendored), tonymagr/react-portfolio-tm (MIT, stated in its
-    README, vendored), xavieroldan/BioSiteCursor (MIT, stated in its README, vendored; English
-    and Spanish).
+    From held-out v27, in tests/extraction/corpus/real/ now (real people's own CVs):
+    AgneySuresh/website (MIT), AlexHappel/MyPortfolio (MIT, stated in its README, vendored),
+    ALK222/cv (GPL-3.0; English and Spanish), andreagalle/cv (MIT),
+    Anna-dxj/md20-react-portfolio (MIT, stated in its README, vendored), Avitoohband/portfolio
+    (MIT, stated in its README, vendored), BenMacha/benmacha.github.io (MIT, stated in its
+    README, vendored; French), Callank21/React-Portfolio (MPL-2.0, stated in its README,
+    vendored), ChaseOstien/Portfolio (ISC, stated in its README, vendored),
+    faid-terence/Personal-Portfolio (MIT, stated in its README, vendored),
+    JesusValeraDev/JesusValera.dev (MIT), jgabfalcao/react-portifolio (MIT; Portuguese),
+    joshuan98/resume (MIT), kashif4704541-bot/My-Portfolio-Website (MIT, stated in its README,
+    vendored), lengocduc195/personal (MIT, stated in its README, vendored), LuisCW/Portafolio
+    (MIT, stated in its README, vendored; English and Spanish), maitabom/portfolio (MIT,
+    stated in its README, vendored; Portuguese), MarioJim/ResumeAndPortfolio (MIT),
+    MohtashimButt/mohtashim (MIT, stated in its README, vendored),
+    pankaj-kumar-techie/pankaj-kumar-techie.github.io (MIT), Sanjay-Kumar-Git/MY_PORTFOLIO
+    (MIT, stated in its README, vendored), tddstuke/React-Portfolio (MIT, stated in its
+    README, vendored), TenshiAngelina/portfolio (MIT, stated in its README, vendored),
+    tonymagr/react-portfolio-tm (MIT, stated in its README, vendored),
+    xavieroldan/BioSiteCursor (MIT, stated in its README, vendored; English and Spanish).
+    Held-out v28 (tests/extraction/heldout/files/; real people's own CVs):
+    07-Umar/Candidate-Data-Transformer (MIT), 6alaile/wbalaile-dev (MIT),
+    aalhour/aalhour.github.io (MIT), Aditya-j101/Job-Hunt_Agent (Apache-2.0),
+    ArthurEstevanVargas/project-python (MIT; Portuguese), BernabeSuarez/portfolio-nextjs (MIT,
+    stated in its README, vendored; Spanish), bgonzalezbustamante/CV-XeLaTeX (LPPL-1.3c),
+    chrysthianprudencio/Portfolio (MIT; Portuguese), DanielDPereira/danieldias.py
+    (BSD-2-Clause; Portuguese), DevynJohnson/portfolio (MIT),
+    EdwardTymoshuk/my-personal-website (MIT, stated in its README, vendored),
+    ezekielkibiego/portfolio2 (MIT), Jaewoook/portfolio-web (MIT), jakubcic/portfolio-site
+    (GPL-3.0), KaiDoll/portfolio (MIT), loknarb/portfolio-website (MIT; English and German),
+    MAHMOUDMAMDOH8/Portfolio (MIT, stated in its README, vendored),
+    MakineniSuryaTej/SmartSeekAI (MIT), naser421/Naser-Suleiman-Portfolio (MIT, stated in its
+    README, vendored), RadavelliM/portfolio (MIT; Portuguese),
+    RavilBoyukzade/ravilboyukzade.github.io (GPL-3.0), rupimon/TellMeAboutRupanjal (MIT),
+    shindekokoro/reactions (MIT), user-supriya/Supriya (MIT),
+    viktor-rumiievskyi/Personal-Portfolio (MIT, stated in its README, vendored).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

@@ -247,13 +247,22 @@ TARGETS: dict[str, tuple[str, float]] = {
 # The ratchet starts again from that reading by the rule (less 0.02, rounded down to 0.05):
 # name 0.90 -> 0.80, e-mail 0.95 -> 0.90, phone 0.95 -> 0.90, skills 0.80 -> 0.75; work
 # history (0.70) and years (0.90) stay.
+# Stop 71 retired v27 after three readings (one of its labels was printed by mistake while
+# the next draw was staged) and drew held-out v28 (2026-12-07): 77 real documents - 33 real
+# people's own CV PDFs from 25 repositories and 44 scans - and 32 generated. Its baseline
+# reading (layout-69: name 0.927, e-mail 0.949, phone 0.968, skills 0.871, work history
+# 0.654, years 0.867) is under the work-history and years floors (real documents' work
+# history 0.515, scans' 0.505-0.539: a new set, read by the extractor that read v27's at
+# 0.749). The ratchet starts again from that reading by the rule: work history 0.70 -> 0.60,
+# years 0.90 -> 0.80; the rule raises name 0.80 -> 0.90 and skills 0.75 -> 0.85; e-mail and
+# phone stay at 0.90.
 RATCHET: dict[str, tuple[str, float]] = {
-    "name": ("exact", 0.80),
+    "name": ("exact", 0.90),
     "emails": ("f1", 0.90),
     "phones": ("f1", 0.90),
-    "skills": ("f1", 0.75),
-    "work_history": ("f1", 0.70),
-    "years_experience": ("within1", 0.90),
+    "skills": ("f1", 0.85),
+    "work_history": ("f1", 0.60),
+    "years_experience": ("within1", 0.80),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0
