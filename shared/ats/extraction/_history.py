@@ -1634,6 +1634,7 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
                     and not (k + 1 < len(body) and date_ranges(body[k + 1].text))
                 )
                 or not after_anchor.complete()
+                or (section != "education" and _set_above_header(after_anchor, line))
             )
         ):
             # "(IUFM Mérignac)" under "Juillet 2006  CAPES": an aside belongs to the entry above.
@@ -1643,6 +1644,20 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
         after_anchor = None
         pending.append(line)
     return out
+
+
+def _set_above_header(entry: _Entry, line: Line) -> bool:
+    """A short line read after the entry's dates but set right above its first line,
+    flush with it: the entry's own first line, drawn late ("Lead Developer PHP" over "CCM
+    Benchmark - Groupe Le Figaro  Paris, France  août 2024 – Présent", a page printed from
+    HTML: v27's benmacha, layout-70). Top-down reading never puts a later entry's line
+    there."""
+    first = entry.header[0][0]
+    if line.page != first.page or line.bbox is None or first.bbox is None or len(line.text.split()) > 8:
+        return False
+    height = first.bbox[3] - first.bbox[1]
+    gap = first.bbox[1] - line.bbox[3]
+    return height > 0 and -0.2 * height <= gap <= height and abs(line.bbox[0] - first.bbox[0]) <= 2.0
 
 
 def _header_above(entry: _Entry, above: list[Line], section: str) -> None:

@@ -9,10 +9,12 @@ DOCX paragraphs and table rows, or plain text lines.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import itertools
 import re
+import statistics
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -322,6 +324,7 @@ def _heading_kind(text: str) -> str | None:
         kind = _HEADING_KIND.get(parts[0])
         if (
             kind is None
+            and parts[0]  # "and frameworks.": a description's line ends there, no heading opens (layout-70)
             and not any(ch.isdigit() for ch in text)
             and all(len(p.split()) <= 2 for p in parts)
             and any(_HEADING_KIND.get(p) == "skills" for p in parts[1:])
@@ -1964,9 +1967,34 @@ def _footer_before(footer: Line | None, line: Line, prev: Line | None, kinds: Ma
     return None
 
 
+def _less_small_labels(lines: list[Line], kinds: dict[int, str | None]) -> None:
+    """An "other" heading's words in type smaller than the body's and not bold, where two or more of the
+    document's headings are set at least 1.4 times larger, are a label inside a role:
+    novoresume's "Achievements/Tasks" (8 pt italic, the headings 13.9 pt, drawn after the
+    page's other text) over each role's bullets opened an "other" section that cut the
+    experience after its first role (v27's pankajk, layout-70). A text layer's sizes only:
+    OCR's vary line to line."""
+    sized = [ln for ln in lines if ln.runs is not None and ln.size > 0]
+    if not sized:
+        return
+    body = statistics.median(ln.size for ln in sized)
+    heading_sizes = sorted(ln.size for ln in sized if kinds[ln.n])
+    for ln in sized:
+        # only an "other" heading's words: a skills list's small sub-headings ("Languages",
+        # "Frameworks") still say what the items under them are
+        # smaller than the body and not bold: a sidebar's bold "Certifications" in the
+        # body's size is a sub-heading (v17's fspadotto)
+        if kinds[ln.n] != "other" or ln.size >= body or any(style & 1 for _, style, _ in ln.runs or ()):
+            continue
+        larger = len(heading_sizes) - bisect.bisect_left(heading_sizes, 1.4 * ln.size)
+        if larger >= MIN_KNOWN_HEADINGS:
+            kinds[ln.n] = None
+
+
 def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
     beside = _beside_dates(lines)
     kinds = {ln.n: None if ln.n in beside else heading_kind(ln.text) for ln in lines}
+    _less_small_labels(lines, kinds)
     styled = _styled_headings(lines, kinds, beside, ocr=ocr)
     _heading_second_lines(lines, kinds, styled)
     labels = _docx_labels(lines, kinds) | _pdf_labels(lines, kinds)

@@ -1297,6 +1297,7 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
         # "D ABDULLAH OZER": an icon beside the name, OCR'd as a letter (h54); a text layer
         # draws icons as symbols
         yield " ".join(words[1:])
+    yield from _ocr_repairs(words, lines[k])
     degree = _POSTNOMINAL.search(text)
     if degree:  # "Rodrigo Luger, PhD" (h44)
         yield text[: degree.start()]
@@ -1322,6 +1323,36 @@ def _name_repairs(text: str, lines: list[Line], k: int) -> Iterator[str]:
         yield f"{text[:cut]} {text[cut:]}"
     if following is not None and _stacked(lines[k], following, _display_size(lines, lines[k].page)):
         yield f"{text} {following.text}"
+
+
+def _ocr_repairs(words: list[str], line: Line) -> Iterator[str]:
+    """What OCR does to a name's letters, undone (an OCR'd line only: a text layer's letters
+    are the document's own)."""
+    if line.runs is None and (capital_i := _capital_i_read_as_l(words)) is not None:
+        yield capital_i
+
+
+def _capital_i_read_as_l(words: list[str]) -> str | None:
+    """ "lvan Ogassavara": OCR read a sans-serif capital I as a lower-case l before a
+    consonant, where no word of a Latin-script language has one ("Ivan", "Igor", "Isabel",
+    "Ines"; not "ll", "lj" or "ly": "Lluís", "Ljubica", "Lydia"); the word put back with
+    its capital when another word of the line is capitalised (layout-70, development's
+    xmnlab scan). A vowel after the l is a word's own ("Driving license")."""
+    out = [
+        "I" + word[1:]
+        if word[:1] == "l"
+        and len(word) >= 3
+        and word[1:].isalpha()
+        and (word[1:].islower() or word[1:].isupper())
+        and word[1].casefold() in _CONSONANTS_AFTER_CAPITAL_I
+        else word
+        for word in words
+    ]
+    changed = out != words
+    return " ".join(out) if changed and any(w[:1].isupper() for w in out if w[:1] != "I") else None
+
+
+_CONSONANTS_AFTER_CAPITAL_I = frozenset("bcdfghkmnpqrstvwxz")
 
 
 def _display_size(lines: list[Line], page: int | None) -> float:

@@ -293,28 +293,48 @@ LinesByBlock = dict[tuple[float, float, float, float], list[Line]]
 # OCR'd again on their own (at most a few per page, each a narrow strip).
 _INK_DPI = 40
 _INK_LEVEL = 110  # grey value below which a pixel is ink
+# Text set in a light grey (moderncv's name: its darker half's darkest pixels at 112-127 in a
+# 150 dpi scan) holds no pixel darker than _INK_LEVEL, and full-page OCR dropped it whole: a
+# band inked at this lighter level, with no row inked at _INK_LEVEL, is looked at too. Only
+# a band no taller than a line or two of large type: a grey fill (a sidebar, a header's
+# panel, a photocopy's shadow) is one tall band and is not text to read again.
+_LIGHT_INK_LEVEL = 170
+_MAX_LIGHT_BAND_PT = 72.0
 _MIN_BAND_PT = 5.0
 _BAND_PAD_PT = 3.0
 _MAX_BANDS = 4
 
 
+def _row_bands(inked: list[bool], scale: float) -> list[tuple[float, float]]:
+    """(top, bottom) in points of each run of inked rows."""
+    bands: list[tuple[float, float]] = []
+    start: int | None = None
+    for y, row in enumerate([*inked, False]):
+        if row and start is None:
+            start = y
+        elif not row and start is not None:
+            bands.append((start * scale, y * scale))
+            start = None
+    return bands
+
+
 def _ink_bands(page: pymupdf.Page) -> list[tuple[float, float]]:
-    """Vertical extents (points) of the page's horizontal runs of inked rows."""
+    """Vertical extents (points) of the page's horizontal runs of inked rows: the dark
+    ones, then the light-grey ones that hold no dark row."""
     pix = page.get_pixmap(dpi=_INK_DPI, colorspace=pymupdf.csGRAY, alpha=False)
     if pix.width <= 0 or pix.height <= 0:
         return []
     scale = float(page.rect.height) / pix.height
     samples, stride, width = pix.samples, pix.stride, pix.width
     dark = bytes(1 if v < _INK_LEVEL else 0 for v in range(256))
-    bands: list[tuple[float, float]] = []
-    start: int | None = None
-    for y in range(pix.height + 1):
-        inked = y < pix.height and samples[y * stride : y * stride + width].translate(dark).count(1) >= 2
-        if inked and start is None:
-            start = y
-        elif not inked and start is not None:
-            bands.append((start * scale, y * scale))
-            start = None
+    light = bytes(1 if v < _LIGHT_INK_LEVEL else 0 for v in range(256))
+    rows = [samples[y * stride : y * stride + width] for y in range(pix.height)]
+    dark_rows = [row.translate(dark).count(1) >= 2 for row in rows]
+    bands = _row_bands(dark_rows, scale)
+    for y0, y1 in _row_bands([row.translate(light).count(1) >= 2 for row in rows], scale):
+        first, last = round(y0 / scale), round(y1 / scale)
+        if y1 - y0 <= _MAX_LIGHT_BAND_PT and not any(dark_rows[first:last]):
+            bands.append((y0, y1))
     return bands
 
 
@@ -648,7 +668,36 @@ def _agreed(
         return None
     if page_votes and len(best) <= 1 + len(votes.get(_fold(old), [])):
         return None
+    if _words_dropped(old, best[0]):
+        return None
     return max(set(best), key=best.count)
+
+
+def _words_dropped(old: str, new: str) -> bool:
+    """The strips' reading is the page's with letters left out and nothing else changed: a
+    whole capitalised word ("Ivan Ogassavara" -> "Ogassavara": moderncv's light-grey first
+    name faded when its row was scaled down to the strips' size, stop 71) or a word's last
+    or first letters ("Sebastian Villa Cuellar" -> "Sebastian Villa Cuell", a development
+    scan). A strip may still drop a speck the page read ("Debarghya Das h") or one stray
+    letter glued to a word."""
+    kept, words = [_fold(w) for w in new.split()], old.split()
+    k = 0
+    dropped = False
+    for word in words:
+        folded = _fold(word)
+        if k < len(kept) and kept[k] == folded:
+            k += 1
+        elif (
+            k < len(kept)
+            and len(folded) - len(kept[k]) >= 2
+            and (folded.startswith(kept[k]) or folded.endswith(kept[k]))
+        ):
+            k, dropped = k + 1, True  # the word cut short
+        elif len(word) >= 3 and word[:1].isupper() and word.isalpha() and folded not in kept:
+            # a name-like word left out - not a word the page read twice ("Dari Osorio iO ri
+            # Osorio Junior": the strips' "Dari Osorio Junior" wins, a development scan)
+            dropped = True
+    return k == len(kept) and dropped
 
 
 def _replace_pieces(
