@@ -1968,22 +1968,21 @@ def _footer_before(footer: Line | None, line: Line, prev: Line | None, kinds: Ma
 
 
 def _less_small_labels(lines: list[Line], kinds: dict[int, str | None]) -> None:
-    """An "other" heading's words in type smaller than the body's and not bold, where two or more of the
-    document's headings are set at least 1.4 times larger, are a label inside a role:
-    novoresume's "Achievements/Tasks" (8 pt italic, the headings 13.9 pt, drawn after the
-    page's other text) over each role's bullets opened an "other" section that cut the
-    experience after its first role (v27's pankajk, layout-70). A text layer's sizes only:
-    OCR's vary line to line."""
+    """An "other" heading's words in type smaller than the body's and not bold, where two
+    or more of the document's headings are set at least 1.4 times larger, are a label
+    inside a role: novoresume's "Achievements/Tasks" (8 pt italic, the headings 13.9 pt,
+    drawn after the page's other text) over each role's bullets opened an "other" section
+    that cut the experience after its first role (v27's pankajk, layout-70). A text layer's
+    sizes only: OCR's vary line to line."""
     sized = [ln for ln in lines if ln.runs is not None and ln.size > 0]
     if not sized:
         return
     body = statistics.median(ln.size for ln in sized)
     heading_sizes = sorted(ln.size for ln in sized if kinds[ln.n])
     for ln in sized:
-        # only an "other" heading's words: a skills list's small sub-headings ("Languages",
-        # "Frameworks") still say what the items under them are
-        # smaller than the body and not bold: a sidebar's bold "Certifications" in the
-        # body's size is a sub-heading (v17's fspadotto)
+        # Only "other": a skills list's small sub-headings ("Languages", "Frameworks") still
+        # say what the items under them are. Not bold: a sidebar's bold "Certifications" in
+        # the body's size is a sub-heading (v17's fspadotto).
         if kinds[ln.n] != "other" or ln.size >= body or any(style & 1 for _, style, _ in ln.runs or ()):
             continue
         larger = len(heading_sizes) - bisect.bisect_left(heading_sizes, 1.4 * ln.size)
