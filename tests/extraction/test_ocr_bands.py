@@ -86,13 +86,15 @@ _MISREAD_LARGE = {
 }
 
 
-def _real_scan(cv_id: str) -> tuple[str, bytes]:
+def _real_scan(cv_id: str, name: str | None = None) -> tuple[str, bytes]:
+    """The top of a development scan whose labelled name is ``name`` (by default the one
+    _MISREAD_LARGE expects)."""
     import pymupdf
 
     from tests.extraction.corpus import real
 
     entry, kind, data = next(d for d in real.documents("development") if d[0].id == cv_id)
-    assert entry.truth["name"] == _MISREAD_LARGE[cv_id]
+    assert entry.truth["name"] == (name or _MISREAD_LARGE[cv_id])
     with pymupdf.open(stream=data, filetype=kind) as doc:
         # The top of the first page, where the name is: the rest's OCR would only cost time.
         doc.select([0])
@@ -254,8 +256,7 @@ _GREY_NAME = "xmnlab-cv-es-scan150"
 
 
 def _grey_name_scan() -> tuple[str, bytes]:
-    _MISREAD_LARGE.setdefault(_GREY_NAME, "Ivan Ogassavara")
-    return _real_scan(_GREY_NAME)
+    return _real_scan(_GREY_NAME, "Ivan Ogassavara")
 
 
 def test_a_light_grey_name_is_read_on_a_second_look() -> None:
@@ -281,14 +282,16 @@ def _grey_page(fill: tuple[float, float, float, float] | None, texts: list[tuple
 
 
 def test_light_bands_are_text_sized_and_hold_no_dark_row() -> None:
-    dark_only = lambda page: [b for b in _mupdf._ink_bands(page) if b[1] - b[0] >= _mupdf._MIN_BAND_PT]  # noqa: E731
+    def bands(page: Any) -> list[tuple[float, float]]:  # the ones tall enough to be read again
+        return [b for b in _mupdf._ink_bands(page) if b[1] - b[0] >= _mupdf._MIN_BAND_PT]
+
     # grey type (0.55 of white: ~140) is a band of its own, a line's height
-    (band,) = dark_only(_grey_page(None, [(100, 0.55)]))
+    (band,) = bands(_grey_page(None, [(100, 0.55)]))
     assert 70 <= band[0] < band[1] <= 110
     # a grey panel down the page's side is no band: too tall for type
-    assert dark_only(_grey_page((0, 0, 180, 842), [])) == []
+    assert bands(_grey_page((0, 0, 180, 842), [])) == []
     # black type's band is found once, at the dark level, not again at the light one
-    assert len(dark_only(_grey_page(None, [(100, 0.0)]))) == 1
+    assert len(bands(_grey_page(None, [(100, 0.0)]))) == 1
 
 
 @pytest.mark.parametrize(
