@@ -714,6 +714,11 @@ def _loose_part(part: str) -> bool:
     )
 
 
+# A web address written out (OCR may space its colon: "https ://"); a bare domain may be the
+# house's own name ("Booking.com") and stays.
+_WEB_ADDRESS = re.compile(r"(?i)(?:https?\s?:\s?//\s?|www\.)[\w./%?#=&~+-]+")
+
+
 def _parts(text: str) -> list[str]:
     """A header's parts: split on wide separators, then on commas - except a place written
     with one ("Menlo Park, CA", "Berlin, Germany"), which stays one part."""
@@ -743,8 +748,15 @@ def _parts(text: str) -> list[str]:
                 # "Remote (contract, concurrent)": a place, and a note on the work (stop 50);
                 # "Remote (Switzerland)" is a place whole
                 part = bare
-            if _DURATION.fullmatch(part) or _DATES_NOTE.fullmatch(part) or _SUPERVISOR.match(part):
-                continue  # "(6 mois)", "(2 years)" under the dates: how long, not who or what (layout-12)
+            # "(6 mois)", "(2 years)" under the dates: how long, not who or what (layout-12);
+            # "GenieAI - https://www.genieai.tech": the house's site, not the house (layout-71)
+            if (
+                _DURATION.fullmatch(part)
+                or _DATES_NOTE.fullmatch(part)
+                or _SUPERVISOR.match(part)
+                or _WEB_ADDRESS.fullmatch(part)
+            ):
+                continue
             if part.count("(") > part.count(")"):
                 part += ")"  # "Danggeun Pay Inc. (KarrotPay)": the strip took its own bracket
             part = _less_description(part)
@@ -2578,7 +2590,27 @@ def _same_house(e: _Entry, previous: tuple[_Entry, str | None] | None) -> str | 
     aligned = flush and abs(above.anchor.size - e.anchor.size) <= 0.3
     # one row: the dated line alone, or with the title its dates stand level with
     one_row = all(ln is e.anchor or _same_row(ln, e.anchor) for ln, _ in e.header)
-    return employer if aligned and one_row else None
+    return employer if aligned and (one_row or _shaped_as_below_house(e, above, employer)) else None
+
+
+def _shaped_as_below_house(e: _Entry, above: _Entry, employer: str) -> bool:
+    """Whether the role's lines are set as the role above's lines under its house's line
+    were, line for line: "SimpliSafe, Boston MA" / "Senior DevOps Engineer" / "June 2025 -
+    Present" / bullets / "IT Infrastructure Engineer" / "April 2023 - June 2025" - the
+    second role names no house of its own (v21's jwhite)."""
+    rest = [ln for ln, t in above.header if not (ln.n < above.anchor.n and _house_line(t, employer))]
+    mine = [ln for ln, _ in e.header]
+    return (
+        len(mine) >= 2
+        and len(rest) == len(mine)
+        and all(
+            a.bbox is not None
+            and b.bbox is not None
+            and abs(a.bbox[0] - b.bbox[0]) <= 2
+            and abs(a.size - b.size) <= 0.3
+            for a, b in zip(rest, mine, strict=True)
+        )
+    )
 
 
 def _house_line(text: str, employer: str) -> bool:

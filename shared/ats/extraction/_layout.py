@@ -1002,14 +1002,33 @@ def _bottom_up_pages(lines: list[Line]) -> list[Line]:
 # "Generative Al for Work" (scans of held-out v17's and earlier documents, layout-43). Read
 # back only where "AI" is the word: before a word an AI house or post goes on with, or at
 # the end of a name; "Al Ain", "Al Rajhi Bank", "Al-Ahli" (Arabic's article) stay.
+# layout-71 (development's scans): "Al Software Engineer", "Martes Al - https://...", a
+# name's glued "GenieAl" / "OpenAl" / "Pydantic-Al", and "AIl" (the I read twice);
+# "Gen al" / "Generative Al" whatever follows.
 _OCR_AI = re.compile(
     r"(?<![\w-])Al(?=\s+(?:Research|Engineer|Engineering|Platform|Cloud|Product|Trainer|Consultant|Labs?|"
-    r"Systems|Solutions|Developer|Intern|Specialist|Scientist|Assistant|Agents?|for|and|&)\b|-based\b|\s*[,)/|]|\s{2,}|\s*$)"
+    r"Systems|Solutions|Developer|Intern|Specialist|Scientist|Assistant|Agents?|Software|Automation|Integration|"
+    r"Lead|Infrastructure|Architect|Safety|Ethics|Models?|Tools|Applications?|for|and|&)\b|-based\b"
+    r"|\s*[,)/|]|\s[-–—]\s|\s{2,}|\s*$)"
+    r"|(?<=[a-z])Al(?![\w-])|(?<=[a-z]-)Al(?![\w-])|(?<![\w-])AIl(?![\w-])"
+    r"|(?<=\b[Gg]en\s)[Aa]l\b|(?<=\bGenerative\s)Al\b"
 )
+# OCR reads "rn" as "m": "Gen AI Intem", "Intemship", "Intemational" - words no language
+# writes, read back (layout-71).
+_OCR_RN = re.compile(r"\b([Ii])nte(m|ms|mship|mships|mational|mationally)\b")
+
+
+def _ocr_rn(m: re.Match[str]) -> str:
+    return f"{m.group(1)}ntern{m.group(2)[1:]}"  # "Inte" + "rn" for the "m"
 
 
 def _ai_read_back(lines: list[Line]) -> list[Line]:
-    return [dataclasses.replace(ln, text=_OCR_AI.sub("AI", ln.text)) if "Al" in ln.text else ln for ln in lines]
+    out = []
+    for ln in lines:
+        text = _OCR_AI.sub("AI", ln.text) if "Al" in ln.text or "al" in ln.text or "AIl" in ln.text else ln.text
+        text = _OCR_RN.sub(_ocr_rn, text) if "nte" in text else text
+        out.append(ln if text == ln.text else dataclasses.replace(ln, text=text))
+    return out
 
 
 def lines_of(answer: Mapping[str, Any]) -> list[Line]:
@@ -1948,6 +1967,9 @@ PAGE_FOOTER = re.compile(
     # layout-68: "Michael Boiman · 2/4", the name and the page's count (an HTML CV's footer,
     # v19's mboiman - read as the employer of the role below it)
     r"|[^\W\d][\w.'’ -]{1,60}\s[·|]\s\d{1,2}\s?/\s?\d{1,2}"
+    # layout-71: Europass's "© European Union, 2002-2018 | http://europass.cedefop.europa.eu"
+    # (OCR reads the © as "©" or drops it) - read as an education entry of its own on a scan
+    r"|(?:\W{1,2}\s?)?European\sUnion,\s\d{4}\s?[-–—]\s?\d{4}(?:\s?\|\s?\S{0,12}europass\S{0,40})?"
 )
 
 
@@ -2059,8 +2081,7 @@ def _assign_sections(lines: list[Line], *, ocr: bool = False) -> None:
         line.section = section
         columns.seen(line, section)
         prev = line
-    _place_trailing_headings(lines)
-    _references_on_request(lines)
+    _headings_placed(lines)
     if not ocr:  # an OCR'd page's reading order is the column walk's (_by_columns), not a text layer's
         headings = _page_headings(lines)
         _lines_before_their_heading(lines, headings)
@@ -2098,7 +2119,9 @@ def _role_label(line: Line, parent: Line) -> bool:
     heading above it: a role's own label or title, not a section of the CV (jpnewman's
     twenty-seconds CV, h51)."""
     key = _HEADING_STRIP.sub("", line.text).casefold().strip(" :-–")
-    return key in _ROLE_LABELS and parent.heading == "experience" and _a_step_smaller(line, parent)
+    # novoresume's "Achievements/Tasks" over each role's bullets: labels joined by a slash
+    labelled = key in _ROLE_LABELS or all(part.strip() in _ROLE_LABELS for part in key.split("/"))
+    return labelled and parent.heading == "experience" and _a_step_smaller(line, parent)
 
 
 def _inside_role(line: Line, parent: Line) -> bool:
@@ -2115,21 +2138,56 @@ INDENT_MIN = 8.0  # points: a role's own sub-heading starts this far right of th
 def _role_stacks_in_experience(lines: list[Line]) -> None:
     """ "Tech stack:" under each role of the experience section (a DOCX with no heading
     styles): a label ending in a colon whose block holds the next role's dated line is the
-    role's own list, not a skills section - the roles after it stay experience (h51)."""
+    role's own list, not a skills section - the roles after it stay experience (h51).
+
+    So is a text layer's skills or "other" heading set a step smaller than the experience
+    heading above it, when its block - or a later such heading's, with no larger heading
+    between - holds a dated line below it: an HTML CV's "Tools & technologies" and "Key
+    Achievements" in the body's size under each role (v19's mboiman; layout-71)."""
+    parent: Line | None = None  # the experience heading the roles are under
+    pending: list[tuple[Line, list[Line]]] = []  # sub-headings whose blocks held no role yet
     for i, line in enumerate(lines):
-        if line.heading != "skills" or not line.text.rstrip().endswith(":") or i == 0:
+        if line.heading == "experience":
+            parent, pending = line, []
             continue
-        if lines[i - 1].section != "experience":
+        if not line.heading:
+            continue
+        stack = line.heading == "skills" and line.text.rstrip().endswith(":")
+        after_roles = i > 0 and (lines[i - 1].section == "experience" or bool(pending))
+        if line.heading not in ("skills", "other") or not after_roles or not (stack or _sub_label(line, parent)):
+            parent, pending = None, []
             continue
         end = i + 1
         while end < len(lines) and not lines[end].heading:  # each block is walked once: linear
             end += 1
         block = lines[i + 1 : end]
-        if not any(_YEAR.search(ln.text) and len(ln.text) <= 120 for ln in block):
-            continue  # a real skills section after the roles
-        line.heading = None
-        for ln in (line, *block):
-            ln.section = "experience"
+        if not any(_YEAR.search(ln.text) and len(ln.text) <= 120 and (stack or _after(ln, line)) for ln in block):
+            if not stack:
+                pending.append((line, block))
+            continue  # a real skills section after the roles, or a role's label with more to come
+        for label, its_block in [*pending, (line, block)]:
+            label.heading = None
+            for ln in (label, *its_block):
+                ln.section = "experience"
+        pending = []
+
+
+def _after(line: Line, label: Line) -> bool:
+    """Whether a line is set below the label on its page, or on a later page."""
+    if line.bbox is None or label.bbox is None or line.page is None or label.page is None:
+        return False
+    return line.page > label.page or (line.page == label.page and line.bbox[1] > label.bbox[1])
+
+
+def _sub_label(line: Line, parent: Line | None) -> bool:
+    """A text layer's heading a step smaller than the experience heading above it."""
+    return (
+        parent is not None
+        and line.runs is not None
+        and parent.runs is not None
+        and line.size > 0
+        and _a_step_smaller(line, parent)
+    )
 
 
 def _a_step_smaller(heading: Line, parent: Line) -> bool:
@@ -2228,6 +2286,42 @@ def _page_headings(lines: list[Line]) -> dict[int | None, list[Line]]:
     MAX_PAGE_HEADINGS (no CV page: its lines are left as read)."""
     pages = _by_page(ln for ln in lines if ln.heading and ln.bbox is not None)
     return {page: [] if len(found) > MAX_PAGE_HEADINGS else sorted(found, key=_top) for page, found in pages.items()}
+
+
+def _headings_placed(lines: list[Line]) -> None:
+    """The passes that move lines into the section of a heading the reading order missed."""
+    _place_trailing_headings(lines)
+    _two_line_label_headings(lines)
+    _references_on_request(lines)
+
+
+LABEL_LOOKBACK = 4  # lines the text layer gives between a label heading's two lines
+
+
+def _two_line_label_headings(lines: list[Line]) -> None:
+    """ "TECHNICAL" over "EXPERIENCE" in a label column left of the roles (a Google Docs
+    table): the heading's first line is level with the first role's "SimpliSafe, Boston MA",
+    which the text layer gives between the heading's two lines - so the role went on in the
+    section before. The first line, set right above the heading in its column and making one
+    heading with it: the lines given between them are the heading's section."""
+    for i, heading in enumerate(lines):
+        if not heading.heading or heading.bbox is None:
+            continue
+        for j in range(i - 1, max(i - 1 - LABEL_LOOKBACK, -1), -1):
+            first = lines[j]
+            if first.heading or first.bbox is None or first.page != heading.page:
+                break
+            height = max(heading.bbox[3] - heading.bbox[1], 1.0)
+            if (
+                abs(first.bbox[0] - heading.bbox[0]) <= 2
+                and 0 <= heading.bbox[1] - first.bbox[3] < height
+                and first.text[:1].isalpha()  # a word, not a bullet's dash
+                and heading_kind(first.text) is None
+                and heading_kind(f"{first.text} {heading.text}") == heading.heading
+            ):
+                for ln in lines[j + 1 : i]:  # the first line itself is left: no item of the section
+                    ln.section = heading.heading
+                break
 
 
 def _lines_before_their_heading(lines: list[Line], by_page: dict[int | None, list[Line]]) -> None:

@@ -159,7 +159,12 @@ def _number_group(text: str, i: int, at: int) -> bool:
     """Digits before the "@" that are a phone number's last group: "(+1) 987 6543210@site.com"
     is a number and a web address whose "@"-like icon OCR glued to it (h54). A mailbox named
     by digits ("123456@qq.com") follows a label or a space, not another digit group."""
-    return text[i:at].isdigit() and i >= 2 and text[i - 1] == " " and (text[i - 2].isdigit() or text[i - 2] == ")")
+    if not (text[i:at].isdigit() and i >= 2 and text[i - 1] == " " and (text[i - 2].isdigit() or text[i - 2] == ")")):
+        return False
+    # "pooya.nasiri7 5@gmail.com": the word before holds letters - an address OCR set a space
+    # in, not a number's groups (layout-71)
+    before = text[max(0, i - 1 - 64) : i - 1].rsplit(" ", 1)[-1]
+    return not any(ch.isalpha() for ch in before)
 
 
 # OCR repairs, for OCR'd documents' contact lines only (where the candidate's own address
@@ -248,7 +253,7 @@ def _ocr_email_candidates(text: str) -> Iterator[tuple[int, int, str]]:
 # ("samhiattQgmail.com", "spiffyeight770gmail.com", "vigneres©gmail.com"; h54). Only before a
 # known provider's whole domain: that the rest names a mailbox is then certain, and what is
 # left before the look-alike is the local part.
-_AT_LOOKALIKES = "Q0O©®"
+_AT_LOOKALIKES = "Q0O©®a"  # "a": "yunghunghuang984agmail.com" (layout-71)
 _PROVIDER_AFTER_AT = re.compile(
     rf"(?<=[A-Za-z0-9._%+-])[{_AT_LOOKALIKES}]"
     rf"((?i:{'|'.join(re.escape(p) for p in sorted(lex.MAIL_PROVIDERS, key=len, reverse=True))}))"
@@ -290,6 +295,11 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
             # RFC 5322 allows "|@www.posquit0.com" and "®@..." (OCR'd icons before a web
             # address or a department's domain); nobody's mailbox is named by symbols only.
             if checked[raw] and not any(ch.isalnum() for ch in raw.split("@", 1)[0]):
+                checked[raw] = None
+            # "5@gmail.com": the end of an address OCR cut - a Gmail local part is 6 or more
+            # long; a shorter word is a template's ("john@gmail.com"), digits alone are not
+            local, _, domain = (checked[raw] or "").rpartition("@")
+            if domain in _GMAIL and len(local) < GMAIL_MIN_LOCAL and local.isdigit():
                 checked[raw] = None
         return checked[raw]
 
@@ -380,8 +390,48 @@ def _cut_address(
         head = _abutting_head(lines, k)
         return (head + raw, "email.joined", f"{head}⏎{raw}") if head else None
     head = _spaced_dot_head(text, start) if repair else ""
-    # an OCR repair's source is the span as read, its space and all
-    return (head + raw, "email.ocr_repair", text[start - len(head) - 1 : end]) if head else None
+    if head:
+        # an OCR repair's source is the span as read, its space and all
+        return head + raw, "email.ocr_repair", text[start - len(head) - 1 : end]
+    return _gmail_head(lines, k, start, end, raw) if repair else None
+
+
+# Gmail's local parts are 6 to 30 characters long: a shorter one OCR read is the end of one.
+GMAIL_MIN_LOCAL = 6
+_GMAIL = frozenset({"gmail.com", "googlemail.com"})
+
+
+def _gmail_head(lines: list[Line], k: int, start: int, end: int, raw: str) -> tuple[str, str, str] | None:
+    """A Gmail address whose local part OCR cut short, made whole (layout-71): a space set
+    inside it ("pooya.nasiri7 5@gmail.com"), or a row read as two pieces that overlap
+    ("... | sunnymendapara09" then "09@gmail.com" on the same row)."""
+    local, _, domain = raw.partition("@")
+    if domain.casefold() not in _GMAIL or len(local) >= GMAIL_MIN_LOCAL:
+        return None
+    text = lines[k].text
+    if start >= 2 and text[start - 1] == " ":
+        i = _local_start(text, start - 1)
+        word = text[i : start - 1]
+        if word[:1].isalnum() and len(word) + len(local) >= GMAIL_MIN_LOCAL and word.casefold() not in _CONTACT_WORDS:
+            return word + raw, "email.ocr_repair", text[i:end]
+        return None
+    token = _overlapping_piece(lines, k) if start == 0 else ""
+    if len(token) >= GMAIL_MIN_LOCAL and token.endswith(local) and token[:1].isalnum():
+        return token + "@" + domain, "email.joined", f"{token}⏎{raw}"
+    return None
+
+
+def _overlapping_piece(lines: list[Line], k: int) -> str:
+    """The address characters the line before ends with, when it is the piece of this
+    line's row left of it; "" when it is not."""
+    prev, box = (lines[k - 1] if k > 0 else None), lines[k].bbox
+    if prev is None or prev.page != lines[k].page or prev.bbox is None or box is None:
+        return ""
+    height = max(box[3] - box[1], 1.0)
+    if abs((prev.bbox[1] + prev.bbox[3]) - (box[1] + box[3])) > height or prev.bbox[0] >= box[0]:
+        return ""
+    text = prev.text.rstrip()
+    return text[_local_start(text, len(text)) :]
 
 
 _TLD_REST = re.compile(r"[a-z]{1,3}")
