@@ -315,3 +315,68 @@ def test_a_strip_reading_that_only_leaves_letters_out_never_wins(
     key = (40.0, 50.0, 300.0, 80.0)
     lines = {key: [((40.0, 50.0, 300.0, 80.0), page, 28.0)]}
     assert _mupdf._agreed(strips, [(key, 0)], lines) == expected
+
+
+# Light type on a dark fill (stop 72's parser): development's aupadhyay scan at 150 dpi sets
+# its name white on a dark-grey banner, which full-page OCR dropped whole.
+_DARK_BANNER = "aupadhyay-scan150"
+
+
+def test_a_name_in_light_type_on_a_dark_fill_is_read() -> None:
+    kind, data = _real_scan(_DARK_BANNER, "Amit Upadhyay")
+    assert _name_of(parse_document(data, kind=kind, limits=DEFAULT_LIMITS)) == "Amit Upadhyay"
+
+
+def test_without_the_dark_panels_the_name_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_mupdf, "_dark_panels", lambda page: [])
+    kind, data = _real_scan(_DARK_BANNER, "Amit Upadhyay")
+    assert "Upadhyay" not in parse_document(data, kind=kind, limits=DEFAULT_LIMITS)["text"].split("\n")[0]
+
+
+def _panel_page(fills: list[tuple[tuple[float, float, float, float], bool]], photo: Any = None) -> Any:
+    """A page with dark fills (rect, with white type in it or not), and a photo's rect."""
+    import random
+
+    import pymupdf
+
+    page = pymupdf.open().new_page(width=595, height=842)
+    for rect, typed in fills:
+        page.draw_rect(pymupdf.Rect(*rect), color=None, fill=(0.2, 0.2, 0.2))
+        if typed:
+            page.insert_text((rect[0] + 12, rect[1] + 30), "Amit Upadhyay", fontsize=24, color=(1, 1, 1))
+            page.insert_text((rect[0] + 12, rect[1] + 50), "Backend Engineer, Berlin", fontsize=11, color=(1, 1, 1))
+    if photo is not None:
+        rng = random.Random(72)  # a photo's greys: spread, dark on the whole
+        x0, y0, x1, y1 = photo
+        for y in range(int(y0), int(y1), 6):
+            for x in range(int(x0), int(x1), 6):
+                grey = rng.random() * 0.5
+                page.draw_rect(pymupdf.Rect(x, y, x + 6, y + 6), color=None, fill=(grey, grey, grey))
+    return page
+
+
+def test_dark_panels_are_flat_fills_that_hold_light_type() -> None:
+    banner = (0, 0, 595, 150)
+    (found,) = _mupdf._dark_panels(_panel_page([(banner, True)]))
+    assert abs(found.x0 - 0) < 12 and abs(found.x1 - 595) < 12 and abs(found.y1 - 150) < 12
+    # a dark fill with nothing in it is no panel to read, nor is a photo's spread of greys
+    assert _mupdf._dark_panels(_panel_page([(banner, False)])) == []
+    assert _mupdf._dark_panels(_panel_page([], photo=(40, 200, 200, 400))) == []
+    # a sidebar beside a photo: the sidebar alone
+    (side,) = _mupdf._dark_panels(_panel_page([((0, 0, 200, 842), True)], photo=(300, 100, 460, 300)))
+    assert side.x1 < 215
+
+
+def test_a_dark_panel_s_reading_adds_only_what_the_page_left_out() -> None:
+    page = _panel_page([((0, 0, 595, 150), True)])
+    blocks, _lines, _ = _mupdf._ocr_blocks(page, 150, DEFAULT_LIMITS)
+    text = "\n".join(b[4] for b in blocks)
+    assert "Upadhyay" in text and text.count("Upadhyay") == 1
+
+
+def test_the_dark_panel_s_reading_runs_inside_the_production_sandbox() -> None:
+    # Inverting a pixmap and reading it as a page of its own needs no new syscall.
+    kind, data = _real_scan(_DARK_BANNER, "Amit Upadhyay")
+    document, cpu_ms = parse_in_production_sandbox(kind, data)
+    assert _name_of(document) == "Amit Upadhyay"
+    assert cpu_ms < 30_000, cpu_ms

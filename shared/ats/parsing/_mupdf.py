@@ -349,6 +349,164 @@ def _uncovered(bands: list[tuple[float, float]], blocks: list[Block]) -> list[tu
     return out[:_MAX_BANDS]
 
 
+# Light type on a dark fill (a header's banner, a sidebar): Tesseract reads dark type on a
+# light ground, and full-page OCR dropped such text whole - development's aupadhyay scan lost
+# its name, white on a dark-grey banner, and with it the name field. So a region of the page
+# filled flat in a dark grey is OCR'd again as a page of its own with its greys inverted, and
+# what it reads that the page's reading left out is added. Flat: a cell of the fill holds
+# one grey step mostly - a photo's greys spread, and a photo is no text to read.
+_PANEL_LEVEL = 100  # a fill darker than this is dark
+_PANEL_CELL_PX = 6  # at _INK_DPI: cells of about 11 pt
+_PANEL_MODE_SHARE = 0.4  # of a cell's pixels in its commonest grey step: a fill's cell
+_PANEL_CONTRAST = 48  # levels above the fill a light pixel is (thin type blurs at _INK_DPI)
+_PANEL_FILLED = 0.8  # share of a panel's bounding box its dark cells fill
+_PANEL_MIN_W_PT = 72.0
+_PANEL_MIN_H_PT = 18.0
+_PANEL_MIN_LIGHT_CELLS = 3  # an empty fill holds no text
+_MAX_PANELS = 3
+_PANEL_MAX_PIXELS = 250_000  # an A4 page at _INK_DPI is 155k
+
+
+def _dark_panels(page: pymupdf.Page) -> list[pymupdf.Rect]:
+    """Rectangles of the page filled flat in a dark grey, with light pixels in them: the
+    bounding boxes of 4-connected runs of dark cells, a cell dark when its commonest grey
+    (in steps of 16) is below _PANEL_LEVEL and holds a good share of its pixels - type
+    varies a cell's greys, a fill does not, and a photo's greys spread."""
+    # at most _PANEL_MAX_PIXELS: a page's cells are walked in Python, and a hostile page may
+    # be 200 inches a side
+    inches = max(float(page.rect.width) * float(page.rect.height) / 72.0 / 72.0, 1.0)
+    dpi = max(1, min(_INK_DPI, int(math.sqrt(_PANEL_MAX_PIXELS / inches))))
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    if pix.width < _PANEL_CELL_PX or pix.height < _PANEL_CELL_PX:
+        return []
+    sx, sy = float(page.rect.width) / pix.width, float(page.rect.height) / pix.height
+    samples, stride, c = pix.samples, pix.stride, _PANEL_CELL_PX
+    cols, rows = pix.width // c, pix.height // c
+    step = bytes(v >> 4 for v in range(256))
+    dark: set[tuple[int, int]] = set()
+    light_cells: set[tuple[int, int]] = set()
+    for r in range(rows):
+        lines = [samples[(r * c + dy) * stride : (r * c + dy) * stride + cols * c].translate(step) for dy in range(c)]
+        for q in range(cols):
+            cell = b"".join(line[q * c : q * c + c] for line in lines)
+            counts = [cell.count(v) for v in range(16)]
+            mode = max(range(16), key=counts.__getitem__)
+            if mode * 16 < _PANEL_LEVEL and counts[mode] >= _PANEL_MODE_SHARE * c * c:
+                dark.add((r, q))
+                if sum(counts[min(15, mode + _PANEL_CONTRAST // 16) :]) > 0:
+                    light_cells.add((r, q))
+    out = []
+    seen: set[tuple[int, int]] = set()
+    for start in sorted(dark):
+        if start in seen:
+            continue
+        seen.add(start)
+        todo, part = [start], []
+        while todo:
+            r, q = todo.pop()
+            part.append((r, q))
+            for n in _around((r, q)):
+                if n in dark and n not in seen:
+                    seen.add(n)
+                    todo.append(n)
+        r0, r1 = min(p[0] for p in part), max(p[0] for p in part) + 1
+        q0, q1 = min(p[1] for p in part), max(p[1] for p in part) + 1
+        rect = pymupdf.Rect(q0 * c * sx, r0 * c * sy, q1 * c * sx, r1 * c * sy)
+        filled = len(part) >= _PANEL_FILLED * (r1 - r0) * (q1 - q0)
+        # light pixels inside the fill, not at its edge (where a cell holds the page's white)
+        inner = (p for p in part if p in light_cells and all(n in dark for n in _around(p)))
+        texty = sum(1 for _ in inner) >= _PANEL_MIN_LIGHT_CELLS
+        if rect.width >= _PANEL_MIN_W_PT and rect.height >= _PANEL_MIN_H_PT and filled and texty:
+            out.append(rect)
+    out.sort(key=lambda rect: -rect.get_area())
+    return out[:_MAX_PANELS]
+
+
+def _around(cell: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    r, q = cell
+    return ((r + 1, q), (r - 1, q), (r, q + 1), (r, q - 1))
+
+
+_PANEL_OVERLAP = 0.3  # of a panel block's area that a block of the page's reading covers
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _area(block: Block) -> float:
+    return max(block[2] - block[0], 0.0) * max(block[3] - block[1], 0.0)
+
+
+def _overlap(a: Block, b: Block) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def _wordlike(text: str) -> bool:
+    """Text with a word of three letters or more, letters most of its characters: an
+    inverted photo or icon reads as specks and symbols."""
+    chars = [ch for ch in text if not ch.isspace()]
+    return bool(_WORD.search(text)) and sum(ch.isalpha() for ch in chars) >= 0.6 * len(chars)
+
+
+def _inverted_panel(
+    page: pymupdf.Page, rect: pymupdf.Rect, dpi: int, limits: ParseLimits
+) -> tuple[list[Block], LinesByBlock]:
+    """A dark panel read as a page of its own with its greys inverted - its bands' second
+    look included: a name set large in light type is dropped by the panel's full OCR as it
+    is by a page's (development's aupadhyay scan) - in page coordinates."""
+    pix = page.get_pixmap(dpi=dpi, clip=rect, colorspace=pymupdf.csGRAY, alpha=False)
+    pix.invert_irect()
+    strip = pymupdf.open()
+    try:
+        strip_page = strip.new_page(width=rect.width, height=rect.height)
+        strip_page.insert_image(strip_page.rect, pixmap=pix)
+        found, found_lines, _ = _ocr_blocks(strip_page, dpi, limits, panels=False)
+    finally:
+        strip.close()
+    dx, dy = float(rect.x0), float(rect.y0)
+
+    def moved(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        return (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+
+    blocks = [(*moved(b[:4]), b[4]) for b in found]
+    lines = {moved(key): [(moved(box), t, size) for box, t, size in value] for key, value in found_lines.items()}
+    return blocks, lines
+
+
+_PAGE_WIDE = 0.8  # of the page's width: a panel whose fill inks every row it spans
+
+
+def _fill_of(y0: float, y1: float, rect: pymupdf.Rect, page: pymupdf.Page) -> bool:
+    """Whether a band of inked rows lies within a page-wide panel's rows."""
+    pad = _BAND_PAD_PT
+    return rect.width >= _PAGE_WIDE * page.rect.width and rect.y0 - pad <= y0 and y1 <= rect.y1 + pad
+
+
+def _read_dark_panels(
+    page: pymupdf.Page,
+    dpi: int,
+    limits: ParseLimits,
+    blocks: list[Block],
+    lines: LinesByBlock,
+    *,
+    panels: list[pymupdf.Rect],
+) -> list[Block]:
+    """The page's blocks with what each dark panel's inverted reading found that the page's
+    own reading left out."""
+    for rect in panels:
+        try:
+            extra, extra_lines = _inverted_panel(page, rect, dpi, limits)
+        except Exception:  # noqa: S112 (the page's own reading stands; a failed second look loses nothing)
+            continue
+        for block in extra:
+            # only what the page's own reading left out: Tesseract reads some light type on
+            # a dark fill itself, and that reading stands
+            if any(_overlap(block, b) > _PANEL_OVERLAP * _area(block) for b in blocks) or not _wordlike(block[4]):
+                continue
+            at = next((i for i, b in enumerate(blocks) if b[1] >= block[1]), len(blocks))  # in reading order
+            blocks.insert(at, block)
+            lines[block[:4]] = extra_lines.get(block[:4], [])
+    return blocks
+
+
 def _ocr_band(
     page: pymupdf.Page, rect: pymupdf.Rect, dpi: int, limits: ParseLimits
 ) -> tuple[list[Block], LinesByBlock]:
@@ -1011,6 +1169,7 @@ def _ocr_blocks(
     reread: bool = False,
     detect: bool = False,
     language: str | None = None,
+    panels: bool = True,
 ) -> tuple[list[Block], LinesByBlock, str | None]:
     """Full-page OCR, plus a second look at inked bands the layout analysis dropped and
     (``reread``, the first page) at the largest lines. ``detect``: the page is the
@@ -1035,7 +1194,11 @@ def _ocr_blocks(
         reads_latin = _SCRIPT_LETTERS[language.rpartition("+")[2]][3]
         flagged = _latin_letters if reads_latin else _latin_shaped
         blocks = _with_lines_replaced(blocks, _latin_words_restored(textpage, latin, lines, flagged))
+    # none on a panel's own inverted page: it holds no fill of its own to read
+    fills = _dark_panels(page) if panels else []
     for y0, y1 in _uncovered(_ink_bands(page), blocks):
+        if any(_fill_of(y0, y1, rect, page) for rect in fills):
+            continue  # a band of a page-wide fill: the panel's own reading reads its type
         rect = pymupdf.Rect(page.rect.x0, max(page.rect.y0, y0 - _BAND_PAD_PT), page.rect.x1, y1 + _BAND_PAD_PT)
         try:
             extra, extra_lines = _ocr_band(page, rect, dpi, limits)
@@ -1045,6 +1208,7 @@ def _ocr_blocks(
         at = next((i for i, b in enumerate(blocks) if b[1] >= y0), len(blocks))
         blocks[at:at] = extra
         lines.update(extra_lines)
+    blocks = _read_dark_panels(page, dpi, limits, blocks, lines, panels=fills)
     if reread:
         # After the bands: a band's own strip is cut from a coarse ink scan and can clip
         # the accents above capitals ("KÖHLER" read as "KOHLER"). The fitted-scale read
