@@ -305,17 +305,17 @@ _BAND_PAD_PT = 3.0
 _MAX_BANDS = 4
 
 
-def _row_bands(inked: list[bool], scale: float) -> list[tuple[float, float]]:
-    """(top, bottom) in points of each run of inked rows."""
-    bands: list[tuple[float, float]] = []
+def _row_runs(inked: list[bool]) -> list[tuple[int, int]]:
+    """(first, end) row indices of each run of inked rows."""
+    runs: list[tuple[int, int]] = []
     start: int | None = None
     for y, row in enumerate([*inked, False]):
         if row and start is None:
             start = y
         elif not row and start is not None:
-            bands.append((start * scale, y * scale))
+            runs.append((start, y))
             start = None
-    return bands
+    return runs
 
 
 def _ink_bands(page: pymupdf.Page) -> list[tuple[float, float]]:
@@ -330,11 +330,10 @@ def _ink_bands(page: pymupdf.Page) -> list[tuple[float, float]]:
     light = bytes(1 if v < _LIGHT_INK_LEVEL else 0 for v in range(256))
     rows = [samples[y * stride : y * stride + width] for y in range(pix.height)]
     dark_rows = [row.translate(dark).count(1) >= 2 for row in rows]
-    bands = _row_bands(dark_rows, scale)
-    for y0, y1 in _row_bands([row.translate(light).count(1) >= 2 for row in rows], scale):
-        first, last = round(y0 / scale), round(y1 / scale)
-        if y1 - y0 <= _MAX_LIGHT_BAND_PT and not any(dark_rows[first:last]):
-            bands.append((y0, y1))
+    bands = [(first * scale, end * scale) for first, end in _row_runs(dark_rows)]
+    for first, end in _row_runs([row.translate(light).count(1) >= 2 for row in rows]):
+        if (end - first) * scale <= _MAX_LIGHT_BAND_PT and not any(dark_rows[first:end]):
+            bands.append((first * scale, end * scale))
     return bands
 
 
@@ -452,23 +451,12 @@ def _inverted_panel(
     """A dark panel read as a page of its own with its greys inverted - its bands' second
     look included: a name set large in light type is dropped by the panel's full OCR as it
     is by a page's (development's aupadhyay scan) - in page coordinates."""
-    pix = page.get_pixmap(dpi=dpi, clip=rect, colorspace=pymupdf.csGRAY, alpha=False)
-    pix.invert_irect()
-    strip = pymupdf.open()
-    try:
-        strip_page = strip.new_page(width=rect.width, height=rect.height)
-        strip_page.insert_image(strip_page.rect, pixmap=pix)
-        found, found_lines, _ = _ocr_blocks(strip_page, dpi, limits, panels=False)
-    finally:
-        strip.close()
-    dx, dy = float(rect.x0), float(rect.y0)
 
-    def moved(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-        return (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+    def read(panel: pymupdf.Page) -> tuple[list[Block], LinesByBlock]:
+        found, found_lines, _ = _ocr_blocks(panel, dpi, limits, panels=False)
+        return found, found_lines
 
-    blocks = [(*moved(b[:4]), b[4]) for b in found]
-    lines = {moved(key): [(moved(box), t, size) for box, t, size in value] for key, value in found_lines.items()}
-    return blocks, lines
+    return _clip_read(page, rect, dpi, read, invert=True)
 
 
 _PAGE_WIDE = 0.8  # of the page's width: a panel whose fill inks every row it spans
@@ -507,27 +495,46 @@ def _read_dark_panels(
     return blocks
 
 
-def _ocr_band(
-    page: pymupdf.Page, rect: pymupdf.Rect, dpi: int, limits: ParseLimits
+def _clip_read(
+    page: pymupdf.Page,
+    rect: pymupdf.Rect,
+    dpi: int,
+    read: Callable[[pymupdf.Page], tuple[list[Block], LinesByBlock]],
+    *,
+    invert: bool = False,
 ) -> tuple[list[Block], LinesByBlock]:
-    """OCR one strip of the page on its own; blocks and lines in page coordinates."""
+    """A clip of the page rendered as a page of its own (``invert``: its greys inverted) and
+    read by ``read``; its blocks and lines in the page's coordinates."""
     pix = page.get_pixmap(dpi=dpi, clip=rect, colorspace=pymupdf.csGRAY, alpha=False)
+    if invert:
+        pix.invert_irect()
     strip = pymupdf.open()
     try:
         strip_page = strip.new_page(width=rect.width, height=rect.height)
         strip_page.insert_image(strip_page.rect, pixmap=pix)
-        textpage = _ocr(strip_page, dpi, limits)
-        dx, dy = float(rect.x0), float(rect.y0)
-        blocks = [(x0 + dx, y0 + dy, x1 + dx, y1 + dy, text) for x0, y0, x1, y1, text in _text_blocks(textpage)]
-        lines = {
-            (x0 + dx, y0 + dy, x1 + dx, y1 + dy): [
-                ((lx0 + dx, ly0 + dy, lx1 + dx, ly1 + dy), t, size) for (lx0, ly0, lx1, ly1), t, size in block_lines
-            ]
-            for (x0, y0, x1, y1), block_lines in _block_lines(textpage).items()
-        }
-        return blocks, lines
+        found, found_lines = read(strip_page)
     finally:
         strip.close()
+    dx, dy = float(rect.x0), float(rect.y0)
+
+    def moved(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        return (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+
+    blocks = [(*moved(b[:4]), b[4]) for b in found]
+    lines = {moved(key): [(moved(box), t, size) for box, t, size in value] for key, value in found_lines.items()}
+    return blocks, lines
+
+
+def _ocr_band(
+    page: pymupdf.Page, rect: pymupdf.Rect, dpi: int, limits: ParseLimits
+) -> tuple[list[Block], LinesByBlock]:
+    """OCR one strip of the page on its own; blocks and lines in page coordinates."""
+
+    def read(strip_page: pymupdf.Page) -> tuple[list[Block], LinesByBlock]:
+        textpage = _ocr(strip_page, dpi, limits)
+        return _text_blocks(textpage), _block_lines(textpage)
+
+    return _clip_read(page, rect, dpi, read)
 
 
 # Large type read again on its own: in full-page OCR, Tesseract dropped the accents of
