@@ -441,7 +441,7 @@ Data shipped in this repository:
     README, vendored), TenshiAngelina/portfolio (MIT, stated in its README, vendored),
     tonymagr/react-portfolio-tm (MIT, stated in its README, vendored),
     xavieroldan/BioSiteCursor (MIT, stated in its README, vendored; English and Spanish).
-    Held-out v28 (tests/extraction/heldout/files/; real people's own CVs):
+    From held-out v28, in tests/extraction/corpus/real/ now (real people's own CVs):
     07-Umar/Candidate-Data-Transformer (MIT), 6alaile/wbalaile-dev (MIT),
     aalhour/aalhour.github.io (MIT), Aditya-j101/Job-Hunt_Agent (Apache-2.0),
     ArthurEstevanVargas/project-python (MIT; Portuguese), BernabeSuarez/portfolio-nextjs (MIT,
@@ -457,6 +457,19 @@ Data shipped in this repository:
     RavilBoyukzade/ravilboyukzade.github.io (GPL-3.0), rupimon/TellMeAboutRupanjal (MIT),
     shindekokoro/reactions (MIT), user-supriya/Supriya (MIT),
     viktor-rumiievskyi/Personal-Portfolio (MIT, stated in its README, vendored).
+    Held-out v29 (tests/extraction/heldout/files/; real people's own CVs):
+    AJCxZ0/AJCxZ0.github.io (BSD-3-Clause), andreabergia/eleventy-blog (CC-BY-4.0),
+    APURV960/CareerLens (MIT, stated in its README, vendored), B2003R/Auto-Application (MIT,
+    stated in its README, vendored), bharathhegde98/portfolio (MIT, stated in its README,
+    vendored), blackburn32/personal-website (MIT), daltunay/my-superapp (MIT),
+    DavidVeksler/David-Veksler-Resume (MIT), fermaigh/site2026 (CC0-1.0),
+    Kudom-E/Kudom-E.github.io (MIT), Mael-RABOT/portfolio (GPL-3.0; English and French),
+    marx-softwaredeveloper/my-portfolio (MIT; Portuguese), matiasozores/portfolio-web (MIT,
+    stated in its README, vendored; Spanish), NyctibiusVII/CV (MIT),
+    prabhat5172992/Prabhat_Profile (MIT, stated in its README, vendored),
+    rafamarchesi/my-portfolio (MIT; Portuguese), SilvioFelix32/Curriculo-nextJs (MIT, stated
+    in its README, vendored; Portuguese), Soumedhik/portfolio (MIT), ThomasJasonM1/portfolio
+    (MIT).
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").

@@ -256,13 +256,20 @@ TARGETS: dict[str, tuple[str, float]] = {
 # 0.749). The ratchet starts again from that reading by the rule: work history 0.70 -> 0.60,
 # years 0.90 -> 0.80; the rule raises name 0.80 -> 0.90 and skills 0.75 -> 0.85; e-mail and
 # phone stay at 0.90.
+# Stop 73 drew held-out v29 (2026-12-08) after v28's fourth reading: 48 real documents - 21
+# real people's own CV PDFs from 19 repositories and 27 scans - and 32 generated. Its baseline
+# reading (layout-71 with stop 72's parser: name 0.925, e-mail 0.975, phone 0.949, skills
+# 0.817, work history 0.789, years 0.939) is under the skills floor (a new set; the real
+# documents' skills 0.760). The ratchet starts again from that reading by the rule: skills
+# 0.85 -> 0.75; the rule raises e-mail 0.90 -> 0.95, work history 0.60 -> 0.75 and years
+# 0.80 -> 0.90; name and phone stay at 0.90.
 RATCHET: dict[str, tuple[str, float]] = {
     "name": ("exact", 0.90),
-    "emails": ("f1", 0.90),
+    "emails": ("f1", 0.95),
     "phones": ("f1", 0.90),
-    "skills": ("f1", 0.85),
-    "work_history": ("f1", 0.60),
-    "years_experience": ("within1", 0.80),
+    "skills": ("f1", 0.75),
+    "work_history": ("f1", 0.75),
+    "years_experience": ("within1", 0.90),
 }
 FLOORS = RATCHET  # the floors the gate (exit status, `passed`) checks
 PROVENANCE_FLOOR = 1.0

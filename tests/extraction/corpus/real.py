@@ -64,9 +64,9 @@ from tests.extraction.corpus.locales import LOCALES
 
 DEV_DIR = Path(__file__).resolve().parent / "real"
 HELDOUT_DIR = Path(__file__).resolve().parents[1] / "heldout"
-# Held-out v28 draws its generated CVs from a seed never used before; the seeds of held-out
-# v27 (SEED+2300), v26 (SEED+2200), v25 (SEED+2100), v24 (SEED+2000), v23 (SEED+1900), v22 (SEED+1800), v21 (SEED+1700),
-# v20 (SEED+1600), v19 (SEED+1500), v18 (SEED+1400),
+# Held-out v29 draws its generated CVs from a seed never used before; the seeds of held-out
+# v28 (SEED+2400), v27 (SEED+2300), v26 (SEED+2200), v25 (SEED+2100), v24 (SEED+2000), v23 (SEED+1900),
+# v22 (SEED+1800), v21 (SEED+1700), v20 (SEED+1600), v19 (SEED+1500), v18 (SEED+1400),
 # v17 (SEED+1300), v15 (SEED+1200), v14 (SEED+1100), v12 (SEED+1000), v11 (SEED+900), v10 (SEED+800), v9 (SEED+700),
 # v8 (SEED+600), v7 (SEED+500), v6 (SEED+400), v5/v4 (SEED+300), v3 (SEED+200), v2 (SEED+100)
 # and of the development half
@@ -76,9 +76,10 @@ HELDOUT_DIR = Path(__file__).resolve().parents[1] / "heldout"
 # was followed by commits after its one reading, v10 was read nine times, v11 four times,
 # v12, v14, v15, v17, v18 and v19 three times each, once per change set, v20 twice and then
 # spent by a decision taken with it in view, v21, v22, v23, v24, v25 and v26 four times each,
-# v27 three times and then retired after one of its labels was seen (docs/extraction.md,
-# held-out history).
-SEED_HELDOUT = v1.SEED + 2400
+# v27 three times and then retired after one of its labels was seen, v28 four times
+# (docs/extraction.md, held-out history).
+SEED_HELDOUT = v1.SEED + 2500
+SEED_HELDOUT_V28 = v1.SEED + 2400
 SEED_HELDOUT_V27 = v1.SEED + 2300
 SEED_HELDOUT_V26 = v1.SEED + 2200
 SEED_HELDOUT_V25 = v1.SEED + 2100
@@ -398,9 +399,9 @@ def _generated(seed: int, prefix: str, per: int) -> list[v1.CV]:
 def generated(half: str) -> list[v1.CV]:
     """Held-out: 3 CVs per v1 layout; development: 2, plus held-out v2's, v3's, v4/v5's, v6's,
     v7's, v8's, v9's, v10's, v11's, v12's, v14's, v15's, v17's, v18's, v19's, v20's, v21's, v22's,
-    v23's, v24's, v25's, v26's and v27's 3 each (moved: seen or spent). Each draw: one CV per FEATURES row."""
+    v23's, v24's, v25's, v26's, v27's and v28's 3 each (moved: seen or spent). Each draw: one CV per FEATURES row."""
     if half == "heldout":
-        return _generated(SEED_HELDOUT, "gen28h", 3)
+        return _generated(SEED_HELDOUT, "gen29h", 3)
     return (
         _generated(SEED_DEVELOPMENT, "gen2d", 2)
         + _generated(SEED_HELDOUT_V2, "gen2h", 3)
@@ -426,6 +427,7 @@ def generated(half: str) -> list[v1.CV]:
         + _generated(SEED_HELDOUT_V25, "gen25h", 3)
         + _generated(SEED_HELDOUT_V26, "gen26h", 3)
         + _generated(SEED_HELDOUT_V27, "gen27h", 3)
+        + _generated(SEED_HELDOUT_V28, "gen28h", 3)
     )
 
 
