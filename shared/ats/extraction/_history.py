@@ -1166,7 +1166,11 @@ def _lower_cased_name(text: str) -> bool:
     # "airSlate, Inc.  Kyiv, Ukraine": the legal form after a comma ends the name (layout-33;
     # a description's next line, "jQuery, Backbone, Pivotal", names no legal form)
     named = _CELLS.split(text, maxsplit=1)[0]
-    if len(first.split()) <= 4 and (_legal_named(first) or (len(named.split()) <= 5 and _legal_named(named))):
+    # (a compound legal form's "&" is no word of the name: "empiriecom GmbH & Co. KG", v28's
+    # sbrumbaugh, layout-72)
+    if len(first.replace(" & ", " ").split()) <= 4 and (
+        _legal_named(first) or (len(named.split()) <= 5 and _legal_named(named))
+    ):
         return True
     # "uni rakun - Nantes region, France": a short name, a dash, and a place (layout-42)
     dashed = _NAME_DASH_PLACE.match(text)
@@ -1611,13 +1615,20 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
             # dates' row there, and what is above is the entry before (layout-12).
             beside_column = unbroken and line.date_column and any(not is_place(p) for p in _parts(own))
             above = pending[-2:] if not beside_column and not _closer_below(pending, line, body[k + 1 : k + 2]) else []
+            above = _without_duties(above, line)
             _header_above(entry, above, section)
             out.append(entry)
             pending, after_anchor, unbroken = [], entry, True
             continue
         # A description's list item is no header, though its bullet is a line of its own
         # (layout-56: _list_items); nor is a description's line of prose (layout-68)
-        if not _is_header(line) or k in items or (section != "education" and _prose(line.text)):
+        # (layout-72) nor a line set deeper than the role's lines right above (_duty_below)
+        if (
+            not _is_header(line)
+            or k in items
+            or (section != "education" and _prose(line.text))
+            or (after_anchor is not None and _duty_below(after_anchor, line))
+        ):
             pending, after_anchor, unbroken = [], None, False
             continue
         aside = _is_aside(line.text)
@@ -1656,6 +1667,59 @@ def _entries(body: list[Line], section: str) -> list[_Entry]:
         after_anchor = None
         pending.append(line)
     return out
+
+
+# A Canva CV's roles with no bullet glyph (v28's sbrumbaugh): "Fullstack Web Developer" /
+# "empiriecom GmbH & Co. KG" / "July 2022 to Present" flush, each duty set this much deeper
+# ("Developed, Implemented, and Planned a Migration ...", "Based API to new Hook API" - a
+# duty's end right above the next role's title): a duty, not a header line of a role.
+DEEPER_PT = 10.0
+
+
+def _deeper(line: Line, anchor: Line) -> bool:
+    """Whether a text layer's line is set deeper than a role's dates line on its page - not
+    where the dates stand in a column of their own beside the role (its lines are right of
+    them) or beside a bullet."""
+    return (
+        line.runs is not None
+        and anchor.runs is not None
+        and not anchor.date_column
+        and not anchor.dates_beside_bullet
+        and line.bbox is not None
+        and anchor.bbox is not None
+        and line.page == anchor.page
+        and line.bbox[0] > anchor.bbox[0] + DEEPER_PT
+    )
+
+
+def _without_duties(above: list[Line], anchor: Line) -> list[Line]:
+    """The lines above a role's dates less a description's last lines set deeper than them,
+    where the line right above starts flush with the dates ("Based API to new Hook API"
+    over "Freelance Web Developer" / "June 2019 to July 2022")."""
+    return [p for p in above if not _deeper(p, anchor)] if above and _flush(above[-1], anchor) else above
+
+
+def _duty_below(entry: _Entry, line: Line) -> bool:
+    """Whether a line under a role's header is its description: set deeper than the dates
+    line, every header line flush with that line, and on a row of its own."""
+    return (
+        _deeper(line, entry.anchor)
+        and len(entry.header) > 1
+        and all(_flush(ln, entry.anchor) and not _same_row(ln, line) for ln, _ in entry.header)
+    )
+
+
+def _flush(line: Line, anchor: Line) -> bool:
+    """Whether a header line starts where the role's dates line does, on its page."""
+    return (
+        line.bbox is not None
+        and anchor.bbox is not None
+        and line.page == anchor.page
+        and abs(line.bbox[0] - anchor.bbox[0]) <= FLUSH_PT
+    )
+
+
+FLUSH_PT = 3.0
 
 
 def _set_above_header(entry: _Entry, line: Line) -> bool:
@@ -1859,6 +1923,21 @@ def _town_after_house(groups: list[list[str]]) -> str | None:
     return None
 
 
+def _town_off_before_country(parts: list[str]) -> list[str]:
+    """ "Business Intelligence Analyst Cairo, Egypt" (a Google Docs CV's title, its place set
+    one space on; v28's mmamdoh, layout-72): a known town that ends the part before a country
+    is the place's, not the title's last word."""
+    for k in range(len(parts) - 1):
+        words = parts[k].split()
+        if len(words) < 3 or parts[k + 1].strip().casefold() not in lex.COUNTRIES:
+            continue
+        for n in (2, 1):
+            town = " ".join(words[-n:])
+            if town.casefold() in lex.CITIES and town[:1].isupper() and _title_score(" ".join(words[:-n])) > 0:
+                return [*parts[:k], " ".join(words[:-n]), f"{town}, {parts[k + 1]}", *parts[k + 2 :]]
+    return parts
+
+
 def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     """(title, employer, location) from an entry's header texts."""
     employer_hint: str | None = None
@@ -1866,7 +1945,7 @@ def _split_job(texts: list[str]) -> tuple[str | None, str | None, str | None]:
     alone = sum(1 for text in texts if text.strip()) == 1
     groups: list[list[str]] = []  # each plain header line's parts
     for text in texts:
-        own = _parts(text)
+        own = _town_off_before_country(_parts(text))
         named = [p for p in own if not is_place(p)]
         if len(named) == 1 and len(own) == 2:
             beside_place.add(named[0])
@@ -2136,7 +2215,7 @@ def _placed_name(text: str) -> bool:
 
 def _placed_parts(text: str) -> list[str]:
     """A line's parts, a place in brackets after a name its own part."""
-    return [q for p in _parts(text) for q in _place_in_brackets(p)]
+    return [q for p in _town_off_before_country(_parts(text)) for q in _place_in_brackets(p)]
 
 
 def _place_in_brackets(part: str) -> list[str]:
@@ -2317,10 +2396,43 @@ def _where_note(items: list[str]) -> bool:
     return any(noted) and all(n or is_place(p) for n, p in zip(noted, items, strict=True))
 
 
+# "Leadvisor Technology Inc. (startup company)", "上海领脉网络科技（初创公司）": what kind of
+# house it is, in brackets after its name, lower-case - no part of the name (layout-72; the
+# description rule above wants three words). "Devsisters (Studio Kingdom)" stays.
+_HOUSE_KIND = re.compile(
+    r"\s{0,2}[(（](?:[a-z][\w-]*\s){0,3}(?:company|firm|agency|start-?up|scale-?up|consultancy|business|"
+    r"non-?profit|corporation)[)）]\s*$"
+    r"|\s{0,2}[(（](?:初创公司|创业公司|初創公司|創業公司|外企|国企|上市公司|スタートアップ)[)）]\s*$"
+)
+
+
+def _less_street(employer: str) -> str:
+    """ "Happytal, 59 Rue Pernety, 75014 Paris, France", "CERN, Route de Meyrin 385, 1217
+    Meyrin (Switzerland)" under the title: the house's street address, from its first part
+    that is one, is no part of its name (layout-72; v19's ahalsey, tpapini)."""
+    parts = employer.split(", ")
+    for k in range(1, min(len(parts), 8)):
+        if _STREET_ADDRESS.search(parts[k]) or _STREET_FIRST.match(parts[k]):
+            return ", ".join(parts[:k])
+    return employer
+
+
+# A French or Swiss street, its number first or last: "59 Rue Pernety", "12 bis, avenue
+# Foch", "Route de Meyrin 385" (_STREET_ADDRESS has the German, English and Latin forms).
+_STREET_FIRST = re.compile(
+    r"\d{1,4}(?:\s?(?:bis|ter))?,?\s(?i:rue|avenue|av\.|boulevard|bd\.?|route|chemin|allée|place|quai|impasse|"
+    r"cours)\s"
+    r"|(?i:route|chemin|rue|avenue|allée|quai)\s(?:(?:de|du|des|la|d['’])\s?){0,2}[A-ZÀ-Ý][\w'’-]+(?:\s[A-ZÀ-Ý][\w'’-]+)?"
+    r"\s\d{1,4}[a-z]?$"
+)
+
+
 def _less_note(employer: str | None) -> str | None:
-    """The employer less a bracketed note of a link and a place, or of a two-word stack."""
+    """The employer less a bracketed note of a link and a place, or of a two-word stack; less
+    a note of what kind of house it is, and its street address."""
     if not employer:
         return employer
+    employer = _less_street(_HOUSE_KIND.sub("", employer) or employer)
     m = _NOTE_BRACKET.search(employer)
     if m and m.start() > 0:
         items = [p.strip(" .") for p in re.split(r"\s[-–—/·]\s|,\s?", m.group(1)) if p.strip(" .")]
@@ -2333,6 +2445,9 @@ def _less_note(employer: str | None) -> str | None:
 
 
 _SPACED_DASH = re.compile(r"\s[-–—]\s")
+# glued to the title only: "Full Stack Developer (Django / React)" set apart is the title as
+# written (kassimi's labels keep it; docs/extraction.md, layout-59)
+_STACK_BRACKET = re.compile(r"(?<=[^\s(])\(([^()]{2,80})\)\s*$")
 
 
 # "Java/ JavaScript Developer." (a Google Docs CV's post line ended as a sentence; v24's
@@ -2348,9 +2463,16 @@ def _less_stop(title: str | None) -> str | None:
 
 def _less_stack(title: str | None) -> str | None:
     """ "Summer Internship – Python, C#, Unity, Docker": the title less the tools its role
-    used, listed after a spaced dash (two or more, most of them known skills; v13)."""
+    used, listed after a spaced dash (two or more, most of them known skills; v13) - or in
+    brackets glued to its end, by commas or slashes: "Full-Stack Engineer(Golang/JS)",
+    "Database Kernel R&D(Golang/Rust)" (layout-72)."""
     if not title:
         return title
+    bracket = _STACK_BRACKET.search(title)
+    if bracket is not None and bracket.start() > 0:
+        items = [p.strip(" .") for p in re.split(r"[,/]", bracket.group(1)) if p.strip(" .")]
+        if _tools(items):
+            return title[: bracket.start()].rstrip()
     dashes = list(_SPACED_DASH.finditer(title))
     if not dashes or dashes[-1].start() == 0:
         return title
@@ -2518,7 +2640,10 @@ def work_history(lines: list[Line], as_of: date) -> list[Entry]:
         house = None
         if employer is None and title is not None and company is None:
             row = _employer_row_above(e.anchor, employer_rows)
-            house = None if row else _same_house(e, previous)
+            # "Freelance Web Developer" under two roles at houses: working for oneself, at
+            # no house of the role above (v28's sbrumbaugh, layout-72)
+            freelance = _self_employed_title(title)
+            house = None if row or freelance else _same_house(e, previous)
             employer = row or house or employer
         # A third role at the same house is compared with the role under the house's own
         # line, not with the second, whose header holds no employer line (v16)
@@ -2570,6 +2695,11 @@ def _capital_i(text: str | None) -> str | None:
     if not text or "i" not in text or any(ch.islower() and ch != "i" for ch in text):
         return text
     return _SMALL_CAPS_I.sub(lambda m: m.group(0).upper() if len(m.group(0)) >= 4 else m.group(0), text)
+
+
+def _self_employed_title(title: str) -> bool:
+    words = re.findall(r"[\w'-]+", title.casefold())
+    return any(w in _SELF_EMPLOYED for w in words)
 
 
 def _same_house(e: _Entry, previous: tuple[_Entry, str | None] | None) -> str | None:
@@ -2824,6 +2954,14 @@ def _within_segment(value: str, segment: str) -> bool:
     return segment.startswith(value) and bool(re.fullmatch(r"\s*\([^()]*\)", segment[len(value) :]))
 
 
+def _less_contract(employer: str) -> str:
+    """ "Addiction Treatment Center | Internship" in the house's style: the contract is no
+    part of the house (v28's mmamdoh, layout-72) - while a named part is left."""
+    parts = _parts(employer)
+    kept = [p for p in parts if not _CONTRACT_PART.fullmatch(_bare(p))]
+    return ", ".join(kept) if kept and len(kept) < len(parts) else employer
+
+
 def _by_house_style(
     out: list[Entry], styled: list[tuple[_Entry, str | None, str | None]], keys: tuple[str, str]
 ) -> None:
@@ -2847,7 +2985,7 @@ def _by_house_style(
             # "Software Engineer, Equipo de Google Cloud": a comma names the title and then
             # its team, which the words' reading had already left out (_whole_title_line).
             if current is None or not _within_segment(current, named[style]):
-                entry.value[key] = named[style]
+                entry.value[key] = named[style] if key != "employer" else _less_contract(named[style])
         if "location" in entry.value and place and not entry.value["location"]:
             entry.value["location"] = place
 

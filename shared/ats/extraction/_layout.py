@@ -925,9 +925,13 @@ def _highest_heading(page: list[Line]) -> float:
 # A design tool's text layer in the order its boxes were placed on the canvas (Canva, Adobe
 # XD, Illustrator): a column's lines climb back up the page again and again. Counted per
 # line: a step up the page within one column, more than this many line heights.
+# layout-72: three steps and one line in twenty (were five, and one in fourteen) - v28's
+# sbrumbaugh (Canva) gives each layer top-down, a page's duties, then its roles' lines, then
+# its heading, three climbs in 50 lines; development's top-down pages with columns still
+# climb too little for the travel test below.
 SCRAMBLED_STEP = 1.5
-SCRAMBLED_SHARE = 0.07
-MIN_SCRAMBLED_STEPS = 5
+SCRAMBLED_SHARE = 0.05
+MIN_SCRAMBLED_STEPS = 3
 SCRAMBLED_UP = 0.75
 
 
@@ -1313,6 +1317,45 @@ _REGIONS = frozenset(lex.COUNTRIES.values())
 _TWO_PLACES = re.compile(r"\s+(?:&|and|/)\s+|(?<=[^\W\d_])/(?=[^\W\d_])")
 
 
+# ISO 3166-1's alpha-3 country codes (249; as Debian's iso-codes 4.15 lists them): "Santiago,
+# CHL", "Lima, PER" - awesome-cv's place column (v28's bgbustamante, layout-72).
+_ISO_ALPHA3 = frozenset(
+    {
+     "ABW", "AFG", "AGO", "AIA", "ALA", "ALB", "AND", "ARE", "ARG", "ARM", "ASM", "ATA", "ATF", "ATG",
+     "AUS", "AUT", "AZE", "BDI", "BEL", "BEN", "BES", "BFA", "BGD", "BGR", "BHR", "BHS", "BIH", "BLM",
+     "BLR", "BLZ", "BMU", "BOL", "BRA", "BRB", "BRN", "BTN", "BVT", "BWA", "CAF", "CAN", "CCK", "CHE",
+     "CHL", "CHN", "CIV", "CMR", "COD", "COG", "COK", "COL", "COM", "CPV", "CRI", "CUB", "CUW", "CXR",
+     "CYM", "CYP", "CZE", "DEU", "DJI", "DMA", "DNK", "DOM", "DZA", "ECU", "EGY", "ERI", "ESH", "ESP",
+     "EST", "ETH", "FIN", "FJI", "FLK", "FRA", "FRO", "FSM", "GAB", "GBR", "GEO", "GGY", "GHA", "GIB",
+     "GIN", "GLP", "GMB", "GNB", "GNQ", "GRC", "GRD", "GRL", "GTM", "GUF", "GUM", "GUY", "HKG", "HMD",
+     "HND", "HRV", "HTI", "HUN", "IDN", "IMN", "IND", "IOT", "IRL", "IRN", "IRQ", "ISL", "ISR", "ITA",
+     "JAM", "JEY", "JOR", "JPN", "KAZ", "KEN", "KGZ", "KHM", "KIR", "KNA", "KOR", "KWT", "LAO", "LBN",
+     "LBR", "LBY", "LCA", "LIE", "LKA", "LSO", "LTU", "LUX", "LVA", "MAC", "MAF", "MAR", "MCO", "MDA",
+     "MDG", "MDV", "MEX", "MHL", "MKD", "MLI", "MLT", "MMR", "MNE", "MNG", "MNP", "MOZ", "MRT", "MSR",
+     "MTQ", "MUS", "MWI", "MYS", "MYT", "NAM", "NCL", "NER", "NFK", "NGA", "NIC", "NIU", "NLD", "NOR",
+     "NPL", "NRU", "NZL", "OMN", "PAK", "PAN", "PCN", "PER", "PHL", "PLW", "PNG", "POL", "PRI", "PRK",
+     "PRT", "PRY", "PSE", "PYF", "QAT", "REU", "ROU", "RUS", "RWA", "SAU", "SDN", "SEN", "SGP", "SGS",
+     "SHN", "SJM", "SLB", "SLE", "SLV", "SMR", "SOM", "SPM", "SRB", "SSD", "STP", "SUR", "SVK", "SVN",
+     "SWE", "SWZ", "SXM", "SYC", "SYR", "TCA", "TCD", "TGO", "THA", "TJK", "TKL", "TKM", "TLS", "TON",
+     "TTO", "TUN", "TUR", "TUV", "TWN", "TZA", "UGA", "UKR", "UMI", "URY", "USA", "UZB", "VAT", "VCT",
+     "VEN", "VGB", "VIR", "VNM", "VUT", "WLF", "WSM", "YEM", "ZAF", "ZMB", "ZWE",
+    }
+)  # fmt: skip
+# "Santiago, CHL", "OSTRAVA, CZ", "Lephalale, ZA": a town of one to three words and its
+# country's code in capitals, alpha-2 or alpha-3 - not "Robert Bosch GmbH, DE" (a house) nor
+# "Marketing, IT" (a post's word or a skill before the code).
+_TOWN_COMMA_CODE = re.compile(r"([A-ZÀ-Ý][\w'’.-]+(?:[ -][A-ZÀ-Ý][\w'’.-]+){0,2}),\s([A-Z]{2,3})")
+
+
+def _town_and_code(text: str) -> bool:
+    coded = _TOWN_COMMA_CODE.fullmatch(plain(text).strip())
+    if coded is None or not (coded.group(2) in _REGIONS or coded.group(2) in _ISO_ALPHA3):
+        return False
+    words = {w.casefold() for w in coded.group(1).replace("-", " ").split()}
+    town = coded.group(1).casefold()
+    return not words & (lex.JOB_WORDS | lex.POST_WORDS | _ORGANISATION_WORDS) and town not in lex.skills()
+
+
 def _two_places(low: str) -> bool:
     """ "Palo Alto, CA & Ithaca, NY": a role held in two places; each part on its own is one
     (layout-32: the second city read as the employer, the first as the title)."""
@@ -1383,6 +1426,7 @@ def is_place(text: str) -> bool:  # noqa: PLR0911 - one return per form of place
         or low in lex.COUNTRIES
         or _city_and_code(text)
         or _town_and_state(text)
+        or _town_and_code(text)
         or _two_places(low)
     ):
         return True
@@ -1442,7 +1486,9 @@ _OPEN_CELL = re.compile(r"^(.{4,24}?(?:19|20)\d\d\s{0,2}" + _OPEN_SEP + r")\s{2,
 SAME_START = 2.0  # points: two lines of one date column start this close
 # A narrow date column that wrapped its range after the start: "Nov 2022  Application
 # Engineer" over "- present" / "- Nov 2022" (a résumé builder's, tbrinkley's; v16).
-_CELL_START = re.compile(r"^(.{4,24}?(?:19|20)\d\d)\s{2,}(\S.*)$")
+# (or a year and month as ISO writes them: "2022-07  Web Developer" over "- 2023-02", v28's
+# etymoshuk, layout-72)
+_CELL_START = re.compile(r"^(.{4,24}?(?:19|20)\d\d|(?:19|20)\d\d[-./](?:0[1-9]|1[0-2]))\s{2,}(\S.*)$")
 _DANGLING_END = re.compile(r"^\s{0,2}" + _OPEN_SEP + r"\s{0,2}(\S.{0,20})$")
 # A narrow date cell that wrapped its end between month and year: "Авг 2017 - Фев" over
 # "2022" (an HTML export's flex row, krogozhkin's; v15).

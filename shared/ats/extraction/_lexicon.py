@@ -199,6 +199,10 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "actividades complementarias", "actividades extracurriculares", "activités complémentaires",
         # layout-53: projects under a heading that says experience (v21's dtang: "Projects Experience")
         "project experience", "projects experience", "project experiences", "projects experiences",
+        # layout-72: a Google Docs CV's "BOOTCAMPS & SPECIALIZED TRAINING" after its roles
+        # (v28's mmamdoh: its bootcamps were read as roles; "PROJECT" and "BOOTCAMP" alone are a
+        # wrapped line's end and a course's first word in probredo's and paul-freeman's)
+        "bootcamps", "specialized training", "specialised training", "trainings",
     ),
 }  # fmt: skip
 
