@@ -380,3 +380,27 @@ def test_the_dark_panel_s_reading_runs_inside_the_production_sandbox() -> None:
     document, cpu_ms = parse_in_production_sandbox(kind, data)
     assert _name_of(document) == "Amit Upadhyay"
     assert cpu_ms < 30_000, cpu_ms
+
+
+def _sidebar_page() -> Any:
+    """A LinkedIn export's shape: a dark fill down the page's left side, with light type in
+    it, and dark type in the main column beside it."""
+    page = _panel_page([((0, 0, 190, 842), True)])
+    for k, text in enumerate(["Experience", "Senior Developer", "Acme Corp", "March 2019 - Present (5 years)"]):
+        page.insert_text((220, 120 + 40 * k), text, fontsize=12, color=(0, 0, 0))
+    return page
+
+
+def test_a_dark_fill_down_the_page_is_not_read_twice() -> None:
+    # every row beside the fill is inked: one band the page's height, read again whole as a
+    # strip, gave every line of the main column twice (stop 73: 159 of development's scans)
+    assert any(y1 - y0 > _mupdf._MAX_DARK_BAND_PT for y0, y1 in _mupdf._ink_bands(_sidebar_page()))
+    blocks, _lines, _ = _mupdf._ocr_blocks(_sidebar_page(), 150, DEFAULT_LIMITS)
+    text = "\n".join(b[4] for b in blocks)
+    assert text.count("Senior Developer") == 1 and text.count("Acme Corp") == 1
+
+
+def test_without_the_cap_the_main_column_is_read_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_mupdf, "_MAX_DARK_BAND_PT", 10_000.0)
+    blocks, _lines, _ = _mupdf._ocr_blocks(_sidebar_page(), 150, DEFAULT_LIMITS)
+    assert "\n".join(b[4] for b in blocks).count("Acme Corp") == 2

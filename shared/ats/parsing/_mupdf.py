@@ -300,6 +300,13 @@ _INK_LEVEL = 110  # grey value below which a pixel is ink
 # panel, a photocopy's shadow) is one tall band and is not text to read again.
 _LIGHT_INK_LEVEL = 170
 _MAX_LIGHT_BAND_PT = 72.0
+# A dark band taller than this is a fill's or a column rule's: a dark sidebar inks every row
+# it spans, and its band is the page's height. Read again as one strip, it read the page a
+# second time, and every line beside the fill was given twice (stop 73: 159 of
+# development's 1,194 scans, every LinkedIn export's among them). Only what the strip reads
+# that the page's own reading left out is added: a heading or a name the page's OCR dropped
+# (luisenmarroquin's "Technical expertise").
+_MAX_DARK_BAND_PT = 150.0
 _MIN_BAND_PT = 5.0
 _BAND_PAD_PT = 3.0
 _MAX_BANDS = 4
@@ -484,14 +491,34 @@ def _read_dark_panels(
             extra, extra_lines = _inverted_panel(page, rect, dpi, limits)
         except Exception:  # noqa: S112 (the page's own reading stands; a failed second look loses nothing)
             continue
-        for block in extra:
-            # only what the page's own reading left out: Tesseract reads some light type on
-            # a dark fill itself, and that reading stands
-            if any(_overlap(block, b) > _PANEL_OVERLAP * _area(block) for b in blocks) or not _wordlike(block[4]):
-                continue
-            at = next((i for i, b in enumerate(blocks) if b[1] >= block[1]), len(blocks))  # in reading order
-            blocks.insert(at, block)
-            lines[block[:4]] = extra_lines.get(block[:4], [])
+        # only what the page's own reading left out: Tesseract reads some light type on a
+        # dark fill itself, and that reading stands
+        blocks = _left_out_added(blocks, lines, extra, extra_lines)
+    return blocks
+
+
+def _one_line_blocks(blocks: list[Block], lines: LinesByBlock) -> tuple[list[Block], LinesByBlock]:
+    """Each block's lines as blocks of their own."""
+    out: list[Block] = []
+    by_bbox: LinesByBlock = {}
+    for block in blocks:
+        for line in lines.get(block[:4], []):
+            out.append((*line[0], line[1]))
+            by_bbox[line[0]] = [line]
+    return out, by_bbox
+
+
+def _left_out_added(
+    blocks: list[Block], lines: LinesByBlock, extra: list[Block], extra_lines: LinesByBlock
+) -> list[Block]:
+    """The page's blocks with a second reading's blocks that overlap none of them (and are
+    words, not specks), each in reading order."""
+    for block in extra:
+        if any(_overlap(block, b) > _PANEL_OVERLAP * _area(block) for b in blocks) or not _wordlike(block[4]):
+            continue
+        at = next((i for i, b in enumerate(blocks) if b[1] >= block[1]), len(blocks))  # in reading order
+        blocks.insert(at, block)
+        lines[block[:4]] = extra_lines.get(block[:4], [])
     return blocks
 
 
@@ -1210,6 +1237,11 @@ def _ocr_blocks(
         try:
             extra, extra_lines = _ocr_band(page, rect, dpi, limits)
         except Exception:  # noqa: S112 (the page's own OCR stands; a failed second look loses nothing)
+            continue
+        if y1 - y0 > _MAX_DARK_BAND_PT:
+            # line by line: the strip's blocks join the lines the page left out with lines
+            # it read ("Technical expertise" over its columns' first row)
+            blocks = _left_out_added(blocks, lines, *_one_line_blocks(extra, extra_lines))
             continue
         # In reading order: before the first block that starts below the band.
         at = next((i for i, b in enumerate(blocks) if b[1] >= y0), len(blocks))
