@@ -253,7 +253,7 @@ def _ocr_email_candidates(text: str) -> Iterator[tuple[int, int, str]]:
 # ("samhiattQgmail.com", "spiffyeight770gmail.com", "vigneres©gmail.com"; h54). Only before a
 # known provider's whole domain: that the rest names a mailbox is then certain, and what is
 # left before the look-alike is the local part.
-_AT_LOOKALIKES = "Q0O©®a"  # "a": "yunghunghuang984agmail.com" (layout-71)
+_AT_LOOKALIKES = "Q0O©®ae"  # "a": "yunghunghuang984agmail.com" (layout-71); "e": "wbalaileelive.com" (layout-73)
 _PROVIDER_AFTER_AT = re.compile(
     rf"(?<=[A-Za-z0-9._%+-])[{_AT_LOOKALIKES}]"
     rf"((?i:{'|'.join(re.escape(p) for p in sorted(lex.MAIL_PROVIDERS, key=len, reverse=True))}))"
@@ -269,6 +269,9 @@ def _at_misread(text: str) -> Iterator[tuple[int, int, str]]:
     "@" of its own; linear (the local part is walked back at most 64 characters)."""
     for m in _PROVIDER_AFTER_AT.finditer(text):
         i = _local_start(text, m.start())
+        # a letter read for the "@" never inside a web address ("www.onlinelive.com")
+        if text[m.start()].isalpha() and (text[i : i + 4].casefold() == "www." or (i > 0 and text[i - 1] in "/.")):
+            continue
         if i < m.start() and "@" not in text[i : m.end()]:
             yield i, m.end(), f"{text[i : m.start()]}@{m.group(1)}"
 
@@ -326,7 +329,7 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
             if address is None:
                 continue
             found.append((start, end))
-            repaired = _repair_domain(address) if repair else address
+            repaired = _repair_local(_repair_domain(address)) if repair else address
             if repaired != address:
                 keep(line, repaired, "email.ocr_repair", line.text[start:end])
             else:
@@ -343,6 +346,19 @@ def emails(lines: list[Line], *, ocr: bool = False) -> tuple[Values, list[str]]:
         if address is not None:
             keep(line, address, rule, as_read)
     return _without_glyph_twins(out, contact) if ocr else (out, contact)
+
+
+# "supriyasaloni6ó9@gmail.com": OCR set an accent on a digit's speck - a mailbox provider's
+# local parts are ASCII, so a non-ASCII letter between two digits there is no letter of the
+# address (layout-73, v28's ssaloni scanned)
+_SPECK_BETWEEN_DIGITS = re.compile(r"(?<=\d)[^\x00-\x7f](?=\d)")
+
+
+def _repair_local(address: str) -> str:
+    local, _, domain = address.rpartition("@")
+    if domain not in lex.MAIL_PROVIDERS or local.isascii():
+        return address
+    return f"{_SPECK_BETWEEN_DIGITS.sub('', local)}@{domain}"
 
 
 def _without_glyph_twins(out: Values, contact: list[str]) -> tuple[Values, list[str]]:
