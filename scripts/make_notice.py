@@ -470,6 +470,9 @@ Data shipped in this repository:
     rafamarchesi/my-portfolio (MIT; Portuguese), SilvioFelix32/Curriculo-nextJs (MIT, stated
     in its README, vendored; Portuguese), Soumedhik/portfolio (MIT), ThomasJasonM1/portfolio
     (MIT).
+- shared/ats/extraction/_layout.py (`_ISO_ALPHA3`): ISO 3166-1's 249 alpha-3 country codes,
+  as listed by Debian's iso-codes 4.15 (iso_3166-1.json; iso-codes is LGPL-2.1-or-later).
+  Only the codes themselves, which are ISO 3166-1's identifiers, are copied.
 - tests/scanning/data/pikepdf-pdfa-multipage.pdf: tests/resources/pdfa/multipage.pdf from
   the pikepdf 10.18.0 source distribution (pikepdf itself is MPL-2.0; this file is marked
   CC-PDDC, public domain, in its REUSE.toml: "copied from OCRmyPDF's test resources").
